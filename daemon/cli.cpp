@@ -1,0 +1,59 @@
+#include "warpwatch/daemon/cli.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "warpwatch/kernels/backends.hpp"
+
+namespace warpwatch::daemon {
+namespace {
+
+int print_backends(std::ostream& out) {
+  const kernels::CudaStatus cuda = kernels::cuda_status();
+  out << "reference: available\n";
+  out << "cuda: " << (cuda.device_count > 0 ? "available, " : "unavailable, ") << cuda.detail
+      << "\n";
+  return 0;
+}
+
+}  // namespace
+
+int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  CLI::App app{"warpwatch: elastic pattern matching on time series (DTW, DK, TWED, soft-DTW)"};
+  app.set_version_flag("--version", WARPWATCH_VERSION);
+  app.require_subcommand(1);
+  auto* backends = app.add_subcommand("backends", "list the matching backends of this build");
+  // Verbs whose issues have not landed yet are declared so --help shows them, and refuse
+  // to run rather than pretend.
+  const std::vector<std::pair<std::string, std::string>> pending = {
+      {"distance", "pairwise distance matrix between two sets of series"},
+      {"search", "find a pattern library's matches in a series"},
+      {"replay", "send a series file to a daemon as frames"},
+      {"tail", "print events published by a daemon"},
+      {"check-config", "validate a configuration file"},
+      {"bench", "measure a backend's throughput"}};
+  std::vector<CLI::App*> pending_cmds;
+  for (const auto& [name, help] : pending) {
+    auto* sub = app.add_subcommand(name, help + " (not implemented yet)");
+    sub->allow_extras();
+    pending_cmds.push_back(sub);
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e, out, err);
+  }
+  if (backends->parsed()) return print_backends(out);
+  for (auto* sub : pending_cmds) {
+    if (sub->parsed()) {
+      err << "warpwatch " << sub->get_name() << ": not implemented yet\n";
+      return 2;
+    }
+  }
+  return 2;
+}
+
+}  // namespace warpwatch::daemon

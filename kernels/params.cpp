@@ -1,0 +1,49 @@
+#include "warpwatch/kernels/params.hpp"
+
+#include <array>
+#include <utility>
+
+namespace warpwatch::kernels {
+namespace {
+
+template <typename E, std::size_t N>
+using NameTable = std::array<std::pair<E, std::string_view>, N>;
+
+constexpr NameTable<Metric, 4> metric_names{{{Metric::dtw, "dtw"},
+                                             {Metric::dk, "dk"},
+                                             {Metric::softdtw, "softdtw"},
+                                             {Metric::twed, "twed"}}};
+constexpr NameTable<Mode, 2> mode_names{{{Mode::stream, "stream"}, {Mode::window, "window"}}};
+constexpr NameTable<Cost, 2> cost_names{{{Cost::sq, "sq"}, {Cost::abs, "abs"}}};
+constexpr NameTable<Normalize, 2> normalize_names{
+    {{Normalize::none, "none"}, {Normalize::znorm, "znorm"}}};
+
+template <typename E, std::size_t N>
+std::string_view name_of(const NameTable<E, N>& table, E value) {
+  for (const auto& [e, name] : table)
+    if (e == value) return name;
+  return "?";
+}
+
+template <typename E, std::size_t N>
+std::optional<E> value_of(const NameTable<E, N>& table, std::string_view name) {
+  for (const auto& [e, n] : table)
+    if (n == name) return e;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string_view to_string(Metric m) { return name_of(metric_names, m); }
+std::string_view to_string(Mode m) { return name_of(mode_names, m); }
+std::string_view to_string(Cost c) { return name_of(cost_names, c); }
+std::string_view to_string(Normalize n) { return name_of(normalize_names, n); }
+
+std::optional<Metric> parse_metric(std::string_view s) { return value_of(metric_names, s); }
+std::optional<Mode> parse_mode(std::string_view s) { return value_of(mode_names, s); }
+std::optional<Cost> parse_cost(std::string_view s) { return value_of(cost_names, s); }
+std::optional<Normalize> parse_normalize(std::string_view s) {
+  return value_of(normalize_names, s);
+}
+
+}  // namespace warpwatch::kernels
