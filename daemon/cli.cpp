@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_verbs.hpp"
 #include "warpwatch/kernels/backends.hpp"
 
 namespace warpwatch::daemon {
@@ -14,8 +15,9 @@ namespace {
 int print_backends(std::ostream& out) {
   const kernels::CudaStatus cuda = kernels::cuda_status();
   out << "reference: available\n";
-  out << "cuda: " << (cuda.device_count > 0 ? "available, " : "unavailable, ") << cuda.detail
-      << "\n";
+  out << "cpu: not implemented yet\n";
+  out << "cuda: " << (cuda.device_count > 0 ? "device present, " : "unavailable, ") << cuda.detail
+      << (cuda.compiled ? " (matching backend not implemented yet)" : "") << "\n";
   return 0;
 }
 
@@ -26,11 +28,13 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   app.set_version_flag("--version", WARPWATCH_VERSION);
   app.require_subcommand(1);
   auto* backends = app.add_subcommand("backends", "list the matching backends of this build");
+  DistanceCommand distance;
+  auto* distance_cmd = add_distance_command(app, distance);
+  SearchCommand search;
+  add_search_command(app, search);
   // Verbs whose issues have not landed yet are declared so --help shows them, and refuse
   // to run rather than pretend.
   const std::vector<std::pair<std::string, std::string>> pending = {
-      {"distance", "pairwise distance matrix between two sets of series"},
-      {"search", "find a pattern library's matches in a series"},
       {"replay", "send a series file to a daemon as frames"},
       {"tail", "print events published by a daemon"},
       {"check-config", "validate a configuration file"},
@@ -53,7 +57,15 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       return 2;
     }
   }
-  return 2;
+  // require_subcommand(1): what is left is distance or search.
+  const bool is_distance = distance_cmd->parsed();
+  const std::string verb = is_distance ? "distance" : "search";
+  try {
+    return is_distance ? run_distance(distance, out, err) : run_search(search, out, err);
+  } catch (const std::exception& e) {
+    err << "warpwatch " << verb << ": " << e.what() << "\n";
+    return 1;
+  }
 }
 
 }  // namespace warpwatch::daemon

@@ -47,3 +47,34 @@ std::optional<Normalize> parse_normalize(std::string_view s) {
 }
 
 }  // namespace warpwatch::kernels
+
+#include <cmath>
+#include <stdexcept>
+
+namespace warpwatch::kernels {
+namespace {
+void require(bool ok, const char* what) {
+  if (!ok) throw std::invalid_argument(what);
+}
+}  // namespace
+
+void validate(const DistanceParams& params) {
+  require(!params.band || (std::isfinite(*params.band) && *params.band >= 0.0),
+          "band must be a finite number of cells >= 0");
+  require(std::isfinite(params.gamma) && params.gamma > 0.0, "gamma must be > 0");
+  require(std::isfinite(params.nu) && params.nu >= 0.0, "nu must be >= 0");
+  require(std::isfinite(params.lambda) && params.lambda >= 0.0, "lambda must be >= 0");
+  require(std::isfinite(params.p) && params.p >= 1.0, "p must be >= 1");
+}
+
+void validate(const MatchParams& params) {
+  validate(params.distance);
+  const Metric metric = params.distance.metric;
+  require(params.mode == Mode::window || metric == Metric::dtw || metric == Metric::dk,
+          "stream mode supports the metrics dtw and dk only (use mode window)");
+  require(std::isfinite(params.threshold), "threshold must be a finite number");
+  require(params.window != 1, "window must be 0 (the pattern length) or >= 2 samples");
+  require(params.hop >= 1, "hop must be >= 1");
+}
+
+}  // namespace warpwatch::kernels

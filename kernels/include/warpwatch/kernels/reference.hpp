@@ -1,17 +1,48 @@
 // The scalar reference of SPEC.md: slow, obvious, and the oracle every faster backend
-// is tested against. Whole-series distances here are computed in float64.
+// is tested against. Whole-series distances here are computed in float64; stream mode
+// (spring_*.hpp) is float32, the form faster backends match bit for bit.
 #pragma once
 
+#include <memory>
 #include <optional>
+#include <vector>
 
+#include "warpwatch/kernels/matcher.hpp"
 #include "warpwatch/kernels/params.hpp"
 #include "warpwatch/kernels/series.hpp"
 
 namespace warpwatch::kernels::reference {
 
-// SPEC.md 4.1: dtw with both ends fixed; `band` is the Sakoe-Chiba radius in cells
-// (|i - j*n/m| <= band), unconstrained when empty. +inf when no path fits the band.
+// All functions take a = A (n samples, rows i) and b = B (m samples, columns j) of the
+// same dimension, both non-empty (std::invalid_argument otherwise). `band` is the
+// Sakoe-Chiba radius in cells, |i - j*n/m| <= band (1-based i, j); cells outside are +inf.
+
+// SPEC.md 4.1: dtw with both ends fixed. +inf when no path fits the band.
 double dtw(const SeriesView& a, const SeriesView& b, Cost cost,
            std::optional<double> band = std::nullopt);
+
+// SPEC.md 4.1: discrete Frechet ("dog-keeper") distance, max instead of sum along paths.
+double dk(const SeriesView& a, const SeriesView& b, Cost cost,
+          std::optional<double> band = std::nullopt);
+
+// SPEC.md 4.2: soft-DTW value (may be negative).
+double softdtw(const SeriesView& a, const SeriesView& b, Cost cost, double gamma,
+               std::optional<double> band = std::nullopt);
+
+// SPEC.md 4.2: soft-DTW value, and its gradient with respect to a's values written to
+// grad_a (resized to a.length * a.dims, row-major like a.values).
+double softdtw_grad(const SeriesView& a, const SeriesView& b, Cost cost, double gamma,
+                    std::optional<double> band, std::vector<double>& grad_a);
+
+// SPEC.md 4.3: time-warp edit distance with the series' timestamps (seconds; sample
+// index when a view has none).
+double twed(const SeriesView& a, const SeriesView& b, double nu, double lambda, double p);
+
+// Dispatch on params.metric (validated first).
+double distance(const SeriesView& a, const SeriesView& b, const DistanceParams& params);
+
+// The reference Matcher backend: stream mode in float32 (SPRING, SPEC.md 3.1), window
+// mode in float64 (SPEC.md 3.2).
+std::unique_ptr<Matcher> make_matcher();
 
 }  // namespace warpwatch::kernels::reference

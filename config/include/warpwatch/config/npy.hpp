@@ -1,0 +1,33 @@
+// NumPy .npy files (format versions 1.0, 2.0, 3.0): a small reader for float arrays and
+// a writer for float64 arrays. Only what warpwatch exchanges with NumPy: little-endian
+// '<f4' / '<f8', C order. The format is described in numpy/lib/format.py.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace warpwatch::config {
+
+struct NpyArray {
+  std::vector<std::size_t> shape;  // as in the header; () is a 0-D scalar
+  std::vector<double> data;        // C order, every element widened to double
+  std::size_t item_bytes = 8;      // 4 for '<f4', 8 for '<f8'
+};
+
+// Reads a whole .npy file. Throws ConfigError naming the file for a file that cannot be
+// opened, a bad magic or header, a dtype other than '<f4'/'<f8', fortran_order True, or
+// fewer data bytes than the shape needs. The number of dimensions is not checked here.
+NpyArray read_npy(const std::string& path);
+
+// The 10-or-more-byte preamble and header of a version 1.0 '<f8' C-order file with
+// `shape`, padded with spaces so that the data starts at a multiple of 64 bytes.
+std::string npy_header_f8(std::span<const std::size_t> shape);
+
+// Writes `data` (C order, product of `shape` elements) as a version 1.0 '<f8' file.
+// Throws std::runtime_error naming the path when the file cannot be written.
+void write_npy_f8(const std::string& path, std::span<const double> data,
+                  std::span<const std::size_t> shape);
+
+}  // namespace warpwatch::config

@@ -1,0 +1,62 @@
+// Loading series from files for the CLI (`warpwatch distance`, `warpwatch search`):
+// delimited text (.csv .tsv .txt and any other name) and NumPy .npy.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "warpwatch/kernels/series.hpp"
+
+namespace warpwatch::config {
+
+enum class SeriesLayout {
+  rows,     // one univariate series per row (UCR archive files, 2-D .npy rows)
+  columns,  // the whole file is one series: one sample per row, one column per dimension
+};
+
+struct SeriesFileOptions {
+  SeriesLayout layout = SeriesLayout::rows;
+  // rows layout, text files: the first field of each row is a class label, kept as a
+  // string and not a value. Ignored for .npy files (they hold numbers only).
+  bool label_column = false;
+  // columns layout: 0-based column holding timestamps; its values times `time_scale`
+  // become the series' times in seconds and must strictly increase. In text files the
+  // column may also hold "YYYY-MM-DD HH:MM:SS[.fff]" date-times (UTC), read as seconds
+  // since the Unix epoch (time_scale does not apply to those).
+  std::optional<std::size_t> time_column;
+  // columns layout: the 0-based value columns, in the order wanted; empty = every
+  // column except the time column. Columns not named are never parsed, so they may hold
+  // text (e.g. Daphnet's trailing label column).
+  std::vector<std::size_t> value_columns;
+  double time_scale = 1.0;  // seconds per unit of the time column (1e-3 for ms, 1e-9 for ns)
+};
+
+struct LoadedSeries {
+  std::string name;  // file stem when the file gives one series, else "<stem>:<row>" (0-based)
+  std::size_t dims = 1;
+  std::vector<float> values;  // length() x dims, row-major
+  std::vector<double> times;  // seconds, one per sample; empty when the file has none
+  std::string label;          // rows layout with label_column, else empty
+
+  std::size_t length() const { return dims == 0 ? 0 : values.size() / dims; }
+  // Valid while this object lives and is not modified.
+  kernels::SeriesView view() const {
+    return {values.data(), length(), dims, times.empty() ? nullptr : times.data()};
+  }
+};
+
+// Loads one file: ".npy" (by extension, case-insensitive) as NumPy, anything else as
+// delimited text. Every error is a ConfigError naming the file and, for text, the
+// 1-based line and field; for .npy the series and sample index are in the message.
+std::vector<LoadedSeries> load_series_file(const std::string& path,
+                                           const SeriesFileOptions& options = {});
+
+// A file as load_series_file, or a directory: every .csv .tsv .txt .npy file directly
+// inside it (not hidden, any case of extension), sorted by name, their series concatenated.
+// A directory without such files is a ConfigError.
+std::vector<LoadedSeries> load_series_path(const std::string& file_or_dir,
+                                           const SeriesFileOptions& options = {});
+
+}  // namespace warpwatch::config

@@ -1,0 +1,76 @@
+#include "spring.hpp"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+
+namespace warpwatch::kernels::reference {
+
+SpringPair::SpringPair(const float* pattern, std::size_t m, std::size_t dims, Metric metric,
+                       Cost cost, double threshold)
+    : pattern_(pattern), m_(m), dims_(dims), metric_(metric), cost_(cost),
+      // A threshold beyond float range still means "everything qualifies": clamp it so a
+      // pending candidate (d_min = +inf) is never mistaken for a qualifying one.
+      eps_(threshold >= static_cast<double>(FLT_MAX) ? FLT_MAX : static_cast<float>(threshold)),
+      d_(m, inf),   // D(0, i) = +inf
+      s_(m, 0) {}
+
+std::optional<SpringReport> SpringPair::step(const float* sample, std::uint64_t index) {
+  // Predecessors of cell i: up = (t, i-1), diag = (t-1, i-1), left = (t-1, i).
+  // Boundary: D(t, 0) = 0 with S = t, and D(t-1, 0) = 0 (it never wins a tie with up).
+  float up_d = 0.0f, diag_d = 0.0f;
+  std::uint64_t up_s = index, diag_s = index;
+  for (std::size_t i = 0; i < m_; ++i) {
+    const float left_d = d_[i];
+    const std::uint64_t left_s = s_[i];
+    float best_d = up_d;
+    std::uint64_t best_s = up_s;
+    if (diag_d < best_d) { best_d = diag_d; best_s = diag_s; }
+    if (left_d < best_d) { best_d = left_d; best_s = left_s; }
+    const float c = local_cost_f32(sample, pattern_ + i * dims_, dims_, cost_);
+    const float d = metric_ == Metric::dtw ? c + best_d : std::max(c, best_d);
+    d_[i] = d;
+    s_[i] = best_s;
+    diag_d = left_d;
+    diag_s = left_s;
+    up_d = d;
+    up_s = best_s;
+  }
+
+  std::optional<SpringReport> report;
+  if (d_min_ <= eps_) {  // rule 1: can the pending candidate still be improved?
+    bool final = true;
+    for (std::size_t i = 0; i < m_ && final; ++i) final = d_[i] >= d_min_ || s_[i] > t_e_;
+    if (final) {
+      report = SpringReport{d_min_, t_s_, t_e_};
+      d_min_ = inf;
+      for (std::size_t i = 0; i < m_; ++i)
+        if (s_[i] <= t_e_) d_[i] = inf;
+    }
+  }
+  const float d_m = d_[m_ - 1];
+  if (d_m <= eps_ && d_m < d_min_) {  // rule 2: a better candidate ends here
+    d_min_ = d_m;
+    t_s_ = s_[m_ - 1];
+    t_e_ = index;
+  }
+  return report;
+}
+
+std::optional<SpringReport> SpringPair::flush() {
+  if (d_min_ > eps_) return std::nullopt;
+  const SpringReport report{d_min_, t_s_, t_e_};
+  d_min_ = inf;
+  return report;
+}
+
+std::optional<std::uint64_t> SpringPair::oldest_live_start() const {
+  std::optional<std::uint64_t> oldest;
+  if (has_candidate()) oldest = t_s_;
+  // D only grows along a path (costs are >= 0), so a cell above eps never leads to a report.
+  for (std::size_t i = 0; i < m_; ++i)
+    if (d_[i] <= eps_ && (!oldest || s_[i] < *oldest)) oldest = s_[i];
+  return oldest;
+}
+
+}  // namespace warpwatch::kernels::reference

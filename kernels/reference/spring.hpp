@@ -1,0 +1,64 @@
+// SPEC.md 3.1 in float32: the SPRING state of one (stream, pattern) pair and its update
+// per sample. Faster backends must reproduce these floats bit for bit, so the arithmetic
+// here is the specification: c = sum_k diff_k * diff_k (or |diff_k|) accumulated from 0
+// in component order, D = c + best (dtw) or max(c, best) (dk), no fused multiply-add.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <vector>
+
+#include "warpwatch/kernels/params.hpp"
+
+namespace warpwatch::kernels::reference {
+
+// A SPRING report, in 0-based sample indices (SPEC's t = index + 1).
+struct SpringReport {
+  float distance;
+  std::uint64_t start_index;
+  std::uint64_t end_index;
+};
+
+class SpringPair {
+ public:
+  // `pattern` is m x dims row-major; threshold eps is compared in float32.
+  SpringPair(const float* pattern, std::size_t m, std::size_t dims, Metric metric, Cost cost,
+             double threshold);
+
+  // Computes the column of the sample with 0-based `index` and applies the reporting
+  // rules; returns the candidate that this column proves final, if any.
+  std::optional<SpringReport> step(const float* sample, std::uint64_t index);
+  // End of input: the pending candidate, if it qualifies (SPEC.md 3.1 flush).
+  std::optional<SpringReport> flush();
+
+  // Smallest start index that a future report can still carry (cells with D <= eps and
+  // the pending candidate); nullopt when none. Lets the caller forget older timestamps.
+  std::optional<std::uint64_t> oldest_live_start() const;
+  // Start index of the pending candidate (valid while one is pending).
+  bool has_candidate() const { return d_min_ <= eps_; }
+
+ private:
+  static constexpr float inf = std::numeric_limits<float>::infinity();
+  const float* pattern_;
+  std::size_t m_, dims_;
+  Metric metric_;
+  Cost cost_;
+  float eps_;
+  std::vector<float> d_;             // D(t, 1..m)
+  std::vector<std::uint64_t> s_;     // S(t, 1..m), 0-based start indices
+  float d_min_ = inf;
+  std::uint64_t t_s_ = 0, t_e_ = 0;
+};
+
+// The local cost of SPEC.md 2 in float32, in the one order every backend uses.
+inline float local_cost_f32(const float* x, const float* y, std::size_t dims, Cost cost) {
+  float c = 0.0f;
+  for (std::size_t k = 0; k < dims; ++k) {
+    const float diff = x[k] - y[k];
+    c = c + (cost == Cost::sq ? diff * diff : (diff < 0.0f ? -diff : diff));
+  }
+  return c;
+}
+
+}  // namespace warpwatch::kernels::reference

@@ -1,0 +1,34 @@
+// The recent samples of one stream, kept contiguous so that a window is a plain view:
+// window mode needs the last w-1 samples of earlier batches, stream mode needs the
+// timestamps of match starts that may lie in earlier batches.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace warpwatch::kernels::reference {
+
+class StreamHistory {
+ public:
+  explicit StreamHistory(std::size_t dims) : dims_(dims) {}
+
+  void append(std::span<const float> values, std::span<const std::int64_t> times_ns);
+  // Forgets samples before `index` (no effect on samples already forgotten).
+  void forget_before(std::uint64_t index);
+
+  std::uint64_t next_index() const { return first_index_ + times_.size() - offset_; }
+  std::uint64_t first_index() const { return first_index_; }
+  // The sample with this 0-based index; it must be kept (first_index() <= index < next_index()).
+  const float* sample(std::uint64_t index) const;
+  std::int64_t time_ns(std::uint64_t index) const;
+
+ private:
+  std::size_t dims_;
+  std::uint64_t first_index_ = 0;  // index of the sample at offset_
+  std::size_t offset_ = 0;         // samples before offset_ are forgotten, not yet erased
+  std::vector<float> values_;
+  std::vector<std::int64_t> times_;
+};
+
+}  // namespace warpwatch::kernels::reference

@@ -1,0 +1,155 @@
+// `warpwatch search` end to end: a generated series with three planted, time-warped copies
+// of a pattern; the events must be exactly those three, at the planted positions.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <random>
+#include <sstream>
+
+#include "cli_test_support.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using namespace warpwatch::testing;
+
+// Steep, distinct ends (3, -3 ... -3, 3) so that the true start and end of an occurrence
+// are the only cheap places for the pattern's ends; a smooth interior to warp.
+std::vector<double> make_pattern() {
+  std::vector<double> p{3.0, -3.0};
+  for (int i = 2; i < 38; ++i) p.push_back(2.0 * std::sin(2.0 * std::numbers::pi * i / 36.0));
+  p.push_back(-3.0);
+  p.push_back(3.0);
+  return p;
+}
+
+// A time warp of the pattern: interior samples dropped or repeated (a monotone index
+// map), the two samples at each end kept.
+std::vector<double> warp(const std::vector<double>& p, int drops, int repeats, std::mt19937_64& rng) {
+  std::vector<int> interior;
+  for (int i = 2; i < static_cast<int>(p.size()) - 2; ++i) interior.push_back(i);
+  std::shuffle(interior.begin(), interior.end(), rng);
+  std::vector<int> times(p.size(), 1);
+  for (int k = 0; k < drops; ++k) times[interior[k]] = 0;
+  for (int k = drops; k < drops + repeats; ++k) times[interior[k]] = 2;
+  std::vector<double> out;
+  for (std::size_t i = 0; i < p.size(); ++i) out.insert(out.end(), times[i], p[i]);
+  return out;
+}
+
+std::string csv_row(const std::vector<double>& v) {
+  std::ostringstream s;
+  s.precision(9);
+  for (std::size_t i = 0; i < v.size(); ++i) s << (i ? "," : "") << v[i];
+  return s.str() + "\n";
+}
+
+struct Planted {
+  std::string series_path, pattern_path;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> occurrences;  // [start, end]
+};
+
+Planted make_planted_files(const std::string& name) {
+  std::mt19937_64 rng(test_seed());
+  std::normal_distribution<double> noise(0.0, 0.05);
+  const auto pattern = make_pattern();
+  std::vector<double> series(1500);
+  for (double& x : series) x = noise(rng);
+  Planted planted;
+  const std::size_t positions[] = {200, 700, 1200};
+  const std::pair<int, int> warps[] = {{6, 0}, {0, 10}, {3, 5}};  // lengths 34, 50, 42
+  for (int k = 0; k < 3; ++k) {
+    const auto copy = warp(pattern, warps[k].first, warps[k].second, rng);
+    for (std::size_t i = 0; i < copy.size(); ++i) series[positions[k] + i] = copy[i] + noise(rng);
+    planted.occurrences.emplace_back(positions[k], positions[k] + copy.size() - 1);
+  }
+  const auto dir = temp_dir(name);
+  planted.series_path = write_file(dir / "series.csv", csv_row(series));
+  planted.pattern_path = write_file(dir / "bump.csv", csv_row(pattern));
+  return planted;
+}
+
+std::vector<nlohmann::json> parse_events(const std::string& out) {
+  std::vector<nlohmann::json> events;
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) events.push_back(nlohmann::json::parse(line));
+  return events;
+}
+
+void expect_exactly_planted(const std::vector<nlohmann::json>& events, const Planted& planted,
+                            double threshold) {
+  ASSERT_EQ(events.size(), 3u);
+  for (std::size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(events[k]["stream"], "series");
+    EXPECT_EQ(events[k]["pattern"], "bump");
+    EXPECT_EQ(events[k]["start_index"], planted.occurrences[k].first) << "occurrence " << k;
+    EXPECT_EQ(events[k]["end_index"], planted.occurrences[k].second) << "occurrence " << k;
+    // Without timestamps sample i is at i seconds (--period 1).
+    EXPECT_EQ(events[k]["start_ns"], planted.occurrences[k].first * 1'000'000'000LL);
+    EXPECT_LE(events[k]["distance"].get<double>(), threshold);
+    EXPECT_GE(events[k]["distance"].get<double>(), 0.0);
+  }
+}
+
+TEST(CliSearch, StreamModeDtwFindsExactlyThePlantedCopies) {
+  const Planted planted = make_planted_files("search_dtw");
+  const auto r = run_cli({"search", "--patterns", planted.pattern_path, "--input", planted.series_path,
+                          "--mode", "stream", "--metric", "dtw", "--threshold", "20"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  // Planted copies score about 0.1..2 (noise and dropped samples); anywhere else the
+  // steep ends cost at least 9 each, measured above 90.
+  expect_exactly_planted(parse_events(r.out), planted, 20.0);
+  // Chunking invariance through the CLI: the same events, byte for byte.
+  const auto chunked = run_cli({"search", "--patterns", planted.pattern_path, "--input",
+                                planted.series_path, "--metric", "dtw", "--threshold", "20", "--chunk", "7"});
+  EXPECT_EQ(chunked.out, r.out);
+}
+
+TEST(CliSearch, StreamModeDkFindsExactlyThePlantedCopies) {
+  const Planted planted = make_planted_files("search_dk");
+  const auto r = run_cli({"search", "--patterns", planted.pattern_path, "--input", planted.series_path,
+                          "--metric", "dk", "--threshold", "4"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  // Planted copies: largest step cost about 0.01..1.5; elsewhere above 8.
+  expect_exactly_planted(parse_events(r.out), planted, 4.0);
+}
+
+TEST(CliSearch, WindowModeReportsOneEventPerPlantedCopy) {
+  const Planted planted = make_planted_files("search_window");
+  const auto r = run_cli({"search", "--patterns", planted.pattern_path, "--input", planted.series_path,
+                          "--mode", "window", "--metric", "dtw", "--threshold", "40"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto events = parse_events(r.out);
+  ASSERT_EQ(events.size(), 3u) << r.out;
+  for (std::size_t k = 0; k < 3; ++k) {
+    const auto [start, end] = planted.occurrences[k];
+    EXPECT_EQ(events[k]["end_index"].get<std::uint64_t>() - events[k]["start_index"].get<std::uint64_t>(), 39u);
+    // The best window lies on the occurrence: it overlaps it by more than half its length.
+    const auto overlap = std::min<std::uint64_t>(end, events[k]["end_index"]) + 1 -
+                         std::max<std::uint64_t>(start, events[k]["start_index"]);
+    EXPECT_GT(overlap, 20u) << "occurrence " << k << ": " << events[k].dump();
+  }
+}
+
+TEST(CliSearch, BadPatternFileNamesFileAndRowAndFails) {
+  const auto dir = temp_dir("search_bad");
+  const auto patterns = write_file(dir / "p.csv", "1,2,3\n4,nan,6\n");
+  const auto series = write_file(dir / "s.csv", "1,2,3,4,5,6\n");
+  const auto r = run_cli({"search", "--patterns", patterns, "--input", series, "--threshold", "1"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find(patterns + ":2"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST(CliSearch, StreamModeRefusesTwed) {
+  const auto dir = temp_dir("search_twed_stream");
+  const auto p = write_file(dir / "p.csv", "1,2,3\n");
+  const auto r = run_cli({"search", "--patterns", p, "--input", p, "--metric", "twed", "--threshold", "1"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("stream mode supports the metrics dtw and dk only"), std::string::npos) << r.err;
+}
+
+}  // namespace
