@@ -6,7 +6,6 @@
 #include <stdexcept>
 
 #include "warpwatch/kernels/backends.hpp"
-#include "warpwatch/kernels/reference.hpp"
 
 namespace warpwatch::daemon {
 namespace {
@@ -99,18 +98,13 @@ kernels::DistanceParams to_distance_params(const MetricOptions& opts) {
   return params;
 }
 
-void require_reference_backend(const std::string& backend, std::ostream& err) {
-  const auto b = kernels::parse_backend(backend);
-  if (!b) throw std::runtime_error("unknown backend '" + backend + "'");
-  if (*b == kernels::Backend::cpu || *b == kernels::Backend::cuda)
-    throw std::runtime_error("the " + backend + " backend is not implemented yet; use --backend reference");
-  if (*b == kernels::Backend::automatic)
-    err << "backend auto: using the reference backend (the fastest this build has)\n";
-}
-
-std::unique_ptr<kernels::Matcher> make_cli_matcher(const std::string& backend, std::ostream& err) {
-  require_reference_backend(backend, err);
-  return kernels::reference::make_matcher();
+kernels::Backend resolve_cli_backend(const std::string& backend, std::ostream& err) {
+  const auto requested = kernels::parse_backend(backend);
+  if (!requested) throw std::runtime_error("unknown backend '" + backend + "'");
+  std::string why;
+  const kernels::Backend chosen = kernels::resolve_backend(*requested, &why);
+  if (*requested == kernels::Backend::automatic) err << why << "\n";
+  return chosen;
 }
 
 }  // namespace warpwatch::daemon

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "warpwatch/config/series_file.hpp"
+#include "warpwatch/kernels/backends.hpp"
 #include "warpwatch/kernels/matcher.hpp"
 #include "warpwatch/kernels/params.hpp"
 
@@ -43,12 +44,8 @@ struct MetricOptions {
 void add_metric_options(CLI::App& cmd, MetricOptions& opts);
 kernels::DistanceParams to_distance_params(const MetricOptions& opts);  // throws on bad names
 
-// --backend reference|cpu|cuda|auto for the verbs that match: the Matcher to use, or a
-// std::runtime_error saying why that backend cannot be had in this build. `auto` picks
-// the fastest available and says which on `err`.
-std::unique_ptr<kernels::Matcher> make_cli_matcher(const std::string& backend, std::ostream& err);
-
-// Throws std::runtime_error unless the backend is one this verb can run.
-void require_reference_backend(const std::string& backend, std::ostream& err);
+// --backend reference|cpu|cuda|auto: the backend to use, with `auto` resolved to the
+// fastest usable one (said on `err`, one line).
+kernels::Backend resolve_cli_backend(const std::string& backend, std::ostream& err);
 
 }  // namespace warpwatch::daemon

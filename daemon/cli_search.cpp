@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli_verbs.hpp"
+#include "warpwatch/kernels/backends.hpp"
 
 namespace warpwatch::daemon {
 namespace {
@@ -82,7 +83,7 @@ int run_search(const SearchCommand& cmd, std::ostream& out, std::ostream& err) {
   params.normalize = cmd.znorm ? kernels::Normalize::znorm : kernels::Normalize::none;
   kernels::validate(params);
 
-  auto matcher = make_cli_matcher(cmd.backend, err);
+  auto matcher = kernels::make_matcher(resolve_cli_backend(cmd.backend, err));
   for (const auto& p : load_series_for_cli(cmd.patterns_path, cmd.input, err)) {
     kernels::PatternDef def{p.name, p.dims, p.values, {}, params};
     for (double t : p.times) def.times.push_back(t - p.times.front());  // relative to its start

@@ -5,9 +5,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cli_common.hpp"
 
@@ -38,5 +40,20 @@ struct SearchCommand {
 };
 CLI::App* add_search_command(CLI::App& app, SearchCommand& cmd);
 int run_search(const SearchCommand& cmd, std::ostream& out, std::ostream& err);
+
+struct BenchCommand {
+  std::string backend = "auto";
+  std::vector<std::string> cases;
+  unsigned threads = 0;  // 0 = every hardware thread
+  std::size_t repeat = 5;
+  bool quick = false, no_reference = false;
+  std::string json_path;
+  std::uint64_t seed = 1;
+  std::optional<std::size_t> pairs, patterns, m, batches, series;
+  std::vector<std::size_t> chunks, lengths;
+};
+CLI::App* add_bench_command(CLI::App& app, BenchCommand& cmd);
+// Exit status 1 when a case could not run on the backend (printed as an error line).
+int run_bench(const BenchCommand& cmd, std::ostream& out, std::ostream& err);
 
 }  // namespace warpwatch::daemon

@@ -1,6 +1,11 @@
 // The backend factory: the one place with `#if WARPWATCH_HAVE_CUDA` (DESIGN.md).
 #include "warpwatch/kernels/backends.hpp"
 
+#include <stdexcept>
+
+#include "warpwatch/kernels/cpu.hpp"
+#include "warpwatch/kernels/reference.hpp"
+
 #if WARPWATCH_HAVE_CUDA
 #include "cuda/device_info.hpp"
 #endif
@@ -32,6 +37,47 @@ CudaStatus cuda_status() {
   status.detail = "this build has no CUDA backend (configured with WARPWATCH_CUDA=OFF or no nvcc)";
 #endif
   return status;
+}
+
+Backend resolve_backend(Backend requested, std::string* why) {
+  if (requested != Backend::automatic) return requested;
+  // The CUDA matching backend has not landed yet: auto means the fast CPU backend.
+  if (why) *why = "backend auto: using the cpu backend (" + cpu::simd_target() + ")";
+  return Backend::cpu;
+}
+
+namespace {
+[[noreturn]] void cuda_unavailable() {
+  throw std::runtime_error("the cuda matching backend is not implemented yet; use cpu or reference");
+}
+}  // namespace
+
+std::unique_ptr<Matcher> make_matcher(Backend backend, const BackendOptions& options) {
+  switch (resolve_backend(backend)) {
+    case Backend::reference: return reference::make_matcher();
+    case Backend::cpu: return cpu::make_matcher({options.cpu_threads});
+    case Backend::cuda:
+    case Backend::automatic: break;
+  }
+  cuda_unavailable();
+}
+
+void distance_matrix(Backend backend, std::span<const SeriesView> a, std::span<const SeriesView> b,
+                     const DistanceParams& params, std::span<double> out,
+                     const BackendOptions& options) {
+  if (out.size() != a.size() * b.size())
+    throw std::invalid_argument("distance_matrix: output size is not |A| x |B|");
+  switch (resolve_backend(backend)) {
+    case Backend::reference:
+      for (std::size_t i = 0; i < a.size(); ++i)
+        for (std::size_t j = 0; j < b.size(); ++j)
+          out[i * b.size() + j] = reference::distance(a[i], b[j], params);
+      return;
+    case Backend::cpu: return cpu::distance_matrix(a, b, params, out, {options.cpu_threads});
+    case Backend::cuda:
+    case Backend::automatic: break;
+  }
+  cuda_unavailable();
 }
 
 }  // namespace warpwatch::kernels

@@ -251,4 +251,28 @@ inline std::vector<std::pair<std::size_t, kernels::RawMatch>> feed_one_by_one(
   return out;
 }
 
+// SPEC.md 3.2 znorm as the reference does it (float64 mean and population std per
+// component, then (v - mean) / std rounded to float); false when a std is below 1e-8.
+inline bool znormalize(std::vector<float>& values, std::size_t dims) {
+  const std::size_t n = values.size() / dims;
+  std::vector<double> mean(dims), scale(dims);
+  for (std::size_t k = 0; k < dims; ++k) {
+    double sum = 0.0;
+    for (std::size_t i = 0; i < n; ++i) sum += values[i * dims + k];
+    mean[k] = sum / static_cast<double>(n);
+    double var = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double dev = values[i * dims + k] - mean[k];
+      var += dev * dev;
+    }
+    const double sd = std::sqrt(var / static_cast<double>(n));
+    if (sd < 1e-8) return false;
+    scale[k] = 1.0 / sd;
+  }
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t k = 0; k < dims; ++k)
+      values[i * dims + k] = static_cast<float>((values[i * dims + k] - mean[k]) * scale[k]);
+  return true;
+}
+
 }  // namespace warpwatch::testing

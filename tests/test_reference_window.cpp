@@ -60,22 +60,6 @@ struct Prepared {
   SeriesView view() const { return {values.data(), values.size() / dims, dims, times.data()}; }
 };
 
-// SPEC.md 3.2 znorm: per component, population std; false when some std < 1e-8.
-bool znormalize(std::vector<float>& v, std::size_t dims) {
-  const std::size_t n = v.size() / dims;
-  for (std::size_t k = 0; k < dims; ++k) {
-    double mean = 0.0;
-    for (std::size_t i = 0; i < n; ++i) mean += v[i * dims + k];
-    mean /= static_cast<double>(n);
-    double var = 0.0;
-    for (std::size_t i = 0; i < n; ++i) var += (v[i * dims + k] - mean) * (v[i * dims + k] - mean);
-    const double sd = std::sqrt(var / static_cast<double>(n));
-    if (sd < 1e-8) return false;
-    for (std::size_t i = 0; i < n; ++i) v[i * dims + k] = static_cast<float>((v[i * dims + k] - mean) / sd);
-  }
-  return true;
-}
-
 // The pattern as compared: normalized when asked; its times are its own (seconds) or
 // i * nominal period.
 Prepared prepare_pattern(const PatternDef& p, std::int64_t period_ns) {

@@ -2,9 +2,15 @@
 // This is the only interface that knows whether CUDA was compiled in.
 #pragma once
 
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+
+#include "warpwatch/kernels/matcher.hpp"
+#include "warpwatch/kernels/params.hpp"
+#include "warpwatch/kernels/series.hpp"
 
 namespace warpwatch::kernels {
 
@@ -21,5 +27,23 @@ struct CudaStatus {
 
 // Asks the CUDA runtime (when compiled in); never throws.
 CudaStatus cuda_status();
+
+struct BackendOptions {
+  unsigned cpu_threads = 0;  // cpu backend: worker threads, 0 = one per hardware thread
+};
+
+// The backend `requested` resolves to: `automatic` is cuda when a device is usable, else
+// cpu; `why` (optional) receives one line saying what was chosen and why.
+Backend resolve_backend(Backend requested, std::string* why = nullptr);
+
+// A Matcher of the given backend (resolved as above). Throws std::runtime_error when the
+// backend cannot be had (not compiled in, no device, not implemented).
+std::unique_ptr<Matcher> make_matcher(Backend backend, const BackendOptions& options = {});
+
+// The pairwise distance matrix on the given backend (resolved as above):
+// out[i * b.size() + j] = distance(a[i], b[j]).
+void distance_matrix(Backend backend, std::span<const SeriesView> a, std::span<const SeriesView> b,
+                     const DistanceParams& params, std::span<double> out,
+                     const BackendOptions& options = {});
 
 }  // namespace warpwatch::kernels

@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-namespace warpwatch::kernels::reference {
+namespace warpwatch::kernels::common {
 
 class StreamHistory {
  public:
@@ -31,4 +31,4 @@ class StreamHistory {
   std::vector<std::int64_t> times_;
 };
 
-}  // namespace warpwatch::kernels::reference
+}  // namespace warpwatch::kernels::common

@@ -1,0 +1,121 @@
+// `warpwatch distance` on the CPU: every row of A against lane groups of equally long
+// columns of B (elastic_kernel.hpp), groups transposed once and shared by all rows.
+#include <hwy/targets.h>
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+
+#include "cpu/elastic_kernel.hpp"
+#include "cpu/worker_pool.hpp"
+#include "warpwatch/kernels/cpu.hpp"
+
+namespace warpwatch::kernels::cpu {
+namespace {
+
+struct ColumnGroup {
+  std::vector<std::size_t> columns;  // indices into B, all of one length
+  std::size_t length = 0;
+  std::vector<float> values;  // [length][dims][width]
+  std::vector<float> times;   // twed: [length][width], seconds after the common origin
+};
+
+// twed compares times only through differences, so all series are shifted by one common
+// origin before going to float32 (epoch seconds would lose everything below a minute).
+double common_origin(std::span<const SeriesView> a, std::span<const SeriesView> b) {
+  double origin = 0.0;
+  bool first = true;
+  for (auto set : {a, b}) {
+    for (const SeriesView& s : set) {
+      if (!s.times) return 0.0;  // index times stay as they are
+      origin = first ? s.time(0) : std::min(origin, s.time(0));
+      first = false;
+    }
+  }
+  return origin;
+}
+
+std::vector<ColumnGroup> group_columns(std::span<const SeriesView> b, std::size_t width, bool twed,
+                                       double origin) {
+  std::vector<std::size_t> order(b.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t x, std::size_t y) { return b[x].length < b[y].length; });
+  std::vector<ColumnGroup> groups;
+  for (std::size_t k = 0; k < order.size();) {
+    ColumnGroup g;
+    g.length = b[order[k]].length;
+    while (k < order.size() && g.columns.size() < width && b[order[k]].length == g.length)
+      g.columns.push_back(order[k++]);
+    const std::size_t dims = b[g.columns[0]].dims, m = g.length;
+    g.values.assign(m * dims * width, 0.0f);
+    if (twed) g.times.assign(m * width, 0.0f);
+    for (std::size_t lane = 0; lane < g.columns.size(); ++lane) {
+      const SeriesView& s = b[g.columns[lane]];
+      for (std::size_t j = 0; j < m; ++j) {
+        for (std::size_t c = 0; c < dims; ++c) g.values[(j * dims + c) * width + lane] = s.sample(j)[c];
+        if (twed) g.times[j * width + lane] = static_cast<float>(s.time(j) - origin);
+      }
+    }
+    groups.push_back(std::move(g));
+  }
+  return groups;
+}
+
+}  // namespace
+
+void distance_matrix(std::span<const SeriesView> a, std::span<const SeriesView> b,
+                     const DistanceParams& params, std::span<double> out, const Options& options) {
+  validate(params);
+  if (out.size() != a.size() * b.size())
+    throw std::invalid_argument("distance_matrix: output size is not |A| x |B|");
+  if (a.empty() || b.empty()) return;
+  const std::size_t dims = a[0].dims;
+  for (auto set : {a, b})
+    for (const SeriesView& s : set) {
+      if (s.dims != dims) throw std::invalid_argument("series have different dimensions");
+      if (s.length == 0) throw std::invalid_argument("empty series");
+    }
+  const bool twed = params.metric == Metric::twed;
+  const std::size_t width = elastic_group_width();
+  const double origin = twed ? common_origin(a, b) : 0.0;
+  const std::vector<ColumnGroup> groups = group_columns(b, width, twed, origin);
+
+  WorkerPool pool(options.threads);
+  struct Scratch {
+    ElasticScratch elastic;
+    std::vector<float> a_times;
+  };
+  std::vector<Scratch> scratch(pool.size());
+  pool.for_each(a.size() * groups.size(), [&](std::size_t task, unsigned worker) {
+    const SeriesView& row = a[task / groups.size()];
+    const ColumnGroup& g = groups[task % groups.size()];
+    Scratch& s = scratch[worker];
+    OneVsMany job;
+    job.a = row.values;
+    job.n = row.length;
+    job.b = g.values.data();
+    job.m = g.length;
+    job.dims = dims;
+    job.width = width;
+    if (twed && row.times) {
+      s.a_times.resize(row.length);
+      for (std::size_t i = 0; i < row.length; ++i) s.a_times[i] = static_cast<float>(row.time(i) - origin);
+      job.a_times = s.a_times.data();
+      job.b_times = g.times.data();
+    }
+    double result[64];
+    one_vs_many(job, params, s.elastic, result);
+    const std::size_t i = task / groups.size();
+    for (std::size_t lane = 0; lane < g.columns.size(); ++lane) out[i * b.size() + g.columns[lane]] = result[lane];
+  });
+}
+
+std::string simd_target() {
+  // Highway numbers better targets with lower bits: the lowest supported-and-compiled bit
+  // is the one HWY_DYNAMIC_DISPATCH picks.
+  const std::int64_t targets = hwy::SupportedTargets() & HWY_TARGETS;
+  return hwy::TargetName(targets & -targets);
+}
+
+}  // namespace warpwatch::kernels::cpu

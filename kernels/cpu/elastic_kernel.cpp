@@ -1,0 +1,313 @@
+// Whole-series dtw, dk, twed (float32) and softdtw (float64) of one series against a group
+// of equally long series, one SIMD lane per series of the group. Rows run over a, the
+// lanes' columns over j; a single row buffer is updated in place, so memory is O(m) per
+// lane whatever the lengths. Two lane-vectors per row give two independent dependency
+// chains (the D(i,j-1) -> D(i,j) chain is what bounds a row).
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/elastic_kernel.cpp"
+#include <hwy/foreach_target.h>  // must precede highway.h
+#include <hwy/highway.h>
+#include <hwy/contrib/math/math-inl.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "cpu/elastic_kernel.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace warpwatch::kernels::cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using DF = hn::CappedTag<float, 16>;
+using VF = hn::Vec<DF>;
+
+std::size_t Width() { return 2 * hn::Lanes(DF()); }
+
+// Local cost (SPEC.md 2) of a_i against one lane-vector of b_j.
+template <Cost kCost>
+HWY_INLINE VF LocalCost(DF df, const float* HWY_RESTRICT a_i, const float* HWY_RESTRICT b_j,
+                        std::size_t width, std::size_t dims) {
+  const auto term = [&](std::size_t k) {
+    const VF diff = hn::Sub(hn::Set(df, a_i[k]), hn::LoadU(df, b_j + k * width));
+    return kCost == Cost::sq ? hn::Mul(diff, diff) : hn::Abs(diff);
+  };
+  VF c = term(0);
+  for (std::size_t k = 1; k < dims; ++k) c = hn::Add(c, term(k));
+  return c;
+}
+
+// Columns [lo, hi] of row i, or all when there is no band.
+struct RowRange {
+  std::size_t lo, hi;
+};
+HWY_INLINE RowRange Range(const ElasticScratch& s, bool banded, std::size_t i, std::size_t m) {
+  if (!banded) return {1, m};
+  return {static_cast<std::size_t>(s.band_lo[i]), static_cast<std::size_t>(s.band_hi[i])};
+}
+
+// Sets cells [from, to] of the row buffer to +inf (outside the band, or j = 0).
+HWY_INLINE void FillInf(DF df, float* row, std::size_t from, std::size_t to, std::size_t width) {
+  for (std::size_t j = from; j <= to; ++j)
+    for (std::size_t o = 0; o < width; o += hn::Lanes(df)) hn::StoreU(hn::Inf(df), df, row + j * width + o);
+}
+
+template <Metric kMetric, Cost kCost>
+void Warping(const OneVsMany& job, bool banded, ElasticScratch& s, double* out) {
+  const DF df;
+  const std::size_t n = hn::Lanes(df), w = job.width, m = job.m;
+  s.f.resize((m + 1) * w);
+  float* row = s.f.data();
+  FillInf(df, row, 0, m, w);
+  hn::StoreU(hn::Zero(df), df, row);  // D(0,0) = 0
+  hn::StoreU(hn::Zero(df), df, row + n);
+  for (std::size_t i = 1; i <= job.n; ++i) {
+    const float* a_i = job.a + (i - 1) * job.dims;
+    const RowRange r = Range(s, banded, i, m);
+    if (r.lo > r.hi) {  // empty row: nothing reachable any more
+      FillInf(df, row, 0, m, w);
+      continue;
+    }
+    VF diag0 = hn::LoadU(df, row + (r.lo - 1) * w), diag1 = hn::LoadU(df, row + (r.lo - 1) * w + n);
+    FillInf(df, row, 0, r.lo - 1, w);
+    VF left0 = hn::Inf(df), left1 = hn::Inf(df);
+    for (std::size_t j = r.lo; j <= r.hi; ++j) {
+      float* cell = row + j * w;
+      const float* b_j = job.b + (j - 1) * job.dims * w;
+      const VF up0 = hn::LoadU(df, cell), up1 = hn::LoadU(df, cell + n);
+      const VF best0 = hn::Min(hn::Min(up0, left0), diag0);
+      const VF best1 = hn::Min(hn::Min(up1, left1), diag1);
+      const VF c0 = LocalCost<kCost>(df, a_i, b_j, w, job.dims);
+      const VF c1 = LocalCost<kCost>(df, a_i, b_j + n, w, job.dims);
+      left0 = kMetric == Metric::dtw ? hn::Add(c0, best0) : hn::Max(c0, best0);
+      left1 = kMetric == Metric::dtw ? hn::Add(c1, best1) : hn::Max(c1, best1);
+      hn::StoreU(left0, df, cell);
+      hn::StoreU(left1, df, cell + n);
+      diag0 = up0;
+      diag1 = up1;
+    }
+    FillInf(df, row, r.hi + 1, m, w);
+  }
+  for (std::size_t lane = 0; lane < w; ++lane) out[lane] = row[m * w + lane];
+}
+
+// ||x||_p of one lane-vector of differences spread over `dims` components.
+HWY_INLINE VF PNorm(DF df, const float* HWY_RESTRICT x_row, bool x_is_zero,
+                    const float* HWY_RESTRICT y, std::size_t y_stride, std::size_t dims, float p,
+                    bool broadcast_x) {
+  const auto diff = [&](std::size_t k) {
+    const VF x = x_is_zero ? hn::Zero(df)
+                           : (broadcast_x ? hn::Set(df, x_row[k]) : hn::LoadU(df, x_row + k * y_stride));
+    return hn::Abs(hn::Sub(x, hn::LoadU(df, y + k * y_stride)));
+  };
+  if (dims == 1) return diff(0);  // |x| for every p
+  VF sum = hn::Zero(df);
+  for (std::size_t k = 0; k < dims; ++k) {
+    const VF d = diff(k);
+    if (p == 1.0f) {
+      sum = hn::Add(sum, d);
+    } else if (p == 2.0f) {
+      sum = hn::Add(sum, hn::Mul(d, d));
+    } else {  // |d|^p = exp(p log |d|), 0 for d = 0
+      const VF pw = hn::Exp(df, hn::Mul(hn::Set(df, p), hn::Log(df, d)));
+      sum = hn::Add(sum, hn::IfThenZeroElse(hn::Eq(d, hn::Zero(df)), pw));
+    }
+  }
+  if (p == 1.0f) return sum;
+  if (p == 2.0f) return hn::Sqrt(sum);
+  const VF root = hn::Exp(df, hn::Mul(hn::Set(df, 1.0f / p), hn::Log(df, sum)));
+  return hn::IfThenZeroElse(hn::Eq(sum, hn::Zero(df)), root);
+}
+
+void Twed(const OneVsMany& job, const DistanceParams& params, ElasticScratch& s, double* out) {
+  const DF df;
+  const std::size_t n = hn::Lanes(df), w = job.width, m = job.m, dims = job.dims;
+  const float nu = static_cast<float>(params.nu), lambda = static_cast<float>(params.lambda);
+  const float p = static_cast<float>(params.p);
+  s.f.resize(3 * (m + 1) * w);
+  float* row = s.f.data();              // D(i-1, j) -> D(i, j), in place
+  float* g_prev = row + (m + 1) * w;    // g(i-1, j) = ||a_{i-1} - b_j|| + nu |ta_{i-1} - tb_j|
+  float* del_b = g_prev + (m + 1) * w;  // ||b_j - b_{j-1}|| + nu (tb_j - tb_{j-1}) + lambda
+  const auto tb = [&](std::size_t j, std::size_t o) {  // 1-based j, lane-vector at o
+    return job.b_times ? hn::LoadU(df, job.b_times + (j - 1) * w + o)
+                       : hn::Set(df, static_cast<float>(j - 1));
+  };
+  const auto ta = [&](std::size_t i) {
+    return job.a_times ? job.a_times[i - 1] : static_cast<float>(i - 1);
+  };
+  for (std::size_t j = 1; j <= m; ++j) {
+    for (std::size_t o = 0; o < w; o += n) {
+      const float* b_j = job.b + (j - 1) * dims * w + o;
+      const VF step = j == 1 ? PNorm(df, nullptr, true, b_j, w, dims, p, false)
+                             : PNorm(df, b_j - dims * w, false, b_j, w, dims, p, false);
+      const VF dt = j == 1 ? tb(j, o) : hn::Sub(tb(j, o), tb(j - 1, o));
+      hn::StoreU(hn::Add(hn::Add(step, hn::Mul(hn::Set(df, nu), dt)), hn::Set(df, lambda)), df,
+                del_b + j * w + o);
+    }
+  }
+  FillInf(df, row, 1, m, w);
+  hn::StoreU(hn::Zero(df), df, row);
+  hn::StoreU(hn::Zero(df), df, row + n);
+  for (std::size_t i = 1; i <= job.n; ++i) {
+    const float* a_i = job.a + (i - 1) * dims;
+    float del_a = 0;  // ||a_i - a_{i-1}|| + nu (ta_i - ta_{i-1}) + lambda, a_0 = 0 at time 0
+    {
+      double sum = 0;
+      for (std::size_t k = 0; k < dims; ++k) {
+        const double d = std::fabs(static_cast<double>(a_i[k]) - (i > 1 ? (a_i - dims)[k] : 0.0));
+        sum += dims == 1 ? d : std::pow(d, params.p);
+      }
+      const double norm = dims == 1 ? sum : std::pow(sum, 1.0 / params.p);
+      del_a = static_cast<float>(norm + params.nu * (ta(i) - (i > 1 ? ta(i - 1) : 0.0f)) + params.lambda);
+    }
+    for (std::size_t o = 0; o < w; o += n) {
+      VF diag = hn::LoadU(df, row + o);
+      VF left = hn::Inf(df);  // D(i, 0)
+      hn::StoreU(left, df, row + o);
+      VF g_left = hn::Zero(df);
+      const VF ta_i = hn::Set(df, ta(i));
+      for (std::size_t j = 1; j <= m; ++j) {
+        float* cell = row + j * w + o;
+        const VF up = hn::LoadU(df, cell);
+        const VF g = hn::Add(PNorm(df, a_i, false, job.b + (j - 1) * dims * w + o, w, dims, p, true),
+                             hn::Mul(hn::Set(df, nu), hn::Abs(hn::Sub(ta_i, tb(j, o)))));
+        VF match = hn::Add(diag, g);
+        if (i > 1 && j > 1) match = hn::Add(match, hn::LoadU(df, g_prev + (j - 1) * w + o));
+        if (j > 1) hn::StoreU(g_left, df, g_prev + (j - 1) * w + o);  // g(i, j-1) for row i+1
+        const VF from_a = hn::Add(up, hn::Set(df, del_a));
+        const VF from_b = hn::Add(left, hn::LoadU(df, del_b + j * w + o));
+        left = hn::Min(match, hn::Min(from_a, from_b));
+        hn::StoreU(left, df, cell);
+        diag = up;
+        g_left = g;
+      }
+      hn::StoreU(g_left, df, g_prev + m * w + o);
+    }
+  }
+  for (std::size_t lane = 0; lane < w; ++lane) out[lane] = row[m * w + lane];
+}
+
+// softdtw in float64: one double lane-vector at a time over the group.
+template <Cost kCost>
+void SoftDtw(const OneVsMany& job, const DistanceParams& params, bool banded, ElasticScratch& s,
+             double* out) {
+  using DD = hn::CappedTag<double, 8>;
+  const DD dd;
+  const hn::Rebind<float, DD> dfh;  // the same lanes as float, to load b
+  const std::size_t nd = hn::Lanes(dd), w = job.width, m = job.m, dims = job.dims;
+  const double inf = std::numeric_limits<double>::infinity();
+  const auto vinf = hn::Set(dd, inf);
+  const auto gamma = hn::Set(dd, params.gamma), inv_gamma = hn::Set(dd, 1.0 / params.gamma);
+  s.g.resize((m + 1) * nd);
+  double* row = s.g.data();
+  // softmin_gamma(x, y, z), factoring out the smallest; +inf when all are +inf.
+  const auto softmin = [&](auto x, auto y, auto z) {
+    const auto r = hn::Min(hn::Min(x, y), z);
+    const auto term = [&](auto v) {
+      const auto e = hn::Exp(dd, hn::Mul(hn::Sub(r, v), inv_gamma));
+      return hn::IfThenZeroElse(hn::Eq(v, vinf), e);
+    };
+    const auto sum = hn::Add(hn::Add(term(x), term(y)), term(z));
+    return hn::IfThenElse(hn::Eq(r, vinf), vinf, hn::Sub(r, hn::Mul(gamma, hn::Log(dd, sum))));
+  };
+  for (std::size_t o = 0; o < w; o += nd) {
+    for (std::size_t j = 0; j <= m; ++j) hn::StoreU(j == 0 ? hn::Zero(dd) : vinf, dd, row + j * nd);
+    for (std::size_t i = 1; i <= job.n; ++i) {
+      const float* a_i = job.a + (i - 1) * dims;
+      const RowRange r = Range(s, banded, i, m);
+      auto diag = hn::LoadU(dd, row);
+      hn::StoreU(vinf, dd, row);
+      auto left = vinf;
+      for (std::size_t j = 1; j <= m; ++j) {
+        double* cell = row + j * nd;
+        const auto up = hn::LoadU(dd, cell);
+        auto value = vinf;
+        if (j >= r.lo && j <= r.hi) {
+          auto c = hn::Zero(dd);
+          for (std::size_t k = 0; k < dims; ++k) {
+            const auto b = hn::PromoteTo(dd, hn::LoadU(dfh, job.b + ((j - 1) * dims + k) * w + o));
+            const auto diff = hn::Sub(hn::Set(dd, static_cast<double>(a_i[k])), b);
+            c = hn::Add(c, kCost == Cost::sq ? hn::Mul(diff, diff) : hn::Abs(diff));
+          }
+          value = hn::Add(c, softmin(up, left, diag));
+        }
+        hn::StoreU(value, dd, cell);
+        left = value;
+        diag = up;
+      }
+    }
+    for (std::size_t lane = 0; lane < nd; ++lane) out[o + lane] = row[m * nd + lane];
+  }
+}
+
+void OneVsManyImpl(const OneVsMany& job, const DistanceParams& params, ElasticScratch& s,
+                   double* out) {
+  const bool banded = params.band.has_value();
+  if (banded) band_ranges(job.n, job.m, *params.band, s.band_lo, s.band_hi);
+  const bool sq = params.cost == Cost::sq;
+  switch (params.metric) {
+    case Metric::dtw:
+      return sq ? Warping<Metric::dtw, Cost::sq>(job, banded, s, out)
+                : Warping<Metric::dtw, Cost::abs>(job, banded, s, out);
+    case Metric::dk:
+      return sq ? Warping<Metric::dk, Cost::sq>(job, banded, s, out)
+                : Warping<Metric::dk, Cost::abs>(job, banded, s, out);
+    case Metric::softdtw:
+      return sq ? SoftDtw<Cost::sq>(job, params, banded, s, out)
+                : SoftDtw<Cost::abs>(job, params, banded, s, out);
+    case Metric::twed: return Twed(job, params, s, out);
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace warpwatch::kernels::cpu
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace warpwatch::kernels::cpu {
+
+HWY_EXPORT(Width);
+HWY_EXPORT(OneVsManyImpl);
+
+std::size_t elastic_group_width() {
+  static const std::size_t width = HWY_DYNAMIC_DISPATCH(Width)();
+  return width;
+}
+
+void one_vs_many(const OneVsMany& job, const DistanceParams& params, ElasticScratch& scratch,
+                 double* out) {
+  HWY_DYNAMIC_DISPATCH(OneVsManyImpl)(job, params, scratch, out);
+}
+
+void band_ranges(std::size_t n, std::size_t m, double band, std::vector<std::int32_t>& lo,
+                 std::vector<std::int32_t>& hi) {
+  // The reference's predicate, evaluated the same way; the allowed columns of a row form
+  // an interval around j = i*m/n, found from an estimate and fixed up by the predicate.
+  const auto inside = [&](std::size_t i, std::size_t j) {
+    const double centre = static_cast<double>(j) * static_cast<double>(n) / static_cast<double>(m);
+    return std::fabs(static_cast<double>(i) - centre) <= band;
+  };
+  lo.assign(n + 1, 1);
+  hi.assign(n + 1, 0);
+  for (std::size_t i = 1; i <= n; ++i) {
+    const double centre = static_cast<double>(i) * static_cast<double>(m) / static_cast<double>(n);
+    auto j = static_cast<std::int64_t>(std::llround(centre));
+    j = std::clamp<std::int64_t>(j, 1, static_cast<std::int64_t>(m));
+    if (!inside(i, static_cast<std::size_t>(j))) {
+      // The nearest column may still be outside for a narrow band: look at its neighbours.
+      const auto below = j - 1, above = j + 1;
+      if (below >= 1 && inside(i, static_cast<std::size_t>(below))) j = below;
+      else if (above <= static_cast<std::int64_t>(m) && inside(i, static_cast<std::size_t>(above))) j = above;
+      else continue;  // empty row
+    }
+    std::int64_t a = j, b = j;
+    while (a > 1 && inside(i, static_cast<std::size_t>(a - 1))) --a;
+    while (b < static_cast<std::int64_t>(m) && inside(i, static_cast<std::size_t>(b + 1))) ++b;
+    lo[i] = static_cast<std::int32_t>(a);
+    hi[i] = static_cast<std::int32_t>(b);
+  }
+}
+
+}  // namespace warpwatch::kernels::cpu
+#endif  // HWY_ONCE

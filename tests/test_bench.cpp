@@ -1,0 +1,176 @@
+// `warpwatch bench`, run in-process with --quick: every row's cells follow from its shape,
+// times are positive, the JSON carries the rows, and a backend that cannot run here fails
+// clearly. No timing thresholds: performance targets live in the bench, not in tests.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cli_test_support.hpp"
+#include "test_support.hpp"
+#include "warpwatch/kernels/backends.hpp"
+
+namespace {
+
+using nlohmann::json;
+using warpwatch::testing::run_cli;
+using warpwatch::testing::TempDir;
+
+json read_json(const std::string& path) {
+  std::ifstream in(path);
+  return json::parse(in);  // throws (failing the test) when the file is not JSON
+}
+
+std::uint64_t dim(const json& measurement, const char* name) {
+  return measurement.at("dims").at(name).get<std::uint64_t>();
+}
+
+// Checks one measurement (a row, or its reference subset) against its shape's formula.
+void expect_consistent(const json& m, const std::string& case_name) {
+  SCOPED_TRACE(case_name + ": " + m.at("shape").get<std::string>());
+  const bool stream = case_name == "stream_dtw" || case_name == "threads";
+  const std::uint64_t per_run =
+      stream ? dim(m, "streams") * dim(m, "patterns") * dim(m, "chunk") * dim(m, "m")
+             : dim(m, "rows") * dim(m, "cols") * dim(m, "length") * dim(m, "length");
+  if (stream) {
+    EXPECT_EQ(dim(m, "pairs"), dim(m, "streams") * dim(m, "patterns"));
+  }
+  const std::uint64_t runs = m.at("runs").get<std::uint64_t>();
+  EXPECT_EQ(runs, stream ? dim(m, "batches") : dim(m, "repeat"));
+  EXPECT_EQ(m.at("cells_per_run").get<std::uint64_t>(), per_run);
+  EXPECT_EQ(m.at("cells").get<std::uint64_t>(), per_run * runs);
+  EXPECT_EQ(m.at("seconds").at("runs").size(), runs);
+  const json& s = m.at("seconds");
+  EXPECT_GT(s.at("min").get<double>(), 0.0);
+  EXPECT_LE(s.at("min").get<double>(), s.at("median").get<double>());
+  EXPECT_LE(s.at("median").get<double>(), s.at("max").get<double>());
+  EXPECT_GT(m.at("cells_per_s").get<double>(), 0.0);
+  // A backend that disagrees with the shape on the work done is reported, never hidden.
+  EXPECT_FALSE(m.at("extra").contains("backend_counted_cells"));
+}
+
+struct BenchRun {
+  warpwatch::testing::CliResult cli;
+  json doc;
+};
+
+BenchRun run_quick(const TempDir& dir, const std::string& backend,
+                   std::vector<std::string> extra = {}) {
+  const std::string path = dir.file(backend + ".json");
+  std::vector<std::string> args = {"bench", "--backend", backend, "--quick", "--repeat",
+                                   "2",     "--batches", "3",     "--json",  path};
+  args.insert(args.end(), extra.begin(), extra.end());
+  BenchRun r{run_cli(args), {}};
+  EXPECT_EQ(r.cli.status, 0) << r.cli.err;
+  if (r.cli.status == 0) r.doc = read_json(path);
+  return r;
+}
+
+std::set<std::string> case_names(const json& doc) {
+  std::set<std::string> names;
+  for (const json& row : doc.at("rows")) names.insert(row.at("case").get<std::string>());
+  return names;
+}
+
+TEST(Bench, ReferenceQuickRowsFollowTheirShapes) {
+  TempDir dir;
+  const BenchRun r = run_quick(dir, "reference");
+  ASSERT_EQ(r.cli.status, 0);
+  EXPECT_EQ(r.doc.at("backend"), "reference");
+  EXPECT_EQ(r.doc.at("threads"), 1);
+  EXPECT_TRUE(r.doc.at("machine").contains("cpu"));
+  EXPECT_FALSE(r.doc.at("date").get<std::string>().empty());
+  EXPECT_TRUE(r.doc.contains("simd_target"));
+  EXPECT_EQ(r.doc.at("failed"), 0);
+  EXPECT_EQ(case_names(r.doc),
+            (std::set<std::string>{"stream_dtw", "whole_dtw", "twed_allpairs", "twed_long"}));
+  for (const json& row : r.doc.at("rows")) {
+    EXPECT_TRUE(row.at("error").is_null());
+    expect_consistent(row, row.at("case"));
+    EXPECT_TRUE(row.at("reference").is_null());  // the reference is not compared with itself
+    EXPECT_GT(row.at("ceiling_cells_per_s").get<double>(), 0.0);
+    EXPECT_NE(r.cli.out.find(row.at("case").get<std::string>()), std::string::npos);
+  }
+}
+
+TEST(Bench, CpuQuickRowsCarryReferenceCeilingAndSpeedup) {
+  TempDir dir;
+  const BenchRun r = run_quick(dir, "cpu");
+  ASSERT_EQ(r.cli.status, 0);
+  EXPECT_EQ(r.doc.at("backend"), "cpu");
+  EXPECT_GE(r.doc.at("threads").get<unsigned>(), 1u);
+  EXPECT_GT(r.doc.at("calibration").at("float_ops_per_s").get<double>(), 0.0);
+  EXPECT_EQ(case_names(r.doc), (std::set<std::string>{"stream_dtw", "whole_dtw", "twed_allpairs",
+                                                      "twed_long", "threads"}));
+  std::vector<unsigned> thread_rows;
+  for (const json& row : r.doc.at("rows")) {
+    const std::string name = row.at("case");
+    EXPECT_TRUE(row.at("error").is_null());
+    expect_consistent(row, name);
+    ASSERT_TRUE(row.at("reference").is_object()) << name;
+    expect_consistent(row.at("reference"), name);
+    EXPECT_GT(row.at("ratio").get<double>(), 0.0);
+    EXPECT_GT(row.at("ceiling_cells_per_s").get<double>(), 0.0);
+    EXPECT_GT(row.at("ceiling_fraction").get<double>(), 0.0);
+    if (name == "stream_dtw") {
+      EXPECT_TRUE(row.at("extra").contains("state_bytes_per_s"));
+    }
+    if (name == "threads") thread_rows.push_back(row.at("threads").get<unsigned>());
+  }
+  ASSERT_EQ(thread_rows.size(), 2u);
+  EXPECT_EQ(thread_rows[0], 1u);
+  EXPECT_EQ(thread_rows[1], r.doc.at("threads").get<unsigned>());
+  EXPECT_TRUE(r.doc.at("rows").back().at("extra").contains("speedup_vs_1_thread"));
+}
+
+TEST(Bench, SizeOptionsOverrideTheDefaults) {
+  TempDir dir;
+  const BenchRun r = run_quick(dir, "reference",
+                               {"--case", "stream_dtw,whole_dtw", "--pairs", "6", "--patterns", "3",
+                                "--m", "5", "--chunk", "7,2", "--series", "4", "--length", "9"});
+  ASSERT_EQ(r.cli.status, 0);
+  ASSERT_EQ(r.doc.at("rows").size(), 3u);  // two chunk sizes, one length
+  for (const json& row : r.doc.at("rows")) expect_consistent(row, row.at("case"));
+  const json& first = r.doc.at("rows")[0];
+  EXPECT_EQ(dim(first, "streams"), 2u);
+  EXPECT_EQ(dim(first, "m"), 5u);
+  EXPECT_EQ(dim(first, "chunk"), 7u);
+  EXPECT_EQ(dim(r.doc.at("rows")[1], "chunk"), 2u);
+  EXPECT_EQ(dim(r.doc.at("rows")[2], "cols"), 4u);
+  EXPECT_EQ(dim(r.doc.at("rows")[2], "length"), 9u);
+}
+
+TEST(Bench, CudaWithoutADeviceFailsClearly) {
+  if (warpwatch::kernels::cuda_status().device_count > 0)
+    GTEST_SKIP() << "a CUDA device is present";
+  TempDir dir;
+  const std::string path = dir.file("cuda.json");
+  const auto r = run_cli({"bench", "--backend", "cuda", "--quick", "--json", path});
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("warpwatch bench: the cuda backend cannot run on this machine"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::ifstream(path).good());  // no report when nothing was measured
+}
+
+TEST(Bench, BadOptionsAreRefused) {
+  EXPECT_NE(run_cli({"bench", "--case", "nonsense"}).status, 0);
+  const auto ragged =
+      run_cli({"bench", "--backend", "reference", "--quick", "--pairs", "10", "--patterns", "3"});
+  EXPECT_NE(ragged.status, 0);
+  EXPECT_NE(ragged.err.find("multiple of --patterns"), std::string::npos) << ragged.err;
+  const auto threads = run_cli({"bench", "--backend", "reference", "--quick", "--case", "threads"});
+  EXPECT_NE(threads.status, 0);
+  EXPECT_NE(threads.err.find("cpu"), std::string::npos) << threads.err;
+  EXPECT_NE(run_cli({"bench", "--backend", "reference", "--quick", "--repeat", "0"}).status, 0);
+  const auto unwritable = run_cli(
+      {"bench", "--backend", "reference", "--quick", "--json", "/nonexistent/dir/out.json"});
+  EXPECT_NE(unwritable.status, 0);
+  EXPECT_NE(unwritable.err.find("cannot write"), std::string::npos) << unwritable.err;
+}
+
+}  // namespace
