@@ -1,6 +1,6 @@
 // The fast CPU backend (kernels/include/warpwatch/kernels/cpu.hpp) against the scalar
-// reference: the conformance scenarios of conformance.hpp, each run with 1, 2 and 3
-// worker threads, which must also agree with each other bit for bit.
+// reference: the conformance scenarios of conformance*.hpp (overview in conformance.hpp),
+// each run with 1, 2 and 3 worker threads, which must also agree with each other bit for bit.
 
 #include <gtest/gtest.h>
 
@@ -10,6 +10,12 @@
 #include <string>
 
 #include "conformance.hpp"
+#include "conformance_agree.hpp"
+#include "conformance_distance.hpp"
+#include "conformance_hot_changes.hpp"
+#include "conformance_many_pairs.hpp"
+#include "conformance_stream.hpp"
+#include "conformance_window.hpp"
 #include "warpwatch/kernels/cpu.hpp"
 
 using namespace warpwatch::testing::conformance;
