@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <functional>
 #include <ostream>
 #include <string>
 #include <thread>
@@ -32,46 +33,35 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   app.require_subcommand(1);
   auto* backends = app.add_subcommand("backends", "list the matching backends of this build");
   DistanceCommand distance;
-  auto* distance_cmd = add_distance_command(app, distance);
   SearchCommand search;
-  add_search_command(app, search);
   BenchCommand bench;
-  auto* bench_cmd = add_bench_command(app, bench);
-  // Verbs whose issues have not landed yet are declared so --help shows them, and refuse
-  // to run rather than pretend.
-  const std::vector<std::pair<std::string, std::string>> pending = {
-      {"replay", "send a series file to a daemon as frames"},
-      {"tail", "print events published by a daemon"},
-      {"check-config", "validate a configuration file"}};
-  std::vector<CLI::App*> pending_cmds;
-  for (const auto& [name, help] : pending) {
-    auto* sub = app.add_subcommand(name, help + " (not implemented yet)");
-    sub->allow_extras();
-    pending_cmds.push_back(sub);
-  }
+  CheckConfigCommand check_config;
+  ReplayCommand replay;
+  TailCommand tail;
+  // Each verb: its subcommand and how to run it once parsed.
+  const std::vector<std::pair<CLI::App*, std::function<int()>>> verbs = {
+      {add_distance_command(app, distance), [&] { return run_distance(distance, out, err); }},
+      {add_search_command(app, search), [&] { return run_search(search, out, err); }},
+      {add_bench_command(app, bench), [&] { return run_bench(bench, out, err); }},
+      {add_check_config_command(app, check_config), [&] { return run_check_config(check_config, out, err); }},
+      {add_replay_command(app, replay), [&] { return run_replay(replay, out, err); }},
+      {add_tail_command(app, tail), [&] { return run_tail(tail, out, err); }}};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e, out, err);
   }
   if (backends->parsed()) return print_backends(out);
-  for (auto* sub : pending_cmds) {
-    if (sub->parsed()) {
-      err << "warpwatch " << sub->get_name() << ": not implemented yet\n";
-      return 2;
+  for (const auto& [sub, run] : verbs) {
+    if (!sub->parsed()) continue;
+    try {
+      return run();
+    } catch (const std::exception& e) {
+      err << "warpwatch " << sub->get_name() << ": " << e.what() << "\n";
+      return 1;
     }
   }
-  // require_subcommand(1): what is left is distance, search or bench.
-  const bool is_distance = distance_cmd->parsed();
-  const bool is_bench = bench_cmd->parsed();
-  const std::string verb = is_bench ? "bench" : is_distance ? "distance" : "search";
-  try {
-    if (is_bench) return run_bench(bench, out, err);
-    return is_distance ? run_distance(distance, out, err) : run_search(search, out, err);
-  } catch (const std::exception& e) {
-    err << "warpwatch " << verb << ": " << e.what() << "\n";
-    return 1;
-  }
+  return 2;  // unreachable: require_subcommand(1)
 }
 
 }  // namespace warpwatch::daemon

@@ -56,4 +56,34 @@ CLI::App* add_bench_command(CLI::App& app, BenchCommand& cmd);
 // Exit status 1 when a case could not run on the backend (printed as an error line).
 int run_bench(const BenchCommand& cmd, std::ostream& out, std::ostream& err);
 
+struct CheckConfigCommand {
+  std::string path;
+  bool reference = false;  // print the configuration reference instead
+};
+CLI::App* add_check_config_command(CLI::App& app, CheckConfigCommand& cmd);
+// Exit status 1 on a bad configuration, printed as file:line:column: message on `err`.
+int run_check_config(const CheckConfigCommand& cmd, std::ostream& out, std::ostream& err);
+
+struct ReplayCommand {
+  SeriesInputOptions input;
+  std::string file, endpoint, stream;
+  double rate_hz = 0.0;
+  double period_ms = 10.0;
+  std::int64_t start_ns = 0;
+  std::size_t chunk = 64;
+  bool text = false;
+};
+CLI::App* add_replay_command(CLI::App& app, ReplayCommand& cmd);
+int run_replay(const ReplayCommand& cmd, std::ostream& out, std::ostream& err);
+
+struct TailCommand {
+  std::string endpoint = "tcp://127.0.0.1:5556";
+  std::string topic;
+  std::uint64_t count = 0;
+  std::int64_t idle_exit_ms = 0;
+  bool show_topic = false;
+};
+CLI::App* add_tail_command(CLI::App& app, TailCommand& cmd);
+int run_tail(const TailCommand& cmd, std::ostream& out, std::ostream& err);
+
 }  // namespace warpwatch::daemon

@@ -15,9 +15,3 @@ TEST(Cli, UnknownVerbIsAnError) {
   EXPECT_NE(run_cli({"frobnicate"}).status, 0);
   EXPECT_NE(run_cli({}).status, 0);
 }
-
-TEST(Cli, VerbNotImplementedYetSaysSoAndFails) {
-  const auto r = run_cli({"tail", "--endpoint", "tcp://127.0.0.1:5556"});
-  EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("not implemented yet"), std::string::npos);
-}

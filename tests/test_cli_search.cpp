@@ -10,35 +10,12 @@
 #include <sstream>
 
 #include "cli_test_support.hpp"
+#include "planted_support.hpp"
 #include "test_support.hpp"
 
 namespace {
 
 using namespace warpwatch::testing;
-
-// Steep, distinct ends (3, -3 ... -3, 3) so that the true start and end of an occurrence
-// are the only cheap places for the pattern's ends; a smooth interior to warp.
-std::vector<double> make_pattern() {
-  std::vector<double> p{3.0, -3.0};
-  for (int i = 2; i < 38; ++i) p.push_back(2.0 * std::sin(2.0 * std::numbers::pi * i / 36.0));
-  p.push_back(-3.0);
-  p.push_back(3.0);
-  return p;
-}
-
-// A time warp of the pattern: interior samples dropped or repeated (a monotone index
-// map), the two samples at each end kept.
-std::vector<double> warp(const std::vector<double>& p, int drops, int repeats, std::mt19937_64& rng) {
-  std::vector<int> interior;
-  for (int i = 2; i < static_cast<int>(p.size()) - 2; ++i) interior.push_back(i);
-  std::shuffle(interior.begin(), interior.end(), rng);
-  std::vector<int> times(p.size(), 1);
-  for (int k = 0; k < drops; ++k) times[interior[k]] = 0;
-  for (int k = drops; k < drops + repeats; ++k) times[interior[k]] = 2;
-  std::vector<double> out;
-  for (std::size_t i = 0; i < p.size(); ++i) out.insert(out.end(), times[i], p[i]);
-  return out;
-}
 
 std::string csv_row(const std::vector<double>& v) {
   std::ostringstream s;
@@ -55,7 +32,7 @@ struct Planted {
 Planted make_planted_files(const std::string& name) {
   std::mt19937_64 rng(test_seed());
   std::normal_distribution<double> noise(0.0, 0.05);
-  const auto pattern = make_pattern();
+  const auto pattern = bump_pattern<double>();
   std::vector<double> series(1500);
   for (double& x : series) x = noise(rng);
   Planted planted;

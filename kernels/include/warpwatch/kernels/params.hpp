@@ -37,6 +37,8 @@ struct DistanceParams {
   double nu = 0.001;             // twed: stiffness, cost per second of time misalignment, >= 0
   double lambda = 1.0;           // twed: deletion penalty, >= 0
   double p = 2.0;                // twed: norm degree, >= 1
+
+  friend bool operator==(const DistanceParams&, const DistanceParams&) = default;
 };
 
 // Parameters of matching one pattern against streams (SPEC.md 3).
@@ -47,6 +49,8 @@ struct MatchParams {
   std::size_t window = 0;        // window mode: w in samples; 0 = the pattern length m
   std::size_t hop = 1;           // window mode: a window ends at every hop-th sample
   Normalize normalize = Normalize::none;  // window mode
+
+  friend bool operator==(const MatchParams&, const MatchParams&) = default;
 };
 
 // Throws std::invalid_argument naming the offending parameter (SPEC.md ranges: gamma > 0,

@@ -1,0 +1,90 @@
+// Internal to warpwatch_config: reading YAML maps through the option table, and the
+// readers of the configuration's lists (one per file: daemon_config.cpp, pattern_library.cpp).
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstddef>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "warpwatch/config/config_error.hpp"
+#include "warpwatch/config/options.hpp"
+
+namespace warpwatch::config {
+
+struct ReadContext {
+  std::string file;                // the configuration file, as errors name it
+  std::filesystem::path base_dir;  // relative paths in the file resolve against it
+};
+
+SourceLocation where_is(const ReadContext& ctx, const YAML::Node& node);
+
+// The two halves of the option table, in reference order (option_table() joins them):
+// the daemon's own options (options.cpp), then libraries and rules (options_matching.cpp).
+std::vector<OptionInfo> daemon_options();
+std::vector<OptionInfo> matching_options();
+
+// Message text, appended piece by piece: GCC 12 warns falsely (-Wrestrict) on
+// "literal" + std::string.
+template <class... Parts>
+std::string cat(const Parts&... parts) {
+  std::string s;
+  ((s += parts), ...);
+  return s;
+}
+
+// 'text', as messages quote names and values.
+std::string in_quotes(std::string_view text);
+
+// A key that was present (with a non-null value) in a map read by read_section.
+struct PresentKey {
+  SourceLocation key;    // where the key is written
+  SourceLocation value;  // where its value starts
+  YAML::Node node;       // the value
+};
+// By path relative to the section read: "tick_ms", "defaults.metric".
+using PresentKeys = std::map<std::string, PresentKey, std::less<>>;
+
+// Reads the YAML map `node` whose options are the table's children of `path` ("" = the
+// top level, "scheduler", "ingest[]"). Rejects a non-map, duplicate keys and unknown
+// keys (suggesting a near miss); converts and checks every present value and stores it
+// through its option's setter into `targets`; stores the defaults of absent options;
+// fails on absent required ones (at `where`, the map's own location); recurses into
+// sections. Lists are checked to be sequences and left to the caller.
+// `overrides`: another table path whose children are accepted too, without defaults
+// (a pattern entry accepts the keys of its library's `defaults`).
+// A null `node` (the key absent, or written without a value) reads as an empty map.
+PresentKeys read_section(const YAML::Node& node, const SourceLocation& where, std::string_view path,
+                         OptionTargets& targets, const ReadContext& ctx,
+                         std::string_view overrides = {});
+
+// The entries of a list option read by read_section (empty when absent).
+std::vector<YAML::Node> list_entries(const PresentKeys& keys, std::string_view name);
+
+// Checks "is a duplicate" for ids, names: throws at `where` naming the first one.
+class UniqueNames {
+ public:
+  explicit UniqueNames(std::string what) : what_(std::move(what)) {}
+  void add(const std::string& name, const SourceLocation& where);
+
+ private:
+  std::string what_;
+  std::map<std::string, SourceLocation, std::less<>> seen_;
+};
+
+// The closest of `candidates` to `word` when it is a plausible typo, else "".
+std::string near_miss(std::string_view word, const std::vector<std::string_view>& candidates);
+
+// `libraries:`. Every pattern is read (files resolved, loaded), checked (ids unique across
+// libraries, m >= 2, dims in `stream_dims`, parameters by kernels::validate) and gets its
+// library's defaults with its own overrides.
+std::vector<Library> read_libraries(const PresentKeys& top, const ReadContext& ctx,
+                                    const std::set<std::size_t>& stream_dims,
+                                    const std::string& stream_dims_text);
+
+}  // namespace warpwatch::config

@@ -1,0 +1,166 @@
+// load_daemon_config: the whole file through the option table, then the checks that
+// span several options (one source per ingest entry, unique ids, dims that fit).
+#include "warpwatch/config/daemon_config.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "config_reader.hpp"
+#include "warpwatch/config/yaml_file.hpp"
+
+#include "warpwatch/stream/stream_id.hpp"
+
+namespace warpwatch::config {
+namespace {
+
+// SPEC.md 1, checked by the same function that checks ids arriving on the wire.
+void check_stream_id(const std::string& id, const SourceLocation& where) {
+  if (const auto reason = stream::invalid_stream_id_reason(id))
+    throw ConfigError(where, cat("stream id ", in_quotes(id), ": ", std::string(*reason)));
+}
+
+std::vector<StreamDecl> read_streams(const PresentKeys& top, const ReadContext& ctx) {
+  std::vector<StreamDecl> streams;
+  UniqueNames ids("stream id");
+  for (const YAML::Node& entry : list_entries(top, "streams.declared")) {
+    StreamDecl stream;
+    stream.where = where_is(ctx, entry);
+    OptionTargets targets;
+    targets.stream = &stream;
+    const PresentKeys keys = read_section(entry, stream.where, "streams.declared[]", targets, ctx);
+    const SourceLocation& id_at = keys.find("id")->second.value;
+    check_stream_id(stream.id, id_at);
+    ids.add(stream.id, id_at);
+    streams.push_back(std::move(stream));
+  }
+  return streams;
+}
+
+std::vector<Rule> read_rules(const PresentKeys& top, const ReadContext& ctx) {
+  std::vector<Rule> rules;
+  UniqueNames names("rule name");
+  OptionTargets targets;
+  for (const YAML::Node& entry : list_entries(top, "rules")) {
+    Rule rule;
+    rule.where = where_is(ctx, entry);
+    targets.rule = &rule;
+    const PresentKeys keys = read_section(entry, rule.where, "rules[]", targets, ctx);
+    names.add(rule.name, keys.find("name")->second.value);
+    rules.push_back(std::move(rule));
+  }
+  if (rules.empty()) {
+    // No rules: one implicit rule passes every match, with the table's defaults.
+    Rule rule;
+    const auto it = top.find("rules");
+    rule.where = it == top.end() ? SourceLocation{ctx.file, 0, 0} : it->second.key;
+    targets.rule = &rule;
+    read_section(YAML::Load("{name: default}"), rule.where, "rules[]", targets, ctx);
+    rules.push_back(std::move(rule));
+  }
+  return rules;
+}
+
+// The keys that belong to one kind of ingest entry only.
+void check_ingest_keys(const PresentKeys& keys, const IngestSource& src) {
+  const std::pair<const char*, IngestSource::Kind> owner[] = {
+      {"topic", IngestSource::Kind::sub},
+      {"stream", IngestSource::Kind::replay},
+      {"rate_hz", IngestSource::Kind::replay},
+      {"period_ms", IngestSource::Kind::replay}};
+  for (const auto& [name, kind] : owner) {
+    const auto it = keys.find(name);
+    if (it != keys.end() && src.kind != kind)
+      throw ConfigError(it->second.key,
+                        cat("'", name, "' applies to '",
+                            kind == IngestSource::Kind::sub ? "sub" : "replay", "' entries only"));
+  }
+}
+
+std::vector<IngestSource> read_ingest(const PresentKeys& top, const ReadContext& ctx,
+                                      const DaemonConfig& config) {
+  std::vector<IngestSource> sources;
+  UniqueNames bound("pull endpoint");  // two sockets cannot bind one endpoint
+  for (const YAML::Node& entry : list_entries(top, "ingest")) {
+    IngestSource src;
+    src.where = where_is(ctx, entry);
+    OptionTargets targets;
+    targets.ingest = &src;
+    const PresentKeys keys = read_section(entry, src.where, "ingest[]", targets, ctx);
+    const char* kind_key = nullptr;
+    for (const char* name : {"pull", "sub", "replay"}) {
+      const auto it = keys.find(name);
+      if (it == keys.end()) continue;
+      if (kind_key)
+        throw ConfigError(it->second.key, cat("an ingest entry has one source: '", kind_key,
+                                              "' and '", name, "' need two entries"));
+      kind_key = name;
+    }
+    if (!kind_key)
+      throw ConfigError(src.where, "an ingest entry needs one of 'pull', 'sub', 'replay'");
+    check_ingest_keys(keys, src);
+    const SourceLocation& at = keys.find(kind_key)->second.value;
+    if (src.kind == IngestSource::Kind::pull) {
+      bound.add(src.endpoint, at);
+      if (src.endpoint == config.publish_endpoint)  // the PUB socket binds too
+        throw ConfigError(at, cat("pull endpoint ", in_quotes(src.endpoint),
+                                  " is also "
+                                  "'publish.endpoint': two sockets cannot bind one endpoint"));
+    }
+    if (src.kind == IngestSource::Kind::replay) {
+      const auto stream = keys.find("stream");
+      if (stream == keys.end())
+        throw ConfigError(src.where, "missing required key 'stream' in a 'replay' entry");
+      check_stream_id(src.stream, stream->second.value);
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(src.file, ec))
+        throw ConfigError(at, cat("cannot read replay file ", in_quotes(src.file)));
+      const bool declared = std::any_of(config.streams.begin(), config.streams.end(),
+                                        [&](const StreamDecl& s) { return s.id == src.stream; });
+      if (!declared && !config.auto_create_streams)
+        throw ConfigError(stream->second.value,
+                          cat("replay stream ", in_quotes(src.stream),
+                              " is not declared in "
+                              "'streams.declared' and 'streams.auto_create' is false"));
+    }
+    sources.push_back(std::move(src));
+  }
+  return sources;
+}
+
+// Which pattern dims some stream can have, and the words to say so in an error.
+std::pair<std::set<std::size_t>, std::string> stream_dims(const DaemonConfig& config) {
+  std::set<std::size_t> dims;
+  for (const StreamDecl& s : config.streams) dims.insert(s.dims);
+  std::string text;
+  for (const std::size_t d : dims)
+    text += cat(text.empty() ? "declared streams have dims " : ", ", std::to_string(d));
+  if (text.empty()) text = "no streams are declared";
+  if (config.auto_create_streams) {
+    dims.insert(config.auto_dims);
+    text += cat("; auto-created streams have dims ", std::to_string(config.auto_dims));
+  } else {
+    text += "; 'streams.auto_create' is false";
+  }
+  return {dims, text};
+}
+
+}  // namespace
+
+DaemonConfig load_daemon_config(const std::string& path) {
+  const YAML::Node root = load_yaml_file(path);
+  // Absolute, so that resolved paths survive a change of working directory.
+  const ReadContext ctx{path, std::filesystem::absolute(std::filesystem::path(path)).parent_path()};
+  DaemonConfig config;
+  config.source_file = path;
+  OptionTargets targets;
+  targets.config = &config;
+  const PresentKeys top = read_section(root, {path, 1, 1}, "", targets, ctx);
+  config.streams = read_streams(top, ctx);
+  const auto [dims, dims_text] = stream_dims(config);
+  config.libraries = read_libraries(top, ctx, dims, dims_text);
+  config.rules = read_rules(top, ctx);
+  config.ingest = read_ingest(top, ctx, config);
+  return config;
+}
+
+}  // namespace warpwatch::config

@@ -1,0 +1,86 @@
+// warpwatchd's configuration, typed (the YAML file is described in README.md,
+// "Configuration"; the option table in config/options.cpp declares each option once).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "warpwatch/config/config_error.hpp"
+#include "warpwatch/kernels/matcher.hpp"
+
+namespace warpwatch::config {
+
+// Where samples come from. ZeroMQ PULL binds, SUB connects (topic = stream-id prefix).
+struct IngestSource {
+  enum class Kind { pull, sub, replay };
+  Kind kind = Kind::pull;
+  std::string endpoint;      // pull/sub: a ZeroMQ endpoint, e.g. tcp://127.0.0.1:5555
+  std::string topic;         // sub: subscription prefix ("" = everything)
+  std::string file;          // replay: series file (CSV/TSV/.npy, one series per file)
+  std::string stream;        // replay: the stream id the file becomes
+  double rate_hz = 0.0;      // replay: samples per second; 0 = as fast as possible
+  std::int64_t period_ns = 1'000'000'000;  // replay: spacing of the samples' timestamps
+  SourceLocation where;
+};
+
+// A declared stream (SPEC.md 1): samples for undeclared ids are rejected unless
+// auto_create_streams is on.
+struct StreamDecl {
+  std::string id;
+  std::size_t dims = 1;
+  std::int64_t nominal_period_ns = 1'000'000'000;
+  SourceLocation where;
+};
+
+// A named pattern library: patterns from files or inline YAML, each with the library's
+// defaults and its own overrides already applied.
+struct Library {
+  std::string name;
+  std::vector<kernels::PatternDef> patterns;  // ids are unique across all libraries
+  SourceLocation where;
+};
+
+// An alert rule (SPEC.md 5): which matches become events, and how they are labelled.
+struct Rule {
+  std::string name;
+  std::vector<std::string> streams = {"*"};    // glob patterns on stream ids
+  std::vector<std::string> patterns = {"*"};   // glob patterns on pattern ids
+  std::vector<std::string> libraries = {"*"};  // glob patterns on library names
+  std::optional<double> threshold;             // stricter threshold (distance <= threshold)
+  std::chrono::milliseconds cooldown{0};       // per (rule, stream): events closer are dropped
+  std::string severity = "info";
+  std::map<std::string, std::string> labels;
+  SourceLocation where;
+};
+
+struct DaemonConfig {
+  std::string source_file;
+  std::string instance = "warpwatch";          // names this daemon in events
+  std::string backend = "auto";                // auto | cuda | cpu | reference
+  unsigned cpu_threads = 0;                    // 0 = one per hardware thread
+  std::chrono::milliseconds tick{10};          // scheduler period
+  std::size_t batch_samples = 4096;            // a batch is cut early once this many wait
+  std::vector<IngestSource> ingest;
+  std::size_t max_message_bytes = 1 << 20;     // larger messages are rejected and counted
+  bool auto_create_streams = false;            // accept undeclared stream ids
+  std::size_t max_streams = 10000;             // limit for auto-created streams
+  std::size_t auto_dims = 1;                   // dims of auto-created streams
+  std::vector<StreamDecl> streams;
+  std::vector<Library> libraries;
+  std::vector<Rule> rules;
+  std::string publish_endpoint = "tcp://127.0.0.1:5556";  // ZeroMQ PUB bind
+  int send_high_water_mark = 10000;            // messages queued per subscriber before drops
+  std::optional<std::string> events_file;      // JSON lines, appended
+  std::string metrics_listen;                  // "127.0.0.1:9464" serves /metrics; "" = off
+  std::chrono::milliseconds drain_grace{2000}; // SIGTERM: time allowed to drain
+};
+
+// Reads and validates the whole file; every error is a ConfigError naming
+// file:line:column. Pattern files are resolved relative to the config file's folder.
+DaemonConfig load_daemon_config(const std::string& path);
+
+}  // namespace warpwatch::config

@@ -1,0 +1,242 @@
+// The option table, first half: the daemon's own options (everything but libraries and
+// rules, which options_matching.cpp declares). The reader (config_reader.cpp) and the
+// reference (options_reference.cpp) only walk the table that option_table() joins.
+#include <cmath>
+#include <vector>
+
+#include "config_reader.hpp"
+#include "warpwatch/config/options.hpp"
+
+namespace warpwatch::config {
+namespace {
+
+using T = OptionTargets;
+using V = OptionValue;
+using OT = OptionType;
+using std::chrono::milliseconds;
+
+std::int64_t ms_to_ns(double ms) {
+  return static_cast<std::int64_t>(std::llround(ms * 1e6));
+}
+
+}  // namespace
+
+std::vector<OptionInfo> daemon_options() {
+  return {
+      // --- the daemon as a whole
+      {.name = "instance",
+       .type = OT::string,
+       .default_yaml = "warpwatch",
+       .help = "names this daemon in every event (`instance`) and in its logs",
+       .min = 1,
+       .set = [](T& t, const V& v) { t.config->instance = v.text; }},
+      {.name = "backend",
+       .type = OT::choice,
+       .default_yaml = "auto",
+       .help = "matching backend; `auto` uses cuda when a device is usable, else cpu (one log "
+               "line says which)",
+       .choices = {"auto", "cuda", "cpu", "reference"},
+       .set = [](T& t, const V& v) { t.config->backend = v.text; }},
+      {.name = "cpu_threads",
+       .type = OT::integer,
+       .default_yaml = "0",
+       .help = "worker threads of the cpu backend; 0 = one per hardware thread",
+       .min = 0,
+       .max = 4096,
+       .set = [](T& t, const V& v) { t.config->cpu_threads = static_cast<unsigned>(v.integer); }},
+
+      {.name = "scheduler", .type = OT::section, .help = "when batches are cut"},
+      {.name = "scheduler.tick_ms",
+       .type = OT::integer,
+       .default_yaml = "10",
+       .help = "a batch of every stream's new samples is matched every tick",
+       .min = 1,
+       .max = 60000,
+       .set = [](T& t, const V& v) { t.config->tick = milliseconds(v.integer); }},
+      {.name = "scheduler.batch_samples",
+       .type = OT::integer,
+       .default_yaml = "4096",
+       .help = "a batch is cut before the tick once this many samples wait (all streams)",
+       .min = 1,
+       .max = 1 << 24,
+       .set = [](T& t,
+                 const V& v) { t.config->batch_samples = static_cast<std::size_t>(v.integer); }},
+
+      // --- ingest
+      {.name = "ingest",
+       .type = OT::list,
+       .help = "where samples come from; each entry has exactly one of `pull`, `sub`, `replay`"},
+      {.name = "ingest[].pull",
+       .type = OT::endpoint,
+       .help = "a ZeroMQ PULL socket bound here receives `[stream id][payload]` messages",
+       .set =
+           [](T& t, const V& v) {
+             t.ingest->kind = IngestSource::Kind::pull;
+             t.ingest->endpoint = v.text;
+           }},
+      {.name = "ingest[].sub",
+       .type = OT::endpoint,
+       .help = "a ZeroMQ SUB socket connected here receives `[stream id][payload]` messages",
+       .set =
+           [](T& t, const V& v) {
+             t.ingest->kind = IngestSource::Kind::sub;
+             t.ingest->endpoint = v.text;
+           }},
+      {.name = "ingest[].topic",
+       .type = OT::string,
+       .default_yaml = "\"\"",
+       .help = "`sub` only: subscribe to stream ids starting with this; \"\" = every stream",
+       .set = [](T& t, const V& v) { t.ingest->topic = v.text; }},
+      {.name = "ingest[].replay",
+       .type = OT::path,
+       .help = "a series file (CSV, TSV, .npy; one series) replayed as one stream",
+       .set =
+           [](T& t, const V& v) {
+             t.ingest->kind = IngestSource::Kind::replay;
+             t.ingest->file = v.text;
+           }},
+      {.name = "ingest[].stream",
+       .type = OT::string,
+       .help = "`replay` only, required there: the stream id the file's samples get",
+       .min = 1,
+       .set = [](T& t, const V& v) { t.ingest->stream = v.text; }},
+      {.name = "ingest[].rate_hz",
+       .type = OT::number,
+       .default_yaml = "0",
+       .help = "`replay` only: samples sent per second; 0 = as fast as possible",
+       .min = 0,
+       .set = [](T& t, const V& v) { t.ingest->rate_hz = v.number; }},
+      {.name = "ingest[].period_ms",
+       .type = OT::number,
+       .default_yaml = "1000",
+       .help = "`replay` only: spacing of the replayed samples' timestamps",
+       .min = 0,
+       .min_exclusive = true,
+       .set = [](T& t, const V& v) { t.ingest->period_ns = ms_to_ns(v.number); }},
+
+      // --- limits and streams
+      {.name = "limits", .type = OT::section, .help = "what bad or abundant input may cost"},
+      {.name = "limits.max_message_bytes",
+       .type = OT::integer,
+       .default_yaml = "1048576",
+       .help = "larger ingest messages are rejected and counted",
+       .min = 64,
+       .max = 1 << 30,
+       .set =
+           [](T& t, const V& v) {
+             t.config->max_message_bytes = static_cast<std::size_t>(v.integer);
+           }},
+      {.name = "limits.max_streams",
+       .type = OT::integer,
+       .default_yaml = "10000",
+       .help = "auto-created streams beyond this many are rejected and counted",
+       .min = 1,
+       .max = 10000000,
+       .set = [](T& t,
+                 const V& v) { t.config->max_streams = static_cast<std::size_t>(v.integer); }},
+      {.name = "streams", .type = OT::section, .help = "which stream ids are accepted"},
+      {.name = "streams.auto_create",
+       .type = OT::boolean,
+       .default_yaml = "false",
+       .help = "accept samples for undeclared stream ids (they get `auto_dims`)",
+       .set = [](T& t, const V& v) { t.config->auto_create_streams = v.boolean; }},
+      {.name = "streams.auto_dims",
+       .type = OT::integer,
+       .default_yaml = "1",
+       .help = "dimension of auto-created streams",
+       .min = 1,
+       .max = 64,
+       .set = [](T& t, const V& v) { t.config->auto_dims = static_cast<std::size_t>(v.integer); }},
+      {.name = "streams.declared",
+       .type = OT::list,
+       .help = "streams known in advance; ids are unique"},
+      {.name = "streams.declared[].id",
+       .type = OT::string,
+       .required = true,
+       .help = "stream id: 1 to 255 bytes of UTF-8, no whitespace",
+       .min = 1,
+       .set = [](T& t, const V& v) { t.stream->id = v.text; }},
+      {.name = "streams.declared[].dims",
+       .type = OT::integer,
+       .default_yaml = "1",
+       .help = "values per sample",
+       .min = 1,
+       .max = 64,
+       .set = [](T& t, const V& v) { t.stream->dims = static_cast<std::size_t>(v.integer); }},
+      {.name = "streams.declared[].period_ms",
+       .type = OT::number,
+       .default_yaml = "1000",
+       .help = "nominal sample spacing: patterns without `times` are spaced at it (twed)",
+       .min = 0,
+       .min_exclusive = true,
+       .set = [](T& t, const V& v) { t.stream->nominal_period_ns = ms_to_ns(v.number); }},
+
+      // --- sinks and lifecycle
+      {.name = "publish", .type = OT::section, .help = "where events go"},
+      {.name = "publish.endpoint",
+       .type = OT::endpoint,
+       .default_yaml = "tcp://127.0.0.1:5556",
+       .help = "a ZeroMQ PUB socket bound here publishes events (topic `<rule>/<stream>`, JSON)",
+       .set = [](T& t, const V& v) { t.config->publish_endpoint = v.text; }},
+      {.name = "publish.send_hwm",
+       .type = OT::integer,
+       .default_yaml = "10000",
+       .help = "events queued per subscriber before further ones are dropped and counted; 0 = "
+               "no limit",
+       .min = 0,
+       .max = 100000000,
+       .set = [](T& t,
+                 const V& v) { t.config->send_high_water_mark = static_cast<int>(v.integer); }},
+      {.name = "publish.events_file",
+       .type = OT::path,
+       .help = "also append every event to this file as JSON lines; unset = no file",
+       .set = [](T& t, const V& v) { t.config->events_file = v.text; }},
+      {.name = "metrics", .type = OT::section, .help = "monitoring"},
+      {.name = "metrics.listen",
+       .type = OT::listen,
+       .default_yaml = "\"\"",
+       .help = "serve `/metrics` (Prometheus) and `/healthz` over HTTP here; \"\" = off",
+       .set = [](T& t, const V& v) { t.config->metrics_listen = v.text; }},
+      {.name = "shutdown", .type = OT::section, .help = "SIGTERM and SIGINT"},
+      {.name = "shutdown.drain_grace_ms",
+       .type = OT::integer,
+       .default_yaml = "2000",
+       .help = "after ingest stops, time allowed to match, flush and publish what was accepted",
+       .min = 0,
+       .max = 600000,
+       .set = [](T& t, const V& v) { t.config->drain_grace = milliseconds(v.integer); }},
+  };
+}
+
+std::span<const OptionInfo> option_table() {
+  static const std::vector<OptionInfo> table = [] {
+    std::vector<OptionInfo> all = daemon_options();
+    for (OptionInfo& option : matching_options()) all.push_back(std::move(option));
+    return all;
+  }();
+  return table;
+}
+
+const OptionInfo* find_option(std::string_view name) {
+  for (const OptionInfo& option : option_table())
+    if (option.name == name) return &option;
+  return nullptr;
+}
+
+std::string_view leaf_name(std::string_view name) {
+  const std::size_t dot = name.rfind('.');
+  return dot == std::string_view::npos ? name : name.substr(dot + 1);
+}
+
+std::vector<const OptionInfo*> child_options(std::string_view parent) {
+  std::vector<const OptionInfo*> children;
+  for (const OptionInfo& option : option_table()) {
+    const std::string_view name = option.name;
+    const std::size_t dot = name.rfind('.');
+    const std::string_view head = dot == std::string_view::npos ? "" : name.substr(0, dot);
+    if (head == parent) children.push_back(&option);
+  }
+  return children;
+}
+
+}  // namespace warpwatch::config

@@ -1,0 +1,240 @@
+// The option table, second half: pattern libraries and alert rules (the daemon's own
+// options are in options.cpp).
+#include <vector>
+
+#include "config_reader.hpp"
+#include "warpwatch/config/options.hpp"
+
+namespace warpwatch::config {
+namespace {
+
+using T = OptionTargets;
+using V = OptionValue;
+using OT = OptionType;
+using std::chrono::milliseconds;
+
+}  // namespace
+
+std::vector<OptionInfo> matching_options() {
+  return {
+      // --- pattern libraries
+      {.name = "libraries",
+       .type = OT::list,
+       .help = "named pattern libraries; pattern ids are unique across all of them"},
+      {.name = "libraries[].name",
+       .type = OT::string,
+       .required = true,
+       .help = "library name (events carry it; rules select on it); unique",
+       .min = 1,
+       .set = [](T& t, const V& v) { t.library->name = v.text; }},
+      {.name = "libraries[].defaults",
+       .type = OT::section,
+       .help = "matching parameters of every pattern of the library (SPEC.md 2-4); a pattern "
+               "entry may override any of them"},
+      {.name = "libraries[].defaults.metric",
+       .type = OT::choice,
+       .default_yaml = "dtw",
+       .help = "elastic measure",
+       .choices = {"dtw", "dk", "softdtw", "twed"},
+       .set = [](T& t,
+                 const V& v) { t.params->match.distance.metric = *kernels::parse_metric(v.text); }},
+      {.name = "libraries[].defaults.mode",
+       .type = OT::choice,
+       .default_yaml = "stream",
+       .help = "`stream`: SPRING subsequence matching (dtw, dk); `window`: sliding windows",
+       .choices = {"stream", "window"},
+       .set = [](T& t, const V& v) { t.params->match.mode = *kernels::parse_mode(v.text); }},
+      {.name = "libraries[].defaults.cost",
+       .type = OT::choice,
+       .default_yaml = "sq",
+       .help = "local cost of dtw, dk, softdtw: squared or absolute differences",
+       .choices = {"sq", "abs"},
+       .set = [](T& t,
+                 const V& v) { t.params->match.distance.cost = *kernels::parse_cost(v.text); }},
+      {.name = "libraries[].defaults.threshold",
+       .type = OT::number,
+       .help = "a match qualifies when its distance <= threshold; required here or on each "
+               "pattern",
+       .set =
+           [](T& t, const V& v) {
+             t.params->match.threshold = v.number;
+             t.params->has_threshold = true;
+           }},
+      {.name = "libraries[].defaults.window",
+       .type = OT::integer,
+       .default_yaml = "0",
+       .help = "`window` mode: window length in samples; 0 = the pattern's length",
+       .min = 0,
+       .max = 100000000,
+       .allowed = "0, or 2 to 100000000",
+       .set = [](T& t,
+                 const V& v) { t.params->match.window = static_cast<std::size_t>(v.integer); }},
+      {.name = "libraries[].defaults.hop",
+       .type = OT::integer,
+       .default_yaml = "1",
+       .help = "`window` mode: a window ends every hop-th sample",
+       .min = 1,
+       .max = 100000000,
+       .set = [](T& t, const V& v) { t.params->match.hop = static_cast<std::size_t>(v.integer); }},
+      {.name = "libraries[].defaults.znorm",
+       .type = OT::boolean,
+       .default_yaml = "false",
+       .help = "`window` mode: z-normalize each window and the pattern",
+       .set =
+           [](T& t, const V& v) {
+             t.params->match.normalize =
+                 v.boolean ? kernels::Normalize::znorm : kernels::Normalize::none;
+           }},
+      {.name = "libraries[].defaults.band",
+       .type = OT::number,
+       .help = "dtw, dk, softdtw: Sakoe-Chiba radius in cells; unset = unconstrained",
+       .min = 0,
+       .set = [](T& t, const V& v) { t.params->match.distance.band = v.number; }},
+      {.name = "libraries[].defaults.nu",
+       .type = OT::number,
+       .default_yaml = "0.001",
+       .help = "twed: stiffness, cost per second of time misalignment",
+       .min = 0,
+       .set = [](T& t, const V& v) { t.params->match.distance.nu = v.number; }},
+      {.name = "libraries[].defaults.lambda",
+       .type = OT::number,
+       .default_yaml = "1",
+       .help = "twed: deletion penalty",
+       .min = 0,
+       .set = [](T& t, const V& v) { t.params->match.distance.lambda = v.number; }},
+      {.name = "libraries[].defaults.p",
+       .type = OT::number,
+       .default_yaml = "2",
+       .help = "twed: degree of the norm",
+       .min = 1,
+       .set = [](T& t, const V& v) { t.params->match.distance.p = v.number; }},
+      {.name = "libraries[].defaults.gamma",
+       .type = OT::number,
+       .default_yaml = "1",
+       .help = "softdtw: smoothing",
+       .min = 0,
+       .min_exclusive = true,
+       .set = [](T& t, const V& v) { t.params->match.distance.gamma = v.number; }},
+      {.name = "libraries[].patterns",
+       .type = OT::list,
+       .help = "the patterns, each from `file` or inline `values`; an entry may also set any "
+               "key of `defaults` for itself"},
+      {.name = "libraries[].patterns[].id",
+       .type = OT::string,
+       .required = true,
+       .help = "pattern id; a file of several series gives `<id>:<row>` (0-based) per series",
+       .min = 1,
+       .set = [](T& t, const V& v) { t.pattern->id = v.text; }},
+      {.name = "libraries[].patterns[].file",
+       .type = OT::path,
+       .help = "series file: CSV/TSV/text (one series per row) or .npy (1-D, or one per row)",
+       .set = [](T& t, const V& v) { t.pattern->file = v.text; }},
+      {.name = "libraries[].patterns[].row",
+       .type = OT::integer,
+       .help = "`file` only: take this series (0-based) alone, with the id as given",
+       .min = 0,
+       .set = [](T& t, const V& v) { t.pattern->row = v.integer; }},
+      {.name = "libraries[].patterns[].layout",
+       .type = OT::choice,
+       .default_yaml = "rows",
+       .help = "`file` only: `rows` = one series per row; `columns` = the file is one series, "
+               "a sample per row, a dimension per column",
+       .choices = {"rows", "columns"},
+       .set =
+           [](T& t, const V& v) {
+             t.pattern->file_options.layout =
+                 v.text == "rows" ? SeriesLayout::rows : SeriesLayout::columns;
+           }},
+      {.name = "libraries[].patterns[].labels",
+       .type = OT::boolean,
+       .default_yaml = "false",
+       .help = "`file`, `rows` layout: the first field of each row is a class label (UCR files)",
+       .set = [](T& t, const V& v) { t.pattern->file_options.label_column = v.boolean; }},
+      {.name = "libraries[].patterns[].time_column",
+       .type = OT::integer,
+       .help = "`file`, `columns` layout: 0-based column of timestamps; the others are values",
+       .min = 0,
+       .max = 1 << 20,
+       .set =
+           [](T& t, const V& v) {
+             t.pattern->file_options.time_column = static_cast<std::size_t>(v.integer);
+           }},
+      {.name = "libraries[].patterns[].time_unit",
+       .type = OT::choice,
+       .default_yaml = "s",
+       .help = "`file`: unit of `time_column`",
+       .choices = {"s", "ms", "us", "ns"},
+       .set =
+           [](T& t, const V& v) {
+             t.pattern->file_options.time_scale = v.text == "s"    ? 1.0
+                                                  : v.text == "ms" ? 1e-3
+                                                  : v.text == "us" ? 1e-6
+                                                                   : 1e-9;
+           }},
+      {.name = "libraries[].patterns[].values",
+       .type = OT::samples,
+       .help = "inline pattern: numbers (1 dimension) or one `[v1, v2, ...]` per sample",
+       .set = [](T& t, const V& v) { t.pattern->values = v.rows; }},
+      {.name = "libraries[].patterns[].times",
+       .type = OT::number_list,
+       .help = "inline pattern: relative timestamps in seconds, one per sample, increasing; "
+               "unset = the stream's `period_ms`",
+       .set = [](T& t, const V& v) { t.pattern->times = v.numbers; }},
+
+      // --- alert rules
+      {.name = "rules",
+       .type = OT::list,
+       .help = "which matches become events; none = one rule `default` that passes every "
+               "match"},
+      {.name = "rules[].name",
+       .type = OT::string,
+       .required = true,
+       .help = "rule name: events carry it, the topic is `<rule>/<stream>`; unique",
+       .min = 1,
+       .set = [](T& t, const V& v) { t.rule->name = v.text; }},
+      {.name = "rules[].streams",
+       .type = OT::string_list,
+       .default_yaml = "[\"*\"]",
+       .help = "globs (`*`, `?`, `[...]`) on stream ids; a match needs one of them",
+       .min = 1,
+       .set = [](T& t, const V& v) { t.rule->streams = v.texts; }},
+      {.name = "rules[].patterns",
+       .type = OT::string_list,
+       .default_yaml = "[\"*\"]",
+       .help = "globs on pattern ids",
+       .min = 1,
+       .set = [](T& t, const V& v) { t.rule->patterns = v.texts; }},
+      {.name = "rules[].libraries",
+       .type = OT::string_list,
+       .default_yaml = "[\"*\"]",
+       .help = "globs on library names",
+       .min = 1,
+       .set = [](T& t, const V& v) { t.rule->libraries = v.texts; }},
+      {.name = "rules[].threshold",
+       .type = OT::number,
+       .help = "also require distance <= this; unset = the pattern's threshold only",
+       .set = [](T& t, const V& v) { t.rule->threshold = v.number; }},
+      {.name = "rules[].cooldown_ms",
+       .type = OT::integer,
+       .default_yaml = "0",
+       .help = "per stream: an event ending sooner than this after the rule's last event for the "
+               "stream ended (stream time) is dropped",
+       .min = 0,
+       .max = 86400000,
+       .set = [](T& t, const V& v) { t.rule->cooldown = milliseconds(v.integer); }},
+      {.name = "rules[].severity",
+       .type = OT::choice,
+       .default_yaml = "info",
+       .help = "carried by the events",
+       .choices = {"debug", "info", "notice", "warning", "error", "critical"},
+       .set = [](T& t, const V& v) { t.rule->severity = v.text; }},
+      {.name = "rules[].labels",
+       .type = OT::string_map,
+       .default_yaml = "{}",
+       .help = "`key: value` pairs added to the events",
+       .set = [](T& t, const V& v) { t.rule->labels = v.text_map; }},
+
+  };
+}
+
+}  // namespace warpwatch::config

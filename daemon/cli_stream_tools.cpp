@@ -1,0 +1,109 @@
+// `warpwatch replay` (a series file -> frames on a daemon's PULL socket) and
+// `warpwatch tail` (print the events a daemon publishes).
+#include <zmq.hpp>
+#include <zmq_addon.hpp>
+
+#include <chrono>
+#include <ostream>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "cli_verbs.hpp"
+#include "warpwatch/stream/frame.hpp"
+
+namespace warpwatch::daemon {
+
+CLI::App* add_replay_command(CLI::App& app, ReplayCommand& cmd) {
+  auto* sub = app.add_subcommand("replay", "send a series file to a daemon as frames");
+  sub->add_option("FILE", cmd.file, "series file (CSV, TSV, .npy); its first series is sent")->required();
+  sub->add_option("--endpoint", cmd.endpoint, "the daemon's PULL endpoint")->required();
+  sub->add_option("--stream", cmd.stream, "stream id")->required();
+  sub->add_option("--rate", cmd.rate_hz, "samples per second; 0 = as fast as possible")->capture_default_str();
+  sub->add_option("--period-ms", cmd.period_ms, "timestamp spacing of the samples")->capture_default_str();
+  sub->add_option("--start-ns", cmd.start_ns, "timestamp of the first sample")->capture_default_str();
+  sub->add_option("--chunk", cmd.chunk, "samples per message")->capture_default_str();
+  sub->add_flag("--text", cmd.text, "send text lines (t_ns,v1,...) instead of binary frames");
+  add_series_input_options(*sub, cmd.input);
+  return sub;
+}
+
+int run_replay(const ReplayCommand& cmd, std::ostream& out, std::ostream& err) {
+  if (cmd.chunk == 0) throw std::runtime_error("--chunk must be >= 1");
+  if (!(cmd.period_ms > 0)) throw std::runtime_error("--period-ms must be > 0");
+  const auto series = load_series_for_cli(cmd.file, cmd.input, err);
+  const config::LoadedSeries& s = series.front();
+  zmq::context_t context;
+  zmq::socket_t socket(context, zmq::socket_type::push);
+  socket.set(zmq::sockopt::linger, 10000);  // deliver what is queued before exiting
+  socket.connect(cmd.endpoint);
+  const auto period_ns = static_cast<std::int64_t>(cmd.period_ms * 1e6);
+  const auto start = std::chrono::steady_clock::now();
+  std::size_t messages = 0;
+  for (std::size_t i = 0; i < s.length(); i += cmd.chunk) {
+    const std::size_t count = std::min(cmd.chunk, s.length() - i);
+    stream::Samples part;
+    part.dims = s.dims;
+    for (std::size_t k = 0; k < count; ++k) part.times_ns.push_back(cmd.start_ns + static_cast<std::int64_t>(i + k) * period_ns);
+    part.values.assign(s.values.begin() + static_cast<std::ptrdiff_t>(i * s.dims),
+                       s.values.begin() + static_cast<std::ptrdiff_t>((i + count) * s.dims));
+    if (cmd.rate_hz > 0)
+      std::this_thread::sleep_until(start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                std::chrono::duration<double>(static_cast<double>(i) / cmd.rate_hz)));
+    std::array<zmq::const_buffer, 2> parts;
+    const std::string text = cmd.text ? stream::encode_text(part) : std::string();
+    const std::vector<std::byte> frame = cmd.text ? std::vector<std::byte>() : stream::encode_frame(part, false);
+    parts[0] = zmq::buffer(cmd.stream);
+    parts[1] = cmd.text ? zmq::buffer(text) : zmq::buffer(frame.data(), frame.size());
+    zmq::send_multipart(socket, parts);
+    ++messages;
+  }
+  out << "replayed " << s.length() << " samples of " << s.name << " as stream '" << cmd.stream << "' in "
+      << messages << " messages to " << cmd.endpoint << "\n";
+  return 0;
+}
+
+CLI::App* add_tail_command(CLI::App& app, TailCommand& cmd) {
+  auto* sub = app.add_subcommand("tail", "print events published by a daemon, one JSON object per line");
+  sub->add_option("--endpoint", cmd.endpoint, "the daemon's PUB endpoint")->capture_default_str();
+  sub->add_option("--topic", cmd.topic, "topic prefix: \"<rule>/\" or \"<rule>/<stream>\"; empty = all")
+      ->capture_default_str();
+  sub->add_option("--count", cmd.count, "exit after this many events (0 = never)")->capture_default_str();
+  sub->add_option("--idle-exit-ms", cmd.idle_exit_ms,
+                  "exit after this long without an event (0 = never)")->capture_default_str();
+  sub->add_flag("--topics", cmd.show_topic, "print the topic before each event");
+  return sub;
+}
+
+int run_tail(const TailCommand& cmd, std::ostream& out, std::ostream& err) {
+  zmq::context_t context;
+  zmq::socket_t socket(context, zmq::socket_type::sub);
+  socket.set(zmq::sockopt::subscribe, cmd.topic);
+  socket.connect(cmd.endpoint);
+  std::uint64_t seen = 0;
+  auto last = std::chrono::steady_clock::now();
+  std::vector<zmq::message_t> parts;
+  while (cmd.count == 0 || seen < cmd.count) {
+    zmq::pollitem_t item{socket.handle(), 0, ZMQ_POLLIN, 0};
+    zmq::poll(&item, 1, std::chrono::milliseconds(100));
+    if (!(item.revents & ZMQ_POLLIN)) {
+      if (cmd.idle_exit_ms > 0 &&
+          std::chrono::steady_clock::now() - last > std::chrono::milliseconds(cmd.idle_exit_ms))
+        break;
+      continue;
+    }
+    parts.clear();
+    if (!zmq::recv_multipart(socket, std::back_inserter(parts), zmq::recv_flags::dontwait)) continue;
+    last = std::chrono::steady_clock::now();
+    if (parts.size() != 2) {
+      err << "warpwatch tail: skipped a message of " << parts.size() << " frames\n";
+      continue;
+    }
+    if (cmd.show_topic) out << parts[0].to_string_view() << " ";
+    out << parts[1].to_string_view() << std::endl;
+    ++seen;
+  }
+  return 0;
+}
+
+}  // namespace warpwatch::daemon

@@ -1,0 +1,310 @@
+#include "warpwatch/stream/frame.hpp"
+
+#include <bit>
+#include <charconv>
+#include <cmath>
+#include <initializer_list>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <system_error>
+
+namespace warpwatch::stream {
+namespace {
+
+constexpr std::array<std::uint8_t, 4> frame_magic = {0x57, 0x57, 0x46, 0x01};  // "WWF" v1
+constexpr std::size_t header_bytes = 12;
+constexpr std::uint8_t flag_explicit_timestamps = 0x01;
+constexpr std::size_t max_quoted_bytes = 32;
+
+// Little-endian loads and stores, byte by byte, so the code does not depend on the host's
+// byte order or on alignment (GCC turns these loops into single moves on x86 and ARM).
+std::uint64_t load_le(const std::byte* p, std::size_t n) {
+  std::uint64_t v = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    v |= std::uint64_t{std::to_integer<std::uint8_t>(p[i])} << (8 * i);
+  return v;
+}
+void store_le(std::vector<std::byte>& out, std::uint64_t v, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) out.push_back(static_cast<std::byte>((v >> (8 * i)) & 0xFF));
+}
+
+// Concatenation by appending: GCC 12 warns falsely (-Wrestrict) on `"x" + std::string`.
+std::string cat(std::initializer_list<std::string_view> parts) {
+  std::string out;
+  for (std::string_view p : parts) out.append(p);
+  return out;
+}
+
+DecodeError malformed(std::string detail) {
+  return DecodeError{RejectReason::malformed_frame, std::move(detail)};
+}
+
+// A field of untrusted text for a log line: printable ASCII as is, other bytes as \xNN,
+// cut after a few bytes so that one huge field cannot flood the log.
+std::string quoted(std::string_view s) {
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out = "'";
+  for (std::size_t i = 0; i < s.size() && i < max_quoted_bytes; ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c < 0x7F && c != '\'') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.append("\\x");
+      out.push_back(hex[c >> 4]);
+      out.push_back(hex[c & 0xF]);
+    }
+  }
+  if (s.size() > max_quoted_bytes) out.append("...");
+  out.push_back('\'');
+  return out;
+}
+
+std::variant<Decoded, DecodeError> decode_binary(std::span<const std::byte> p) {
+  if (p.size() >= 4 && std::to_integer<std::uint8_t>(p[3]) != frame_magic[3]) {
+    return malformed(cat({"unsupported frame version ", std::to_string(std::to_integer<int>(p[3])),
+                          " (this reader knows 1)"}));
+  }
+  if (p.size() < header_bytes) {
+    return malformed(
+        cat({"short header: ", std::to_string(p.size()), " bytes, a frame header has 12"}));
+  }
+  const auto flags = std::to_integer<std::uint8_t>(p[4]);
+  const auto reserved = std::to_integer<std::uint8_t>(p[5]);
+  const auto dims = static_cast<std::size_t>(load_le(&p[6], 2));
+  const auto count = static_cast<std::size_t>(load_le(&p[8], 4));
+  // Unknown flags and a non-zero reserved byte are refused rather than ignored: a later
+  // version that uses them must not be misread by this one.
+  if ((flags & ~flag_explicit_timestamps) != 0) {
+    return malformed(cat({"unknown flag bits in flags byte ", std::to_string(flags)}));
+  }
+  if (reserved != 0) {
+    return malformed(cat({"reserved byte is ", std::to_string(reserved), ", must be 0"}));
+  }
+  if (dims < 1 || dims > max_dims) {
+    return malformed(cat({"dims ", std::to_string(dims), " outside 1..64"}));
+  }
+  if (count < 1) return malformed("count 0: a frame carries at least one sample");
+
+  const bool explicit_times = (flags & flag_explicit_timestamps) != 0;
+  // count < 2^32 and dims <= 64: these sizes cannot overflow 64 bits.
+  const std::uint64_t time_bytes = explicit_times ? 8 * std::uint64_t{count} : 16;
+  const std::uint64_t expected = header_bytes + time_bytes + 4 * std::uint64_t{count} * dims;
+  if (p.size() != expected) {
+    return malformed(cat({"frame is ", std::to_string(p.size()), " bytes, its header announces ",
+                          std::to_string(expected),
+                          p.size() < expected ? " (truncated)" : " (trailing bytes)"}));
+  }
+
+  Decoded out;
+  Samples& s = out.samples;
+  s.dims = dims;
+  s.times_ns.resize(count);
+  const std::byte* at = p.data() + header_bytes;
+  if (explicit_times) {
+    for (std::size_t i = 0; i < count; ++i, at += 8)
+      s.times_ns[i] = static_cast<std::int64_t>(load_le(at, 8));
+  } else {
+    const auto t0 = static_cast<std::int64_t>(load_le(at, 8));
+    const auto period = static_cast<std::int64_t>(load_le(at + 8, 8));
+    at += 16;
+    if (period <= 0) return malformed(cat({"period_ns ", std::to_string(period), " must be > 0"}));
+    std::int64_t span = 0, last = 0;
+    if (__builtin_mul_overflow(period, static_cast<std::int64_t>(count - 1), &span) ||
+        __builtin_add_overflow(t0, span, &last)) {
+      return malformed("t0 + period_ns * (count - 1) overflows int64");
+    }
+    for (std::size_t i = 0; i < count; ++i)
+      s.times_ns[i] = t0 + period * static_cast<std::int64_t>(i);
+  }
+  s.values.resize(count * dims);
+  for (float& v : s.values) {
+    v = std::bit_cast<float>(static_cast<std::uint32_t>(load_le(at, 4)));
+    at += 4;
+  }
+  return out;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
+  return s;
+}
+
+// A float from a decimal field. Values too small for a float32 become their nearest
+// float32 (possibly 0); values too large are an error, not an infinity: an infinity is
+// what a sensor sent, an overflow is a bad line.
+bool parse_value(std::string_view f, float& v) {
+  const char* end = f.data() + f.size();
+  auto [ptr, ec] = std::from_chars(f.data(), end, v);
+  if (ec == std::errc::result_out_of_range) {
+    double d = 0;
+    auto [ptr_d, ec_d] = std::from_chars(f.data(), end, d);
+    if (ec_d != std::errc{} || ptr_d != end || !(std::fabs(d) <= std::numeric_limits<float>::max()))
+      return false;
+    v = static_cast<float>(d);
+    return true;
+  }
+  return ec == std::errc{} && ptr == end;
+}
+
+// Parses one non-blank line into `t` and `vals`; returns the error when it is bad.
+std::optional<DecodeError> parse_line(std::string_view line, std::size_t dims, std::int64_t& t,
+                                      std::array<float, max_dims>& vals, std::size_t& n_vals) {
+  std::size_t comma = line.find(',');
+  const std::string_view t_field = trim(line.substr(0, comma));
+  if (comma == std::string_view::npos) {
+    return malformed(cat({"no values in ", quoted(line), " (expected t_ns,v1[,v2...])"}));
+  }
+  auto [ptr, ec] = std::from_chars(t_field.data(), t_field.data() + t_field.size(), t);
+  if (ec != std::errc{} || ptr != t_field.data() + t_field.size()) {
+    return malformed(cat({"timestamp ", quoted(t_field), " is not a decimal int64"}));
+  }
+  n_vals = 0;
+  while (comma != std::string_view::npos) {
+    const std::size_t start = comma + 1;
+    comma = line.find(',', start);
+    const std::string_view f =
+        trim(line.substr(start, comma == std::string_view::npos ? comma : comma - start));
+    if (n_vals == max_dims) return malformed("more than 64 values");
+    if (!parse_value(f, vals[n_vals])) {
+      return malformed(cat({"value ", quoted(f), " is not a float32"}));
+    }
+    ++n_vals;
+  }
+  if (dims != 0 && n_vals != dims) {
+    return DecodeError{RejectReason::wrong_dims,
+                       cat({std::to_string(n_vals), " values, expected ", std::to_string(dims)})};
+  }
+  return std::nullopt;
+}
+
+Decoded decode_text(std::string_view text, std::size_t dims) {
+  Decoded out;
+  std::array<float, max_dims> vals{};
+  std::size_t line_no = 0;
+  for (std::size_t pos = 0; pos < text.size();) {
+    const std::size_t nl = text.find('\n', pos);
+    const std::string_view line =
+        trim(text.substr(pos, nl == std::string_view::npos ? nl : nl - pos));
+    pos = nl == std::string_view::npos ? text.size() : nl + 1;
+    ++line_no;
+    if (line.empty()) continue;
+    std::int64_t t = 0;
+    std::size_t n = 0;
+    if (auto err = parse_line(line, dims, t, vals, n)) {
+      out.line_errors.push_back(
+          {err->reason, cat({"line ", std::to_string(line_no), ": ", err->detail})});
+      continue;
+    }
+    dims = n;  // the first good line fixes dims when the caller did not
+    out.samples.times_ns.push_back(t);
+    out.samples.values.insert(out.samples.values.end(), vals.begin(),
+                              vals.begin() + static_cast<std::ptrdiff_t>(n));
+  }
+  out.samples.dims = dims;
+  return out;
+}
+
+void check_sizes(const Samples& s) {
+  if (s.values.size() != s.times_ns.size() * s.dims) {
+    throw std::invalid_argument("samples: values.size() != times_ns.size() * dims");
+  }
+}
+
+}  // namespace
+
+std::string_view to_string(RejectReason reason) {
+  switch (reason) {
+    case RejectReason::malformed_frame:
+      return "malformed_frame";
+    case RejectReason::unknown_stream:
+      return "unknown_stream";
+    case RejectReason::wrong_dims:
+      return "wrong_dims";
+    case RejectReason::non_increasing_timestamp:
+      return "non_increasing_timestamp";
+    case RejectReason::non_finite_value:
+      return "non_finite_value";
+    case RejectReason::oversized_message:
+      return "oversized_message";
+    case RejectReason::invalid_stream_id:
+      return "invalid_stream_id";
+    case RejectReason::too_many_streams:
+      return "too_many_streams";
+  }
+  return "unknown_reason";  // not reached for a valid enumerator
+}
+
+std::variant<Decoded, DecodeError> decode_payload(std::span<const std::byte> payload,
+                                                  std::size_t text_dims) {
+  const auto byte = [&](std::size_t i) { return std::to_integer<std::uint8_t>(payload[i]); };
+  if (payload.size() >= 3 && byte(0) == frame_magic[0] && byte(1) == frame_magic[1] &&
+      byte(2) == frame_magic[2]) {
+    return decode_binary(payload);
+  }
+  const std::string_view text(reinterpret_cast<const char*>(payload.data()), payload.size());
+  if (text.find('\0') != std::string_view::npos) {
+    return malformed(
+        "bad magic: not a binary frame (\"WWF\\x01\"), and text never holds NUL bytes");
+  }
+  return decode_text(text, text_dims);
+}
+
+std::vector<std::byte> encode_frame(const Samples& s, bool explicit_timestamps) {
+  check_sizes(s);
+  const std::size_t count = s.size();
+  if (s.dims < 1 || s.dims > max_dims)
+    throw std::invalid_argument("encode_frame: dims outside 1..64");
+  if (count < 1) throw std::invalid_argument("encode_frame: no samples");
+  if (count > std::numeric_limits<std::uint32_t>::max()) {
+    throw std::invalid_argument("encode_frame: more than 2^32-1 samples in one frame");
+  }
+  std::int64_t period = 1;
+  if (!explicit_timestamps && count > 1) {
+    if (__builtin_sub_overflow(s.times_ns[1], s.times_ns[0], &period) || period <= 0) {
+      throw std::invalid_argument("encode_frame: timestamps do not increase");
+    }
+    for (std::size_t i = 2; i < count; ++i) {
+      std::int64_t step = 0;
+      if (__builtin_sub_overflow(s.times_ns[i], s.times_ns[i - 1], &step) || step != period) {
+        throw std::invalid_argument("encode_frame: uneven timestamps need explicit_timestamps");
+      }
+    }
+  }
+  std::vector<std::byte> out;
+  out.reserve(header_bytes + (explicit_timestamps ? 8 * count : 16) + 4 * s.values.size());
+  for (std::uint8_t b : frame_magic) out.push_back(std::byte{b});
+  out.push_back(std::byte{explicit_timestamps ? flag_explicit_timestamps : std::uint8_t{0}});
+  out.push_back(std::byte{0});  // reserved
+  store_le(out, s.dims, 2);
+  store_le(out, count, 4);
+  if (explicit_timestamps) {
+    for (std::int64_t t : s.times_ns) store_le(out, static_cast<std::uint64_t>(t), 8);
+  } else {
+    store_le(out, static_cast<std::uint64_t>(s.times_ns[0]), 8);
+    store_le(out, static_cast<std::uint64_t>(period), 8);
+  }
+  for (float v : s.values) store_le(out, std::bit_cast<std::uint32_t>(v), 4);
+  return out;
+}
+
+std::string encode_text(const Samples& s) {
+  check_sizes(s);
+  std::string out;
+  std::array<char, 32> buf{};  // an int64 needs 20 chars, a shortest float32 at most 15
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    auto r = std::to_chars(buf.data(), buf.data() + buf.size(), s.times_ns[i]);
+    out.append(buf.data(), r.ptr);
+    for (std::size_t k = 0; k < s.dims; ++k) {
+      out.push_back(',');
+      r = std::to_chars(buf.data(), buf.data() + buf.size(), s.values[i * s.dims + k]);
+      out.append(buf.data(), r.ptr);
+    }
+    out.push_back('\n');
+  }
+  return out;
+}
+
+}  // namespace warpwatch::stream

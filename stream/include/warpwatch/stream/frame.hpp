@@ -1,0 +1,88 @@
+// The payload of one ingest message `[stream id][payload]` (README.md, "Ingest protocol"):
+// a binary frame or text lines, decoded into samples. Also the reasons an input is
+// rejected (SPEC.md 6), because the decoder is the first to report them.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace warpwatch::stream {
+
+// Why input was dropped. The snake_case names of to_string() are Prometheus label values
+// and appear in log lines: renaming one is a breaking change.
+enum class RejectReason {
+  malformed_frame,           // a broken binary frame, or a bad text line
+  unknown_stream,            // an undeclared id while auto-creation is off
+  wrong_dims,                // values per sample differ from the stream's dims
+  non_increasing_timestamp,  // a sample not later than the last accepted one
+  non_finite_value,          // a NaN or infinite component
+  oversized_message,         // larger than the configured message limit
+  invalid_stream_id,         // not 1..255 bytes of UTF-8 without NUL or whitespace
+  too_many_streams,          // auto-creation would exceed its limit
+};
+
+inline constexpr std::array<RejectReason, 8> all_reject_reasons = {
+    RejectReason::malformed_frame,   RejectReason::unknown_stream,
+    RejectReason::wrong_dims,        RejectReason::non_increasing_timestamp,
+    RejectReason::non_finite_value,  RejectReason::oversized_message,
+    RejectReason::invalid_stream_id, RejectReason::too_many_streams,
+};
+
+std::string_view to_string(RejectReason reason);
+
+inline constexpr std::size_t max_dims = 64;
+
+// Decoded samples of one stream: sample i has timestamp times_ns[i] (ns since the Unix
+// epoch) and the float32 components values[i*dims .. i*dims + dims - 1].
+struct Samples {
+  std::size_t dims = 0;
+  std::vector<std::int64_t> times_ns;
+  std::vector<float> values;  // row-major, times_ns.size() * dims entries
+
+  std::size_t size() const { return times_ns.size(); }
+  bool operator==(const Samples&) const = default;  // NaN != NaN, as floats compare
+};
+
+// One rejected input: a whole message, or one text line (`detail` then starts with
+// "line N: ", N counted from 1).
+struct DecodeError {
+  RejectReason reason = RejectReason::malformed_frame;
+  std::string detail;
+};
+
+// A decoded payload. Binary frames are all-or-nothing, so they never have line errors;
+// a text payload keeps every good line and reports each bad one here. NaN and infinite
+// values are decoded as they are: the validator drops and counts them per sample.
+struct Decoded {
+  Samples samples;
+  std::vector<DecodeError> line_errors;
+};
+
+// Decodes a payload. It is a binary frame when it starts with "WWF"; otherwise, when it
+// holds a NUL byte, it is rejected whole (a frame with a damaged magic: text never holds
+// NUL); otherwise it is text. `text_dims` (0 = unknown) is the dims that text lines must
+// have, normally the stream's; when 0, the first good line sets it. Lines with another
+// number of values are line errors with reason wrong_dims. A payload without samples
+// (empty, or only blank lines) decodes to empty Samples with dims `text_dims`.
+std::variant<Decoded, DecodeError> decode_payload(std::span<const std::byte> payload,
+                                                  std::size_t text_dims = 0);
+
+// Encodes a binary frame (version 1). With explicit_timestamps false the frame carries t0
+// and a period, so the timestamps must be evenly spaced and strictly increasing (a single
+// sample gets period 1 ns). Throws std::invalid_argument when `samples` cannot be encoded:
+// no samples, dims outside 1..64, sizes that disagree, more than 2^32-1 samples, or
+// uneven spacing without explicit timestamps.
+std::vector<std::byte> encode_frame(const Samples& samples, bool explicit_timestamps);
+
+// Encodes text lines "t_ns,v1,...,vd\n" with the shortest decimal form of each float,
+// which decodes back to the same bits (NaN and infinities as "nan", "inf", "-inf").
+// Throws std::invalid_argument when the sizes disagree.
+std::string encode_text(const Samples& samples);
+
+}  // namespace warpwatch::stream

@@ -1,0 +1,131 @@
+// The streams the daemon knows (declared in the configuration, or auto-created), the
+// admission decision for each incoming message, the rejection counters of SPEC.md 6 and
+// their rate-limited log lines. Thread-safe: every ingest thread shares one registry.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "warpwatch/stream/frame.hpp"
+#include "warpwatch/stream/validator.hpp"
+
+namespace warpwatch::stream {
+
+struct DeclaredStream {
+  std::string id;
+  std::size_t dims = 1;
+  std::int64_t nominal_period_ns = 1'000'000'000;
+};
+
+struct RegistryOptions {
+  bool auto_create = false;              // accept undeclared ids, creating their streams
+  std::size_t max_auto_streams = 10000;  // auto-created streams at most (declared not counted)
+  std::size_t auto_dims = 1;             // dims of an auto-created stream
+  std::int64_t auto_period_ns = 1'000'000'000;  // nominal period of an auto-created stream
+  std::chrono::steady_clock::duration log_interval = std::chrono::seconds(10);
+};
+
+// The decision for one message.
+struct Admit {
+  std::optional<RejectReason> rejected;  // nullopt: accepted
+  std::string detail;                    // why it was rejected (empty when accepted)
+  std::size_t dims = 0;                  // the stream's dims (0 when it has no stream)
+  std::int64_t nominal_period_ns = 0;    // the stream's nominal period (0 likewise)
+  bool created = false;                  // this call auto-created the stream
+
+  bool ok() const { return !rejected; }
+};
+
+struct StreamCounters {
+  std::string id;
+  std::size_t dims = 0;
+  std::int64_t nominal_period_ns = 0;
+  bool declared = false;
+  std::uint64_t messages = 0;          // admitted messages
+  std::uint64_t accepted_samples = 0;  // as reported by count_accepted()
+  RejectCounts rejected;
+};
+
+struct RegistrySnapshot {
+  RejectCounts rejected;  // all rejections, including those of ids that have no stream
+  std::uint64_t messages = 0;
+  std::uint64_t accepted_samples = 0;
+  std::uint64_t log_lines = 0;          // calls of the log hook
+  std::uint64_t log_suppressed = 0;     // rejections that the rate limit kept out of the log
+  std::vector<StreamCounters> streams;  // sorted by id
+};
+
+class StreamRegistry {
+ public:
+  // Receives one line's worth: the stream as it may be printed (ids that are not valid
+  // stream ids are escaped and shortened), the reason, and a detail that ends with
+  // "(N more since the last line)" when the rate limit held back N rejections.
+  using LogHook =
+      std::function<void(std::string_view stream, RejectReason reason, std::string_view detail)>;
+  using Clock = std::function<std::chrono::steady_clock::time_point()>;
+
+  // Throws std::invalid_argument for an invalid or duplicate id, or dims outside 1..64,
+  // or a nominal period <= 0 (the configuration refuses those first, with a location).
+  explicit StreamRegistry(const std::vector<DeclaredStream>& declared, RegistryOptions options = {},
+                          LogHook log = {}, Clock clock = std::chrono::steady_clock::now);
+
+  // Decides whether a message for `id` whose samples have `dims` components is accepted,
+  // in this order: invalid_stream_id, then for a known stream wrong_dims; for an unknown
+  // one unknown_stream (auto-creation off), too_many_streams, wrong_dims (against
+  // auto_dims; nothing is created), else the stream is created. A rejection is counted
+  // and offered to the log here; the caller must not count it again.
+  Admit admit(std::string_view id, std::size_t dims);
+
+  // Counts `count` rejections for `reason` (decode errors, oversized messages, samples
+  // the validator dropped) and offers one log line. An id that has no stream is counted
+  // in the totals only, so that random ids cannot grow memory.
+  void reject(std::string_view id, RejectReason reason, std::string_view detail,
+              std::uint64_t count = 1);
+  void count_accepted(std::string_view id, std::uint64_t samples);
+
+  // The dims a message for `id` must have: the stream's, auto_dims for an id that would
+  // be auto-created, nullopt when it would be refused (e.g. as a text-decoding hint).
+  std::optional<std::size_t> expected_dims(std::string_view id) const;
+
+  RegistrySnapshot snapshot() const;
+
+ private:
+  struct LogState {
+    std::chrono::steady_clock::time_point last;
+    std::uint64_t suppressed = 0;
+  };
+  struct PendingLine {
+    std::string stream, detail;
+    RejectReason reason;
+  };
+
+  // The *_locked functions run with mu_ held. count_locked returns the line to log, if any, which
+  // the caller passes to the hook after unlocking (a hook that logs slowly must not hold up
+  // ingest).
+  std::optional<PendingLine> count_locked(std::string_view id, StreamCounters* stream,
+                                          RejectReason reason, std::string_view detail,
+                                          std::uint64_t count);
+  StreamCounters* find_locked(std::string_view id);
+  void emit(std::optional<PendingLine> line) const;
+
+  RegistryOptions options_;
+  LogHook log_;
+  Clock clock_;
+  mutable std::mutex mu_;  // one lock per message, not per sample: cheap enough
+  std::map<std::string, StreamCounters, std::less<>> streams_;
+  std::size_t auto_created_ = 0;
+  RegistrySnapshot totals_;  // streams left empty; filled by snapshot()
+  // Rate limit per (stream, reason); ids without a stream share the key "".
+  std::map<std::pair<std::string, RejectReason>, LogState> log_state_;
+};
+
+}  // namespace warpwatch::stream

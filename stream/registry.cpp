@@ -1,0 +1,194 @@
+#include "warpwatch/stream/registry.hpp"
+
+#include <initializer_list>
+#include <stdexcept>
+
+#include "warpwatch/stream/stream_id.hpp"
+
+namespace warpwatch::stream {
+namespace {
+
+constexpr std::size_t max_printed_invalid_id = 64;
+
+// Concatenation by appending: GCC 12 warns falsely (-Wrestrict) on `"x" + std::string`.
+std::string cat(std::initializer_list<std::string_view> parts) {
+  std::string out;
+  for (std::string_view p : parts) out.append(p);
+  return out;
+}
+
+// A valid id is printed as it is (UTF-8, no whitespace or NUL: safe in a log line). An
+// invalid one may hold control bytes, broken UTF-8 or megabytes: escape every byte
+// outside printable ASCII as \xNN and cut it short.
+std::string printable_id(std::string_view id) {
+  if (!invalid_stream_id_reason(id)) return std::string(id);
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  for (std::size_t i = 0; i < id.size() && i < max_printed_invalid_id; ++i) {
+    const auto c = static_cast<unsigned char>(id[i]);
+    if (c > 0x20 && c < 0x7F && c != '\\') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.append("\\x");
+      out.push_back(hex[c >> 4]);
+      out.push_back(hex[c & 0xF]);
+    }
+  }
+  if (id.size() > max_printed_invalid_id) out.append("...");
+  return out;
+}
+
+std::string dims_detail(std::size_t got, std::string_view whose, std::size_t want) {
+  return cat({"message has ", std::to_string(got), " values per sample, ", whose, " ",
+              std::to_string(want)});
+}
+
+}  // namespace
+
+StreamRegistry::StreamRegistry(const std::vector<DeclaredStream>& declared, RegistryOptions options,
+                               LogHook log, Clock clock)
+    : options_(options), log_(std::move(log)), clock_(std::move(clock)) {
+  if (options_.auto_dims < 1 || options_.auto_dims > max_dims) {
+    throw std::invalid_argument("StreamRegistry: auto_dims outside 1..64");
+  }
+  for (const DeclaredStream& d : declared) {
+    if (auto why = invalid_stream_id_reason(d.id)) {
+      throw std::invalid_argument(cat({"StreamRegistry: ", *why, ": ", printable_id(d.id)}));
+    }
+    if (d.dims < 1 || d.dims > max_dims) {
+      throw std::invalid_argument(cat({"StreamRegistry: dims outside 1..64 for ", d.id}));
+    }
+    if (d.nominal_period_ns <= 0) {
+      throw std::invalid_argument(cat({"StreamRegistry: nominal period <= 0 for ", d.id}));
+    }
+    StreamCounters c;
+    c.id = d.id;
+    c.dims = d.dims;
+    c.nominal_period_ns = d.nominal_period_ns;
+    c.declared = true;
+    if (!streams_.emplace(d.id, std::move(c)).second) {
+      throw std::invalid_argument(cat({"StreamRegistry: stream declared twice: ", d.id}));
+    }
+  }
+}
+
+StreamCounters* StreamRegistry::find_locked(std::string_view id) {
+  auto it = streams_.find(id);
+  return it == streams_.end() ? nullptr : &it->second;
+}
+
+Admit StreamRegistry::admit(std::string_view id, std::size_t dims) {
+  Admit a;
+  std::optional<PendingLine> line;
+  const auto refuse = [&](StreamCounters* stream, RejectReason reason, std::string detail) {
+    a.rejected = reason;
+    a.detail = std::move(detail);
+    line = count_locked(id, stream, reason, a.detail, 1);
+  };
+  {
+    std::lock_guard lock(mu_);
+    if (auto why = invalid_stream_id_reason(id)) {
+      refuse(nullptr, RejectReason::invalid_stream_id, std::string(*why));
+    } else if (StreamCounters* s = find_locked(id)) {
+      a.dims = s->dims;
+      a.nominal_period_ns = s->nominal_period_ns;
+      if (dims != s->dims) {
+        refuse(s, RejectReason::wrong_dims, dims_detail(dims, "the stream has", s->dims));
+      } else {
+        ++s->messages;
+        ++totals_.messages;
+      }
+    } else if (!options_.auto_create) {
+      refuse(nullptr, RejectReason::unknown_stream,
+             "not a declared stream, and auto-creation is off");
+    } else if (auto_created_ >= options_.max_auto_streams) {
+      refuse(nullptr, RejectReason::too_many_streams,
+             cat({"the limit of ", std::to_string(options_.max_auto_streams),
+                  " auto-created streams is reached"}));
+    } else if (dims != options_.auto_dims) {
+      // Not created: a first message with the wrong shape must not claim the id.
+      refuse(nullptr, RejectReason::wrong_dims,
+             dims_detail(dims, "auto-created streams have", options_.auto_dims));
+    } else {
+      StreamCounters c;
+      c.id = std::string(id);
+      c.dims = options_.auto_dims;
+      c.nominal_period_ns = options_.auto_period_ns;
+      c.messages = 1;
+      streams_.emplace(c.id, std::move(c));
+      ++auto_created_;
+      ++totals_.messages;
+      a.dims = options_.auto_dims;
+      a.nominal_period_ns = options_.auto_period_ns;
+      a.created = true;
+    }
+  }
+  emit(std::move(line));
+  return a;
+}
+
+void StreamRegistry::reject(std::string_view id, RejectReason reason, std::string_view detail,
+                            std::uint64_t count) {
+  std::optional<PendingLine> line;
+  {
+    std::lock_guard lock(mu_);
+    line = count_locked(id, find_locked(id), reason, detail, count);
+  }
+  emit(std::move(line));
+}
+
+void StreamRegistry::count_accepted(std::string_view id, std::uint64_t samples) {
+  std::lock_guard lock(mu_);
+  totals_.accepted_samples += samples;
+  if (StreamCounters* s = find_locked(id)) s->accepted_samples += samples;
+}
+
+std::optional<StreamRegistry::PendingLine> StreamRegistry::count_locked(std::string_view id,
+                                                                        StreamCounters* stream,
+                                                                        RejectReason reason,
+                                                                        std::string_view detail,
+                                                                        std::uint64_t count) {
+  totals_.rejected.add(reason, count);
+  if (stream) stream->rejected.add(reason, count);
+  if (!log_ || count == 0) return std::nullopt;
+
+  const auto now = clock_();
+  auto [it, first] = log_state_.try_emplace({stream ? std::string(id) : std::string(), reason});
+  LogState& state = it->second;
+  if (!first && now - state.last < options_.log_interval) {
+    state.suppressed += count;
+    totals_.log_suppressed += count;
+    return std::nullopt;
+  }
+  PendingLine line{printable_id(id), std::string(detail), reason};
+  if (count > 1) line.detail.append(cat({" (", std::to_string(count), " in this message)"}));
+  if (state.suppressed > 0) {
+    line.detail.append(cat({" (", std::to_string(state.suppressed), " more since the last line)"}));
+  }
+  state.last = now;
+  state.suppressed = 0;
+  ++totals_.log_lines;
+  return line;
+}
+
+void StreamRegistry::emit(std::optional<PendingLine> line) const {
+  if (line) log_(line->stream, line->reason, line->detail);
+}
+
+std::optional<std::size_t> StreamRegistry::expected_dims(std::string_view id) const {
+  std::lock_guard lock(mu_);
+  if (invalid_stream_id_reason(id)) return std::nullopt;
+  if (auto it = streams_.find(id); it != streams_.end()) return it->second.dims;
+  if (options_.auto_create && auto_created_ < options_.max_auto_streams) return options_.auto_dims;
+  return std::nullopt;
+}
+
+RegistrySnapshot StreamRegistry::snapshot() const {
+  std::lock_guard lock(mu_);
+  RegistrySnapshot out = totals_;
+  out.streams.reserve(streams_.size());
+  for (const auto& [id, counters] : streams_) out.streams.push_back(counters);
+  return out;
+}
+
+}  // namespace warpwatch::stream

@@ -1,0 +1,448 @@
+// load_daemon_config and `warpwatch check-config`: a full configuration read into the
+// expected values, and every kind of error at its exact file:line:column.
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <filesystem>
+
+#include "cli_test_support.hpp"
+#include "warpwatch/config/daemon_config.hpp"
+#include "warpwatch/config/options.hpp"
+
+namespace fs = std::filesystem;
+using namespace warpwatch::config;
+using warpwatch::testing::run_cli;
+using warpwatch::testing::temp_dir;
+using warpwatch::testing::write_file;
+
+namespace {
+
+// A fresh folder per test: ctest runs the tests of this binary as parallel processes.
+fs::path test_dir() {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::string name = std::string(info->test_suite_name()) + "_" + info->name();
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return temp_dir(name);
+}
+
+const fs::path example_yaml =
+    fs::path(__FILE__).parent_path().parent_path() / "config" / "examples" / "example.yaml";
+
+// The pattern files that error cases name.
+void write_pattern_files(const fs::path& dir) {
+  write_file(dir / "two.csv", "0,1,2,1,0\n1,2,3,2,1\n");
+  write_file(dir / "bad.csv", "0,1,2\n0,oops,2\n");
+}
+
+// Lines 1-5 of the pattern cases; their pattern entry is line 6: `      - {id: p, ...`
+// (`{` at column 9, the id's value at 14, the next key at 17).
+#define PATTERNS                                                                                \
+  "streams: {auto_create: true}\nlibraries:\n  - name: lib\n    defaults: {threshold: 1}\n    " \
+  "patterns:\n"
+
+struct ErrorCase {
+  const char* name;
+  const char* yaml;
+  int line, column;
+  const char* message;  // a part of the message
+};
+
+const ErrorCase error_cases[] = {
+    // unknown keys
+    {"unknown_key_near_miss", "scheduler:\n  tick_msec: 5\n", 2, 3,
+     "unknown key 'tick_msec' in 'scheduler' (did you mean 'tick_ms'?)"},
+    {"unknown_top_level_key", "instance: a\nfrobnicate: 1\n", 2, 1,
+     "unknown key 'frobnicate' at the top level"},
+    {"unknown_pattern_key", PATTERNS "      - {id: p, values: [1, 2], metrik: dk}\n", 6, 33,
+     "unknown key 'metrik' in 'libraries[].patterns[]' (did you mean 'metric'?)"},
+    {"unknown_default_key", "libraries:\n  - name: l\n    defaults: {threshold: 1, gama: 2}\n", 3,
+     30, "unknown key 'gama' in 'libraries[].defaults' (did you mean 'gamma'?)"},
+    {"duplicate_key", "instance: a\ninstance: b\n", 2, 1,
+     "duplicate key 'instance' at the top level"},
+    // wrong types
+    {"not_a_map", "- a\n", 1, 1, "the configuration must be a map"},
+    {"integer_expected", "scheduler:\n  tick_ms: fast\n", 2, 12,
+     "'scheduler.tick_ms' must be an integer, got 'fast'"},
+    {"section_expected", "scheduler: 5\n", 1, 12, "'scheduler' must be a map"},
+    {"list_expected", "rules: {name: a}\n", 1, 8, "'rules' must be a list"},
+    {"list_entry_map_expected", "rules:\n  - just-a-name\n", 2, 5,
+     "each entry of 'rules' must be a map"},
+    {"boolean_expected", "streams:\n  auto_create: maybe\n", 2, 16,
+     "'streams.auto_create' must be true or false, got 'maybe'"},
+    {"map_expected", "rules:\n  - {name: a, labels: [x]}\n", 2, 23,
+     "'rules[].labels' must be a map"},
+    {"finite_number_expected", "libraries:\n  - name: l\n    defaults: {threshold: .nan}\n", 3, 27,
+     "'libraries[].defaults.threshold' must be a finite number, got '.nan'"},
+    {"endpoint_expected", "publish:\n  endpoint: 5556\n", 2, 13,
+     "'publish.endpoint' must be a ZeroMQ endpoint"},
+    // out of range
+    {"integer_out_of_range", "scheduler:\n  tick_ms: 0\n", 2, 12,
+     "'scheduler.tick_ms' must be 1 to 60000, got 0"},
+    {"dims_out_of_range", "streams:\n  declared:\n    - {id: a, dims: 65}\n", 3, 21,
+     "'streams.declared[].dims' must be 1 to 64, got 65"},
+    {"number_out_of_range", "libraries:\n  - name: l\n    defaults: {threshold: 1, gamma: 0}\n", 3,
+     37, "'libraries[].defaults.gamma' must be > 0, got 0"},
+    {"unknown_choice", "backend: gpu\n", 1, 10,
+     "'backend' must be one of `auto`, `cuda`, `cpu`, `reference`, got 'gpu' (did you mean "
+     "'cpu'?)"},
+    {"stream_id_with_space", "streams:\n  declared:\n    - {id: 'a b'}\n", 3, 12,
+     "stream id 'a b': whitespace in stream id"},
+    // missing required fields
+    {"missing_stream_id", "streams:\n  declared:\n    - dims: 2\n", 3, 7,
+     "missing required key 'id' in 'streams.declared[]'"},
+    {"missing_rule_name", "rules:\n  - severity: warning\n", 2, 5,
+     "missing required key 'name' in 'rules[]'"},
+    {"missing_threshold",
+     "streams: {auto_create: true}\nlibraries:\n  - name: lib\n    patterns:\n      - {id: p, "
+     "values: [1, 2]}\n",
+     5, 9, "pattern 'p' has no threshold"},
+    {"missing_replay_stream", "ingest:\n  - {replay: two.csv}\n", 2, 5,
+     "missing required key 'stream'"},
+    // duplicates
+    {"duplicate_stream_id", "streams:\n  declared:\n    - {id: a}\n    - {id: a}\n", 4, 12,
+     "duplicate stream id 'a' (first at "},
+    {"duplicate_pattern_id_across_libraries",
+     PATTERNS "      - {id: p, values: [1, 2]}\n  - name: other\n    defaults: {threshold: 1}\n"
+              "    patterns:\n      - {id: p, values: [3, 4]}\n",
+     10, 14, "duplicate pattern id 'p'"},
+    {"duplicate_pattern_id_from_file_rows",
+     PATTERNS "      - {id: p, file: two.csv}\n      - {id: 'p:1', values: [1, 2]}\n", 7, 14,
+     "duplicate pattern id 'p:1'"},
+    {"duplicate_library_name",
+     "streams: {auto_create: true}\nlibraries:\n  - name: l\n  - name: l\n", 4, 11,
+     "duplicate library name 'l'"},
+    {"duplicate_rule_name", "rules:\n  - name: a\n  - name: a\n", 3, 11, "duplicate rule name 'a'"},
+    // pattern files
+    {"missing_pattern_file", PATTERNS "      - {id: p, file: nope.csv}\n", 6, 23,
+     "nope.csv: cannot open file"},
+    {"malformed_pattern_file", PATTERNS "      - {id: p, file: bad.csv}\n", 6, 23,
+     "cannot load pattern file: "},  // the pattern file's own location: test below
+    {"row_out_of_range", PATTERNS "      - {id: p, file: two.csv, row: 2}\n", 6, 37,
+     "row 2 is out of range"},
+    {"file_and_values", PATTERNS "      - {id: p, file: two.csv, values: [1, 2]}\n", 6, 32,
+     "needs exactly one of 'file' and 'values'"},
+    {"file_key_on_inline_pattern", PATTERNS "      - {id: p, values: [1, 2], row: 1}\n", 6, 33,
+     "'row' applies to patterns read from a 'file'"},
+    {"time_column_in_rows_layout", PATTERNS "      - {id: p, file: two.csv, time_column: 0}\n", 6,
+     32, "'time_column' needs 'layout: columns'"},
+    // dims and shapes
+    {"ragged_values", PATTERNS "      - {id: p, values: [[1, 2], [3]]}\n", 6, 34,
+     "has samples of different dims: sample 1 has 1 values, sample 0 has 2"},
+    {"times_count_mismatch", PATTERNS "      - {id: p, values: [1, 2], times: [0]}\n", 6, 40,
+     "'times' has 1 timestamps, the pattern has 2 samples"},
+    {"times_not_increasing", PATTERNS "      - {id: p, values: [1, 2], times: [0, 0]}\n", 6, 44,
+     "'times' must increase"},
+    {"pattern_too_short", PATTERNS "      - {id: p, values: [1]}\n", 6, 25,
+     "a pattern needs at least 2"},
+    {"dims_fit_no_stream",
+     "streams:\n  declared:\n    - {id: s, dims: 1}\nlibraries:\n  - name: lib\n"
+     "    defaults: {threshold: 1}\n    patterns:\n      - {id: p, values: [[1, 2], [3, 4]]}\n",
+     8, 25,
+     "pattern 'p' has 2 dims, which no stream has (declared streams have dims 1; "
+     "'streams.auto_create' is false)"},
+    // parameters, through kernels::validate
+    {"stream_mode_twed_on_pattern", PATTERNS "      - {id: p, values: [1, 2], metric: twed}\n", 6,
+     41, "pattern 'p': stream mode supports the metrics dtw and dk only"},
+    {"stream_mode_softdtw_in_defaults",
+     "streams: {auto_create: true}\nlibraries:\n  - name: lib\n    defaults: {threshold: 1, "
+     "metric: softdtw}\n"
+     "    patterns:\n      - {id: p, values: [1, 2]}\n",
+     4, 38, "pattern 'p': stream mode supports the metrics dtw and dk only"},
+    {"window_of_one", PATTERNS "      - {id: p, values: [1, 2], mode: window, window: 1}\n", 6, 55,
+     "pattern 'p': window must be 0 (the pattern length) or >= 2 samples"},
+    // ingest
+    {"ingest_without_source", "ingest:\n  - {topic: x}\n", 2, 5,
+     "an ingest entry needs one of 'pull', 'sub', 'replay'"},
+    {"ingest_two_sources", "ingest:\n  - {pull: 'tcp://*:5555', sub: 'tcp://a:1'}\n", 2, 28,
+     "an ingest entry has one source"},
+    {"topic_without_sub", "ingest:\n  - {pull: 'tcp://*:5555', topic: x}\n", 2, 28,
+     "'topic' applies to 'sub' entries only"},
+    {"replay_stream_undeclared", "ingest:\n  - {replay: two.csv, stream: s}\n", 2, 31,
+     "replay stream 's' is not declared"},
+    {"replay_file_missing",
+     "streams: {auto_create: true}\ningest:\n  - {replay: nope.csv, stream: s}\n", 3, 14,
+     "cannot read replay file"},
+    {"endpoint_bound_twice", "ingest:\n  - {pull: 'tcp://*:5555'}\n  - {pull: 'tcp://*:5555'}\n", 3,
+     12, "duplicate pull endpoint 'tcp://*:5555'"},
+    {"pull_on_publish_endpoint", "ingest:\n  - {pull: 'tcp://127.0.0.1:5556'}\n", 2, 12,
+     "is also 'publish.endpoint'"},
+};
+
+class DaemonConfigError : public ::testing::TestWithParam<ErrorCase> {};
+
+TEST_P(DaemonConfigError, NamesFileLineColumn) {
+  const ErrorCase& c = GetParam();
+  const fs::path dir = test_dir();
+  write_pattern_files(dir);
+  const std::string path = write_file(dir / "warpwatch.yaml", c.yaml);
+  try {
+    load_daemon_config(path);
+    FAIL() << "expected a ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.where().file, path);
+    EXPECT_EQ(e.where().line, c.line) << e.what();
+    EXPECT_EQ(e.where().column, c.column) << e.what();
+    const std::string what = e.what();
+    const std::string prefix =
+        path + ":" + std::to_string(c.line) + ":" + std::to_string(c.column) + ": ";
+    EXPECT_EQ(what.rfind(prefix, 0), 0u) << what;
+    EXPECT_NE(what.find(c.message), std::string::npos) << what;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(DaemonConfig, DaemonConfigError, ::testing::ValuesIn(error_cases),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST(DaemonConfig, PatternFileErrorNamesBothFiles) {
+  const fs::path dir = test_dir();
+  write_pattern_files(dir);
+  const std::string path =
+      write_file(dir / "warpwatch.yaml", PATTERNS "      - {id: p, file: bad.csv}\n");
+  try {
+    load_daemon_config(path);
+    FAIL() << "expected a ConfigError";
+  } catch (const ConfigError& e) {
+    // The configuration's `file:` value, then the pattern file's row and field.
+    EXPECT_EQ(std::string(e.what()),
+              path + ":6:23: cannot load pattern file: " + (dir / "bad.csv").string() +
+                  ":2:2: 'oops' is not a number");
+  }
+}
+
+TEST(DaemonConfig, NoSuggestionForAFarMiss) {
+  const fs::path dir = test_dir();
+  const std::string path = write_file(dir / "warpwatch.yaml", "frobnicate: 1\n");
+  try {
+    load_daemon_config(path);
+    FAIL() << "expected a ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()).find("did you mean"), std::string::npos) << e.what();
+  }
+}
+
+TEST(DaemonConfig, EmptyFileGivesTheDefaultsAndTheImplicitRule) {
+  const fs::path dir = test_dir();
+  const DaemonConfig c = load_daemon_config(write_file(dir / "warpwatch.yaml", "# nothing\n"));
+  EXPECT_EQ(c.instance, "warpwatch");
+  EXPECT_EQ(c.backend, "auto");
+  EXPECT_EQ(c.tick.count(), 10);
+  EXPECT_EQ(c.batch_samples, 4096u);
+  EXPECT_TRUE(c.ingest.empty());
+  EXPECT_TRUE(c.streams.empty());
+  EXPECT_TRUE(c.libraries.empty());
+  ASSERT_EQ(c.rules.size(), 1u);
+  EXPECT_EQ(c.rules[0].name, "default");
+  EXPECT_EQ(c.rules[0].streams, std::vector<std::string>{"*"});
+  EXPECT_EQ(c.rules[0].patterns, std::vector<std::string>{"*"});
+  EXPECT_EQ(c.rules[0].libraries, std::vector<std::string>{"*"});
+  EXPECT_FALSE(c.rules[0].threshold);
+  EXPECT_EQ(c.rules[0].severity, "info");
+  EXPECT_EQ(c.publish_endpoint, "tcp://127.0.0.1:5556");
+  EXPECT_FALSE(c.events_file);
+}
+
+TEST(DaemonConfig, ExampleConfigLoads) {
+  const DaemonConfig c = load_daemon_config(example_yaml.string());
+  EXPECT_EQ(c.instance, "example");
+  EXPECT_EQ(c.ingest.size(), 3u);
+  EXPECT_EQ(c.streams.size(), 2u);
+  ASSERT_EQ(c.libraries.size(), 2u);
+  EXPECT_EQ(c.libraries[0].patterns.size(), 4u);  // shape:0, shape:1, dip, ramp
+  EXPECT_EQ(c.libraries[1].patterns.size(), 2u);
+  EXPECT_EQ(c.rules.size(), 3u);
+}
+
+// Every option set away from its default; defaults, library defaults and per-pattern
+// overrides, inline and file patterns, relative paths.
+const char* full_config = R"(instance: plant-1
+backend: cpu
+cpu_threads: 3
+scheduler: {tick_ms: 25, batch_samples: 512}
+ingest:
+  - pull: tcp://127.0.0.1:7001
+  - {sub: "tcp://10.0.0.2:7002", topic: pump-}
+  - {replay: data/r.csv, stream: pump-1, rate_hz: 50, period_ms: 2.5}
+limits: {max_message_bytes: 4096, max_streams: 20}
+streams:
+  auto_create: true
+  auto_dims: 3
+  declared:
+    - {id: pump-1, period_ms: 10}
+    - {id: arm, dims: 2}
+libraries:
+  - name: shapes
+    defaults: {threshold: 2.5, cost: abs, band: 3}
+    patterns:
+      - {id: rows, file: patterns/two.csv}
+      - {id: picked, file: patterns/two.csv, row: 1, metric: twed, mode: window, nu: 0.5,
+         lambda: 2, p: 1.5, window: 16, hop: 4, znorm: true, threshold: 7}
+      - {id: swing, file: patterns/swing.csv, layout: columns, time_column: 0, time_unit: ms}
+  - name: inline
+    defaults: {metric: softdtw, mode: window, gamma: 0.25, threshold: -1}
+    patterns:
+      - {id: ramp, values: [0, 1, 2]}
+      - {id: wave, values: [[0, 0, 0], [1, 1, 1]], times: [0, 0.5], metric: dk, mode: stream,
+         threshold: 0.5}
+rules:
+  - {name: hot, streams: "pump-*", patterns: [ramp, "picked*"], libraries: [shapes, inline],
+     threshold: 1.5, cooldown_ms: 250, severity: critical, labels: {team: ops, site: "7"}}
+  - name: quiet
+publish: {endpoint: "ipc:///tmp/ww.sock", send_hwm: 0, events_file: out/events.jsonl}
+metrics: {listen: "127.0.0.1:9464"}
+shutdown: {drain_grace_ms: 0}
+)";
+
+TEST(DaemonConfig, FullConfigReadsIntoTheExpectedValues) {
+  const fs::path dir = test_dir();
+  fs::create_directories(dir / "patterns");
+  fs::create_directories(dir / "data");
+  write_file(dir / "patterns" / "two.csv", "0,1,2,1,0\n1,2,3,2,1\n");
+  write_file(dir / "patterns" / "swing.csv", "t_ms,x,y\n100,0,1\n120,1,0\n150,0,-1\n");
+  write_file(dir / "data" / "r.csv", "1,2,3\n");
+  const std::string path = write_file(dir / "warpwatch.yaml", full_config);
+  const DaemonConfig c = load_daemon_config(path);
+
+  EXPECT_EQ(c.source_file, path);
+  EXPECT_EQ(c.instance, "plant-1");
+  EXPECT_EQ(c.backend, "cpu");
+  EXPECT_EQ(c.cpu_threads, 3u);
+  EXPECT_EQ(c.tick.count(), 25);
+  EXPECT_EQ(c.batch_samples, 512u);
+  ASSERT_EQ(c.ingest.size(), 3u);
+  EXPECT_EQ(c.ingest[0].kind, IngestSource::Kind::pull);
+  EXPECT_EQ(c.ingest[0].endpoint, "tcp://127.0.0.1:7001");
+  EXPECT_EQ(c.ingest[0].where.line, 6);
+  EXPECT_EQ(c.ingest[1].kind, IngestSource::Kind::sub);
+  EXPECT_EQ(c.ingest[1].topic, "pump-");
+  EXPECT_EQ(c.ingest[2].kind, IngestSource::Kind::replay);
+  EXPECT_EQ(c.ingest[2].file, (dir / "data" / "r.csv").string());
+  EXPECT_EQ(c.ingest[2].stream, "pump-1");
+  EXPECT_EQ(c.ingest[2].rate_hz, 50.0);
+  EXPECT_EQ(c.ingest[2].period_ns, 2'500'000);
+  EXPECT_EQ(c.max_message_bytes, 4096u);
+  EXPECT_EQ(c.max_streams, 20u);
+  EXPECT_TRUE(c.auto_create_streams);
+  EXPECT_EQ(c.auto_dims, 3u);
+  ASSERT_EQ(c.streams.size(), 2u);
+  EXPECT_EQ(c.streams[0].id, "pump-1");
+  EXPECT_EQ(c.streams[0].dims, 1u);
+  EXPECT_EQ(c.streams[0].nominal_period_ns, 10'000'000);
+  EXPECT_EQ(c.streams[1].dims, 2u);
+  EXPECT_EQ(c.streams[1].nominal_period_ns, 1'000'000'000);
+
+  ASSERT_EQ(c.libraries.size(), 2u);
+  const auto& shapes = c.libraries[0].patterns;
+  ASSERT_EQ(shapes.size(), 4u);
+  EXPECT_EQ(shapes[0].id, "rows:0");
+  EXPECT_EQ(shapes[1].id, "rows:1");
+  EXPECT_EQ(shapes[1].values, (std::vector<float>{1, 2, 3, 2, 1}));
+  const auto& p0 = shapes[0].params;  // library defaults over the table's
+  EXPECT_EQ(p0.distance.metric, warpwatch::kernels::Metric::dtw);
+  EXPECT_EQ(p0.distance.cost, warpwatch::kernels::Cost::abs);
+  EXPECT_EQ(p0.distance.band, 3.0);
+  EXPECT_EQ(p0.mode, warpwatch::kernels::Mode::stream);
+  EXPECT_EQ(p0.threshold, 2.5);
+  EXPECT_EQ(p0.window, 0u);
+  EXPECT_EQ(p0.hop, 1u);
+  EXPECT_EQ(p0.distance.nu, 0.001);
+  const auto& picked = shapes[2];  // its own keys over the library's
+  EXPECT_EQ(picked.id, "picked");
+  EXPECT_EQ(picked.values, (std::vector<float>{1, 2, 3, 2, 1}));
+  EXPECT_EQ(picked.params.distance.metric, warpwatch::kernels::Metric::twed);
+  EXPECT_EQ(picked.params.mode, warpwatch::kernels::Mode::window);
+  EXPECT_EQ(picked.params.distance.nu, 0.5);
+  EXPECT_EQ(picked.params.distance.lambda, 2.0);
+  EXPECT_EQ(picked.params.distance.p, 1.5);
+  EXPECT_EQ(picked.params.window, 16u);
+  EXPECT_EQ(picked.params.hop, 4u);
+  EXPECT_EQ(picked.params.normalize, warpwatch::kernels::Normalize::znorm);
+  EXPECT_EQ(picked.params.threshold, 7.0);
+  EXPECT_EQ(picked.params.distance.cost, warpwatch::kernels::Cost::abs);  // inherited
+  const auto& swing = shapes[3];
+  EXPECT_EQ(swing.dims, 2u);
+  EXPECT_EQ(swing.values, (std::vector<float>{0, 1, 1, 0, 0, -1}));
+  ASSERT_EQ(swing.times.size(), 3u);  // relative to the first, in seconds
+  EXPECT_EQ(swing.times[0], 0.0);
+  EXPECT_NEAR(swing.times[1], 0.02, 1e-12);
+  EXPECT_NEAR(swing.times[2], 0.05, 1e-12);
+
+  const auto& inline_patterns = c.libraries[1].patterns;
+  ASSERT_EQ(inline_patterns.size(), 2u);
+  EXPECT_EQ(inline_patterns[0].values, (std::vector<float>{0, 1, 2}));
+  EXPECT_TRUE(inline_patterns[0].times.empty());
+  EXPECT_EQ(inline_patterns[0].params.distance.metric, warpwatch::kernels::Metric::softdtw);
+  EXPECT_EQ(inline_patterns[0].params.distance.gamma, 0.25);
+  EXPECT_EQ(inline_patterns[0].params.threshold, -1.0);
+  const auto& wave = inline_patterns[1];
+  EXPECT_EQ(wave.dims, 3u);
+  EXPECT_EQ(wave.values, (std::vector<float>{0, 0, 0, 1, 1, 1}));
+  EXPECT_EQ(wave.times, (std::vector<double>{0, 0.5}));
+  EXPECT_EQ(wave.params.distance.metric, warpwatch::kernels::Metric::dk);
+  EXPECT_EQ(wave.params.mode, warpwatch::kernels::Mode::stream);
+  EXPECT_EQ(wave.params.distance.gamma, 0.25);  // inherited, unused by dk
+
+  ASSERT_EQ(c.rules.size(), 2u);
+  const Rule& hot = c.rules[0];
+  EXPECT_EQ(hot.name, "hot");
+  EXPECT_EQ(hot.streams, std::vector<std::string>{"pump-*"});
+  EXPECT_EQ(hot.patterns, (std::vector<std::string>{"ramp", "picked*"}));
+  EXPECT_EQ(hot.libraries, (std::vector<std::string>{"shapes", "inline"}));
+  EXPECT_EQ(hot.threshold, 1.5);
+  EXPECT_EQ(hot.cooldown.count(), 250);
+  EXPECT_EQ(hot.severity, "critical");
+  EXPECT_EQ(hot.labels, (std::map<std::string, std::string>{{"site", "7"}, {"team", "ops"}}));
+  EXPECT_EQ(hot.where.line, 31);
+  EXPECT_EQ(c.rules[1].streams, std::vector<std::string>{"*"});
+  EXPECT_EQ(c.rules[1].severity, "info");
+  EXPECT_EQ(c.publish_endpoint, "ipc:///tmp/ww.sock");
+  EXPECT_EQ(c.send_high_water_mark, 0);
+  EXPECT_EQ(c.events_file, (dir / "out" / "events.jsonl").string());
+  EXPECT_EQ(c.metrics_listen, "127.0.0.1:9464");
+  EXPECT_EQ(c.drain_grace.count(), 0);
+}
+
+// ---- `warpwatch check-config`
+
+TEST(CheckConfig, ValidFileExits0WithASummary) {
+  const auto r = run_cli({"check-config", example_yaml.string()});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  for (const char* part : {": OK\n", "ingest (3)", "replay ", "declared streams (2)",
+                           "shapes: 4 patterns (dtw/stream 3, twed/window 1)",
+                           "motion: 2 patterns (dk/stream 1, softdtw/window 1)", "rules (3)",
+                           "pump-shapes: streams pump-*", "labels site=plant-1,team=ops",
+                           "publish tcp://127.0.0.1:5556", "metrics 127.0.0.1:9464"})
+    EXPECT_NE(r.out.find(part), std::string::npos) << part << "\n" << r.out;
+}
+
+TEST(CheckConfig, BadFileExits1WithFileLineColumn) {
+  const fs::path dir = test_dir();
+  const std::string path =
+      write_file(dir / "bad.yaml", "instance: x\nscheduler:\n  tick_msec: 5\n");
+  const auto r = run_cli({"check-config", path});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err,
+            path + ":3:3: unknown key 'tick_msec' in 'scheduler' (did you mean 'tick_ms'?)\n");
+}
+
+TEST(CheckConfig, MissingFileExits1) {
+  const auto r = run_cli({"check-config", "/nonexistent/warpwatch.yaml"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "/nonexistent/warpwatch.yaml: cannot open file\n");
+}
+
+TEST(CheckConfig, ReferencePrintsTheOptionTable) {
+  const auto r = run_cli({"check-config", "--reference"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, options_reference_markdown());
+}
+
+TEST(CheckConfig, NeedsAFile) {
+  const auto r = run_cli({"check-config"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("FILE is required"), std::string::npos);
+}
+
+}  // namespace

@@ -1,0 +1,265 @@
+// Alert rules (daemon/rules.cpp): selection by globs, threshold override, cooldown per
+// (rule, stream) in stream time, one event per selecting rule, exact counters.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "warpwatch/daemon/rules.hpp"
+
+namespace {
+
+using warpwatch::config::Rule;
+using warpwatch::daemon::Event;
+using warpwatch::daemon::PatternInfo;
+using warpwatch::daemon::PatternTable;
+using warpwatch::daemon::RuleEngine;
+using warpwatch::kernels::Metric;
+using warpwatch::kernels::Mode;
+using warpwatch::kernels::RawMatch;
+using namespace std::chrono_literals;
+
+constexpr std::int64_t kSecond = 1'000'000'000;
+
+PatternTable patterns() {
+  return {{"spike", {"shapes", Metric::dtw, Mode::stream, 5.0}},
+          {"spike2", {"shapes", Metric::dk, Mode::stream, 5.0}},
+          {"ramp", {"trends", Metric::twed, Mode::window, 2.0}}};
+}
+
+RawMatch match(std::string stream, std::string pattern, double distance, std::int64_t end_s,
+               std::uint64_t end_index = 10) {
+  return {std::move(stream), std::move(pattern),    distance,       end_index - 4,
+          end_index,         (end_s - 4) * kSecond, end_s * kSecond};
+}
+
+Rule rule(std::string name, std::vector<std::string> streams = {"*"},
+          std::vector<std::string> pattern_globs = {"*"},
+          std::vector<std::string> libraries = {"*"}) {
+  Rule r;
+  r.name = std::move(name);
+  r.streams = std::move(streams);
+  r.patterns = std::move(pattern_globs);
+  r.libraries = std::move(libraries);
+  return r;
+}
+
+std::vector<std::string> rules_of(const std::vector<Event>& events) {
+  std::vector<std::string> names;
+  for (const auto& e : events) names.push_back(e.rule + ":" + e.stream + ":" + e.pattern);
+  return names;
+}
+
+TEST(Rules, NoRulesMeansOneDefaultRuleForEverything) {
+  RuleEngine engine({}, patterns(), "node-1");
+  ASSERT_EQ(engine.rules().size(), 1u);
+  EXPECT_EQ(engine.rules()[0].name, "default");
+  const auto events =
+      engine.apply({match("a", "spike", 1.5, 100), match("b/c", "ramp", 0.5, 101)}, 42);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].severity, "info");
+  EXPECT_EQ(events[1].rule, "default");
+  EXPECT_EQ(engine.counters("default").events, 2u);
+}
+
+TEST(Rules, EventIsFilledFromMatchPatternAndRule) {
+  Rule r = rule("hot");
+  r.severity = "critical";
+  r.labels = {{"site", "plant-7"}, {"team", "ops"}};
+  RuleEngine engine({r}, patterns(), "node-1");
+  const auto events = engine.apply({match("pump.3", "ramp", 1.25, 100, 57)}, 123456789);
+  ASSERT_EQ(events.size(), 1u);
+  const Event& e = events[0];
+  EXPECT_EQ(e.rule, "hot");
+  EXPECT_EQ(e.severity, "critical");
+  EXPECT_EQ(e.stream, "pump.3");
+  EXPECT_EQ(e.library, "trends");
+  EXPECT_EQ(e.pattern, "ramp");
+  EXPECT_EQ(e.metric, "twed");
+  EXPECT_EQ(e.mode, "window");
+  EXPECT_EQ(e.distance, 1.25);
+  EXPECT_EQ(e.threshold, 2.0);  // the pattern's own: the rule sets none
+  EXPECT_EQ(e.start_index, 53u);
+  EXPECT_EQ(e.end_index, 57u);
+  EXPECT_EQ(e.start_ns, 96 * kSecond);
+  EXPECT_EQ(e.end_ns, 100 * kSecond);
+  EXPECT_EQ(e.detected_ns, 123456789);
+  EXPECT_EQ(e.sequence, 0u);  // the publisher numbers events
+  EXPECT_EQ(e.instance, "node-1");
+  EXPECT_EQ(e.labels, r.labels);
+}
+
+TEST(Rules, StreamPatternAndLibraryGlobsSelectWholeStrings) {
+  RuleEngine engine(
+      {rule("pumps", {"pump.*", "fan?"}), rule("spikes", {"*"}, {"spike*"}),
+       rule("trends", {"*"}, {"*"}, {"tr[e]nds"}), rule("exact", {"pump"}, {"spike"})},
+      patterns(), "i");
+  const auto events = engine.apply(
+      {match("pump.1", "spike", 1, 1), match("fan7", "ramp", 1, 2), match("fan77", "spike2", 1, 3),
+       match("pump", "spike", 1, 4), match("xpump.1", "ramp", 1, 5)},
+      0);
+  EXPECT_EQ(rules_of(events), (std::vector<std::string>{
+                                  "pumps:pump.1:spike", "spikes:pump.1:spike", "pumps:fan7:ramp",
+                                  "trends:fan7:ramp", "spikes:fan77:spike2", "spikes:pump:spike",
+                                  "exact:pump:spike", "trends:xpump.1:ramp"}));
+  EXPECT_EQ(engine.counters("pumps").events, 2u);
+  EXPECT_EQ(engine.counters("spikes").events, 3u);
+  EXPECT_EQ(engine.counters("trends").events, 2u);
+  EXPECT_EQ(engine.counters("exact").events, 1u);
+  EXPECT_EQ(engine.totals().events, 8u);
+}
+
+TEST(Rules, SlashAndDotAreOrdinaryCharactersInGlobs) {
+  RuleEngine engine({rule("r", {"*.temp"})}, patterns(), "i");
+  EXPECT_EQ(engine.apply({match("site/a/.temp", "spike", 1, 1)}, 0).size(), 1u);
+  EXPECT_EQ(engine.apply({match("site/a/temp", "spike", 1, 2)}, 0).size(), 0u);
+}
+
+TEST(Rules, ThresholdOverrideKeepsOnlyCloseMatchesAndReportsEffectiveThreshold) {
+  Rule strict = rule("strict");
+  strict.threshold = 1.0;
+  Rule loose = rule("loose");
+  loose.threshold = 100.0;  // cannot loosen the pattern's own 5.0
+  RuleEngine engine({strict, loose}, patterns(), "i");
+  const auto events = engine.apply({match("s", "spike", 0.5, 1), match("s", "spike", 1.0, 2),
+                                    match("s", "spike", 1.5, 3), match("s", "spike", 7.0, 4)},
+                                   0);
+  ASSERT_EQ(events.size(), 5u);
+  EXPECT_EQ(rules_of(events),
+            (std::vector<std::string>{"strict:s:spike", "loose:s:spike", "strict:s:spike",
+                                      "loose:s:spike", "loose:s:spike"}));
+  EXPECT_EQ(events[0].threshold, 1.0);
+  EXPECT_EQ(events[2].distance, 1.0);  // distance == threshold qualifies
+  EXPECT_EQ(events[1].threshold, 5.0);
+  EXPECT_EQ(engine.counters("strict").events, 2u);
+  EXPECT_EQ(engine.counters("strict").filtered_threshold, 2u);
+  EXPECT_EQ(engine.counters("loose").events, 3u);
+  EXPECT_EQ(engine.counters("loose").filtered_threshold, 1u);
+  EXPECT_EQ(engine.totals().filtered_threshold, 3u);
+}
+
+TEST(Rules, CooldownIsPerRuleAndStreamInStreamTime) {
+  Rule slow = rule("slow");
+  slow.cooldown = 10s;
+  Rule fast = rule("fast");  // no cooldown
+  RuleEngine engine({slow, fast}, patterns(), "i");
+  // Stream a: ends at 100 (kept), 105 (dropped), 109.999 (dropped), 110 (kept: exactly 10 s
+  // after the last event), 115 (dropped). Stream b is independent: 101 (kept), 111 (kept).
+  const std::int64_t late = 110 * kSecond - 1;
+  auto ev = engine.apply(
+      {match("a", "spike", 1, 100), match("b", "spike", 1, 101), match("a", "spike", 1, 105)}, 0);
+  EXPECT_EQ(rules_of(ev), (std::vector<std::string>{"slow:a:spike", "fast:a:spike", "slow:b:spike",
+                                                    "fast:b:spike", "fast:a:spike"}));
+  RawMatch almost = match("a", "spike", 1, 0);
+  almost.end_ns = late;
+  ev = engine.apply({almost, match("a", "spike", 1, 110), match("b", "ramp", 1, 111),
+                     match("a", "spike", 1, 115)},
+                    0);
+  EXPECT_EQ(rules_of(ev), (std::vector<std::string>{"fast:a:spike", "slow:a:spike", "fast:a:spike",
+                                                    "slow:b:ramp", "fast:b:ramp", "fast:a:spike"}));
+  EXPECT_EQ(engine.counters("slow").events, 4u);
+  EXPECT_EQ(engine.counters("slow").dropped_cooldown, 3u);
+  EXPECT_EQ(engine.counters("fast").events, 7u);
+  EXPECT_EQ(engine.counters("fast").dropped_cooldown, 0u);
+}
+
+TEST(Rules, CooldownTakesABatchInStreamTimeOrder) {
+  Rule r = rule("r");
+  r.cooldown = 10s;
+  RuleEngine engine({r}, patterns(), "i");
+  // The Matcher orders by pattern before end time: "ramp" at 103 comes before "spike" at
+  // 100, yet the earlier one in stream time opens the cooldown.
+  const auto ev = engine.apply({match("s", "ramp", 1, 103), match("s", "spike", 1, 100)}, 0);
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].pattern, "spike");
+  // A late report that ends just before the last event is inside the cooldown too.
+  EXPECT_TRUE(engine.apply({match("s", "spike2", 1, 95)}, 0).empty());
+  EXPECT_EQ(engine.counters("r").dropped_cooldown, 2u);
+}
+
+TEST(Rules, ThresholdFilteredMatchDoesNotStartACooldown) {
+  Rule r = rule("r");
+  r.cooldown = 10s;
+  r.threshold = 1.0;
+  RuleEngine engine({r}, patterns(), "i");
+  const auto ev = engine.apply({match("s", "spike", 3.0, 100), match("s", "spike", 0.5, 101)}, 0);
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].end_ns, 101 * kSecond);
+  EXPECT_EQ(engine.counters("r").filtered_threshold, 1u);
+  EXPECT_EQ(engine.counters("r").dropped_cooldown, 0u);
+}
+
+TEST(Rules, SeveralRulesOnOneMatchGiveOneEventEach) {
+  Rule a = rule("a");
+  a.severity = "warning";
+  Rule b = rule("b", {"s*"});
+  b.severity = "critical";
+  b.labels = {{"k", "v"}};
+  Rule c = rule("c", {"other"});
+  RuleEngine engine({a, b, c}, patterns(), "i");
+  const auto ev = engine.apply({match("s1", "spike", 1, 1)}, 7);
+  ASSERT_EQ(ev.size(), 2u);
+  EXPECT_EQ(ev[0].rule, "a");
+  EXPECT_EQ(ev[0].severity, "warning");
+  EXPECT_TRUE(ev[0].labels.empty());
+  EXPECT_EQ(ev[1].rule, "b");
+  EXPECT_EQ(ev[1].severity, "critical");
+  EXPECT_EQ(ev[1].labels.at("k"), "v");
+  EXPECT_EQ(engine.counters()[2].events, 0u);
+}
+
+TEST(Rules, UnknownPatternThrowsBeforeChangingAnything) {
+  Rule r = rule("r");
+  r.cooldown = 10s;
+  RuleEngine engine({r}, patterns(), "i");
+  EXPECT_THROW(engine.apply({match("s", "spike", 1, 100), match("s", "nope", 1, 101)}, 0),
+               std::invalid_argument);
+  EXPECT_EQ(engine.totals().events, 0u);
+  EXPECT_EQ(engine.apply({match("s", "spike", 1, 100)}, 0).size(), 1u);  // no cooldown left
+}
+
+TEST(Rules, ReloadCarriesCooldownsOfRulesWithTheSameName) {
+  Rule kept = rule("kept");
+  kept.cooldown = 10s;
+  Rule gone = rule("gone");
+  gone.cooldown = 10s;
+  RuleEngine old_engine({kept, gone}, patterns(), "i");
+  ASSERT_EQ(old_engine.apply({match("s", "spike", 1, 100)}, 0).size(), 2u);
+
+  Rule fresh = rule("fresh");
+  fresh.cooldown = 10s;
+  RuleEngine engine({fresh, kept}, patterns(), "i");
+  engine.carry_cooldowns_from(old_engine);
+  const auto ev = engine.apply({match("s", "spike", 1, 105)}, 0);
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].rule, "fresh");
+  EXPECT_EQ(engine.counters("kept").dropped_cooldown, 1u);
+}
+
+TEST(Rules, EmptyBatchGivesNoEvents) {
+  RuleEngine engine({}, patterns(), "i");
+  EXPECT_TRUE(engine.apply({}, 0).empty());
+  EXPECT_EQ(engine.counters("unknown").events, 0u);
+}
+
+TEST(Rules, PatternTableComesFromTheLibraries) {
+  warpwatch::config::Library lib;
+  lib.name = "shapes";
+  warpwatch::kernels::PatternDef p;
+  p.id = "w";
+  p.params.distance.metric = Metric::softdtw;
+  p.params.mode = Mode::window;
+  p.params.threshold = 3.5;
+  lib.patterns.push_back(p);
+  const PatternTable table = warpwatch::daemon::pattern_table({lib});
+  ASSERT_EQ(table.size(), 1u);
+  const PatternInfo& info = table.at("w");
+  EXPECT_EQ(info.library, "shapes");
+  EXPECT_EQ(info.metric, Metric::softdtw);
+  EXPECT_EQ(info.mode, Mode::window);
+  EXPECT_EQ(info.threshold, 3.5);
+}
+
+}  // namespace
