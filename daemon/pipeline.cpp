@@ -61,7 +61,12 @@ Pipeline::Pipeline(config::DaemonConfig config, Log log) : config_(std::move(con
 }
 
 Pipeline::~Pipeline() {
-  if (!stopped_) shutdown();
+  if (stopped_) return;
+  try {
+    shutdown();
+  } catch (const std::exception& e) {  // a destructor must not throw; say what was lost
+    log_(std::string("shutdown failed: ") + e.what());
+  }
 }
 
 void Pipeline::add_patterns(const std::vector<config::Library>& libraries) {
