@@ -1,7 +1,8 @@
 #include "cpu/spring_pattern.hpp"
 
+#include "reference/spring.hpp"
+
 #include <algorithm>
-#include <cfloat>
 #include <limits>
 
 namespace warpwatch::kernels::cpu {
@@ -16,12 +17,6 @@ std::uint64_t back(std::int32_t reference, std::int32_t value) {
   return static_cast<std::uint32_t>(reference) - static_cast<std::uint32_t>(value);
 }
 
-// The reference's threshold rule (kernels/reference/spring.cpp): beyond float range
-// means everything qualifies.
-float eps_of(double threshold) {
-  return threshold >= static_cast<double>(FLT_MAX) ? FLT_MAX : static_cast<float>(threshold);
-}
-
 }  // namespace
 
 SpringGroupState SpringPattern::Group::state(const PatternDef& pattern, std::size_t width) {
@@ -31,7 +26,7 @@ SpringGroupState SpringPattern::Group::state(const PatternDef& pattern, std::siz
   st.dims = pattern.dims;
   st.metric = pattern.params.distance.metric;
   st.cost = pattern.params.distance.cost;
-  st.eps = eps_of(pattern.params.threshold);
+  st.eps = reference::stream_eps(pattern.params.threshold);
   st.pattern = pattern.values.data();
   st.d = d.data();
   st.s = s.data();
@@ -143,7 +138,7 @@ void SpringPattern::update_keep_from(std::size_t gi) {
 }
 
 void SpringPattern::flush_lane(Group& g, std::size_t lane, std::vector<RawMatch>& out) {
-  const float eps = eps_of(pattern_.params.threshold);
+  const float eps = reference::stream_eps(pattern_.params.threshold);
   if (!(g.d_min[lane] <= eps)) return;
   const StreamSlot& stream = *g.lanes[lane];
   out.push_back(make_match(stream, stream.next_index() - 1, g.d_min[lane], g.t_s[lane], g.t_e[lane]));

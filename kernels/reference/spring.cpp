@@ -9,9 +9,7 @@ namespace warpwatch::kernels::reference {
 SpringPair::SpringPair(const float* pattern, std::size_t m, std::size_t dims, Metric metric,
                        Cost cost, double threshold)
     : pattern_(pattern), m_(m), dims_(dims), metric_(metric), cost_(cost),
-      // A threshold beyond float range still means "everything qualifies": clamp it so a
-      // pending candidate (d_min = +inf) is never mistaken for a qualifying one.
-      eps_(threshold >= static_cast<double>(FLT_MAX) ? FLT_MAX : static_cast<float>(threshold)),
+      eps_(stream_eps(threshold)),
       d_(m, inf),   // D(0, i) = +inf
       s_(m, 0) {}
 

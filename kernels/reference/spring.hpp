@@ -4,6 +4,7 @@
 // in component order, D = c + best (dtw) or max(c, best) (dk), no fused multiply-add.
 #pragma once
 
+#include <cfloat>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -50,6 +51,13 @@ class SpringPair {
   float d_min_ = inf;
   std::uint64_t t_s_ = 0, t_e_ = 0;
 };
+
+// Stream mode's threshold eps in float32, the form every backend compares D with. A
+// threshold beyond float range still means "everything qualifies": it is clamped so a
+// pending candidate (d_min = +inf) is never mistaken for a qualifying one.
+inline float stream_eps(double threshold) {
+  return threshold >= static_cast<double>(FLT_MAX) ? FLT_MAX : static_cast<float>(threshold);
+}
 
 // The local cost of SPEC.md 2 in float32, in the one order every backend uses.
 inline float local_cost_f32(const float* x, const float* y, std::size_t dims, Cost cost) {
