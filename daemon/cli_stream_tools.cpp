@@ -6,11 +6,11 @@
 #include <chrono>
 #include <ostream>
 #include <stdexcept>
-#include <thread>
 #include <vector>
 
 #include "cli_verbs.hpp"
 #include "warpwatch/stream/frame.hpp"
+#include "warpwatch/stream/replay.hpp"
 
 namespace warpwatch::daemon {
 
@@ -38,26 +38,18 @@ int run_replay(const ReplayCommand& cmd, std::ostream& out, std::ostream& err) {
   socket.set(zmq::sockopt::linger, 10000);  // deliver what is queued before exiting
   socket.connect(cmd.endpoint);
   const auto period_ns = static_cast<std::int64_t>(cmd.period_ms * 1e6);
-  const auto start = std::chrono::steady_clock::now();
-  std::size_t messages = 0;
-  for (std::size_t i = 0; i < s.length(); i += cmd.chunk) {
-    const std::size_t count = std::min(cmd.chunk, s.length() - i);
-    stream::Samples part;
-    part.dims = s.dims;
-    for (std::size_t k = 0; k < count; ++k) part.times_ns.push_back(cmd.start_ns + static_cast<std::int64_t>(i + k) * period_ns);
-    part.values.assign(s.values.begin() + static_cast<std::ptrdiff_t>(i * s.dims),
-                       s.values.begin() + static_cast<std::ptrdiff_t>((i + count) * s.dims));
-    if (cmd.rate_hz > 0)
-      std::this_thread::sleep_until(start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                std::chrono::duration<double>(static_cast<double>(i) / cmd.rate_hz)));
-    std::array<zmq::const_buffer, 2> parts;
+  stream::Samples all;
+  all.dims = s.dims;
+  all.values = s.values;
+  for (std::size_t i = 0; i < s.length(); ++i) all.times_ns.push_back(cmd.start_ns + static_cast<std::int64_t>(i) * period_ns);
+  const std::size_t messages = stream::replay_paced(all, cmd.chunk, cmd.rate_hz, [&](const stream::Samples& part) {
     const std::string text = cmd.text ? stream::encode_text(part) : std::string();
     const std::vector<std::byte> frame = cmd.text ? std::vector<std::byte>() : stream::encode_frame(part, false);
-    parts[0] = zmq::buffer(cmd.stream);
-    parts[1] = cmd.text ? zmq::buffer(text) : zmq::buffer(frame.data(), frame.size());
+    const std::array<zmq::const_buffer, 2> parts = {
+        zmq::buffer(cmd.stream), cmd.text ? zmq::buffer(text) : zmq::buffer(frame.data(), frame.size())};
     zmq::send_multipart(socket, parts);
-    ++messages;
-  }
+    return true;
+  });
   out << "replayed " << s.length() << " samples of " << s.name << " as stream '" << cmd.stream << "' in "
       << messages << " messages to " << cmd.endpoint << "\n";
   return 0;

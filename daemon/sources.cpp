@@ -4,10 +4,10 @@
 
 #include <chrono>
 #include <stdexcept>
-#include <thread>
 #include <vector>
 
 #include "warpwatch/config/series_file.hpp"
+#include "warpwatch/stream/replay.hpp"
 
 namespace warpwatch::daemon {
 
@@ -68,25 +68,14 @@ ReplaySource::ReplaySource(const config::IngestSource& source, IngestHub& hub)
 }
 
 void ReplaySource::run(std::stop_token stop) {
-  using clock = std::chrono::steady_clock;
-  const std::size_t n = samples_.size(), dims = samples_.dims;
   // Paced: about 100 chunks a second; unpaced: large chunks, as fast as the hub takes them.
   const std::size_t chunk =
       source_.rate_hz > 0 ? std::max<std::size_t>(1, static_cast<std::size_t>(source_.rate_hz / 100)) : 1024;
-  const auto start = clock::now();
-  stream::Samples part;
-  part.dims = dims;
-  for (std::size_t i = 0; i < n && !stop.stop_requested(); i += chunk) {
-    const std::size_t count = std::min(chunk, n - i);
-    if (source_.rate_hz > 0)
-      std::this_thread::sleep_until(start + std::chrono::duration_cast<clock::duration>(
-                                                std::chrono::duration<double>(static_cast<double>(i) / source_.rate_hz)));
-    part.times_ns.assign(samples_.times_ns.begin() + static_cast<std::ptrdiff_t>(i),
-                         samples_.times_ns.begin() + static_cast<std::ptrdiff_t>(i + count));
-    part.values.assign(samples_.values.begin() + static_cast<std::ptrdiff_t>(i * dims),
-                       samples_.values.begin() + static_cast<std::ptrdiff_t>((i + count) * dims));
+  stream::replay_paced(samples_, chunk, source_.rate_hz, [&](const stream::Samples& part) {
+    if (stop.stop_requested()) return false;
     hub_.offer_samples(source_.stream, part);
-  }
+    return true;
+  });
   if (!stop.stop_requested()) hub_.end_stream(source_.stream);
   done_ = true;
 }
