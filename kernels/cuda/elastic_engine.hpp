@@ -1,0 +1,51 @@
+// The host side shared by distance_matrix and ElasticBatcher: a list of series and of jobs
+// (series x series x params), packed into pinned memory and uploaded once, every job routed
+// to a kernel (distance_launch.hpp), results copied back. Buffers are kept and grow.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "warpwatch/kernels/backends.hpp"
+#include "warpwatch/kernels/params.hpp"
+
+namespace warpwatch::kernels::cuda::detail {
+
+// Which kernel computes the jobs: automatic picks per job (the fastest that applies);
+// the others force one family (tests), and throw std::invalid_argument for a job it cannot
+// take.
+enum class DistancePath { automatic, generic, warp, long_pair };
+
+class ElasticEngine {
+ public:
+  ElasticEngine();
+  ~ElasticEngine();
+  ElasticEngine(const ElasticEngine&) = delete;
+  ElasticEngine& operator=(const ElasticEngine&) = delete;
+
+  // Forgets series, params and jobs (buffers are kept).
+  void clear();
+  // `length` samples of `dims` floats (the dims of run()); times (twed) null = sample index.
+  // The memory must stay valid until run() returns.
+  std::uint32_t add_series(const float* values, std::size_t length, const float* times);
+  std::uint32_t add_params(const DistanceParams& params);  // validated by the caller
+  // Job k (in the order added) computes distance(series a, series b).
+  void add_job(std::uint32_t a, std::uint32_t b, std::uint32_t params);
+  std::size_t job_count() const;
+
+  // results[k] = the distance of job k. Timings (optional) are added to, not overwritten.
+  void run(std::size_t dims, std::span<double> results, DistancePath path = DistancePath::automatic,
+           DeviceTimings* timings = nullptr);
+
+  std::size_t device_bytes() const;       // device memory held now
+  std::size_t peak_device_bytes() const;  // the most held at once since construction
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace warpwatch::kernels::cuda::detail
