@@ -206,6 +206,12 @@ void describe_machine(Report& report) {
   report.simd_target = kernels::cpu::simd_target();
 }
 
+// The device's peak rate of simple float32 operations: one per FP32 lane per clock.
+double device_float_ops_per_s() {
+  const kernels::CudaStatus cuda = kernels::cuda_status();
+  return static_cast<double>(cuda.sm_count) * cuda.fp32_lanes_per_sm * cuda.clock_khz * 1e3;
+}
+
 }  // namespace
 
 Report run(const Options& o, std::ostream& log) {
@@ -252,6 +258,7 @@ Report run(const Options& o, std::ostream& log) {
           "than threads, and the multi-thread rows understate the backend");
   }
 
+  if (o.backend == Backend::cuda) report.device_float_ops_per_s = device_float_ops_per_s();
   // One reference measurement per subset shape: the threads rows share stream_dtw's.
   std::map<std::string, std::pair<std::optional<Measurement>, std::string>> reference_cache;
   for (const Plan& p : plans) {
@@ -283,7 +290,7 @@ Report run(const Options& o, std::ostream& log) {
       row.reference_error = cached.second;
     }
     if (o.backend == Backend::cuda)
-      row.ceiling_note = "n/a: the device query does not report SM count and clock yet";
+      row.ceiling_cells_per_s = device_float_ops_per_s() / ops_per_cell(p.shape.kind);
     else
       row.ceiling_cells_per_s = float_ops.at(p.threads) / ops_per_cell(p.shape.kind);
     report.rows.push_back(std::move(row));

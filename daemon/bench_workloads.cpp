@@ -111,18 +111,24 @@ Measurement measure_stream(const Shape& shape, kernels::Backend backend, unsigne
 
   std::vector<kernels::StreamChunk> batch(shape.streams);
   std::uint64_t matches = 0, counted_cells = 0;
+  // A device backend is timed by its own CUDA events (kernels only, as DESIGN.md asks);
+  // the wall time of process() (packing, copies, host bookkeeping) is reported beside it.
+  const bool device = backend == kernels::Backend::cuda;
+  std::vector<double> wall;
   for (std::size_t b = 0; b < total_batches; ++b) {
     for (std::size_t s = 0; s < shape.streams; ++s)
       batch[s] = {ids[s],
                   std::span<const float>(data).subspan(s * samples + b * shape.chunk, shape.chunk),
                   std::span<const std::int64_t>(times).subspan(b * shape.chunk, shape.chunk)};
-    const std::uint64_t cells_before = matcher->counters().cells;
+    const kernels::MatcherCounters before = matcher->counters();
     // process() returns once the work is done, also on a device, so wall time is right.
     const auto start = clock_type::now();
     const auto found = matcher->process(batch);
     const double seconds = seconds_since(start);
     if (b < stream_warmup_batches) continue;
-    r.seconds.push_back(seconds);
+    const std::uint64_t cells_before = before.cells;
+    r.seconds.push_back(device ? matcher->counters().device_seconds - before.device_seconds : seconds);
+    wall.push_back(seconds);
     matches += found.size();
     counted_cells += matcher->counters().cells - cells_before;
   }
@@ -134,6 +140,13 @@ Measurement measure_stream(const Shape& shape, kernels::Backend backend, unsigne
       static_cast<double>(shape.streams * shape.patterns * shape.m) * 8.0 * 2.0;
   r.extra.emplace_back("state_bytes_per_s", state_bytes / median);
   r.extra.emplace_back("matches", static_cast<double>(matches));
+  if (device) {
+    std::sort(wall.begin(), wall.end());
+    r.extra.emplace_back("wall_cells_per_s", static_cast<double>(r.cells_per_run) / wall[wall.size() / 2]);
+    const double bytes = static_cast<double>(matcher->counters().device_bytes);
+    r.extra.emplace_back("device_bytes", bytes);
+    r.extra.emplace_back("device_bytes_per_pair", bytes / static_cast<double>(shape.streams * shape.patterns));
+  }
   if (counted_cells != r.cells()) {
     log << "bench: warning: the " << kernels::to_string(backend) << " backend counted "
         << counted_cells << " cells, the shape has " << r.cells() << "\n";
@@ -166,11 +179,24 @@ Measurement measure_matrix(const Shape& shape, kernels::Backend backend, unsigne
   const auto vb = same_sides ? va : views(b, shape.cols);
   std::vector<double> out(shape.rows * shape.cols);
 
+  // A device backend is timed by CUDA events around its kernels; the wall time of the
+  // call (with the copies of the series) is reported beside it.
+  const bool device = backend == kernels::Backend::cuda;
+  std::vector<double> wall;
+  kernels::DeviceTimings timings;
   for (std::size_t run = 0; run < 1 + shape.repeat; ++run) {
+    timings = {};
     const auto start = clock_type::now();
-    kernels::distance_matrix(backend, va, vb, params, out, {threads});
+    kernels::distance_matrix(backend, va, vb, params, out, {threads, device ? &timings : nullptr});
     const double seconds = seconds_since(start);
-    if (run > 0) r.seconds.push_back(seconds);  // run 0 is the warm-up
+    if (run == 0) continue;  // the warm-up
+    r.seconds.push_back(device ? timings.kernel_seconds : seconds);
+    wall.push_back(seconds);
+  }
+  if (device) {
+    std::sort(wall.begin(), wall.end());
+    r.extra.emplace_back("wall_cells_per_s", static_cast<double>(r.cells_per_run) / wall[wall.size() / 2]);
+    r.extra.emplace_back("device_bytes", static_cast<double>(timings.device_bytes));
   }
   // Neither metric can be infinite or NaN here: a backend that says so did not do the work.
   if (!std::all_of(out.begin(), out.end(), [](double d) { return std::isfinite(d) && d >= 0.0; }))

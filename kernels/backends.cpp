@@ -8,6 +8,7 @@
 
 #if WARPWATCH_HAVE_CUDA
 #include "cuda/device_info.hpp"
+#include "warpwatch/kernels/cuda.hpp"
 #endif
 
 namespace warpwatch::kernels {
@@ -33,6 +34,14 @@ CudaStatus cuda_status() {
 #if WARPWATCH_HAVE_CUDA
   status.compiled = true;
   status.device_count = cuda::usable_device_count(status.detail);
+  if (status.device_count > 0) {
+    const cuda::DeviceProperties p = cuda::device_properties();
+    status.sm_count = p.sm_count;
+    status.clock_khz = p.clock_khz;
+    status.fp32_lanes_per_sm = p.fp32_lanes_per_sm;
+    status.memory_bytes_per_s = p.memory_bytes_per_s;
+    status.memory_bytes = p.memory_bytes;
+  }
 #else
   status.detail = "this build has no CUDA backend (configured with WARPWATCH_CUDA=OFF or no nvcc)";
 #endif
@@ -41,14 +50,20 @@ CudaStatus cuda_status() {
 
 Backend resolve_backend(Backend requested, std::string* why) {
   if (requested != Backend::automatic) return requested;
-  // The CUDA matching backend has not landed yet: auto means the fast CPU backend.
-  if (why) *why = "backend auto: using the cpu backend (" + cpu::simd_target() + ")";
+  const CudaStatus cuda = cuda_status();
+  if (cuda.device_count > 0) {
+    if (why) *why = "backend auto: using the cuda backend (" + cuda.detail + ")";
+    return Backend::cuda;
+  }
+  if (why) *why = "backend auto: " + cuda.detail + ": using the cpu backend (" + cpu::simd_target() + ")";
   return Backend::cpu;
 }
 
 namespace {
-[[noreturn]] void cuda_unavailable() {
-  throw std::runtime_error("the cuda matching backend is not implemented yet; use cpu or reference");
+// Asked for cuda explicitly, on a machine or build without it: say why, never fall back.
+void require_cuda() {
+  const CudaStatus cuda = cuda_status();
+  if (cuda.device_count == 0) throw std::runtime_error("the cuda backend cannot run: " + cuda.detail);
 }
 }  // namespace
 
@@ -59,7 +74,12 @@ std::unique_ptr<Matcher> make_matcher(Backend backend, const BackendOptions& opt
     case Backend::cuda:
     case Backend::automatic: break;
   }
-  cuda_unavailable();
+  require_cuda();
+#if WARPWATCH_HAVE_CUDA
+  return cuda::make_matcher();
+#else
+  throw std::logic_error("unreachable: cuda_status() reports no device without CUDA");
+#endif
 }
 
 void distance_matrix(Backend backend, std::span<const SeriesView> a, std::span<const SeriesView> b,
@@ -77,7 +97,10 @@ void distance_matrix(Backend backend, std::span<const SeriesView> a, std::span<c
     case Backend::cuda:
     case Backend::automatic: break;
   }
-  cuda_unavailable();
+  require_cuda();
+#if WARPWATCH_HAVE_CUDA
+  cuda::distance_matrix(a, b, params, out, options.timings);
+#endif
 }
 
 }  // namespace warpwatch::kernels

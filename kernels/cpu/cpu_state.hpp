@@ -33,6 +33,7 @@ struct WorkerScratch {
   std::vector<float> x;                       // transposed samples / windows
   std::vector<float> times;                   // transposed window times (twed)
   std::vector<float> window;                  // one window, for normalization
+  std::vector<float> window_times;            // twed: one window's rebased clock
   std::vector<double> distances;              // one lane group's results
   std::vector<std::uint64_t> ends;            // window ends in this batch
   std::vector<std::uint8_t> flat;             // per lane: skipped (znorm, flat window)

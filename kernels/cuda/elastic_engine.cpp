@@ -121,7 +121,10 @@ struct ElasticEngine::Impl {
   // one while the other is on its way.
   void upload(unsigned char* dst, const std::vector<std::pair<const void*, std::size_t>>& pieces) {
     for (auto& s : staging) s.reserve(kStagingBytes);
-    int buf = 0;
+    // The chunk after the last one used: an earlier call's copy from it may still be
+    // running, so wait for it before refilling.
+    int buf = next_staging;
+    staged[buf].synchronize();
     std::size_t fill = 0, done = 0;
     const auto flush = [&] {
       if (fill == 0) return;
@@ -144,7 +147,9 @@ struct ElasticEngine::Impl {
       }
     }
     flush();
+    next_staging = buf;
   }
+  int next_staging = 0;
 };
 
 ElasticEngine::ElasticEngine() : impl_(std::make_unique<Impl>()) {}

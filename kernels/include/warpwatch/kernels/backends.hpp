@@ -23,17 +23,32 @@ struct CudaStatus {
   bool compiled = false;   // the CUDA backend is part of this build
   int device_count = 0;    // usable devices (0 when none or when not compiled)
   std::string detail;      // device name, or why none is usable
+  // Device 0, when usable: what the benchmark's ceiling column is computed from.
+  int sm_count = 0;
+  int clock_khz = 0;               // SM clock
+  int fp32_lanes_per_sm = 0;       // FP32 lanes per SM
+  double memory_bytes_per_s = 0;   // peak DRAM bandwidth
+  std::size_t memory_bytes = 0;    // total device memory
 };
 
 // Asks the CUDA runtime (when compiled in); never throws.
 CudaStatus cuda_status();
 
+// Device-side times of one call, measured with CUDA events (cuda backend only).
+struct DeviceTimings {
+  double kernel_seconds = 0.0;  // the kernels alone
+  double copy_seconds = 0.0;    // host <-> device copies
+  std::size_t device_bytes = 0;  // device memory the call used at its peak
+};
+
 struct BackendOptions {
   unsigned cpu_threads = 0;  // cpu backend: worker threads, 0 = one per hardware thread
+  DeviceTimings* timings = nullptr;  // cuda backend: filled by distance_matrix when set
 };
 
 // The backend `requested` resolves to: `automatic` is cuda when a device is usable, else
-// cpu; `why` (optional) receives one line saying what was chosen and why.
+// cpu; `why` (optional) receives one line saying what was chosen and why (for the log:
+// "backend auto: no usable CUDA device (...): using the cpu backend (AVX2)").
 Backend resolve_backend(Backend requested, std::string* why = nullptr);
 
 // A Matcher of the given backend (resolved as above). Throws std::runtime_error when the

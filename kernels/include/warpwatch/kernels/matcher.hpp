@@ -67,6 +67,8 @@ struct MatcherCounters {
   std::uint64_t samples = 0;              // samples processed, all streams
   std::uint64_t cells = 0;                // DP cell updates (the unit of cells/s)
   std::uint64_t flat_windows_skipped = 0;  // znorm windows with std < 1e-8 (SPEC.md 3.2)
+  std::uint64_t device_bytes = 0;          // device memory held (cuda backend; 0 elsewhere)
+  double device_seconds = 0.0;             // cuda: stream-mode kernel time, CUDA events
 };
 
 class Matcher {

@@ -1,0 +1,56 @@
+// Window mode (SPEC.md 3.2) for one (stream, pattern) pair, minus the distances: which
+// windows end in a batch, what each window looks like when it is compared (z-normalized,
+// twed's rebased clock), and the grouping of evaluated windows into occurrences. Every
+// backend computes the distances its own way between windows() and group(), so all of
+// them agree on everything else.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "stream_history.hpp"
+#include "window_grouping.hpp"
+
+namespace warpwatch::kernels::common {
+
+class WindowTrack {
+ public:
+  // Throws std::invalid_argument for a constant pattern under znorm. `first_index`: the
+  // stream's next sample when the pair was made.
+  WindowTrack(const PatternDef& pattern, std::int64_t nominal_period_ns, std::uint64_t first_index);
+
+  std::size_t window() const { return schedule_.w; }
+  const PatternDef& pattern() const { return *pattern_; }
+  const std::vector<float>& values() const { return values_; }  // the pattern as compared
+  const std::vector<float>& times() const { return times_; }    // twed: the pattern's clock
+  bool twed() const { return pattern_->params.distance.metric == Metric::twed; }
+
+  // The ends of the windows among samples [from, to), in order.
+  void ends(std::uint64_t from, std::uint64_t to, std::vector<std::uint64_t>& out) const;
+  // The window ending at `end` (its samples must be in `history`) as it is compared:
+  // w x dims values, normalized under znorm; false when the window is flat (skipped).
+  // For twed, `times` (w floats) receives its clock rebased to the pattern's first time.
+  bool window(const StreamHistory& history, std::uint64_t end, std::vector<float>& values,
+              float* times) const;
+  // Offers the evaluated windows of [from, to) (ends[i] with distances[i]; flat[i] set for
+  // skipped ones) to the exclusion zone in sample order; appends the occurrences that
+  // become final and returns how many windows were skipped as flat.
+  std::uint64_t group(std::uint64_t from, std::uint64_t to, const std::vector<std::uint64_t>& ends,
+                      const std::vector<double>& distances, const std::vector<std::uint8_t>& flat,
+                      const StreamHistory& history, const std::string& stream_id,
+                      std::vector<RawMatch>& out);
+  // End of input: the pending occurrence, if any.
+  void flush(const std::string& stream_id, std::vector<RawMatch>& out);
+
+ private:
+  void add(const WindowOccurrence& o, const std::string& stream_id, std::vector<RawMatch>& out) const;
+
+  const PatternDef* pattern_;
+  WindowSchedule schedule_;
+  bool znorm_;
+  std::vector<float> values_;
+  std::vector<float> times_;
+  ExclusionZone zone_;
+};
+
+}  // namespace warpwatch::kernels::common

@@ -1,0 +1,103 @@
+// Stream mode (SPEC.md 3.1) on the device: the tables the host keeps there and the
+// launchers of the kernels in spring_kernels.cu.
+//
+// State layout. The pairs of one pattern are packed 32 to a tile; a tile's state is one
+// allocation laid out [row][32 lanes] (D as float32, S as the low 32 bits of the start
+// index), then 32 lanes each of d_min, t_s, t_e: 8*m + 12 bytes per pair, plus 4 bytes of
+// per-batch progress (`done`, one array for all tiles) and 4 in the tile table. The
+// lane-minor layout makes the thread-per-pair kernel's accesses coalesced; the
+// warp-per-pair kernel reads a pair's column once per batch and keeps it in registers.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+namespace warpwatch::kernels::cuda {
+
+inline constexpr std::uint32_t tile_lanes = 32;
+inline constexpr std::uint32_t no_pair = 0xffffffffu;
+
+struct SpringPatternDev {
+  std::uint32_t value_offset = 0;  // into the pattern value buffer
+  std::uint32_t m = 0;
+  std::uint32_t dims = 1;
+  std::uint32_t dk = 0;            // metric: 0 dtw, 1 dk
+  std::uint32_t abs_cost = 0;      // cost: 0 sq, 1 abs
+  float eps = 0.0f;                // reference::stream_eps(threshold)
+};
+
+struct SpringTileDev {
+  float* d = nullptr;            // [m][32]
+  std::int32_t* s = nullptr;     // [m][32]
+  float* d_min = nullptr;        // [32] pending candidate (inf: none)
+  std::int32_t* t_s = nullptr;   // [32]
+  std::int32_t* t_e = nullptr;   // [32]
+  std::uint32_t* done = nullptr; // [32] samples of this batch already processed (per batch)
+  std::uint32_t pattern = 0;
+  std::uint32_t lanes = 0;       // pairs held: lanes [0, lanes)
+  std::uint32_t stream[tile_lanes] = {};  // per lane: the stream's slot in the chunk table
+};
+
+// One stream's samples in this batch.
+struct SpringChunkDev {
+  std::uint64_t value_offset = 0;  // first float in the batch's value buffer
+  std::uint32_t count = 0;
+  std::int32_t first = 0;          // low 32 bits of the chunk's first sample index
+};
+
+// A report: the candidate of pair `pair` (tile * 32 + lane) became final after the
+// column of chunk step `step`. pair == no_pair: a reserved slot left unused.
+struct SpringReportDev {
+  std::uint32_t pair;
+  std::uint32_t step;
+  float distance;
+  std::int32_t t_s, t_e;
+};
+
+struct SpringBatchDev {
+  const SpringTileDev* tiles = nullptr;
+  std::uint32_t tile_count = 0;
+  const SpringPatternDev* patterns = nullptr;
+  const float* pattern_values = nullptr;
+  const SpringChunkDev* chunks = nullptr;  // by stream slot
+  const float* values = nullptr;           // all chunks' samples, count x dims each
+  SpringReportDev* reports = nullptr;
+  std::uint32_t report_capacity = 0;
+  std::uint32_t* report_count = nullptr;   // device counters: [0] reports reserved,
+                                           // [1] 1 when a reservation did not fit
+};
+
+// Rows per lane of the warp-per-pair kernel and the longest pattern it takes.
+inline constexpr std::uint32_t wavefront_max_rows = 8;
+inline constexpr std::uint32_t wavefront_max_m = 32 * wavefront_max_rows;
+
+// Sets lane `lane` of a tile to a fresh pair: D = +inf, S = 0, no candidate.
+void launch_spring_fresh_lane(const SpringTileDev& tile, std::uint32_t m, std::uint32_t lane,
+                              cudaStream_t stream);
+
+// Moves the state of (from, from_lane) to (to, to_lane); both tiles of one pattern.
+void launch_spring_move_lane(const SpringTileDev& from, std::uint32_t from_lane,
+                             const SpringTileDev& to, std::uint32_t to_lane, std::uint32_t m,
+                             cudaStream_t stream);
+
+// Warp-per-pair register wavefront for the pairs listed (tile * 32 + lane), all of one
+// pattern shape: dims 1, 32*(rows/2) < m <= 32*rows (rows = 1, 2, 4 or 8), one metric and
+// cost. A pair is skipped (left to the exact kernel) when its chunk has fewer than
+// `min_count` samples or a candidate is pending; otherwise it runs until the first column
+// where a candidate appears and records how far it got in `done`.
+void launch_spring_wavefront(const SpringBatchDev& batch, const std::uint32_t* pairs,
+                             std::uint32_t pair_count, std::uint32_t rows, bool dk, bool abs_cost,
+                             std::uint32_t min_count, cudaStream_t stream);
+
+// Thread-per-pair exact kernel: every pair continues from `done` to the end of its chunk
+// with all of SPEC.md 3.1's rules. Stops a pair early (leaving `done` where it stopped)
+// when the report buffer is full: the caller collects, grows and launches again.
+void launch_spring_exact(const SpringBatchDev& batch, cudaStream_t stream);
+
+// Per pair (tile * 32 + lane): how far back from its stream's next index (the chunk
+// table's `first` field holds the low 32 bits of it) the oldest start it may still report
+// lies; 0 when none.
+void launch_spring_live_age(const SpringBatchDev& batch, std::uint32_t* age, cudaStream_t stream);
+
+}  // namespace warpwatch::kernels::cuda

@@ -1,0 +1,301 @@
+#include "spring_pairs.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+#include "reference/spring.hpp"
+
+namespace warpwatch::kernels::cuda {
+namespace {
+
+constexpr float inf = std::numeric_limits<float>::infinity();
+// Chunks shorter than this go to the thread-per-pair kernel: a wavefront spends 31 of
+// its first iterations filling and 31 of its last draining.
+constexpr std::uint32_t wavefront_min_count = 32;
+
+// Rows per lane of the wavefront for a pattern, 0 when it does not take the pattern.
+std::uint32_t wavefront_rows(const PatternDef& p) {
+  const std::size_t m = p.length();
+  if (p.dims != 1 || m < 32 || m > wavefront_max_m) return 0;
+  std::uint32_t rows = 1;
+  while (32 * rows < m) rows *= 2;
+  return rows;
+}
+
+template <typename T>
+void upload(DeviceBuffer<T>& buffer, const std::vector<T>& host, const Stream& stream) {
+  buffer.reserve(std::max<std::size_t>(host.size(), 1));
+  if (!host.empty())
+    WW_CUDA(cudaMemcpyAsync(buffer.data(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice,
+                            stream.get()));
+}
+
+}  // namespace
+
+std::unique_ptr<SpringPairs::Tile> SpringPairs::new_tile(std::size_t m) {
+  auto tile = std::make_unique<Tile>();
+  const std::size_t column = m * tile_lanes;
+  tile->memory.reserve(column * 8 + 3 * tile_lanes * 4);
+  unsigned char* base = tile->memory.data();
+  tile->dev.d = reinterpret_cast<float*>(base);
+  tile->dev.s = reinterpret_cast<std::int32_t*>(base + column * 4);
+  tile->dev.d_min = reinterpret_cast<float*>(base + column * 8);
+  tile->dev.t_s = reinterpret_cast<std::int32_t*>(base + column * 8 + tile_lanes * 4);
+  tile->dev.t_e = reinterpret_cast<std::int32_t*>(base + column * 8 + tile_lanes * 8);
+  return tile;
+}
+
+void SpringPairs::add_pattern(const PatternDef& pattern) {
+  patterns_.emplace(pattern.id, Pattern{&pattern, reference::stream_eps(pattern.params.threshold), {}});
+  dirty_ = true;
+}
+
+void SpringPairs::add_pair(const std::string& pattern_id, StreamHost* stream) {
+  Pattern& p = patterns_.find(pattern_id)->second;
+  const std::size_t m = p.def->length();
+  if (p.tiles.empty() || p.tiles.back()->lanes.size() == tile_lanes) p.tiles.push_back(new_tile(m));
+  Tile& tile = *p.tiles.back();
+  const auto lane = static_cast<std::uint32_t>(tile.lanes.size());
+  launch_spring_fresh_lane(tile.dev, static_cast<std::uint32_t>(m), lane, compute_.get());
+  tile.lanes.push_back(stream);
+  dirty_ = true;
+}
+
+void SpringPairs::emit(const Pattern& p, const StreamHost& stream, std::uint64_t current,
+                       const Candidate& c, std::vector<RawMatch>& out) const {
+  // Starts and ends are kept as low 32 bits: go back from the current index.
+  const std::uint64_t end = current - (static_cast<std::uint32_t>(low32(current)) - static_cast<std::uint32_t>(c.t_e));
+  const std::uint64_t start = end - (static_cast<std::uint32_t>(c.t_e) - static_cast<std::uint32_t>(c.t_s));
+  out.push_back(RawMatch{stream.def.id, p.def->id, static_cast<double>(c.d_min), start, end,
+                         stream.history.time_ns(start), stream.history.time_ns(end)});
+}
+
+void SpringPairs::flush_lanes(const Pattern& p, const Tile& tile, std::uint32_t first,
+                              std::uint32_t last, std::vector<RawMatch>& out) {
+  candidates_host_.reserve(3 * tile_lanes);
+  float* d_min = candidates_host_.data();
+  auto* t_s = reinterpret_cast<std::int32_t*>(d_min + tile_lanes);
+  auto* t_e = t_s + tile_lanes;
+  const cudaStream_t s = compute_.get();
+  // d_min, t_s and t_e lie back to back in the tile's memory.
+  WW_CUDA(cudaMemcpyAsync(d_min, tile.dev.d_min, 3 * tile_lanes * 4, cudaMemcpyDeviceToHost, s));
+  compute_.synchronize();
+  bool cleared = false;
+  for (std::uint32_t lane = first; lane < last; ++lane) {
+    if (!(d_min[lane] <= p.eps)) continue;
+    const StreamHost& stream = *tile.lanes[lane];
+    emit(p, stream, stream.next_index() - 1, {d_min[lane], t_s[lane], t_e[lane]}, out);
+    d_min[lane] = inf;
+    cleared = true;
+  }
+  if (cleared) {
+    WW_CUDA(cudaMemcpyAsync(tile.dev.d_min, d_min, tile_lanes * 4, cudaMemcpyHostToDevice, s));
+    compute_.synchronize();  // before the pinned buffer is used again
+  }
+}
+
+void SpringPairs::remove_stream(const StreamHost* stream, std::vector<RawMatch>& out) {
+  for (auto& [id, p] : patterns_) {
+    for (std::size_t ti = 0; ti < p.tiles.size(); ++ti) {
+      Tile& tile = *p.tiles[ti];
+      const auto it = std::find(tile.lanes.begin(), tile.lanes.end(), stream);
+      if (it == tile.lanes.end()) continue;
+      const auto lane = static_cast<std::uint32_t>(it - tile.lanes.begin());
+      flush_lanes(p, tile, lane, lane + 1, out);
+      Tile& last = *p.tiles.back();
+      const auto from = static_cast<std::uint32_t>(last.lanes.size() - 1);
+      if (&last != &tile || from != lane) {  // fill the hole with the pattern's last pair
+        launch_spring_move_lane(last.dev, from, tile.dev, lane, static_cast<std::uint32_t>(p.def->length()),
+                                compute_.get());
+        tile.lanes[lane] = last.lanes[from];
+      }
+      last.lanes.pop_back();
+      if (last.lanes.empty()) {
+        compute_.synchronize();  // the move above reads the tile about to be freed
+        p.tiles.pop_back();
+      }
+      dirty_ = true;
+      break;  // a stream has one pair per pattern
+    }
+  }
+}
+
+void SpringPairs::remove_pattern(const std::string& id, std::vector<RawMatch>& out) {
+  const auto it = patterns_.find(id);
+  if (it == patterns_.end()) return;
+  for (auto& tile : it->second.tiles)
+    flush_lanes(it->second, *tile, 0, static_cast<std::uint32_t>(tile->lanes.size()), out);
+  patterns_.erase(it);
+  dirty_ = true;
+}
+
+void SpringPairs::build_tables() {
+  std::vector<SpringPatternDev> patterns;
+  std::vector<float> values;
+  tile_order_.clear();
+  tile_pattern_.clear();
+  for (auto& [id, p] : patterns_) {
+    SpringPatternDev pd;
+    pd.value_offset = static_cast<std::uint32_t>(values.size());
+    pd.m = static_cast<std::uint32_t>(p.def->length());
+    pd.dims = static_cast<std::uint32_t>(p.def->dims);
+    pd.dk = p.def->params.distance.metric == Metric::dk;
+    pd.abs_cost = p.def->params.distance.cost == Cost::abs;
+    pd.eps = p.eps;
+    values.insert(values.end(), p.def->values.begin(), p.def->values.end());
+    patterns.push_back(pd);
+    for (auto& tile : p.tiles) {
+      tile_order_.push_back(tile.get());
+      tile_pattern_.push_back(&p);
+    }
+  }
+  tile_count_ = static_cast<std::uint32_t>(tile_order_.size());
+  done_.reserve(std::max<std::size_t>(tile_count_ * tile_lanes, 1));
+  std::vector<SpringTileDev> tiles;
+  for (auto& v : variants_) v.pairs.clear();
+  std::uint32_t pattern_index = 0;
+  std::size_t t = 0;
+  for (auto& [id, p] : patterns_) {
+    const std::uint32_t rows = wavefront_rows(*p.def);
+    Variant* variant = nullptr;
+    if (rows) {
+      const bool dk = p.def->params.distance.metric == Metric::dk;
+      const bool abs_cost = p.def->params.distance.cost == Cost::abs;
+      for (auto& v : variants_)
+        if (v.rows == rows && v.dk == dk && v.abs_cost == abs_cost) variant = &v;
+      if (!variant) variant = &variants_.emplace_back(Variant{rows, dk, abs_cost, {}, {}});
+    }
+    for (auto& tile : p.tiles) {
+      SpringTileDev dev = tile->dev;
+      dev.done = done_.data() + t * tile_lanes;
+      dev.pattern = pattern_index;
+      dev.lanes = static_cast<std::uint32_t>(tile->lanes.size());
+      for (std::uint32_t lane = 0; lane < dev.lanes; ++lane) {
+        dev.stream[lane] = tile->lanes[lane]->slot;
+        if (variant) variant->pairs.push_back(static_cast<std::uint32_t>(t * tile_lanes + lane));
+      }
+      tiles.push_back(dev);
+      ++t;
+    }
+    ++pattern_index;
+  }
+  upload(patterns_dev_, patterns, compute_);
+  upload(pattern_values_, values, compute_);
+  upload(tiles_dev_, tiles, compute_);
+  std::erase_if(variants_, [](const Variant& v) { return v.pairs.empty(); });
+  for (auto& v : variants_) upload(v.device_pairs, v.pairs, compute_);
+  // The uploads read host vectors that go out of scope here.
+  compute_.synchronize();
+  dirty_ = false;
+}
+
+SpringBatchDev SpringPairs::batch_view(const SpringChunkDev* chunks, const float* values) const {
+  SpringBatchDev b;
+  b.tiles = tiles_dev_.data();
+  b.tile_count = tile_count_;
+  b.patterns = patterns_dev_.data();
+  b.pattern_values = pattern_values_.data();
+  b.chunks = chunks;
+  b.values = values;
+  b.reports = reports_.data();
+  b.report_capacity = static_cast<std::uint32_t>(reports_.capacity());
+  b.report_count = report_counters_.data();
+  return b;
+}
+
+std::uint64_t SpringPairs::launch(const SpringChunkDev* chunks, const float* values,
+                                  std::uint32_t max_count) {
+  if (dirty_) build_tables();
+  launched_ = tile_count_ != 0 && max_count != 0;
+  if (!launched_) return 0;
+  batch_chunks_ = chunks;
+  batch_values_ = values;
+  // Room for one reservation per pair and then some; grown when a batch needs more.
+  reports_.reserve(std::size_t{tile_count_} * tile_lanes + 4096);
+  report_counters_.reserve(2);
+  counters_host_.reserve(2);
+  const cudaStream_t s = compute_.get();
+  started_.record(compute_);
+  WW_CUDA(cudaMemsetAsync(done_.data(), 0, std::size_t{tile_count_} * tile_lanes * 4, s));
+  if (max_count >= wavefront_min_count)
+    for (const auto& v : variants_)
+      launch_spring_wavefront(batch_view(chunks, values), v.device_pairs.data(),
+                              static_cast<std::uint32_t>(v.pairs.size()), v.rows, v.dk, v.abs_cost,
+                              wavefront_min_count, s);
+  launch_exact();
+  std::uint64_t cells = 0;
+  for (std::size_t t = 0; t < tile_order_.size(); ++t)
+    for (const StreamHost* stream : tile_order_[t]->lanes)
+      cells += std::uint64_t{stream->chunk_count} * tile_pattern_[t]->def->length();
+  return cells;
+}
+
+void SpringPairs::launch_exact() {
+  const cudaStream_t s = compute_.get();
+  WW_CUDA(cudaMemsetAsync(report_counters_.data(), 0, 8, s));
+  launch_spring_exact(batch_view(batch_chunks_, batch_values_), s);
+  finished_.record(compute_);
+  WW_CUDA(cudaMemcpyAsync(counters_host_.data(), report_counters_.data(), 8, cudaMemcpyDeviceToHost, s));
+}
+
+double SpringPairs::collect(std::vector<RawMatch>& out) {
+  if (!launched_) return 0.0;
+  launched_ = false;
+  reports_seen_.clear();
+  for (;;) {
+    compute_.synchronize();
+    const std::uint32_t reserved = counters_host_[0];
+    const std::size_t n = std::min<std::size_t>(reserved, reports_.capacity());
+    if (n) {
+      reports_host_.reserve(n);
+      WW_CUDA(cudaMemcpyAsync(reports_host_.data(), reports_.data(), n * sizeof(SpringReportDev),
+                              cudaMemcpyDeviceToHost, compute_.get()));
+      compute_.synchronize();
+      reports_seen_.insert(reports_seen_.end(), reports_host_.data(), reports_host_.data() + n);
+    }
+    if (!counters_host_[1]) break;
+    // The buffer filled up: the pairs stopped where they were; grow it and go on.
+    reports_.reserve(2 * std::max<std::size_t>(reserved, reports_.capacity()));
+    launch_exact();
+  }
+  for (const SpringReportDev& r : reports_seen_) {
+    if (r.pair == no_pair) continue;
+    const std::size_t t = r.pair / tile_lanes;
+    const StreamHost& stream = *tile_order_[t]->lanes[r.pair % tile_lanes];
+    emit(*tile_pattern_[t], stream, stream.chunk_first + r.step, {r.distance, r.t_s, r.t_e}, out);
+  }
+  return finished_.seconds_since(started_);
+}
+
+void SpringPairs::flush(std::vector<RawMatch>& out) {
+  for (auto& [id, p] : patterns_)
+    for (auto& tile : p.tiles) flush_lanes(p, *tile, 0, static_cast<std::uint32_t>(tile->lanes.size()), out);
+}
+
+void SpringPairs::update_keep_from(const SpringChunkDev* next_chunks) {
+  if (dirty_) build_tables();
+  if (tile_count_ == 0) return;
+  const std::size_t pairs = std::size_t{tile_count_} * tile_lanes;
+  ages_.reserve(pairs);
+  ages_host_.resize(pairs);
+  launch_spring_live_age(batch_view(next_chunks, nullptr), ages_.data(), compute_.get());
+  WW_CUDA(cudaMemcpyAsync(ages_host_.data(), ages_.data(), pairs * 4, cudaMemcpyDeviceToHost, compute_.get()));
+  compute_.synchronize();
+  for (std::size_t t = 0; t < tile_order_.size(); ++t)
+    for (std::size_t lane = 0; lane < tile_order_[t]->lanes.size(); ++lane) {
+      StreamHost& stream = *tile_order_[t]->lanes[lane];
+      stream.keep_from = std::min(stream.keep_from, stream.next_index() - ages_host_[t * tile_lanes + lane]);
+    }
+}
+
+std::size_t SpringPairs::device_bytes() const {
+  std::size_t bytes = patterns_dev_.bytes() + pattern_values_.bytes() + tiles_dev_.bytes() + done_.bytes() +
+                      reports_.bytes() + report_counters_.bytes() + ages_.bytes();
+  for (const auto& [id, p] : patterns_)
+    for (const auto& tile : p.tiles) bytes += tile->memory.bytes();
+  for (const auto& v : variants_) bytes += v.device_pairs.bytes();
+  return bytes;
+}
+
+}  // namespace warpwatch::kernels::cuda

@@ -1,0 +1,45 @@
+// The CUDA backend (built when CMake finds nvcc; see backends.hpp for whether a device is
+// usable at run time). All matching state lives on the device between batches.
+//
+// Stream mode (dtw, dk) is bit-identical to the reference (SPEC.md 3.1): device code is
+// compiled without fused multiply-add (--fmad=false) and every cell does the reference's
+// float32 operations in its order. Window mode and whole-series distances run in float32
+// (softdtw in float64) within 1e-5 relative of the float64 reference.
+//
+// Every failing CUDA call throws warpwatch::kernels::cuda::CudaError (a std::runtime_error)
+// naming the call and the runtime's message.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "warpwatch/kernels/backends.hpp"
+#include "warpwatch/kernels/matcher.hpp"
+#include "warpwatch/kernels/params.hpp"
+#include "warpwatch/kernels/series.hpp"
+
+namespace warpwatch::kernels::cuda {
+
+// Throws CudaError when no device is usable.
+std::unique_ptr<Matcher> make_matcher();
+
+// out[i * b.size() + j] = distance(a[i], b[j]). `timings` (optional) receives the device
+// time of the kernels alone and of the copies, measured with CUDA events.
+void distance_matrix(std::span<const SeriesView> a, std::span<const SeriesView> b,
+                     const DistanceParams& params, std::span<double> out,
+                     DeviceTimings* timings = nullptr);
+
+// What the benchmark's ceiling column needs to know about device 0.
+struct DeviceProperties {
+  std::string name;
+  int sm_count = 0;
+  int clock_khz = 0;              // boost clock of the SMs
+  int fp32_lanes_per_sm = 128;    // FP32 lanes per SM (sm_80: 64, sm_86 and later: 128)
+  double memory_bytes_per_s = 0;  // peak DRAM bandwidth
+  std::size_t memory_bytes = 0;   // total device memory
+};
+DeviceProperties device_properties();
+
+}  // namespace warpwatch::kernels::cuda

@@ -1,0 +1,172 @@
+// The CUDA backend's Matcher (kernels/include/warpwatch/kernels/cuda.hpp) against the
+// scalar reference: the conformance scenarios of conformance*.hpp (overview in
+// conformance.hpp). Stream mode must be bit-identical to the reference; the chunkings
+// there (one sample per batch, random uneven chunks, one big batch) drive both the
+// thread-per-pair kernel and the warp wavefront with its hand-over at each candidate.
+// Skipped, with the reason, on a machine without a usable CUDA device.
+
+#include <gtest/gtest.h>
+
+#include <iostream>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "conformance.hpp"
+#include "conformance_agree.hpp"
+#include "conformance_hot_changes.hpp"
+#include "conformance_many_pairs.hpp"
+#include "conformance_stream.hpp"
+#include "conformance_window.hpp"
+#include "gpu_test_support.hpp"
+#include "warpwatch/kernels/cuda.hpp"
+
+using namespace warpwatch::testing::conformance;
+namespace kernels = warpwatch::kernels;
+
+namespace {
+
+Backend cuda_backend() {
+  return Backend{"cuda", [] { return kernels::cuda::make_matcher(); },
+                 [](std::span<const kernels::SeriesView> a, std::span<const kernels::SeriesView> b,
+                    const kernels::DistanceParams& params, std::span<double> out) {
+                   kernels::cuda::distance_matrix(a, b, params, out);
+                 }};
+}
+
+const Backends& cuda_backends() {
+  static const Backends backends{cuda_backend()};
+  return backends;
+}
+
+}  // namespace
+
+TEST(CudaMatcher, NameAndDeviceMemory) {
+  WARPWATCH_REQUIRE_CUDA_DEVICE();
+  auto matcher = kernels::cuda::make_matcher();
+  EXPECT_EQ(matcher->name(), "cuda");
+  matcher->add_stream({"s", 1, 1'000'000});
+  kernels::PatternDef p;
+  p.id = "p";
+  p.values.assign(256, 0.5f);
+  p.params.threshold = 1.0;
+  matcher->add_pattern(p);
+  // One pair of m = 256: its state is 8 * 256 + 12 bytes in a tile of 32 lanes.
+  EXPECT_GE(matcher->counters().device_bytes, 32u * (8u * 256u + 12u));
+  std::cout << "[ device   ] " << matcher->counters().device_bytes << " bytes for one pair\n";
+}
+
+// ---------------------------------------------------------------------------------
+// 1. Stream mode (dtw, dk; sq, abs; d = 1, 3): bit-identical to the reference.
+
+TEST(CudaStream, SmallPatterns) {
+  WARPWATCH_REQUIRE_CUDA_DEVICE();
+  StreamScenario sc;
+  sc.ms = {2, 31, 32, 33};
+  run_stream_scenario(cuda_backends(), sc);
+}
+
+TEST(CudaStream, WavefrontShapes) {  // rows per lane 2, 4, 8 and the longest it takes
+  WARPWATCH_REQUIRE_CUDA_DEVICE();
+  StreamScenario sc;
+  sc.ms = {64, 100, 128, 200, 256};
+  sc.streams_per_dims = 2;
+  sc.min_length = 1500;
+  run_stream_scenario(cuda_backends(), sc);
+}
+
+TEST(CudaStream, Pattern257) {
+  WARPWATCH_REQUIRE_CUDA_DEVICE();
+  StreamScenario sc;
+  sc.ms = {257};
+  sc.streams_per_dims = 2;
+  sc.copies = 2;
+  sc.min_length = 1200;
+  run_stream_scenario(cuda_backends(), sc);
+}
+
+TEST(CudaStream, Pattern3000) {
+  WARPWATCH_REQUIRE_CUDA_DEVICE();
+  StreamScenario sc;
+  sc.ms = {3000};
+  sc.streams_per_dims = 1;
+  sc.min_length = 3300;
+  sc.four_variants = false;
+  sc.chunkings = {Chunking::one_sample, Chunking::large_random, Chunking::one_big};
+  sc.large_chunk = 1000;
+  run_stream_scenario(cuda_backends(), sc);
+}
+
+TEST(CudaStream, QuantizedValuesTieBreaking) {
+  WARPWATCH_REQUIRE_CUDA_DEVICE();
+  run_stream_quantized_ties(cuda_backends());
+}
+
+TEST(CudaStream, ThresholdEdges) {
+  WARPWATCH_REQUIRE_CUDA_DEVICE();
+  run_stream_threshold_edges(cuda_backends());
+}
+
+// ---------------------------------------------------------------------------------
+// 2. Many pairs (up to 10^4).
+
+TEST(CudaManyPairs, OneByOne) {
+  WARPWATCH_REQUIRE_CUDA_DEVICE();
+  run_many_pairs(cuda_backends(), 1, 1, 400, 400, 40, 3);
+}
+
+TEST(CudaManyPairs, SevenByFive) {
+  WARPWATCH_REQUIRE_CUDA_DEVICE();
+  run_many_pairs(cuda_backends(), 7, 5, 150, 260, 24);
+}
+
+TEST(CudaManyPairs, HundredByHundred) {
+  WARPWATCH_REQUIRE_CUDA_DEVICE();
+  run_many_pairs(cuda_backends(), 100, 100, 30, 60, 8);
+}
+
+TEST(CudaManyPairs, MixedDimsAndModes) {
+  WARPWATCH_REQUIRE_CUDA_DEVICE();
+  run_mixed_dims_and_modes(cuda_backends(), {1, 2, 3, 4, 8, 17, 64, 1},
+                           {1, 2, 3, 5, 8, 64, 64, 2, 3, 1, 8, 5}, 260);
+}
+
+// ---------------------------------------------------------------------------------
+// 3. Hot changes: streams and patterns come and go between batches.
+
+TEST(CudaHotChanges, AddRemoveBetweenBatches) {
+  WARPWATCH_REQUIRE_CUDA_DEVICE();
+  run_hot_changes(cuda_backends());
+}
+
+// ---------------------------------------------------------------------------------
+// 4. Window mode.
+
+TEST(CudaWindow, Dtw) {
+  WARPWATCH_REQUIRE_CUDA_DEVICE();
+  run_window_scenario(cuda_backends(), kernels::Metric::dtw);
+}
+TEST(CudaWindow, Dk) {
+  WARPWATCH_REQUIRE_CUDA_DEVICE();
+  run_window_scenario(cuda_backends(), kernels::Metric::dk);
+}
+TEST(CudaWindow, Softdtw) {
+  WARPWATCH_REQUIRE_CUDA_DEVICE();
+  run_window_scenario(cuda_backends(), kernels::Metric::softdtw);
+}
+TEST(CudaWindow, Twed) {
+  WARPWATCH_REQUIRE_CUDA_DEVICE();
+  run_window_scenario(cuda_backends(), kernels::Metric::twed);
+}
+TEST(CudaWindow, FlatWindowsUnderZnorm) {
+  WARPWATCH_REQUIRE_CUDA_DEVICE();
+  run_window_flat_znorm(cuda_backends());
+}
+
+// ---------------------------------------------------------------------------------
+// 5. Two matchers on one device give bit-identical results.
+
+TEST(CudaMatcher, TwoInstancesAgree) {
+  WARPWATCH_REQUIRE_CUDA_DEVICE();
+  run_backends_agree({cuda_backend(), cuda_backend()});
+}
