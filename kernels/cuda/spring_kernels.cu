@@ -112,23 +112,28 @@ __device__ __forceinline__ int wave_run(const WaveShape& w, float (&d)[R], std::
     prev_up_s = up_s;
     if (t >= 0 && t < limit && lane <= w.last_lane) {
       const float xt = stage[t & (ring - 1)];
+      // Off the row-to-row chain first: costs and min(left, diag) of every row.
+      float c[R], pre_d[R];
+      std::int32_t pre_s[R];
 #pragma unroll
       for (int r = 0; r < R; ++r) {
-        const float left_d = d[r];
-        const std::int32_t left_s = s[r];
+        c[r] = spring_term<kAbs>(xt, p[r]);
+        pre_d[r] = spring_pre(r == 0 ? diag_d : d[r - 1], r == 0 ? diag_s : s[r - 1], d[r], s[r], pre_s[r]);
+      }
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
         std::int32_t best_s;
-        const float best_d = spring_best(up_d, up_s, diag_d, diag_s, left_d, left_s, best_s);
-        const float nd = spring_combine<kDk>(spring_term<kAbs>(xt, p[r]), best_d);
-        d[r] = nd;
-        s[r] = best_s;
-        diag_d = left_d;
-        diag_s = left_s;
-        up_d = nd;
+        const float best_d = spring_pick_up(pre_d[r], pre_s[r], up_d, up_s, best_s);
+        up_d = spring_combine<kDk>(c[r], best_d);
         up_s = best_s;
+        d[r] = up_d;
+        s[r] = up_s;
       }
       out_d = d[R - 1];
       out_s = s[R - 1];
-      if (detect && lane == w.last_lane && found < 0 && pick<R>(d, w.last_reg) <= eps) found = t;
+      if (detect && lane == w.last_lane && found < 0 &&
+          (w.last_reg == R - 1 ? d[R - 1] : pick<R>(d, w.last_reg)) <= eps)
+        found = t;
     }
   }
   return detect ? __shfl_sync(full_mask, found, w.last_lane) : -1;

@@ -32,7 +32,10 @@ template <FastKind K>
 __device__ __forceinline__ float warp_cell(float a, float b, float up, float left, float diag) {
   // left and diag are known before the cell above is: only the last min and the add or
   // max sit on the row-to-row dependency chain.
-  const float best = fminf(fminf(left, diag), up);
+  // D >= 0 here (costs are >= 0; +inf outside), and non-negative floats order like their
+  // bit patterns as integers: the first min runs on the integer pipe, beside the float one.
+  const float pre = __int_as_float(min(__float_as_int(left), __float_as_int(diag)));
+  const float best = fminf(pre, up);
   const float d = a - b;
   if constexpr (K == FastKind::dtw_sq) return __fmaf_rn(d, d, best);
   if constexpr (K == FastKind::dtw_abs) return fabsf(d) + best;
