@@ -1,6 +1,7 @@
 #include "warpwatch/stream/registry.hpp"
 
 #include <initializer_list>
+#include <set>
 #include <stdexcept>
 
 #include "warpwatch/stream/stream_id.hpp"
@@ -43,14 +44,30 @@ std::string dims_detail(std::size_t got, std::string_view whose, std::size_t wan
               std::to_string(want)});
 }
 
+StreamCounters declared_counters(const DeclaredStream& d) {
+  StreamCounters c;
+  c.id = d.id;
+  c.dims = d.dims;
+  c.nominal_period_ns = d.nominal_period_ns;
+  c.declared = true;
+  return c;
+}
+
 }  // namespace
 
 StreamRegistry::StreamRegistry(const std::vector<DeclaredStream>& declared, RegistryOptions options,
                                LogHook log, Clock clock)
     : options_(options), log_(std::move(log)), clock_(std::move(clock)) {
-  if (options_.auto_dims < 1 || options_.auto_dims > max_dims) {
+  check_declarations(declared, options_);
+  for (const DeclaredStream& d : declared) streams_.emplace(d.id, declared_counters(d));
+}
+
+void StreamRegistry::check_declarations(const std::vector<DeclaredStream>& declared,
+                                        const RegistryOptions& options) {
+  if (options.auto_dims < 1 || options.auto_dims > max_dims) {
     throw std::invalid_argument("StreamRegistry: auto_dims outside 1..64");
   }
+  std::set<std::string_view> ids;
   for (const DeclaredStream& d : declared) {
     if (auto why = invalid_stream_id_reason(d.id)) {
       throw std::invalid_argument(cat({"StreamRegistry: ", *why, ": ", printable_id(d.id)}));
@@ -61,15 +78,48 @@ StreamRegistry::StreamRegistry(const std::vector<DeclaredStream>& declared, Regi
     if (d.nominal_period_ns <= 0) {
       throw std::invalid_argument(cat({"StreamRegistry: nominal period <= 0 for ", d.id}));
     }
-    StreamCounters c;
-    c.id = d.id;
-    c.dims = d.dims;
-    c.nominal_period_ns = d.nominal_period_ns;
-    c.declared = true;
-    if (!streams_.emplace(d.id, std::move(c)).second) {
+    if (!ids.insert(d.id).second) {
       throw std::invalid_argument(cat({"StreamRegistry: stream declared twice: ", d.id}));
     }
   }
+}
+
+StreamChanges StreamRegistry::redeclare(const std::vector<DeclaredStream>& declared,
+                                        const RegistryOptions& options) {
+  check_declarations(declared, options);
+  std::map<std::string_view, const DeclaredStream*> wanted;
+  for (const DeclaredStream& d : declared) wanted.emplace(d.id, &d);
+  StreamChanges changes;
+  const std::lock_guard lock(mu_);
+  for (auto it = streams_.begin(); it != streams_.end();) {
+    StreamCounters& s = it->second;
+    const auto want = wanted.find(s.id);
+    if (want == wanted.end()) {
+      if (s.declared || !options.auto_create) {
+        if (!s.declared) --auto_created_;
+        changes.removed.push_back(s.id);
+        std::erase_if(log_state_, [&](const auto& entry) { return entry.first.first == s.id; });
+        it = streams_.erase(it);
+        continue;
+      }
+    } else {
+      const DeclaredStream& d = *want->second;
+      if (d.dims != s.dims || d.nominal_period_ns != s.nominal_period_ns)
+        changes.changed.push_back({{s.id, s.dims, s.nominal_period_ns}, d});
+      if (!s.declared) --auto_created_;
+      s.declared = true;
+      s.dims = d.dims;
+      s.nominal_period_ns = d.nominal_period_ns;
+    }
+    ++it;
+  }
+  for (const DeclaredStream& d : declared) {
+    if (streams_.emplace(d.id, declared_counters(d)).second) changes.added.push_back(d);
+  }
+  const auto log_interval = options_.log_interval;
+  options_ = options;
+  options_.log_interval = log_interval;
+  return changes;
 }
 
 StreamCounters* StreamRegistry::find_locked(std::string_view id) {

@@ -64,6 +64,18 @@ struct RegistrySnapshot {
   std::vector<StreamCounters> streams;  // sorted by id
 };
 
+// What redeclare() changed. A changed stream keeps its counters; its validation and
+// matching start anew (its sample indices restart at 0).
+struct StreamChanges {
+  struct Changed {
+    DeclaredStream before, after;
+  };
+  std::vector<DeclaredStream> added;  // newly declared ids
+  std::vector<Changed> changed;       // same id, other dims or nominal period
+  std::vector<std::string> removed;   // declared no longer, or auto-created while auto-creation is now off
+  bool empty() const { return added.empty() && changed.empty() && removed.empty(); }
+};
+
 class StreamRegistry {
  public:
   // Receives one line's worth: the stream as it may be printed (ids that are not valid
@@ -77,6 +89,14 @@ class StreamRegistry {
   // or a nominal period <= 0 (the configuration refuses those first, with a location).
   explicit StreamRegistry(const std::vector<DeclaredStream>& declared, RegistryOptions options = {},
                           LogHook log = {}, Clock clock = std::chrono::steady_clock::now);
+
+  // A configuration reload: `declared` replaces the declared streams, and the admission
+  // options (auto_create, max_auto_streams, auto_dims, auto_period_ns) are replaced;
+  // log_interval and the log's rate-limit state stay. An auto-created id that is now
+  // declared becomes a declared stream (changed if its dims differ); auto-created streams
+  // are removed when auto-creation is turned off. Throws std::invalid_argument as the
+  // constructor does, before changing anything.
+  StreamChanges redeclare(const std::vector<DeclaredStream>& declared, const RegistryOptions& options);
 
   // Decides whether a message for `id` whose samples have `dims` components is accepted,
   // in this order: invalid_stream_id, then for a known stream wrong_dims; for an unknown
@@ -115,6 +135,7 @@ class StreamRegistry {
                                           RejectReason reason, std::string_view detail,
                                           std::uint64_t count);
   StreamCounters* find_locked(std::string_view id);
+  static void check_declarations(const std::vector<DeclaredStream>& declared, const RegistryOptions& options);
   void emit(std::optional<PendingLine> line) const;
 
   RegistryOptions options_;
