@@ -99,7 +99,10 @@ std::vector<IngestSource> read_ingest(const PresentKeys& top, const ReadContext&
       throw ConfigError(src.where, "an ingest entry needs one of 'pull', 'sub', 'replay'");
     check_ingest_keys(keys, src);
     const SourceLocation& at = keys.find(kind_key)->second.value;
-    if (src.kind == IngestSource::Kind::pull) {
+    // tcp://host:* (or :0) binds a port of the system's choosing, a different one each time.
+    const bool any_port = src.endpoint.starts_with("tcp://") &&
+                          (src.endpoint.ends_with(":*") || src.endpoint.ends_with(":0"));
+    if (src.kind == IngestSource::Kind::pull && !any_port) {
       bound.add(src.endpoint, at);
       if (src.endpoint == config.publish_endpoint)  // the PUB socket binds too
         throw ConfigError(at, cat("pull endpoint ", in_quotes(src.endpoint),

@@ -8,6 +8,7 @@ IngestHub::IngestHub(stream::StreamRegistry& registry, std::size_t max_message_b
     : registry_(registry), max_message_bytes_(max_message_bytes) {}
 
 void IngestHub::offer_message(std::string_view id, std::span<const std::byte> payload) {
+  const std::shared_lock declarations(declarations_mu_);
   if (payload.size() > max_message_bytes_) {
     registry_.reject(id, stream::RejectReason::oversized_message,
                      std::to_string(payload.size()) + " bytes, limit " + std::to_string(max_message_bytes_));
@@ -29,6 +30,7 @@ void IngestHub::offer_message(std::string_view id, std::span<const std::byte> pa
 
 void IngestHub::offer_samples(std::string_view id, const stream::Samples& samples) {
   if (samples.size() == 0) return;
+  const std::shared_lock declarations(declarations_mu_);
   const stream::Admit admit = registry_.admit(id, samples.dims);
   if (!admit.ok()) return;
   accept(id, samples, admit);
@@ -72,6 +74,20 @@ IngestBatch IngestHub::take() {
   batch.samples = pending_samples_;
   pending_samples_ = 0;
   return batch;
+}
+
+IngestHub::Redeclared IngestHub::redeclare(const std::vector<stream::DeclaredStream>& declared,
+                                           const stream::RegistryOptions& options) {
+  const std::unique_lock declarations(declarations_mu_);
+  Redeclared out;
+  out.changes = registry_.redeclare(declared, options);
+  {
+    const std::lock_guard lock(mu_);
+    for (const auto& id : out.changes.removed) validators_.erase(id);
+    for (const auto& c : out.changes.changed) validators_.erase(c.after.id);
+  }
+  out.queued = take();
+  return out;
 }
 
 void IngestHub::wait(std::size_t samples, std::chrono::steady_clock::time_point deadline) {

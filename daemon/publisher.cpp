@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <iostream>
 #include <stdexcept>
 #include <system_error>
 #include <utility>
@@ -36,6 +35,7 @@ Publisher::~Publisher() {
 }
 
 void Publisher::start() {
+  if (!options_.log) options_.log = stderr_logger();
   socket_.set(zmq::sockopt::sndhwm, options_.send_high_water_mark);
   // A PUB socket silently discards at the high-water mark; NODROP makes the send fail
   // with EAGAIN instead (with dontwait: at once), which is what lets us count drops.
@@ -51,20 +51,27 @@ void Publisher::start() {
 }
 
 PublisherCounters Publisher::counters() const {
-  return {published_.load(std::memory_order_relaxed), dropped_.load(std::memory_order_relaxed),
-          file_errors_.load(std::memory_order_relaxed)};
+  PublisherCounters out{published_.load(std::memory_order_relaxed), dropped_.load(std::memory_order_relaxed),
+                        file_errors_.load(std::memory_order_relaxed), {}};
+  const std::lock_guard lock(by_rule_mu_);
+  out.by_rule = by_rule_;
+  return out;
 }
 
 void Publisher::publish(std::span<Event> events) {
   if (events.empty()) return;
   std::string lines;
+  const std::lock_guard lock(by_rule_mu_);  // held for the batch: sends never block
   for (Event& event : events) {
     event.sequence = ++sequence_;
     const std::string payload = to_json(event);
+    Delivery& rule = by_rule_[event.rule];
     if (send(event.rule + "/" + event.stream, payload)) {
       published_.fetch_add(1, std::memory_order_relaxed);
+      ++rule.published;
     } else {
       dropped_.fetch_add(1, std::memory_order_relaxed);
+      ++rule.dropped;
     }
     if (options_.events_file) {
       lines += payload;
@@ -98,7 +105,7 @@ void Publisher::append_to_file(const std::string& lines) {
   const std::string& path = *options_.events_file;
   const auto fail = [&](const std::string& what, int error) {
     file_errors_.fetch_add(1, std::memory_order_relaxed);
-    if (!file_failing_) log("events file '" + path + "': " + what + ": " + errno_text(error));
+    if (!file_failing_) options_.log->error("events file '{}': {}: {}", path, what, errno_text(error));
     file_failing_ = true;
   };
   if (file_ < 0) {
@@ -122,16 +129,8 @@ void Publisher::append_to_file(const std::string& lines) {
     written += static_cast<std::size_t>(n);
   }
   partial_line_ = false;
-  if (file_failing_) log("events file '" + path + "': writing again");
+  if (file_failing_) options_.log->info("events file '{}': writing again", path);
   file_failing_ = false;
-}
-
-void Publisher::log(const std::string& line) const {
-  if (options_.log) {
-    options_.log(line);
-  } else {
-    std::cerr << "warpwatchd: " << line << '\n';
-  }
 }
 
 }  // namespace warpwatch::daemon

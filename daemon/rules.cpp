@@ -142,6 +142,10 @@ void RuleEngine::carry_cooldowns_from(const RuleEngine& previous) {
   }
 }
 
+void RuleEngine::carry_counters_from(const RuleEngine& previous) {
+  for (std::size_t r = 0; r < rules_.size(); ++r) counters_[r] = previous.counters(rules_[r].name);
+}
+
 RuleCounters RuleEngine::counters(std::string_view rule) const {
   RuleCounters sum;
   for (std::size_t r = 0; r < rules_.size(); ++r) {

@@ -242,6 +242,15 @@ TEST(DaemonConfig, EmptyFileGivesTheDefaultsAndTheImplicitRule) {
   EXPECT_FALSE(c.events_file);
 }
 
+TEST(DaemonConfig, WildcardPortsNeverClash) {
+  // Each tcp://host:* bind gets its own port, so these are three different endpoints.
+  const fs::path dir = test_dir();
+  const DaemonConfig c = load_daemon_config(write_file(
+      dir / "warpwatch.yaml",
+      "ingest:\n  - pull: 'tcp://127.0.0.1:*'\n  - pull: 'tcp://127.0.0.1:*'\npublish: {endpoint: 'tcp://127.0.0.1:*'}\n"));
+  EXPECT_EQ(c.ingest.size(), 2u);
+}
+
 TEST(DaemonConfig, ExampleConfigLoads) {
   const DaemonConfig c = load_daemon_config(example_yaml.string());
   EXPECT_EQ(c.instance, "example");
@@ -289,7 +298,8 @@ rules:
      threshold: 1.5, cooldown_ms: 250, severity: critical, labels: {team: ops, site: "7"}}
   - name: quiet
 publish: {endpoint: "ipc:///tmp/ww.sock", send_hwm: 0, events_file: out/events.jsonl}
-metrics: {listen: "127.0.0.1:9464"}
+metrics: {listen: "127.0.0.1:9464", stale_after_ms: 750}
+log: {level: warning}
 shutdown: {drain_grace_ms: 0}
 )";
 
@@ -399,6 +409,8 @@ TEST(DaemonConfig, FullConfigReadsIntoTheExpectedValues) {
   EXPECT_EQ(c.send_high_water_mark, 0);
   EXPECT_EQ(c.events_file, (dir / "out" / "events.jsonl").string());
   EXPECT_EQ(c.metrics_listen, "127.0.0.1:9464");
+  EXPECT_EQ(c.metrics_stale_after.count(), 750);
+  EXPECT_EQ(c.log_level, "warning");
   EXPECT_EQ(c.drain_grace.count(), 0);
 }
 

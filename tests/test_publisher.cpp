@@ -13,6 +13,7 @@
 #include <vector>
 #include <zmq.hpp>
 
+#include "log_capture.hpp"
 #include "test_support.hpp"
 #include "warpwatch/daemon/event.hpp"
 #include "warpwatch/daemon/publisher.hpp"
@@ -326,26 +327,27 @@ TEST(Publisher, FileSinkWritesExactlyTheEventsAsJsonLines) {
 }
 
 TEST(Publisher, FileErrorsAreCountedAndLoggedNotThrown) {
-  std::vector<std::string> log;
+  warpwatch::testing::CapturedLog captured;
   PublisherOptions o = options();
   o.events_file = "/dev/full";  // every write fails with ENOSPC
-  o.log = [&](const std::string& line) { log.push_back(line); };
+  o.log = captured.logger();
   Publisher publisher(o);
   std::vector<Event> batch{event("a", "s")};
   ASSERT_NO_THROW(publisher.publish(batch));
   ASSERT_NO_THROW(publisher.publish(batch));
   EXPECT_EQ(publisher.counters().file_errors, 2u);
   EXPECT_EQ(publisher.counters().published, 2u) << "the socket side is unaffected";
+  const auto log = captured.lines();
   ASSERT_EQ(log.size(), 1u) << "one line per run of errors, not one per batch";
-  EXPECT_NE(log[0].find("/dev/full"), std::string::npos) << log[0];
+  EXPECT_NE(log[0].find("error: events file '/dev/full'"), std::string::npos) << log[0];
 }
 
 TEST(Publisher, UnopenableFileIsCountedAndRetried) {
   warpwatch::testing::TempDir dir;
-  std::vector<std::string> log;
+  warpwatch::testing::CapturedLog log;
   PublisherOptions o = options();
   o.events_file = dir.path() + "/missing/events.jsonl";
-  o.log = [&](const std::string& line) { log.push_back(line); };
+  o.log = log.logger();
   Publisher publisher(o);
   std::vector<Event> batch{event("a", "s")};
   publisher.publish(batch);
@@ -354,7 +356,8 @@ TEST(Publisher, UnopenableFileIsCountedAndRetried) {
   publisher.publish(batch);  // the next batch opens it
   EXPECT_EQ(publisher.counters().file_errors, 1u);
   EXPECT_EQ(read_lines(*o.events_file), (std::vector<std::string>{to_json(batch[0])}));
-  EXPECT_EQ(log.size(), 2u) << "the failure, then the recovery";
+  EXPECT_EQ(log.lines().size(), 2u) << "the failure, then the recovery";
+  EXPECT_EQ(log.count("writing again"), 1u) << log.joined();
 }
 
 }  // namespace

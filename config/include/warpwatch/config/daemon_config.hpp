@@ -76,6 +76,8 @@ struct DaemonConfig {
   int send_high_water_mark = 10000;            // messages queued per subscriber before drops
   std::optional<std::string> events_file;      // JSON lines, appended
   std::string metrics_listen;                  // "127.0.0.1:9464" serves /metrics; "" = off
+  std::chrono::milliseconds metrics_stale_after{5000};  // /healthz: 503 after a round this late
+  std::string log_level = "info";              // trace .. critical, off (daemon/logging.hpp)
   std::chrono::milliseconds drain_grace{2000}; // SIGTERM: time allowed to drain
 };
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <shared_mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -48,6 +49,17 @@ class IngestHub {
 
   // Everything queued since the last take().
   IngestBatch take();
+
+  // A configuration reload's new stream declarations (StreamRegistry::redeclare), applied
+  // between two messages: none is admitted under the old declarations and queued under
+  // the new ones. Changed and removed streams start validation anew. Returns the changes
+  // and what was queued under the old declarations, which the caller matches with the
+  // old streams before it changes the Matcher's.
+  struct Redeclared {
+    stream::StreamChanges changes;
+    IngestBatch queued;
+  };
+  Redeclared redeclare(const std::vector<stream::DeclaredStream>& declared, const stream::RegistryOptions& options);
   // Waits until `samples` are queued, a stream ended, or `deadline` passes.
   void wait(std::size_t samples, std::chrono::steady_clock::time_point deadline);
   // Wakes a wait() early (shutdown).
@@ -58,6 +70,8 @@ class IngestHub {
 
   stream::StreamRegistry& registry_;
   std::size_t max_message_bytes_;
+  // Shared by every message from admission to queueing, exclusive for redeclare().
+  std::shared_mutex declarations_mu_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::map<std::string, stream::StreamValidator, std::less<>> validators_;

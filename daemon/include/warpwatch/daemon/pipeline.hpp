@@ -6,14 +6,18 @@
 #include <zmq.hpp>
 
 #include <atomic>
-#include <functional>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "warpwatch/config/daemon_config.hpp"
 #include "warpwatch/daemon/ingest_hub.hpp"
+#include "warpwatch/daemon/logging.hpp"
+#include "warpwatch/daemon/metrics.hpp"
+#include "warpwatch/daemon/metrics_server.hpp"
 #include "warpwatch/daemon/publisher.hpp"
 #include "warpwatch/daemon/rules.hpp"
 #include "warpwatch/daemon/sources.hpp"
@@ -29,39 +33,58 @@ struct PipelineSummary {
 
 class Pipeline {
  public:
-  using Log = std::function<void(const std::string&)>;
-
-  // Builds everything and binds/connects every socket (std::runtime_error naming the
-  // endpoint when that fails); sources start with start().
-  Pipeline(config::DaemonConfig config, Log log);
+  // Builds everything and binds/connects every socket, the metrics listener included
+  // (std::runtime_error naming the endpoint when that fails); sources start with start().
+  Pipeline(config::DaemonConfig config, Logger log);
   ~Pipeline();
 
   void start();
   // One scheduler round: waits until a tick passes or a batch is full, then matches and
   // publishes what arrived.
   void step();
-  // Re-reads the configuration: patterns and rules change in place (unchanged pairs keep
-  // their state); on a bad file the running configuration stays and the error is logged.
-  void reload(const std::string& path);
+  // Re-reads the configuration: stream declarations, patterns and rules change in place
+  // (unchanged (stream, pattern) pairs keep their state; a stream whose dims or period
+  // change is removed, its pending matches reported, and added anew); the log level
+  // changes too. Sockets, backend, scheduler and publishing stay as started. On a bad
+  // file the running configuration stays, the error is logged and false is returned.
+  bool reload(const std::string& path);
   // Every replay source has sent its whole file and its samples were matched.
   bool replays_done() const;
   // Stops ingest, matches what is queued, reports pending candidates (SPEC.md 3.1),
   // publishes, and returns the totals.
   PipelineSummary shutdown();
 
+  // The configuration in effect (after the last successful reload).
+  const config::DaemonConfig& config() const { return config_; }
   const std::string& publish_endpoint() const { return publisher_->endpoint(); }
   std::vector<std::string> ingest_endpoints() const;
   const stream::StreamRegistry& registry() const { return *registry_; }
   const Publisher& publisher() const { return *publisher_; }
   std::string backend_name() const { return std::string(matcher_->name()); }
 
+  // Monitoring; thread-safe (the metrics server calls them from its own threads).
+  PipelineStats stats() const;
+  MetricsSnapshot metrics_snapshot() const;
+  // nullopt while healthy: started, not shut down, and a scheduler round finished within
+  // metrics.stale_after_ms; otherwise why not.
+  std::optional<std::string> unhealthy() const;
+  // The port /metrics is served on; 0 when metrics.listen is "".
+  int metrics_port() const { return metrics_ ? metrics_->port() : 0; }
+
  private:
-  void run_batch();
+  void run_batch();                 // takes what the hub queued and processes it
+  void process(IngestBatch batch);  // matches, flushes ended streams, publishes
+  // reload()'s parts: each matches or flushes what the old definitions still owe and
+  // appends those matches to `flushed` (published through the old rules).
+  stream::StreamChanges reload_streams(const config::DaemonConfig& next, std::vector<kernels::RawMatch>& flushed);
+  std::size_t reload_patterns(const config::DaemonConfig& next, std::vector<kernels::RawMatch>& flushed);
   void add_patterns(const std::vector<config::Library>& libraries);
   void publish(std::vector<kernels::RawMatch> matches, RuleEngine& rules);
+  void refresh_stats();  // copies the scheduler's counters into stats_
+  PipelineSummary summary() const;
 
   config::DaemonConfig config_;
-  Log log_;
+  Logger log_;
   zmq::context_t context_;
   std::unique_ptr<stream::StreamRegistry> registry_;
   std::unique_ptr<IngestHub> hub_;
@@ -72,8 +95,13 @@ class Pipeline {
   std::vector<std::unique_ptr<ReplaySource>> replays_;
   std::vector<std::jthread> threads_;
   std::atomic<bool> replay_batches_done_{false};
-  PipelineSummary summary_;
-  bool stopped_ = false;
+  const std::string instance_;  // as started: /metrics reads it from other threads
+  mutable std::mutex stats_mu_;
+  PipelineStats stats_;
+  std::atomic<bool> running_{false};
+  std::atomic<std::int64_t> last_round_ns_{0};  // steady clock
+  std::atomic<bool> stopped_{false};
+  std::unique_ptr<MetricsServer> metrics_;  // last: stops serving before the rest goes
 };
 
 }  // namespace warpwatch::daemon

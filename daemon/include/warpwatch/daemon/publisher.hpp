@@ -21,13 +21,15 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
 
 #include "warpwatch/daemon/event.hpp"
+#include "warpwatch/daemon/logging.hpp"
 
 namespace warpwatch::daemon {
 
@@ -38,14 +40,20 @@ struct PublisherOptions {
   // How long close waits for queued messages to reach subscribers (ZMQ_LINGER), so a
   // drained daemon delivers its last batch but a stuck subscriber cannot hold it up.
   std::chrono::milliseconds linger{1000};
-  // Where file errors are reported (one line each, no newline); empty = std::cerr.
-  std::function<void(const std::string&)> log;
+  // Where file errors are reported; null = stderr_logger().
+  Logger log;
+};
+
+struct Delivery {
+  std::uint64_t published = 0;  // events accepted by the socket
+  std::uint64_t dropped = 0;    // events refused at the high-water mark
 };
 
 struct PublisherCounters {
   std::uint64_t published = 0;    // events accepted by the socket
   std::uint64_t dropped = 0;      // events refused at the high-water mark
   std::uint64_t file_errors = 0;  // batches the events file failed to take (open or write)
+  std::map<std::string, Delivery, std::less<>> by_rule;  // the same, per event rule
 };
 
 class Publisher {
@@ -74,7 +82,6 @@ class Publisher {
   void start();
   bool send(const std::string& topic, const std::string& payload);
   void append_to_file(const std::string& lines);
-  void log(const std::string& line) const;
 
   PublisherOptions options_;
   std::unique_ptr<zmq::context_t> owned_context_;  // declared first: destroyed last
@@ -85,6 +92,8 @@ class Publisher {
   bool partial_line_ = false;  // the last failed write may have left half a line
   bool file_failing_ = false;  // logs once per run of errors, not once per batch
   std::atomic<std::uint64_t> published_{0}, dropped_{0}, file_errors_{0};
+  mutable std::mutex by_rule_mu_;  // counters() reads from other threads (/metrics)
+  std::map<std::string, Delivery, std::less<>> by_rule_;
 };
 
 }  // namespace warpwatch::daemon

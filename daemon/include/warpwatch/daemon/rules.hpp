@@ -66,6 +66,9 @@ class RuleEngine {
   // Hot reload: takes over the cooldowns of `previous`'s rules that have the same name
   // here, so a reload neither repeats an alert nor forgets a quiet period.
   void carry_cooldowns_from(const RuleEngine& previous);
+  // Hot reload: rules kept by name keep counting from `previous`'s counters, so that the
+  // /metrics counters of a rule do not restart at every reload.
+  void carry_counters_from(const RuleEngine& previous);
 
   // The rules in effect (the implicit default included), in configuration order.
   const std::vector<config::Rule>& rules() const { return rules_; }

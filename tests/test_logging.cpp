@@ -1,0 +1,65 @@
+// daemon/logging: level names, the terminal and the journal line formats.
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+#include <regex>
+#include <sstream>
+
+#include "warpwatch/daemon/logging.hpp"
+
+namespace {
+
+using namespace warpwatch::daemon;
+
+TEST(Logging, LevelNamesParseAndOthersDoNot) {
+  EXPECT_EQ(parse_log_level("trace"), spdlog::level::trace);
+  EXPECT_EQ(parse_log_level("info"), spdlog::level::info);
+  EXPECT_EQ(parse_log_level("warning"), spdlog::level::warn);
+  EXPECT_EQ(parse_log_level("warn"), spdlog::level::warn);
+  EXPECT_EQ(parse_log_level("error"), spdlog::level::err);
+  EXPECT_EQ(parse_log_level("critical"), spdlog::level::critical);
+  EXPECT_EQ(parse_log_level("off"), spdlog::level::off);
+  EXPECT_EQ(parse_log_level("loud"), std::nullopt);
+  EXPECT_EQ(parse_log_level(""), std::nullopt);
+}
+
+TEST(Logging, TerminalLinesCarryTimeNameAndLevel) {
+  std::ostringstream out;
+  const Logger log = make_stream_logger("warpwatchd", out, /*journal=*/false);
+  log->warn("rejected input on stream '{}': {}", "pump-1", "wrong_dims");
+  log->debug("not shown at the default level");
+  EXPECT_TRUE(std::regex_match(
+      out.str(), std::regex(R"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} warpwatchd warning: )"
+                            R"(rejected input on stream 'pump-1': wrong_dims\n)")))
+      << out.str();
+}
+
+TEST(Logging, JournalLinesCarryThePriorityAndNoTimestamp) {
+  std::ostringstream out;
+  const Logger log = make_stream_logger("warpwatchd", out, /*journal=*/true, spdlog::level::debug);
+  log->error("a");
+  log->warn("b");
+  log->info("c");
+  log->debug("d");
+  log->critical("e");
+  EXPECT_EQ(out.str(), "<3>a\n<4>b\n<6>c\n<7>d\n<2>e\n");
+}
+
+TEST(Logging, JournalStreamMustNameStderr) {
+  // JOURNAL_STREAM inherited by a child whose stderr goes elsewhere must not count.
+  struct stat st {};
+  ASSERT_EQ(::fstat(STDERR_FILENO, &st), 0);
+  const std::string mine = std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
+  ::setenv("JOURNAL_STREAM", mine.c_str(), 1);
+  EXPECT_TRUE(stderr_is_journal());
+  ::setenv("JOURNAL_STREAM", (std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino + 1)).c_str(), 1);
+  EXPECT_FALSE(stderr_is_journal());
+  ::unsetenv("JOURNAL_STREAM");
+  EXPECT_FALSE(stderr_is_journal());
+}
+
+}  // namespace

@@ -1,0 +1,168 @@
+// /metrics and /healthz (daemon/metrics*.cpp): the text format of a known snapshot, and
+// an in-process Pipeline fed known good and bad frames over ZeroMQ, scraped over HTTP.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "daemon_e2e_support.hpp"
+#include "http_client.hpp"
+#include "log_capture.hpp"
+#include "warpwatch/daemon/metrics.hpp"
+
+namespace {
+
+using namespace warpwatch;
+using namespace warpwatch::testing;
+
+TEST(Metrics, RendersKnownCountersInPrometheusTextFormat) {
+  daemon::MetricsSnapshot s;
+  s.instance = "plant-1";
+  s.backend = "cpu";
+  s.version = "0.1.0";
+  s.ingest.messages = 7;
+  s.ingest.accepted_samples = 70;
+  s.ingest.rejected.add(stream::RejectReason::wrong_dims, 2);
+  stream::StreamCounters a;
+  a.id = "pump-1";
+  a.declared = true;
+  a.accepted_samples = 70;
+  a.rejected.add(stream::RejectReason::wrong_dims, 2);
+  s.ingest.streams.push_back(a);
+  s.pipeline.batches = 3;
+  s.pipeline.last_batch_seconds = 0.25;
+  s.pipeline.rules = {{"hot", {5, 1, 2}}};
+  s.publisher.by_rule["hot"] = {4, 1};
+  const auto m = parse_prometheus_text(daemon::render_metrics(s));
+  EXPECT_EQ(m.at(R"(warpwatch_info{instance="plant-1",backend="cpu",version="0.1.0"})"), 1);
+  EXPECT_EQ(m.at("warpwatch_ingest_messages_total"), 7);
+  EXPECT_EQ(m.at(R"(warpwatch_ingest_rejected_total{reason="wrong_dims"})"), 2);
+  EXPECT_EQ(m.at(R"(warpwatch_ingest_rejected_total{reason="malformed_frame"})"), 0) << "every reason is listed";
+  EXPECT_EQ(m.at(R"(warpwatch_stream_accepted_samples_total{stream="pump-1"})"), 70);
+  EXPECT_EQ(m.at(R"(warpwatch_stream_rejected_total{stream="pump-1",reason="wrong_dims"})"), 2);
+  EXPECT_EQ(m.count(R"(warpwatch_stream_rejected_total{stream="pump-1",reason="malformed_frame"})"), 0u)
+      << "per stream, only the reasons that occurred";
+  EXPECT_EQ(m.at(R"(warpwatch_streams{origin="declared"})"), 1);
+  EXPECT_EQ(m.at("warpwatch_batches_total"), 3);
+  EXPECT_EQ(m.at("warpwatch_last_batch_duration_seconds"), 0.25);
+  EXPECT_EQ(m.at(R"(warpwatch_rule_events_total{rule="hot"})"), 5);
+  EXPECT_EQ(m.at(R"(warpwatch_rule_cooldown_dropped_total{rule="hot"})"), 1);
+  EXPECT_EQ(m.at(R"(warpwatch_rule_threshold_filtered_total{rule="hot"})"), 2);
+  EXPECT_EQ(m.at(R"(warpwatch_events_published_total{rule="hot"})"), 4);
+  EXPECT_EQ(m.at(R"(warpwatch_events_dropped_total{rule="hot"})"), 1);
+  const std::string text = daemon::render_metrics(s);
+  EXPECT_NE(text.find("# TYPE warpwatch_ingest_rejected_total counter"), std::string::npos) << text;
+  EXPECT_NE(text.find("# TYPE warpwatch_last_batch_duration_seconds gauge"), std::string::npos) << text;
+}
+
+config::DaemonConfig metrics_config() {
+  auto c = base_config({"s-a", "s-b"}, {make_pattern("blip", {5.0f, -5.0f}, kernels::Mode::stream, 1.0)});
+  c.metrics_listen = "127.0.0.1:0";
+  return c;
+}
+
+TEST(Metrics, ScrapeAfterGoodAndBadFramesShowsExactCounters) {
+  CapturedLog log;
+  daemon::Pipeline pipeline(metrics_config(), log.logger());
+  ASSERT_GT(pipeline.metrics_port(), 0);
+  EXPECT_EQ(http_get(pipeline.metrics_port(), "/healthz").status, 503) << "not started yet";
+
+  zmq::context_t ctx;
+  Producer push(ctx, pipeline.ingest_endpoints().at(0));
+  pipeline.start();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  // s-a: 10 good samples holding one "blip" (one match, one event of rule "default").
+  const auto good = samples_at(0, {0, 0, 0, 5, -5, 0, 0, 0, 0, 0});
+  push.send("s-a", stream::encode_frame(good, false));
+  push.send("s-a", stream::encode_frame(good, true));                                // 10 non_increasing_timestamp
+  push.send("s-a", stream::encode_frame(samples_at(100, {1, 2}, 2), false));  // wrong_dims
+  // s-b: 5 samples, one NaN.
+  push.send("s-b", stream::encode_frame(samples_at(0, {0, nan, 0, 0, 0}), false));   // non_finite_value
+  push.send("s-b", std::string("WWF\x01 not a frame"));                              // malformed_frame
+  push.send("nobody", stream::encode_frame(good, false));                            // unknown_stream
+  ASSERT_TRUE(step_until(pipeline, [&] {
+    return pipeline.stats().samples == 14 && pipeline.registry().snapshot().rejected.total() == 14;
+  }, 5000ms)) << log.joined();
+  pipeline.step();  // the rule's event is published in the batch that matched it
+
+  const HttpResponse scrape = http_get(pipeline.metrics_port(), "/metrics");
+  ASSERT_EQ(scrape.status, 200);
+  EXPECT_EQ(scrape.content_type.rfind("text/plain; version=0.0.4", 0), 0u) << scrape.content_type;
+  const auto m = parse_prometheus_text(scrape.body);
+  EXPECT_EQ(m.at(R"(warpwatch_stream_accepted_samples_total{stream="s-a"})"), 10) << scrape.body;
+  EXPECT_EQ(m.at(R"(warpwatch_stream_accepted_samples_total{stream="s-b"})"), 4);
+  EXPECT_EQ(m.at(R"(warpwatch_stream_rejected_total{stream="s-a",reason="non_increasing_timestamp"})"), 10);
+  EXPECT_EQ(m.at(R"(warpwatch_stream_rejected_total{stream="s-a",reason="wrong_dims"})"), 1);
+  EXPECT_EQ(m.at(R"(warpwatch_stream_rejected_total{stream="s-b",reason="non_finite_value"})"), 1);
+  EXPECT_EQ(m.at(R"(warpwatch_stream_rejected_total{stream="s-b",reason="malformed_frame"})"), 1);
+  EXPECT_EQ(m.at(R"(warpwatch_ingest_rejected_total{reason="unknown_stream"})"), 1);
+  EXPECT_EQ(m.at(R"(warpwatch_ingest_rejected_total{reason="oversized_message"})"), 0);
+  EXPECT_EQ(m.at("warpwatch_ingest_accepted_samples_total"), 14);
+  EXPECT_EQ(m.at("warpwatch_batch_samples_total"), 14);
+  EXPECT_EQ(m.at("warpwatch_matcher_samples_total"), 14);
+  EXPECT_GE(m.at("warpwatch_batches_total"), 1);
+  EXPECT_EQ(m.at("warpwatch_matches_total"), 1);
+  EXPECT_EQ(m.at(R"(warpwatch_rule_events_total{rule="default"})"), 1);
+  EXPECT_EQ(m.at(R"(warpwatch_events_published_total{rule="default"})"), 1);
+  EXPECT_EQ(m.at(R"(warpwatch_events_dropped_total{rule="default"})"), 0);
+  EXPECT_EQ(m.at("warpwatch_matcher_patterns"), 1);
+  EXPECT_EQ(m.count(std::string(R"(warpwatch_info{instance="e2e",backend="cpu",version=")") + WARPWATCH_VERSION_FOR_TESTS + "\"}"), 1u);
+  EXPECT_GE(m.at("warpwatch_last_batch_duration_seconds"), 0);
+
+  // Bad input is logged naming the stream and the reason.
+  EXPECT_EQ(log.count("rejected input on stream 's-b': non_finite_value"), 1u) << log.joined();
+  EXPECT_EQ(log.count("rejected input on stream 's-a': wrong_dims"), 1u) << log.joined();
+
+  const HttpResponse health = http_get(pipeline.metrics_port(), "/healthz");
+  EXPECT_EQ(health.status, 200);
+  EXPECT_EQ(health.body, "ok\n");
+  EXPECT_EQ(http_get(pipeline.metrics_port(), "/nothing").status, 404);
+  pipeline.shutdown();
+  const HttpResponse after = http_get(pipeline.metrics_port(), "/healthz");
+  EXPECT_EQ(after.status, 503);
+  EXPECT_EQ(after.body, "stopped\n");
+}
+
+TEST(Metrics, HealthzTurnsUnhealthyWhenTheSchedulerStalls) {
+  auto cfg = metrics_config();
+  cfg.metrics_stale_after = 50ms;
+  CapturedLog log;
+  daemon::Pipeline pipeline(cfg, log.logger());
+  pipeline.start();
+  pipeline.step();
+  // No step() from here on: the scheduler is "stalled".
+  HttpResponse health;
+  const auto deadline = Clock::now() + 5000ms;
+  do health = http_get(pipeline.metrics_port(), "/healthz");
+  while (health.status == 200 && Clock::now() < deadline);
+  EXPECT_EQ(health.status, 503);
+  EXPECT_EQ(health.body.rfind("scheduler stalled: last round ", 0), 0u) << health.body;
+  pipeline.step();
+  EXPECT_EQ(http_get(pipeline.metrics_port(), "/healthz").status, 200);
+}
+
+TEST(Metrics, ListenerThatCannotBindNamesTheAddress) {
+  auto first = metrics_config();
+  CapturedLog log;
+  daemon::Pipeline pipeline(first, log.logger());
+  auto second = metrics_config();
+  second.metrics_listen = "127.0.0.1:" + std::to_string(pipeline.metrics_port());
+  try {
+    daemon::Pipeline clash(second, log.logger());
+    FAIL() << "a second listener on the same port must be refused";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(second.metrics_listen), std::string::npos) << e.what();
+  }
+}
+
+TEST(Metrics, OffWhenListenIsEmpty) {
+  auto cfg = metrics_config();
+  cfg.metrics_listen = "";
+  CapturedLog log;
+  daemon::Pipeline pipeline(cfg, log.logger());
+  EXPECT_EQ(pipeline.metrics_port(), 0);
+}
+
+}  // namespace
