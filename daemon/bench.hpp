@@ -92,8 +92,9 @@ struct Report {
   // The calibration loop: simple float32 operations per second, on `threads` threads and
   // on one (absent when no row needed it).
   std::optional<double> float_ops_per_s, float_ops_per_s_1_thread;
-  // cuda: the device's float32 ops/s (SMs x FP32 lanes x clock), behind its ceiling column.
-  std::optional<double> device_float_ops_per_s;
+  // cuda: the device's measured float32 add+min ops/s (behind its ceiling column), its
+  // measured add-only rate, and the nominal SMs x FP32 lanes x clock.
+  std::optional<double> device_float_ops_per_s, device_add_ops_per_s, device_nominal_float_ops_per_s;
   std::vector<Row> rows;
   // Conditions that make the numbers lower than the machine can do (e.g. other work on
   // the CPU), said next to them rather than silently folded in.

@@ -165,11 +165,15 @@ void print_table(const Report& report, std::ostream& out) {
     out << "; ceiling cells/s = that / " << dtw_ops_per_cell << " ops per dtw cell, / "
         << twed_ops_per_cell << " per twed cell\n";
   }
-  if (report.device_float_ops_per_s)
-    out << "ceiling (cuda): SMs x FP32 lanes x SM clock = " << si(*report.device_float_ops_per_s)
-        << " float32 ops/s; / " << dtw_ops_per_cell << " per dtw cell, / " << twed_ops_per_cell
-        << " per twed cell. cuda times are kernel times from CUDA events after a warm-up; "
-           "wall_cells_per_s (extra) counts the whole call with its copies\n";
+  if (report.device_float_ops_per_s) {
+    out << "ceiling (cuda): a device loop of independent float32 add+min ran at "
+        << si(*report.device_float_ops_per_s) << " ops/s (adds alone: "
+        << si(report.device_add_ops_per_s.value_or(0.0)) << " ops/s; SMs x FP32 lanes x clock = "
+        << si(report.device_nominal_float_ops_per_s.value_or(0.0)) << "); ceiling cells/s = that / "
+        << dtw_ops_per_cell << " per dtw cell, / " << twed_ops_per_cell << " per twed cell\n";
+    out << "cuda times are kernel times from CUDA events after a warm-up; wall_cells_per_s "
+           "(extra) counts the whole call with its copies\n";
+  }
   for (const Row& r : report.rows)
     if (!r.ceiling_cells_per_s && !r.ceiling_note.empty()) {
       out << "ceiling: " << r.ceiling_note << "\n";
@@ -227,6 +231,8 @@ std::string to_json(const Report& report) {
        {{"float_ops_per_s", or_null(report.float_ops_per_s)},
         {"float_ops_per_s_1_thread", or_null(report.float_ops_per_s_1_thread)},
         {"device_float_ops_per_s", or_null(report.device_float_ops_per_s)},
+        {"device_add_ops_per_s", or_null(report.device_add_ops_per_s)},
+        {"device_nominal_float_ops_per_s", or_null(report.device_nominal_float_ops_per_s)},
         {"ops_per_cell", {{"dtw", dtw_ops_per_cell}, {"twed", twed_ops_per_cell}}}}},
       {"warnings", report.warnings},
       {"failed", report.failed()},

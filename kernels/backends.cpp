@@ -48,6 +48,16 @@ CudaStatus cuda_status() {
   return status;
 }
 
+std::optional<CudaFloatOpRates> cuda_float_op_rates() {
+#if WARPWATCH_HAVE_CUDA
+  if (cuda_status().device_count == 0) return std::nullopt;
+  const cuda::FloatOpRates r = cuda::measure_float_op_rates();
+  return CudaFloatOpRates{r.add_per_s, r.add_min_per_s};
+#else
+  return std::nullopt;
+#endif
+}
+
 Backend resolve_backend(Backend requested, std::string* why) {
   if (requested != Backend::automatic) return requested;
   const CudaStatus cuda = cuda_status();

@@ -10,3 +10,15 @@ namespace warpwatch::kernels::cuda {
 int usable_device_count(std::string& detail);
 
 }  // namespace warpwatch::kernels::cuda
+
+namespace warpwatch::kernels::cuda {
+
+// Calibration of device 0, the GPU counterpart of the CPU bench's calibration loop:
+// independent float32 operations per second over the whole device, timed with CUDA events.
+struct FloatOpRates {
+  double add_per_s = 0.0;      // a = a + b
+  double add_min_per_s = 0.0;  // a = min(a + b, c): an add and a min, 2 ops a step
+};
+FloatOpRates measure_float_op_rates();
+
+}  // namespace warpwatch::kernels::cuda

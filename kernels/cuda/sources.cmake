@@ -4,6 +4,7 @@
 target_sources(warpwatch_kernels PRIVATE
   cuda/cuda_check.cpp
   cuda/device_info.cu
+  cuda/device_calibration.cu
   cuda/spring_kernels.cu
   cuda/spring_pairs.cpp
   cuda/cuda_matcher.cpp

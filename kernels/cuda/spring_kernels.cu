@@ -74,6 +74,74 @@ __device__ __forceinline__ T pick(const T (&v)[R], int reg) {
   return x;
 }
 
+// The carried values of one lane between iterations.
+struct WaveCarry {
+  float out_d;           // what this lane passes down: its last row, last column done
+  std::int32_t out_s;
+  float prev_up_d;       // the up input of the previous iteration: diag of row lane*R
+  std::int32_t prev_up_s;
+  int found;             // detect: first column whose last cell qualified, -1 none
+};
+
+// Iteration k of the wavefront: lane j computes column t = k - j. kGuarded: some lanes
+// are outside [0, limit) (the fill and the drain); in between every lane computes (lanes
+// past last_lane hold only padding rows, never stored and never read by a real row).
+template <int R, bool kDk, bool kAbs, bool kGuarded>
+__device__ __forceinline__ void wave_step(const WaveShape& w, float (&d)[R], std::int32_t (&s)[R],
+                                          const float (&p)[R], int k, int limit, std::int32_t first,
+                                          float eps, bool detect, const float* stage, WaveCarry& c) {
+  const int lane = w.lane;
+  const int t = k - lane;
+  const std::int32_t cur =
+      static_cast<std::int32_t>(static_cast<std::uint32_t>(first) + static_cast<std::uint32_t>(t));
+  // Row 0's up is the boundary D(t, 0) = 0 with S = t. Its diag is then 0 as well (lane 0's
+  // up is always 0), and a tie with up never picks diag, so diag's S does not matter there.
+  float up_d = __shfl_up_sync(full_mask, c.out_d, 1);
+  std::int32_t up_s = __shfl_up_sync(full_mask, c.out_s, 1);
+  if (lane == 0) {
+    up_d = 0.0f;
+    up_s = cur;
+  }
+  const float diag_d = c.prev_up_d;
+  const std::int32_t diag_s = c.prev_up_s;
+  c.prev_up_d = up_d;
+  c.prev_up_s = up_s;
+  if (kGuarded && !(t >= 0 && t < limit && lane <= w.last_lane)) return;
+  const float xt = stage[t & (ring - 1)];
+  // Off the row-to-row chain first: costs and min(left, diag) of every row.
+  float cost[R], pre_d[R];
+  std::int32_t pre_s[R];
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    cost[r] = spring_term<kAbs>(xt, p[r]);
+    pre_d[r] = spring_pre(r == 0 ? diag_d : d[r - 1], r == 0 ? diag_s : s[r - 1], d[r], s[r], pre_s[r]);
+  }
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    std::int32_t best_s;
+    const float best_d = spring_pick_up(pre_d[r], pre_s[r], up_d, up_s, best_s);
+    up_d = spring_combine<kDk>(cost[r], best_d);
+    up_s = best_s;
+    d[r] = up_d;
+    s[r] = up_s;
+  }
+  c.out_d = d[R - 1];
+  c.out_s = s[R - 1];
+  if (detect && lane == w.last_lane && c.found < 0 &&
+      (w.last_reg == R - 1 ? d[R - 1] : pick<R>(d, w.last_reg)) <= eps)
+    c.found = t;
+}
+
+// Stages samples [k, k + 32) into the ring (k a multiple of 32); with `detect`, says
+// whether a lane has seen its candidate column (the run then stops).
+__device__ __forceinline__ bool wave_stage(int lane, int k, int limit, const float* x, float* stage,
+                                           bool detect, int found) {
+  __syncwarp();  // everyone is done reading the slots about to be overwritten
+  if (k + lane < limit) stage[(k + lane) & (ring - 1)] = x[k + lane];
+  __syncwarp();
+  return detect && k > 0 && __any_sync(full_mask, found >= 0);
+}
+
 // Columns [0, limit) of the chunk. With `detect`, stops soon after the first column whose
 // last cell is <= eps (a candidate appears: the caller re-runs to exactly there) and
 // returns that column; otherwise returns -1 after column limit - 1.
@@ -81,62 +149,28 @@ template <int R, bool kDk, bool kAbs>
 __device__ __forceinline__ int wave_run(const WaveShape& w, float (&d)[R], std::int32_t (&s)[R],
                                         const float (&p)[R], const float* x, int limit,
                                         std::int32_t first, float eps, bool detect, float* stage) {
-  const int lane = w.lane;
-  float out_d = d[R - 1];  // what this lane passes down: its last row, last column done
-  std::int32_t out_s = s[R - 1];
-  float prev_up_d = 0.0f;  // the up input of the previous iteration: diag of row lane*R
-  std::int32_t prev_up_s = 0;
-  int found = -1;
+  WaveCarry c{d[R - 1], s[R - 1], 0.0f, 0, -1};
   const int iterations = limit + w.last_lane;
-  for (int k = 0; k < iterations; ++k) {
-    if ((k & 31) == 0) {  // stage samples [k, k + 32)
-      __syncwarp();
-      if (k + lane < limit) stage[(k + lane) & (ring - 1)] = x[k + lane];
-      __syncwarp();
-      if (detect && k > 0 && __any_sync(full_mask, found >= 0)) break;
-    }
-    const int t = k - lane;
-    const std::int32_t cur =
-        static_cast<std::int32_t>(static_cast<std::uint32_t>(first) + static_cast<std::uint32_t>(t));
-    float up_d = __shfl_up_sync(full_mask, out_d, 1);
-    std::int32_t up_s = __shfl_up_sync(full_mask, out_s, 1);
-    float diag_d = prev_up_d;
-    std::int32_t diag_s = prev_up_s;
-    if (lane == 0) {  // boundary: D(t, 0) = 0 with S = t, and D(t-1, 0) = 0 (never wins a tie)
-      up_d = 0.0f;
-      up_s = cur;
-      diag_d = 0.0f;
-      diag_s = cur;
-    }
-    prev_up_d = up_d;
-    prev_up_s = up_s;
-    if (t >= 0 && t < limit && lane <= w.last_lane) {
-      const float xt = stage[t & (ring - 1)];
-      // Off the row-to-row chain first: costs and min(left, diag) of every row.
-      float c[R], pre_d[R];
-      std::int32_t pre_s[R];
-#pragma unroll
-      for (int r = 0; r < R; ++r) {
-        c[r] = spring_term<kAbs>(xt, p[r]);
-        pre_d[r] = spring_pre(r == 0 ? diag_d : d[r - 1], r == 0 ? diag_s : s[r - 1], d[r], s[r], pre_s[r]);
-      }
-#pragma unroll
-      for (int r = 0; r < R; ++r) {
-        std::int32_t best_s;
-        const float best_d = spring_pick_up(pre_d[r], pre_s[r], up_d, up_s, best_s);
-        up_d = spring_combine<kDk>(c[r], best_d);
-        up_s = best_s;
-        d[r] = up_d;
-        s[r] = up_s;
-      }
-      out_d = d[R - 1];
-      out_s = s[R - 1];
-      if (detect && lane == w.last_lane && found < 0 &&
-          (w.last_reg == R - 1 ? d[R - 1] : pick<R>(d, w.last_reg)) <= eps)
-        found = t;
+  // Fill: iterations [0, 31); steady: [31, limit), every lane inside; drain: the rest.
+  const int steady_from = min(31, iterations), steady_to = max(steady_from, limit);
+  int k = 0;
+  for (; k < steady_from; ++k) {
+    if ((k & 31) == 0 && wave_stage(w.lane, k, limit, x, stage, detect, c.found)) break;
+    wave_step<R, kDk, kAbs, true>(w, d, s, p, k, limit, first, eps, detect, stage, c);
+  }
+  if (k == steady_from) {
+    for (; k < steady_to; ++k) {
+      if ((k & 31) == 0 && wave_stage(w.lane, k, limit, x, stage, detect, c.found)) break;
+      wave_step<R, kDk, kAbs, false>(w, d, s, p, k, limit, first, eps, detect, stage, c);
     }
   }
-  return detect ? __shfl_sync(full_mask, found, w.last_lane) : -1;
+  if (k == steady_to) {
+    for (; k < iterations; ++k) {
+      if ((k & 31) == 0 && wave_stage(w.lane, k, limit, x, stage, detect, c.found)) break;
+      wave_step<R, kDk, kAbs, true>(w, d, s, p, k, limit, first, eps, detect, stage, c);
+    }
+  }
+  return detect ? __shfl_sync(full_mask, c.found, w.last_lane) : -1;
 }
 
 template <int R, bool kDk, bool kAbs>

@@ -34,6 +34,14 @@ struct CudaStatus {
 // Asks the CUDA runtime (when compiled in); never throws.
 CudaStatus cuda_status();
 
+// Measured on device 0 (about a second): independent float32 adds per second, and adds
+// interleaved with mins (2 ops a step) per second. nullopt without a usable device.
+struct CudaFloatOpRates {
+  double add_per_s = 0.0;
+  double add_min_per_s = 0.0;
+};
+std::optional<CudaFloatOpRates> cuda_float_op_rates();
+
 // Device-side times of one call, measured with CUDA events (cuda backend only).
 struct DeviceTimings {
   double kernel_seconds = 0.0;  // the kernels alone
