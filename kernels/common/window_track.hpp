@@ -41,6 +41,12 @@ class WindowTrack {
                       std::vector<RawMatch>& out);
   // End of input: the pending occurrence, if any.
   void flush(const std::string& stream_id, std::vector<RawMatch>& out);
+  // The oldest sample a future window needs when `next` is the stream's next index: the
+  // next window ends at `next` or later and reaches w-1 samples back.
+  std::uint64_t oldest_needed(std::uint64_t next) const {
+    const std::uint64_t lookback = schedule_.w - 1;
+    return next > lookback ? next - lookback : 0;
+  }
 
  private:
   void add(const WindowOccurrence& o, const std::string& stream_id, std::vector<RawMatch>& out) const;

@@ -149,8 +149,7 @@ class CpuMatcher final : public Matcher {
         for (std::size_t g = 0; g < p.spring->group_count(); ++g) p.spring->update_keep_from(g);
       for (auto& w : p.windows) {
         StreamSlot& slot = w->stream();
-        const std::uint64_t next = slot.next_index(), lookback = w->window() - 1;
-        slot.keep_from = std::min(slot.keep_from, next > lookback ? next - lookback : 0);
+        slot.keep_from = std::min(slot.keep_from, w->track().oldest_needed(slot.next_index()));
       }
     }
     for (auto& [id, slot] : streams_) slot->history.forget_before(slot->keep_from);

@@ -6,6 +6,7 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "../common/distance_inputs.hpp"
 #include "cpu/elastic_kernel.hpp"
 #include "cpu/worker_pool.hpp"
 #include "warpwatch/kernels/cpu.hpp"
@@ -19,21 +20,6 @@ struct ColumnGroup {
   std::vector<float> values;  // [length][dims][width]
   std::vector<float> times;   // twed: [length][width], seconds after the common origin
 };
-
-// twed compares times only through differences, so all series are shifted by one common
-// origin before going to float32 (epoch seconds would lose everything below a minute).
-double common_origin(std::span<const SeriesView> a, std::span<const SeriesView> b) {
-  double origin = 0.0;
-  bool first = true;
-  for (auto set : {a, b}) {
-    for (const SeriesView& s : set) {
-      if (!s.times) return 0.0;  // index times stay as they are
-      origin = first ? s.time(0) : std::min(origin, s.time(0));
-      first = false;
-    }
-  }
-  return origin;
-}
 
 std::vector<ColumnGroup> group_columns(std::span<const SeriesView> b, std::size_t width, bool twed,
                                        double origin) {
@@ -66,19 +52,12 @@ std::vector<ColumnGroup> group_columns(std::span<const SeriesView> b, std::size_
 
 void distance_matrix(std::span<const SeriesView> a, std::span<const SeriesView> b,
                      const DistanceParams& params, std::span<double> out, const Options& options) {
-  validate(params);
-  if (out.size() != a.size() * b.size())
-    throw std::invalid_argument("distance_matrix: output size is not |A| x |B|");
+  common::check_distance_inputs(a, b, params, out);
   if (a.empty() || b.empty()) return;
   const std::size_t dims = a[0].dims;
-  for (auto set : {a, b})
-    for (const SeriesView& s : set) {
-      if (s.dims != dims) throw std::invalid_argument("series have different dimensions");
-      if (s.length == 0) throw std::invalid_argument("empty series");
-    }
   const bool twed = params.metric == Metric::twed;
   const std::size_t width = elastic_group_width();
-  const double origin = twed ? common_origin(a, b) : 0.0;
+  const double origin = twed ? common::twed_time_origin(a, b) : 0.0;
   const std::vector<ColumnGroup> groups = group_columns(b, width, twed, origin);
 
   WorkerPool pool(options.threads);

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "../common/low32_index.hpp"
 #include "cpu/spring_kernel.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -229,9 +230,9 @@ void spring_group_run(const SpringGroupState& state, const SpringBatch& batch,
 
 void spring_group_live_age(const SpringGroupState& st, const std::int32_t* next,
                            std::uint32_t* age) {
-  // Unsigned differences of the low 32 bits: the wrap-around distance back in time.
+  // The wrap-around distance back in time (fits 32 bits: starts are low 32 bits).
   const auto back = [&](std::size_t lane, std::int32_t start) {
-    return static_cast<std::uint32_t>(next[lane]) - static_cast<std::uint32_t>(start);
+    return static_cast<std::uint32_t>(common::samples_back(next[lane], start));
   };
   for (std::size_t lane = 0; lane < st.width; ++lane) {
     std::uint32_t oldest = 0;

@@ -1,5 +1,6 @@
 #include "cpu/spring_pattern.hpp"
 
+#include "../common/low32_index.hpp"
 #include "reference/spring.hpp"
 
 #include <algorithm>
@@ -9,13 +10,7 @@ namespace warpwatch::kernels::cpu {
 namespace {
 
 constexpr float inf = std::numeric_limits<float>::infinity();
-
-std::int32_t low32(std::uint64_t index) { return static_cast<std::int32_t>(static_cast<std::uint32_t>(index)); }
-
-// How far back `value` (low 32 bits) lies from `reference` (low 32 bits), wrap-aware.
-std::uint64_t back(std::int32_t reference, std::int32_t value) {
-  return static_cast<std::uint32_t>(reference) - static_cast<std::uint32_t>(value);
-}
+using common::low32;
 
 }  // namespace
 
@@ -89,10 +84,9 @@ void SpringPattern::remove_stream(const StreamSlot* stream, std::vector<RawMatch
 
 RawMatch SpringPattern::make_match(const StreamSlot& stream, std::uint64_t current, float distance,
                                    std::int32_t t_s, std::int32_t t_e) const {
-  const std::uint64_t end = current - back(low32(current), t_e);
-  const std::uint64_t start = end - back(t_e, t_s);
-  return RawMatch{stream.def.id,  pattern_.id, static_cast<double>(distance), start, end,
-                  stream.history.time_ns(start), stream.history.time_ns(end)};
+  const common::MatchSpan span = common::unwrap_match(current, t_s, t_e);
+  return RawMatch{stream.def.id,  pattern_.id, static_cast<double>(distance), span.start, span.end,
+                  stream.history.time_ns(span.start), stream.history.time_ns(span.end)};
 }
 
 void SpringPattern::run_group(std::size_t gi, WorkerScratch& scratch) {

@@ -15,7 +15,7 @@ class WindowPair {
   // Throws std::invalid_argument for a constant pattern under znorm.
   WindowPair(const PatternDef& pattern, StreamSlot& stream, std::uint64_t first_index);
 
-  std::size_t window() const { return track_.window(); }
+  const common::WindowTrack& track() const { return track_; }
   StreamSlot& stream() const { return *stream_; }
   // The samples [from, to) of the stream are new (and in its history with the w-1 before).
   void run(std::uint64_t from, std::uint64_t to, WorkerScratch& scratch);

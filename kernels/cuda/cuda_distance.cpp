@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "../common/distance_inputs.hpp"
 #include "cuda_check.hpp"
 #include "cuda_distance.hpp"
 #include "warpwatch/kernels/cuda.hpp"
@@ -15,21 +16,6 @@ namespace detail {
 namespace {
 
 constexpr std::size_t kMaxPairsPerSlice = std::size_t{1} << 24;
-
-// twed compares times only through differences, so all series are shifted by one common
-// origin before going to float32 (as the CPU backend does: epoch seconds would lose
-// everything below a minute).
-double common_origin(std::span<const SeriesView> a, std::span<const SeriesView> b) {
-  double origin = 0.0;
-  bool first = true;
-  for (auto set : {a, b})
-    for (const SeriesView& s : set) {
-      if (!s.times) return 0.0;
-      origin = first ? s.time(0) : std::min(origin, s.time(0));
-      first = false;
-    }
-  return origin;
-}
 
 std::size_t series_bytes(const SeriesView& s, bool twed) {
   return s.length * s.dims * sizeof(float) + (twed && s.times ? s.length * sizeof(float) : 0);
@@ -56,20 +42,13 @@ std::vector<std::pair<std::size_t, std::size_t>> chunks(std::span<const SeriesVi
 void distance_matrix_path(std::span<const SeriesView> a, std::span<const SeriesView> b,
                           const DistanceParams& params, std::span<double> out, DistancePath path,
                           DeviceTimings* timings) {
-  validate(params);
-  if (out.size() != a.size() * b.size())
-    throw std::invalid_argument("distance_matrix: output size is not |A| x |B|");
+  common::check_distance_inputs(a, b, params, out);
   if (a.empty() || b.empty()) return;
   const std::size_t dims = a[0].dims;
-  for (auto set : {a, b})
-    for (const SeriesView& s : set) {
-      if (s.dims != dims) throw std::invalid_argument("series have different dimensions");
-      if (s.length == 0) throw std::invalid_argument("empty series");
-    }
   const bool twed = params.metric == Metric::twed;
 
   // float32 times after the common origin, for the series that have times.
-  const double origin = twed ? common_origin(a, b) : 0.0;
+  const double origin = twed ? common::twed_time_origin(a, b) : 0.0;
   std::vector<std::vector<float>> a_times(a.size()), b_times(b.size());
   if (twed) {
     const auto convert = [origin](std::span<const SeriesView> set, std::vector<std::vector<float>>& to) {

@@ -229,8 +229,7 @@ class CudaMatcher final : public Matcher {
     for (auto& [id, p] : patterns_)
       for (auto& w : p.windows) {
         StreamHost& s = *w->stream;
-        const std::uint64_t next = s.next_index(), lookback = w->track.window() - 1;
-        s.keep_from = std::min(s.keep_from, next > lookback ? next - lookback : 0);
+        s.keep_from = std::min(s.keep_from, w->track.oldest_needed(s.next_index()));
       }
     for (auto& [id, s] : streams_) s->history.forget_before(s->keep_from);
   }

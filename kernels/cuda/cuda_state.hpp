@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <span>
 
+#include "../common/low32_index.hpp"
 #include "../common/stream_history.hpp"
 #include "warpwatch/kernels/matcher.hpp"
 
@@ -22,8 +23,6 @@ struct StreamHost {
   std::uint64_t next_index() const { return history.next_index(); }
 };
 
-inline std::int32_t low32(std::uint64_t index) {
-  return static_cast<std::int32_t>(static_cast<std::uint32_t>(index));
-}
+using common::low32;
 
 }  // namespace warpwatch::kernels::cuda

@@ -64,11 +64,9 @@ void SpringPairs::add_pair(const std::string& pattern_id, StreamHost* stream) {
 
 void SpringPairs::emit(const Pattern& p, const StreamHost& stream, std::uint64_t current,
                        const Candidate& c, std::vector<RawMatch>& out) const {
-  // Starts and ends are kept as low 32 bits: go back from the current index.
-  const std::uint64_t end = current - (static_cast<std::uint32_t>(low32(current)) - static_cast<std::uint32_t>(c.t_e));
-  const std::uint64_t start = end - (static_cast<std::uint32_t>(c.t_e) - static_cast<std::uint32_t>(c.t_s));
-  out.push_back(RawMatch{stream.def.id, p.def->id, static_cast<double>(c.d_min), start, end,
-                         stream.history.time_ns(start), stream.history.time_ns(end)});
+  const common::MatchSpan span = common::unwrap_match(current, c.t_s, c.t_e);
+  out.push_back(RawMatch{stream.def.id, p.def->id, static_cast<double>(c.d_min), span.start, span.end,
+                         stream.history.time_ns(span.start), stream.history.time_ns(span.end)});
 }
 
 void SpringPairs::flush_lanes(const Pattern& p, const Tile& tile, std::uint32_t first,
