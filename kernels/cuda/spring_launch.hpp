@@ -69,8 +69,9 @@ struct SpringBatchDev {
 };
 
 // Rows per lane of the warp-per-pair kernel and the longest pattern it takes.
-inline constexpr std::uint32_t wavefront_max_rows = 8;
-inline constexpr std::uint32_t wavefront_max_m = 32 * wavefront_max_rows;
+inline constexpr std::uint32_t wavefront_lanes = 16;  // lanes per pair: two pairs a warp
+inline constexpr std::uint32_t wavefront_max_rows = 16;
+inline constexpr std::uint32_t wavefront_max_m = wavefront_lanes * wavefront_max_rows;
 
 // Sets lane `lane` of a tile to a fresh pair: D = +inf, S = 0, no candidate.
 void launch_spring_fresh_lane(const SpringTileDev& tile, std::uint32_t m, std::uint32_t lane,
@@ -81,9 +82,9 @@ void launch_spring_move_lane(const SpringTileDev& from, std::uint32_t from_lane,
                              const SpringTileDev& to, std::uint32_t to_lane, std::uint32_t m,
                              cudaStream_t stream);
 
-// Warp-per-pair register wavefront for the pairs listed (tile * 32 + lane), all of one
-// pattern shape: dims 1, 32*(rows/2) < m <= 32*rows (rows = 1, 2, 4 or 8), one metric and
-// cost. A pair is skipped (left to the exact kernel) when its chunk has fewer than
+// Half-warp-per-pair register wavefront for the pairs listed (tile * 32 + lane), all of one
+// pattern shape: dims 1, 16*(rows/2) < m <= 16*rows (rows = 1, 2, 4, 8 or 16), one metric
+// and cost. A pair is skipped (left to the exact kernel) when its chunk has fewer than
 // `min_count` samples or a candidate is pending; otherwise it runs until the first column
 // where a candidate appears and records how far it got in `done`.
 void launch_spring_wavefront(const SpringBatchDev& batch, const std::uint32_t* pairs,

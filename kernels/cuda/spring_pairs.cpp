@@ -10,16 +10,16 @@ namespace warpwatch::kernels::cuda {
 namespace {
 
 constexpr float inf = std::numeric_limits<float>::infinity();
-// Chunks shorter than this go to the thread-per-pair kernel: a wavefront spends 31 of
-// its first iterations filling and 31 of its last draining.
+// Chunks shorter than this go to the thread-per-pair kernel: a wavefront spends 15 of
+// its first iterations filling and 15 of its last draining.
 constexpr std::uint32_t wavefront_min_count = 32;
 
 // Rows per lane of the wavefront for a pattern, 0 when it does not take the pattern.
 std::uint32_t wavefront_rows(const PatternDef& p) {
   const std::size_t m = p.length();
-  if (p.dims != 1 || m < 32 || m > wavefront_max_m) return 0;
+  if (p.dims != 1 || m < wavefront_lanes || m > wavefront_max_m) return 0;
   std::uint32_t rows = 1;
-  while (32 * rows < m) rows *= 2;
+  while (wavefront_lanes * rows < m) rows *= 2;
   return rows;
 }
 

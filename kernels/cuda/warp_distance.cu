@@ -23,19 +23,17 @@ namespace {
 
 constexpr unsigned kFull = 0xffffffffu;
 constexpr int kWarps = 4;  // warps per block; each warp is independent
-constexpr int kRing = 64;  // ring slots: the 32 columns in flight plus the chunk being staged
 
 __device__ __forceinline__ float inf_f() { return __int_as_float(0x7f800000); }
 
 // The new cell from its local cost terms and three predecessors (dtw, dk).
 template <FastKind K>
 __device__ __forceinline__ float warp_cell(float a, float b, float up, float left, float diag) {
-  // left and diag are known before the cell above is: only the last min and the add or
-  // max sit on the row-to-row dependency chain.
   // D >= 0 here (costs are >= 0; +inf outside), and non-negative floats order like their
-  // bit patterns as integers: the first min runs on the integer pipe, beside the float one.
-  const float pre = __int_as_float(min(__float_as_int(left), __float_as_int(diag)));
-  const float best = fminf(pre, up);
+  // bit patterns as integers: the min of three is one instruction on sm_90 (VIMNMX3, a DPX
+  // instruction) where fminf(fminf()) would be two.
+  const float best = __int_as_float(
+      __vimin3_s32(__float_as_int(left), __float_as_int(diag), __float_as_int(up)));
   const float d = a - b;
   if constexpr (K == FastKind::dtw_sq) return __fmaf_rn(d, d, best);
   if constexpr (K == FastKind::dtw_abs) return fabsf(d) + best;
@@ -50,13 +48,50 @@ __device__ __forceinline__ float twed_step(float x, float prev, float t, float t
   return __fmaf_rn(nu, t - t_prev, fabsf(x - prev)) + lambda;
 }
 
+// The cells of one column on one lane: rows row0+1 .. row0+R at column j, from the cell
+// above the lane (D(row0, j), `up`), the one diagonal to it (D(row0, j-1), `up_prev`) and
+// this lane's previous column (`left`, overwritten). twed also carries g (its match term).
+template <FastKind K, int R>
+__device__ __forceinline__ void warp_column(const float (&a)[R], const float (&ta)[R],
+                                            const float (&dela)[R], float (&left)[R],
+                                            float (&gl)[R], float b, float tb, float delb,
+                                            float up, float up_prev, float gup, float gup_prev,
+                                            float nu) {
+  float diag = up_prev, above = up;
+  if constexpr (K != FastKind::twed) {
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const float old = left[r];
+      above = warp_cell<K>(a[r], b, above, old, diag);
+      left[r] = above;
+      diag = old;
+    }
+  } else {
+    float gdiag = gup_prev;
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const float old = left[r], gold = gl[r];
+      const float g = __fmaf_rn(nu, fabsf(ta[r] - tb), fabsf(a[r] - b));
+      const float match = (diag + g) + gdiag;
+      above = fminf(fminf(match, old + delb), above + dela[r]);  // chain: add, min
+      left[r] = above;
+      gl[r] = g;
+      diag = old;
+      gdiag = gold;
+    }
+  }
+}
+
 template <FastKind K, int R>
 __global__ void __launch_bounds__(kWarps * 32)
     warp_kernel(DeviceData data, const DevJob* __restrict__ jobs, unsigned count) {
   constexpr bool kTwed = K == FastKind::twed;
-  __shared__ float ring_b[kWarps][kRing];
-  __shared__ float ring_tb[kWarps][kTwed ? kRing : 1];
-  __shared__ float ring_delb[kWarps][kTwed ? kRing : 1];
+  // b through a per-warp window: while iterations [base, base + 32) run, slots [0, 64) hold
+  // samples [base - 32, base + 32); lane l reads sample base + u - l at slot 32 + u - l, a
+  // fixed offset from a per-block pointer (no wrap-around arithmetic per iteration).
+  __shared__ float win_b[kWarps][64];
+  __shared__ float win_tb[kWarps][kTwed ? 64 : 1];
+  __shared__ float win_delb[kWarps][kTwed ? 64 : 1];
 
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
   const unsigned job_index = blockIdx.x * kWarps + warp;
@@ -86,10 +121,12 @@ __global__ void __launch_bounds__(kWarps * 32)
       const unsigned i = row0 + r + 1;
       a[r] = i <= n ? av[i - 1] : 0.0f;
       left[r] = inf;  // D(i, 0)
+      ta[r] = 0.0f;
+      dela[r] = 0.0f;
+      gl[r] = 0.0f;   // g(i, 0): column 0 contributes no match term
       if constexpr (kTwed) {
         ta[r] = at && i <= n ? at[i - 1] : static_cast<float>(i - 1);
         dela[r] = twed_step(a[r], prev, ta[r], tprev, nu, lambda);
-        gl[r] = 0.0f;  // g(i, 0): column 0 contributes no match term
         prev = a[r];
         tprev = ta[r];
       }
@@ -97,85 +134,91 @@ __global__ void __launch_bounds__(kWarps * 32)
   }
 
   const unsigned last_lane = (n - 1) / R;  // the lane that owns row n
-  const int last_reg = static_cast<int>((n - 1) % R);
-  float up_prev = lane == 0 ? 0.0f : inf;  // D(row0, j-1); D(0, 0) = 0
-  float gup_prev = 0.0f;                   // g(row0, j-1); g(0, .) = 0
-  float result = 0.0f;
+  const bool first_lane = lane == 0;
+  float up_prev = first_lane ? 0.0f : inf;  // D(row0, j-1); D(0, 0) = 0
+  float gup_prev = 0.0f;                    // g(row0, j-1); g(0, .) = 0
 
-  // Chunk c holds b[32c .. 32c+31] (0-based samples); prefetched one chunk ahead.
-  const auto load_chunk = [&](unsigned base, float& b, float& tb) {
+  // Block c holds b[32c .. 32c+31] (0-based samples); prefetched one block ahead.
+  const auto load_block = [&](unsigned base, float& b, float& tb) {
     const unsigned k = base + lane;
     b = k < m ? bv[k] : 0.0f;
     tb = kTwed ? (bt && k < m ? bt[k] : static_cast<float>(k)) : 0.0f;
   };
-  float next_b, next_tb, carry_b = 0.0f, carry_tb = 0.0f;  // carry: b_{j-1} before the chunk
-  load_chunk(0, next_b, next_tb);
+  float next_b, next_tb;
+  float held_b = 0.0f, held_tb = 0.0f, held_delb = 0.0f;  // this lane's sample of the last block
+  load_block(0, next_b, next_tb);
 
-  const unsigned iterations = m + last_lane;
-  for (unsigned t = 0; t < iterations; ++t) {
-    if ((t & 31u) == 0) {
-      __syncwarp();  // everyone is done reading the slots about to be overwritten
-      const unsigned slot = t & (kRing - 1);
-      ring_b[warp][slot + lane] = next_b;
-      if constexpr (kTwed) {
-        float prev_b = __shfl_up_sync(kFull, next_b, 1), prev_tb = __shfl_up_sync(kFull, next_tb, 1);
-        if (lane == 0) {
-          prev_b = carry_b;
-          prev_tb = carry_tb;
-        }
-        ring_tb[warp][slot + lane] = next_tb;
-        ring_delb[warp][slot + lane] = twed_step(next_b, prev_b, next_tb, prev_tb, nu, lambda);
-        carry_b = __shfl_sync(kFull, next_b, 31);
-        carry_tb = __shfl_sync(kFull, next_tb, 31);
-      }
-      __syncwarp();
-      load_chunk(t + 32, next_b, next_tb);
-    }
+  // Iteration t computes column j = t - lane + 1 on this lane. Lanes whose j is past m
+  // compute columns nobody reads (they flow only to columns past m); lanes whose j is
+  // still < 1 (only in the first block) take part in the shuffles and wait. Every lane
+  // runs the same shuffles whatever it computes: __shfl_sync from different call sites
+  // would not meet.
+  const auto step = [&](const float* wb, const float* wtb, const float* wdelb, unsigned u,
+                        bool compute) {
     float up = __shfl_up_sync(kFull, left[R - 1], 1);  // D(row0, j) from lane-1
     float gup = 0.0f;
     if constexpr (kTwed) gup = __shfl_up_sync(kFull, gl[R - 1], 1);
-    if (lane == 0) {
+    if (first_lane) {
       up = inf;  // D(0, j), j >= 1
       gup = 0.0f;
     }
-    const int j = static_cast<int>(t) - static_cast<int>(lane) + 1;
-    if (j >= 1 && j <= static_cast<int>(m)) {
-      const unsigned slot = static_cast<unsigned>(j - 1) & (kRing - 1);
-      const float b = ring_b[warp][slot];
-      float diag = up_prev, above = up;
-      if constexpr (!kTwed) {
-#pragma unroll
-        for (int r = 0; r < R; ++r) {
-          const float old = left[r];
-          above = warp_cell<K>(a[r], b, above, old, diag);
-          left[r] = above;
-          diag = old;
-        }
-      } else {
-        const float tb = ring_tb[warp][slot], delb = ring_delb[warp][slot];
-        float gdiag = gup_prev;
-#pragma unroll
-        for (int r = 0; r < R; ++r) {
-          const float old = left[r], gold = gl[r];
-          const float g = __fmaf_rn(nu, fabsf(ta[r] - tb), fabsf(a[r] - b));
-          const float match = (diag + g) + gdiag;
-          above = fminf(fminf(match, old + delb), above + dela[r]);  // chain: add, min
-          left[r] = above;
-          gl[r] = g;
-          diag = old;
-          gdiag = gold;
-        }
-      }
-      if (j == static_cast<int>(m) && lane == last_lane) {
-#pragma unroll
-        for (int r = 0; r < R; ++r)
-          if (r == last_reg) result = left[r];
-      }
-    }
+    if (compute)
+      warp_column<K, R>(a, ta, dela, left, gl, wb[u], kTwed ? wtb[u] : 0.0f,
+                        kTwed ? wdelb[u] : 0.0f, up, up_prev, gup, gup_prev, nu);
     up_prev = up;
     gup_prev = gup;
+  };
+
+  const unsigned iterations = m + last_lane;
+  for (unsigned base = 0; base < iterations; base += 32) {
+    float delb = 0.0f;
+    if constexpr (kTwed) {
+      // The sample before each: lane l-1's, or for lane 0 the last of the previous block.
+      float prev_b = __shfl_up_sync(kFull, next_b, 1), prev_tb = __shfl_up_sync(kFull, next_tb, 1);
+      const float carry_b = __shfl_sync(kFull, held_b, 31), carry_tb = __shfl_sync(kFull, held_tb, 31);
+      if (first_lane) {
+        prev_b = carry_b;
+        prev_tb = carry_tb;
+      }
+      delb = twed_step(next_b, prev_b, next_tb, prev_tb, nu, lambda);
+    }
+    __syncwarp();  // everyone is done reading the previous window
+    win_b[warp][lane] = held_b;
+    win_b[warp][32 + lane] = next_b;
+    if constexpr (kTwed) {
+      win_tb[warp][lane] = held_tb;
+      win_tb[warp][32 + lane] = next_tb;
+      win_delb[warp][lane] = held_delb;
+      win_delb[warp][32 + lane] = delb;
+    }
+    __syncwarp();
+    held_b = next_b;
+    held_tb = next_tb;
+    held_delb = delb;
+    load_block(base + 32, next_b, next_tb);
+
+    const float* wb = &win_b[warp][32 - lane];
+    const float* wtb = &win_tb[warp][kTwed ? 32 - lane : 0];
+    const float* wdelb = &win_delb[warp][kTwed ? 32 - lane : 0];
+    const unsigned block = min(32u, iterations - base);
+    if (base == 0) {  // the fill: lane l starts at iteration l
+      for (unsigned u = 0; u < block; ++u) step(wb, wtb, wdelb, u, u >= lane);
+    } else if (block == 32) {
+#pragma unroll 4
+      for (unsigned u = 0; u < 32; ++u) step(wb, wtb, wdelb, u, true);
+    } else {
+      for (unsigned u = 0; u < block; ++u) step(wb, wtb, wdelb, u, true);
+    }
   }
-  if (lane == last_lane) data.out[job.out] = static_cast<double>(result);
+  // The last iteration was column m on last_lane: row n is in its registers now.
+  if (lane == last_lane) {
+    const unsigned last_reg = (n - 1) % R;
+    float result = left[0];
+#pragma unroll
+    for (int r = 1; r < R; ++r)
+      if (static_cast<unsigned>(r) == last_reg) result = left[r];
+    data.out[job.out] = static_cast<double>(result);
+  }
 }
 
 template <FastKind K, int R>
