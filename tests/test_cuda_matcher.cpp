@@ -66,10 +66,12 @@ TEST(CudaStream, SmallPatterns) {
   run_stream_scenario(cuda_backends(), sc);
 }
 
-TEST(CudaStream, WavefrontShapes) {  // rows per lane 2, 4, 8 and the longest it takes
+// Every wavefront shape: 16 lanes a pair with 1 (m 16), 4, 8 and 16 rows a lane, aligned
+// (the last row on a lane's last register) or not; 32 lanes of 16 rows (m 300, 512).
+TEST(CudaStream, WavefrontShapes) {
   WARPWATCH_REQUIRE_CUDA_DEVICE();
   StreamScenario sc;
-  sc.ms = {64, 100, 128, 200, 256};
+  sc.ms = {16, 64, 100, 128, 200, 256, 300, 512};
   sc.streams_per_dims = 2;
   sc.min_length = 1500;
   run_stream_scenario(cuda_backends(), sc);

@@ -68,10 +68,26 @@ struct SpringBatchDev {
                                            // [1] 1 when a reservation did not fit
 };
 
-// Rows per lane of the warp-per-pair kernel and the longest pattern it takes.
-inline constexpr std::uint32_t wavefront_lanes = 16;  // lanes per pair: two pairs a warp
-inline constexpr std::uint32_t wavefront_max_rows = 16;
-inline constexpr std::uint32_t wavefront_max_m = wavefront_lanes * wavefront_max_rows;
+// How the register wavefront lays out a pattern: `lanes` lanes a pair (16: two pairs a
+// warp; 32: one), `rows` rows a lane.
+struct WavefrontShape {
+  std::uint32_t lanes = 0, rows = 0;  // 0: the wavefront does not take the pattern
+  bool operator==(const WavefrontShape& o) const { return lanes == o.lanes && rows == o.rows; }
+};
+
+// The longest pattern the wavefront takes; longer ones run on the exact kernel alone.
+inline constexpr std::uint32_t wavefront_max_m = 32 * 16;
+
+// The shape for a pattern of m rows (dims 1): 16 lanes and the smallest power-of-two rows
+// with 16 * rows >= m up to m = 256, then 32 lanes of 16 rows up to 512; none below 16 rows
+// (mostly padding lanes) or above 512 (registers: such pairs run on the exact kernel).
+inline WavefrontShape wavefront_shape(std::uint32_t m, std::uint32_t dims) {
+  if (dims != 1 || m < 16 || m > wavefront_max_m) return {};
+  if (m > 16 * 16) return {32, 16};
+  std::uint32_t rows = 1;
+  while (16 * rows < m) rows *= 2;
+  return {16, rows};
+}
 
 // Sets lane `lane` of a tile to a fresh pair: D = +inf, S = 0, no candidate.
 void launch_spring_fresh_lane(const SpringTileDev& tile, std::uint32_t m, std::uint32_t lane,
@@ -82,14 +98,13 @@ void launch_spring_move_lane(const SpringTileDev& from, std::uint32_t from_lane,
                              const SpringTileDev& to, std::uint32_t to_lane, std::uint32_t m,
                              cudaStream_t stream);
 
-// Half-warp-per-pair register wavefront for the pairs listed (tile * 32 + lane), all of one
-// pattern shape: dims 1, 16*(rows/2) < m <= 16*rows (rows = 1, 2, 4, 8 or 16), one metric
-// and cost. A pair is skipped (left to the exact kernel) when its chunk has fewer than
+// Register wavefront for the pairs listed (tile * 32 + lane), all of one shape (see
+// wavefront_shape), metric and cost. A pair is skipped (left to the exact kernel) when its chunk has fewer than
 // `min_count` samples or a candidate is pending; otherwise it runs until the first column
 // where a candidate appears and records how far it got in `done`.
 void launch_spring_wavefront(const SpringBatchDev& batch, const std::uint32_t* pairs,
-                             std::uint32_t pair_count, std::uint32_t rows, bool dk, bool abs_cost,
-                             std::uint32_t min_count, cudaStream_t stream);
+                             std::uint32_t pair_count, WavefrontShape shape, bool dk,
+                             bool abs_cost, std::uint32_t min_count, cudaStream_t stream);
 
 // Thread-per-pair exact kernel: every pair continues from `done` to the end of its chunk
 // with all of SPEC.md 3.1's rules. Stops a pair early (leaving `done` where it stopped)

@@ -10,18 +10,9 @@ namespace warpwatch::kernels::cuda {
 namespace {
 
 constexpr float inf = std::numeric_limits<float>::infinity();
-// Chunks shorter than this go to the thread-per-pair kernel: a wavefront spends 15 of
-// its first iterations filling and 15 of its last draining.
+// Chunks shorter than this go to the thread-per-pair kernel: a wavefront spends 15 (31 at
+// 32 lanes a pair) of its first iterations filling and as many of its last draining.
 constexpr std::uint32_t wavefront_min_count = 32;
-
-// Rows per lane of the wavefront for a pattern, 0 when it does not take the pattern.
-std::uint32_t wavefront_rows(const PatternDef& p) {
-  const std::size_t m = p.length();
-  if (p.dims != 1 || m < wavefront_lanes || m > wavefront_max_m) return 0;
-  std::uint32_t rows = 1;
-  while (wavefront_lanes * rows < m) rows *= 2;
-  return rows;
-}
 
 template <typename T>
 void upload(DeviceBuffer<T>& buffer, const std::vector<T>& host, const Stream& stream) {
@@ -155,14 +146,15 @@ void SpringPairs::build_tables() {
   std::uint32_t pattern_index = 0;
   std::size_t t = 0;
   for (auto& [id, p] : patterns_) {
-    const std::uint32_t rows = wavefront_rows(*p.def);
+    const WavefrontShape shape = wavefront_shape(static_cast<std::uint32_t>(p.def->length()),
+                                                 static_cast<std::uint32_t>(p.def->dims));
     Variant* variant = nullptr;
-    if (rows) {
+    if (shape.rows) {
       const bool dk = p.def->params.distance.metric == Metric::dk;
       const bool abs_cost = p.def->params.distance.cost == Cost::abs;
       for (auto& v : variants_)
-        if (v.rows == rows && v.dk == dk && v.abs_cost == abs_cost) variant = &v;
-      if (!variant) variant = &variants_.emplace_back(Variant{rows, dk, abs_cost, {}, {}});
+        if (v.shape == shape && v.dk == dk && v.abs_cost == abs_cost) variant = &v;
+      if (!variant) variant = &variants_.emplace_back(Variant{shape, dk, abs_cost, {}, {}});
     }
     for (auto& tile : p.tiles) {
       SpringTileDev dev = tile->dev;
@@ -219,7 +211,7 @@ std::uint64_t SpringPairs::launch(const SpringChunkDev* chunks, const float* val
   if (max_count >= wavefront_min_count)
     for (const auto& v : variants_)
       launch_spring_wavefront(batch_view(chunks, values), v.device_pairs.data(),
-                              static_cast<std::uint32_t>(v.pairs.size()), v.rows, v.dk, v.abs_cost,
+                              static_cast<std::uint32_t>(v.pairs.size()), v.shape, v.dk, v.abs_cost,
                               wavefront_min_count, s);
   launch_exact();
   std::uint64_t cells = 0;

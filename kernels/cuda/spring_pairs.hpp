@@ -52,7 +52,7 @@ class SpringPairs {
     std::vector<std::unique_ptr<Tile>> tiles;
   };
   struct Variant {  // one wavefront kernel instantiation and the pairs it runs
-    std::uint32_t rows;
+    WavefrontShape shape;
     bool dk, abs_cost;
     std::vector<std::uint32_t> pairs;
     DeviceBuffer<std::uint32_t> device_pairs;

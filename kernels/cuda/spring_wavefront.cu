@@ -2,12 +2,13 @@
 // warp (see spring_launch.hpp for the state layout and spring_kernels.cu for the exact
 // thread-per-pair kernel that takes over where this one stops).
 //
-// Each half-warp (16 lanes) runs one pair. Lane l of a half holds rows [l*R, l*R + R) of D
-// and S and the pattern values of those rows in registers; iteration k computes column
-// t = k - l on lane l, and the last row of lane l-1 arrives by a width-16 shuffle. The
-// stream's samples pass through a per-half window in shared memory: while iterations
-// [base, base + 32) run it holds samples [base - 16, base + 32), and lane l reads sample
-// base + u - l at a fixed offset from a per-lane pointer (overlapping windows, one load).
+// W lanes run one pair: a half-warp (W 16, patterns up to 256 rows: two pairs a warp) or a
+// whole warp (W 32, up to 512 rows). Lane l holds rows [l*R, l*R + R) of D and S and the
+// pattern values of those rows in registers; iteration k computes column t = k - l on
+// lane l, and the last row of lane l-1 arrives by a width-W shuffle. The stream's samples
+// pass through a per-pair window in shared memory: while iterations [base, base + 32) run
+// it holds samples [base - W, base + 32), and lane l reads sample base + u - l at a fixed
+// offset from a per-lane pointer (overlapping windows, one load).
 //
 // SPRING's rule 1 looks at a whole column after it is computed, which a wavefront cannot
 // wait for; but rule 1 only acts while a candidate is pending, and candidates are rare. A
@@ -32,10 +33,8 @@ namespace warpwatch::kernels::cuda {
 namespace {
 
 constexpr unsigned full_mask = 0xffffffffu;
-constexpr int kWarps = 4;                 // warps per block: 8 pairs
-constexpr int kLanes = 16;                // lanes per pair
-constexpr int kBlock = 32;                // iterations between two window refills
-constexpr int kWindow = kBlock + kLanes;  // samples [base - 16, base + 32)
+constexpr int kWarps = 4;   // warps per block
+constexpr int kBlock = 32;  // iterations between two window refills
 
 __device__ __forceinline__ float f_inf() { return __int_as_float(0x7f800000); }
 
@@ -120,15 +119,15 @@ __device__ __forceinline__ void wave_column(WaveLane<R>& w, float x, float up_d,
   }
 }
 
-// Iteration k. kGuarded: some lanes are outside [0, limit) (the fill, the drain, a pass
+// Iteration k (W: lanes per pair). kGuarded: some lanes are outside [0, limit) (the fill, the drain, a pass
 // that leaves the other half alone); otherwise every lane computes (lanes past last_lane
 // hold only padding rows, never stored and never above a real row).
 // kDetect: 0 none, 1 coarse (pass 1), 2 exact (pass 2).
-template <int R, bool kDk, bool kAbs, bool kGuarded, int kDetect, bool kAligned>
+template <int R, int W, bool kDk, bool kAbs, bool kGuarded, int kDetect, bool kAligned>
 __device__ __forceinline__ void wave_iter(WaveLane<R>& w, const Half& h, int k, float x) {
   const int t = k - h.hl;
-  float up_d = __shfl_up_sync(full_mask, w.d[R - 1], 1, kLanes);
-  std::int32_t up_s = __shfl_up_sync(full_mask, w.s[R - 1], 1, kLanes);
+  float up_d = __shfl_up_sync(full_mask, w.d[R - 1], 1, W);
+  std::int32_t up_s = __shfl_up_sync(full_mask, w.s[R - 1], 1, W);
   if (h.hl == 0) {  // row 0's up is the boundary D(t, 0) = 0 with S = t
     up_d = 0.0f;
     up_s = static_cast<std::int32_t>(static_cast<std::uint32_t>(h.first) + static_cast<std::uint32_t>(t));
@@ -145,16 +144,16 @@ __device__ __forceinline__ void wave_iter(WaveLane<R>& w, const Half& h, int k, 
     if (h.hl == h.last_lane && w.found < 0 && last <= h.eps) w.found = t;
 }
 
-template <int R, bool kDk, bool kAbs, bool kGuarded, int kDetect, bool kAligned>
+template <int R, int W, bool kDk, bool kAbs, bool kGuarded, int kDetect, bool kAligned>
 __device__ __forceinline__ void wave_block(WaveLane<R>& w, const Half& h, int base, int count,
                                            const float* window) {
   if constexpr (!kGuarded) {
 #pragma unroll 4
     for (int u = 0; u < kBlock; ++u)
-      wave_iter<R, kDk, kAbs, false, kDetect, kAligned>(w, h, base + u, window[u]);
+      wave_iter<R, W, kDk, kAbs, false, kDetect, kAligned>(w, h, base + u, window[u]);
   } else {
     for (int u = 0; u < count; ++u)
-      wave_iter<R, kDk, kAbs, true, kDetect, kAligned>(w, h, base + u, window[u]);
+      wave_iter<R, W, kDk, kAbs, true, kDetect, kAligned>(w, h, base + u, window[u]);
   }
 }
 
@@ -175,28 +174,34 @@ __device__ __forceinline__ int warp_min(int v) {
 // smallest limit among the halves this pass must not disturb. Pass 1 returns early once
 // every half that runs has come within eps; pass 2 once every such half has found its
 // column. Returns whether this lane's half stopped (pass 1) or found (pass 2).
-template <int R, bool kDk, bool kAbs, int kDetect, bool kAligned>
+// The window (W + 32 floats) holds samples [base - W, base + 32) while block `base` runs;
+// each lane stages one of the last W samples (kept from the previous block) and 32 / W of
+// the new block (loaded one block ahead).
+template <int R, int W, bool kDk, bool kAbs, int kDetect, bool kAligned>
 __device__ bool wave_pass(WaveLane<R>& w, const Half& h, const float* x, int available,
                           int steady_limit, float* window) {
+  constexpr int kPer = kBlock / W;  // new samples a lane stages per block
   const int iterations = warp_max(h.limit > 0 ? h.limit + h.last_lane : 0);
   const auto sample = [&](int q) { return q >= 0 && q < available ? x[q] : 0.0f; };
-  float held = 0.0f, next0 = sample(h.hl), next1 = sample(kLanes + h.hl);
+  float held = 0.0f, next[kPer];  // held: sample base - W + hl (the last block's last W)
+#pragma unroll
+  for (int i = 0; i < kPer; ++i) next[i] = sample(i * W + h.hl);
   bool stopped = h.limit == 0;  // a half with nothing to run never holds the others back
-  const float* lane_window = window + kLanes - h.hl;
+  const float* lane_window = window + W - h.hl;
   for (int base = 0; base < iterations; base += kBlock) {
     __syncwarp();  // everyone is done reading the previous window
     window[h.hl] = held;
-    window[kLanes + h.hl] = next0;
-    window[2 * kLanes + h.hl] = next1;
+#pragma unroll
+    for (int i = 0; i < kPer; ++i) window[W + i * W + h.hl] = next[i];
     __syncwarp();
-    held = next1;
-    next0 = sample(base + kBlock + h.hl);
-    next1 = sample(base + kBlock + kLanes + h.hl);
+    held = next[kPer - 1];
+#pragma unroll
+    for (int i = 0; i < kPer; ++i) next[i] = sample(base + kBlock + i * W + h.hl);
     if (base >= kBlock && base + kBlock <= steady_limit)
-      wave_block<R, kDk, kAbs, false, kDetect, kAligned>(w, h, base, kBlock, lane_window);
+      wave_block<R, W, kDk, kAbs, false, kDetect, kAligned>(w, h, base, kBlock, lane_window);
     else
-      wave_block<R, kDk, kAbs, true, kDetect, kAligned>(w, h, base, min(kBlock, iterations - base),
-                                                        lane_window);
+      wave_block<R, W, kDk, kAbs, true, kDetect, kAligned>(w, h, base, min(kBlock, iterations - base),
+                                                           lane_window);
     if constexpr (kDetect != 0) {
       const bool mine = kDetect == 1 ? w.low <= h.eps : w.found >= 0;
       const bool seen = __shfl_sync(full_mask, mine, h.leader + h.last_lane);  // every lane
@@ -208,24 +213,24 @@ __device__ bool wave_pass(WaveLane<R>& w, const Half& h, const float* x, int ava
   return __shfl_sync(full_mask, kDetect == 1 ? w.low <= h.eps : w.found >= 0, h.leader + h.last_lane);
 }
 
-template <int R, bool kDk, bool kAbs, bool kAligned>
+template <int R, int W, bool kDk, bool kAbs, bool kAligned>
 __device__ void wave_pair(WaveLane<R>& w, Half& h, const SpringTileDev& tile, int pl, bool has,
                           const float* x, int count, float* window) {
   // Pass 1: halves without work compute on zeros (never stored), so only the others bound
   // the unguarded blocks.
   h.limit = has ? count : 0;
   const int steady = warp_min(has ? count : INT_MAX);
-  const bool hit = wave_pass<R, kDk, kAbs, 1, kAligned>(w, h, x, has ? count : 0, steady, window);
+  const bool hit = wave_pass<R, W, kDk, kAbs, 1, kAligned>(w, h, x, has ? count : 0, steady, window);
   int found = -1;
   if (__any_sync(full_mask, hit)) {
     // Passes 2 and 3 leave the other half's finished registers alone: all guarded.
     if (hit) wave_load<R>(w, h, tile, pl);
     h.limit = hit ? count : 0;
-    wave_pass<R, kDk, kAbs, 2, kAligned>(w, h, x, h.limit, 0, window);
+    wave_pass<R, W, kDk, kAbs, 2, kAligned>(w, h, x, h.limit, 0, window);
     found = __shfl_sync(full_mask, w.found, h.leader + h.last_lane);
     if (hit) wave_load<R>(w, h, tile, pl);
     h.limit = hit ? found + 1 : 0;
-    wave_pass<R, kDk, kAbs, 0, kAligned>(w, h, x, h.limit, 0, window);
+    wave_pass<R, W, kDk, kAbs, 0, kAligned>(w, h, x, h.limit, 0, window);
   }
   if (!has) return;
   wave_store<R>(w, h, tile, pl);
@@ -239,13 +244,14 @@ __device__ void wave_pair(WaveLane<R>& w, Half& h, const SpringTileDev& tile, in
   }
 }
 
-template <int R, bool kDk, bool kAbs>
+template <int R, int W, bool kDk, bool kAbs>
 __global__ void __launch_bounds__(kWarps * 32)
     spring_wavefront(SpringBatchDev b, const std::uint32_t* pairs, std::uint32_t pair_count,
                      std::uint32_t min_count) {
-  __shared__ float windows[kWarps][2][kWindow];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, half = lane / kLanes;
-  const std::uint32_t first_pair = (blockIdx.x * kWarps + warp) * 2;
+  constexpr int kPairs = 32 / W;  // pairs per warp
+  __shared__ float windows[kWarps][kPairs][W + kBlock];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, half = lane / W;
+  const std::uint32_t first_pair = (blockIdx.x * kWarps + warp) * kPairs;
   if (first_pair >= pair_count) return;  // whole warps leave together
   const std::uint32_t index = first_pair + half < pair_count ? first_pair + half : first_pair;
   const std::uint32_t pair = pairs[index];
@@ -259,8 +265,8 @@ __global__ void __launch_bounds__(kWarps * 32)
   if (!__any_sync(full_mask, has)) return;
 
   Half h;
-  h.hl = lane % kLanes;
-  h.leader = half * kLanes;
+  h.hl = lane % W;
+  h.leader = half * W;
   h.m = static_cast<int>(pat.m);
   h.last_lane = (h.m - 1) / R;
   h.last_reg = (h.m - 1) % R;
@@ -278,39 +284,41 @@ __global__ void __launch_bounds__(kWarps * 32)
   const int count = static_cast<int>(ch.count);
   float* window = windows[warp][half];
   if (__all_sync(full_mask, h.last_reg == R - 1))
-    wave_pair<R, kDk, kAbs, true>(w, h, tile, pl, has, x, count, window);
+    wave_pair<R, W, kDk, kAbs, true>(w, h, tile, pl, has, x, count, window);
   else
-    wave_pair<R, kDk, kAbs, false>(w, h, tile, pl, has, x, count, window);
+    wave_pair<R, W, kDk, kAbs, false>(w, h, tile, pl, has, x, count, window);
 }
 
-template <int R>
+template <int R, int W>
 void launch_rows(const SpringBatchDev& b, const std::uint32_t* pairs, std::uint32_t n, bool dk,
                  bool abs_cost, std::uint32_t min_count, cudaStream_t stream) {
-  const unsigned blocks = (n + 2 * kWarps - 1) / (2 * kWarps);
+  const unsigned per_block = kWarps * (32 / W);
+  const unsigned blocks = (n + per_block - 1) / per_block;
   const unsigned threads = kWarps * 32;
   if (dk) {
-    if (abs_cost) spring_wavefront<R, true, true><<<blocks, threads, 0, stream>>>(b, pairs, n, min_count);
-    else spring_wavefront<R, true, false><<<blocks, threads, 0, stream>>>(b, pairs, n, min_count);
+    if (abs_cost) spring_wavefront<R, W, true, true><<<blocks, threads, 0, stream>>>(b, pairs, n, min_count);
+    else spring_wavefront<R, W, true, false><<<blocks, threads, 0, stream>>>(b, pairs, n, min_count);
   } else {
-    if (abs_cost) spring_wavefront<R, false, true><<<blocks, threads, 0, stream>>>(b, pairs, n, min_count);
-    else spring_wavefront<R, false, false><<<blocks, threads, 0, stream>>>(b, pairs, n, min_count);
+    if (abs_cost) spring_wavefront<R, W, false, true><<<blocks, threads, 0, stream>>>(b, pairs, n, min_count);
+    else spring_wavefront<R, W, false, false><<<blocks, threads, 0, stream>>>(b, pairs, n, min_count);
   }
 }
 
 }  // namespace
 
 void launch_spring_wavefront(const SpringBatchDev& batch, const std::uint32_t* pairs,
-                             std::uint32_t pair_count, std::uint32_t rows, bool dk, bool abs_cost,
+                             std::uint32_t pair_count, WavefrontShape shape, bool dk, bool abs_cost,
                              std::uint32_t min_count, cudaStream_t stream) {
   if (pair_count == 0) return;
-  switch (rows) {
-    case 1: launch_rows<1>(batch, pairs, pair_count, dk, abs_cost, min_count, stream); break;
-    case 2: launch_rows<2>(batch, pairs, pair_count, dk, abs_cost, min_count, stream); break;
-    case 4: launch_rows<4>(batch, pairs, pair_count, dk, abs_cost, min_count, stream); break;
-    case 8: launch_rows<8>(batch, pairs, pair_count, dk, abs_cost, min_count, stream); break;
-    case 16: launch_rows<16>(batch, pairs, pair_count, dk, abs_cost, min_count, stream); break;
-    default: throw CudaError(cudaErrorInvalidValue, "spring wavefront: rows per lane must be 1, 2, 4, 8 or 16");
-  }
+  const auto go = [&](auto launch) { launch(batch, pairs, pair_count, dk, abs_cost, min_count, stream); };
+  if (shape.lanes == 32 && shape.rows == 16) go(launch_rows<16, 32>);
+  else if (shape.lanes != 16) throw CudaError(cudaErrorInvalidValue, "spring wavefront: 16 or 32 lanes a pair");
+  else if (shape.rows == 1) go(launch_rows<1, 16>);
+  else if (shape.rows == 2) go(launch_rows<2, 16>);
+  else if (shape.rows == 4) go(launch_rows<4, 16>);
+  else if (shape.rows == 8) go(launch_rows<8, 16>);
+  else if (shape.rows == 16) go(launch_rows<16, 16>);
+  else throw CudaError(cudaErrorInvalidValue, "spring wavefront: rows per lane must be 1, 2, 4, 8 or 16");
   WW_CUDA(cudaGetLastError());
 }
 
