@@ -4,7 +4,7 @@
 // at a whole column after it is computed and may reset cells before the next column
 // starts; a register wavefront, where lane j works on column t - j, cannot wait for that.
 // But rule 1 only acts while a candidate is pending, and candidates are rare. So:
-//  - spring_wavefront (spring_wavefront.cu, half a warp per pair, fast): runs a pair's
+//  - spring_wavefront (spring_wavefront.cu, 16 or 32 lanes a pair, fast): runs a pair's
 //    chunk while no candidate is pending, up to exactly the first column whose last cell
 //    qualifies;
 //  - spring_exact (here, thread per pair, the reference's loop): continues every pair from

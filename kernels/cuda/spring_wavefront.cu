@@ -14,10 +14,10 @@
 // wait for; but rule 1 only acts while a candidate is pending, and candidates are rare. A
 // pair therefore runs here only while none is pending, in up to three passes:
 //  1. the whole chunk, watching the last row coarsely (its minimum over each block of 32
-//     iterations); a half whose last row came within eps stops;
-//  2. for a half that stopped: again from the saved state, finding the exact first column
+//     iterations); a pair whose last row came within eps stops;
+//  2. for a pair that stopped: again from the saved state, finding the exact first column
 //     whose last cell is <= eps;
-//  3. for that half: again from the saved state, up to exactly that column.
+//  3. for that pair: again from the saved state, up to exactly that column.
 // The exact kernel then applies every rule from there on (SPEC.md 3.1). Every cell is
 // computed as spring_cell.cuh says, so the results are the reference's bit for bit.
 #include <cuda_runtime.h>
@@ -39,9 +39,10 @@ constexpr int kBlock = 32;  // iterations between two window refills
 __device__ __forceinline__ float f_inf() { return __int_as_float(0x7f800000); }
 
 // This lane's pair: its shape and what to run.
-struct Half {
-  int hl;          // lane within the half
-  int leader;      // warp lane of the half's lane 0
+// The W lanes that run one pair (a team: half a warp or all of it), seen from one of them.
+struct Team {
+  int hl;          // lane within the team
+  int leader;      // warp lane of the team's lane 0
   int m, last_lane, last_reg;  // the pattern's last row m-1 is on last_lane, register last_reg
   int limit;       // columns of the chunk this pass runs (0: none)
   std::int32_t first;  // low 32 bits of the chunk's first sample index
@@ -68,7 +69,7 @@ __device__ __forceinline__ T pick(const T (&v)[R], int reg) {
 }
 
 template <int R>
-__device__ __forceinline__ void wave_load(WaveLane<R>& w, const Half& h, const SpringTileDev& tile,
+__device__ __forceinline__ void wave_load(WaveLane<R>& w, const Team& h, const SpringTileDev& tile,
                                           int pl) {
 #pragma unroll
   for (int r = 0; r < R; ++r) {
@@ -83,7 +84,7 @@ __device__ __forceinline__ void wave_load(WaveLane<R>& w, const Half& h, const S
 }
 
 template <int R>
-__device__ __forceinline__ void wave_store(const WaveLane<R>& w, const Half& h,
+__device__ __forceinline__ void wave_store(const WaveLane<R>& w, const Team& h,
                                            const SpringTileDev& tile, int pl) {
 #pragma unroll
   for (int r = 0; r < R; ++r) {
@@ -120,11 +121,11 @@ __device__ __forceinline__ void wave_column(WaveLane<R>& w, float x, float up_d,
 }
 
 // Iteration k (W: lanes per pair). kGuarded: some lanes are outside [0, limit) (the fill, the drain, a pass
-// that leaves the other half alone); otherwise every lane computes (lanes past last_lane
+// that leaves the other team alone); otherwise every lane computes (lanes past last_lane
 // hold only padding rows, never stored and never above a real row).
 // kDetect: 0 none, 1 coarse (pass 1), 2 exact (pass 2).
 template <int R, int W, bool kDk, bool kAbs, bool kGuarded, int kDetect, bool kAligned>
-__device__ __forceinline__ void wave_iter(WaveLane<R>& w, const Half& h, int k, float x) {
+__device__ __forceinline__ void wave_iter(WaveLane<R>& w, const Team& h, int k, float x) {
   const int t = k - h.hl;
   float up_d = __shfl_up_sync(full_mask, w.d[R - 1], 1, W);
   std::int32_t up_s = __shfl_up_sync(full_mask, w.s[R - 1], 1, W);
@@ -145,7 +146,7 @@ __device__ __forceinline__ void wave_iter(WaveLane<R>& w, const Half& h, int k, 
 }
 
 template <int R, int W, bool kDk, bool kAbs, bool kGuarded, int kDetect, bool kAligned>
-__device__ __forceinline__ void wave_block(WaveLane<R>& w, const Half& h, int base, int count,
+__device__ __forceinline__ void wave_block(WaveLane<R>& w, const Team& h, int base, int count,
                                            const float* window) {
   if constexpr (!kGuarded) {
 #pragma unroll 4
@@ -169,16 +170,16 @@ __device__ __forceinline__ int warp_min(int v) {
   return v;
 }
 
-// One pass over columns [0, h.limit) of each half's chunk (x: its samples, `available` of
+// One pass over columns [0, h.limit) of each team's chunk (x: its samples, `available` of
 // them). `steady_limit` bounds where every lane of the warp may compute unguarded: the
-// smallest limit among the halves this pass must not disturb. Pass 1 returns early once
-// every half that runs has come within eps; pass 2 once every such half has found its
-// column. Returns whether this lane's half stopped (pass 1) or found (pass 2).
+// smallest limit among the teams this pass must not disturb. Pass 1 returns early once
+// every team that runs has come within eps; pass 2 once every such team has found its
+// column. Returns whether this lane's team stopped (pass 1) or found (pass 2).
 // The window (W + 32 floats) holds samples [base - W, base + 32) while block `base` runs;
 // each lane stages one of the last W samples (kept from the previous block) and 32 / W of
 // the new block (loaded one block ahead).
 template <int R, int W, bool kDk, bool kAbs, int kDetect, bool kAligned>
-__device__ bool wave_pass(WaveLane<R>& w, const Half& h, const float* x, int available,
+__device__ bool wave_pass(WaveLane<R>& w, const Team& h, const float* x, int available,
                           int steady_limit, float* window) {
   constexpr int kPer = kBlock / W;  // new samples a lane stages per block
   const int iterations = warp_max(h.limit > 0 ? h.limit + h.last_lane : 0);
@@ -186,7 +187,7 @@ __device__ bool wave_pass(WaveLane<R>& w, const Half& h, const float* x, int ava
   float held = 0.0f, next[kPer];  // held: sample base - W + hl (the last block's last W)
 #pragma unroll
   for (int i = 0; i < kPer; ++i) next[i] = sample(i * W + h.hl);
-  bool stopped = h.limit == 0;  // a half with nothing to run never holds the others back
+  bool stopped = h.limit == 0;  // a team with nothing to run never holds the others back
   const float* lane_window = window + W - h.hl;
   for (int base = 0; base < iterations; base += kBlock) {
     __syncwarp();  // everyone is done reading the previous window
@@ -214,16 +215,16 @@ __device__ bool wave_pass(WaveLane<R>& w, const Half& h, const float* x, int ava
 }
 
 template <int R, int W, bool kDk, bool kAbs, bool kAligned>
-__device__ void wave_pair(WaveLane<R>& w, Half& h, const SpringTileDev& tile, int pl, bool has,
+__device__ void wave_pair(WaveLane<R>& w, Team& h, const SpringTileDev& tile, int pl, bool has,
                           const float* x, int count, float* window) {
-  // Pass 1: halves without work compute on zeros (never stored), so only the others bound
+  // Pass 1: teams without work compute on zeros (never stored), so only the others bound
   // the unguarded blocks.
   h.limit = has ? count : 0;
   const int steady = warp_min(has ? count : INT_MAX);
   const bool hit = wave_pass<R, W, kDk, kAbs, 1, kAligned>(w, h, x, has ? count : 0, steady, window);
   int found = -1;
   if (__any_sync(full_mask, hit)) {
-    // Passes 2 and 3 leave the other half's finished registers alone: all guarded.
+    // Passes 2 and 3 leave the other team's finished registers alone: all guarded.
     if (hit) wave_load<R>(w, h, tile, pl);
     h.limit = hit ? count : 0;
     wave_pass<R, W, kDk, kAbs, 2, kAligned>(w, h, x, h.limit, 0, window);
@@ -250,23 +251,23 @@ __global__ void __launch_bounds__(kWarps * 32)
                      std::uint32_t min_count) {
   constexpr int kPairs = 32 / W;  // pairs per warp
   __shared__ float windows[kWarps][kPairs][W + kBlock];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, half = lane / W;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, team = lane / W;
   const std::uint32_t first_pair = (blockIdx.x * kWarps + warp) * kPairs;
   if (first_pair >= pair_count) return;  // whole warps leave together
-  const std::uint32_t index = first_pair + half < pair_count ? first_pair + half : first_pair;
+  const std::uint32_t index = first_pair + team < pair_count ? first_pair + team : first_pair;
   const std::uint32_t pair = pairs[index];
   const SpringTileDev& tile = b.tiles[pair / 32];
   const int pl = static_cast<int>(pair % 32);
   const SpringChunkDev ch = b.chunks[tile.stream[pl]];
   const SpringPatternDev pat = b.patterns[tile.pattern];
-  // A pair runs here unless it is the other half's stand-in, its chunk is short or it
+  // A pair runs here unless it is another team's stand-in, its chunk is short or it
   // has a pending candidate (then the exact kernel takes the whole chunk).
-  const bool has = first_pair + half < pair_count && ch.count >= min_count && !(tile.d_min[pl] <= pat.eps);
+  const bool has = first_pair + team < pair_count && ch.count >= min_count && !(tile.d_min[pl] <= pat.eps);
   if (!__any_sync(full_mask, has)) return;
 
-  Half h;
+  Team h;
   h.hl = lane % W;
-  h.leader = half * W;
+  h.leader = team * W;
   h.m = static_cast<int>(pat.m);
   h.last_lane = (h.m - 1) / R;
   h.last_reg = (h.m - 1) % R;
@@ -282,7 +283,7 @@ __global__ void __launch_bounds__(kWarps * 32)
   wave_load<R>(w, h, tile, pl);
   const float* x = b.values + ch.value_offset;
   const int count = static_cast<int>(ch.count);
-  float* window = windows[warp][half];
+  float* window = windows[warp][team];
   if (__all_sync(full_mask, h.last_reg == R - 1))
     wave_pair<R, W, kDk, kAbs, true>(w, h, tile, pl, has, x, count, window);
   else
