@@ -99,9 +99,9 @@ void launch_spring_move_lane(const SpringTileDev& from, std::uint32_t from_lane,
                              cudaStream_t stream);
 
 // Register wavefront for the pairs listed (tile * 32 + lane), all of one shape (see
-// wavefront_shape), metric and cost. A pair is skipped (left to the exact kernel) when its chunk has fewer than
-// `min_count` samples or a candidate is pending; otherwise it runs until the first column
-// where a candidate appears and records how far it got in `done`.
+// wavefront_shape), metric and cost. A pair is skipped (left to the exact kernel) when its
+// chunk has fewer than `min_count` samples or a candidate is pending; otherwise it runs
+// until the first column where a candidate appears and records how far it got in `done`.
 void launch_spring_wavefront(const SpringBatchDev& batch, const std::uint32_t* pairs,
                              std::uint32_t pair_count, WavefrontShape shape, bool dk,
                              bool abs_cost, std::uint32_t min_count, cudaStream_t stream);
