@@ -87,6 +87,19 @@ TEST(CudaStream, Pattern257) {
   run_stream_scenario(cuda_backends(), sc);
 }
 
+// Row tiles chained in a block: 2 tiles with one row in the last (513), 2 full tiles
+// (1024, the last row on a lane's last register), 3 tiles (1500).
+TEST(CudaStream, TiledWavefront) {
+  WARPWATCH_REQUIRE_CUDA_DEVICE();
+  StreamScenario sc;
+  sc.ms = {513, 1024, 1500};
+  sc.streams_per_dims = 2;
+  sc.min_length = 2000;
+  sc.chunkings = {Chunking::large_random, Chunking::one_big};
+  sc.large_chunk = 600;
+  run_stream_scenario(cuda_backends(), sc);
+}
+
 TEST(CudaStream, Pattern3000) {
   WARPWATCH_REQUIRE_CUDA_DEVICE();
   StreamScenario sc;

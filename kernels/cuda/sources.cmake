@@ -7,6 +7,7 @@ target_sources(warpwatch_kernels PRIVATE
   cuda/device_calibration.cu
   cuda/spring_kernels.cu
   cuda/spring_wavefront.cu
+  cuda/spring_wavefront_tiled.cu
   cuda/spring_pairs.cpp
   cuda/cuda_matcher.cpp
   cuda/warp_distance.cu

@@ -69,24 +69,31 @@ struct SpringBatchDev {
 };
 
 // How the register wavefront lays out a pattern: `lanes` lanes a pair (16: two pairs a
-// warp; 32: one), `rows` rows a lane.
+// warp; 32: one), `rows` rows a lane, `tiles` row tiles (more than one: a warp per tile of
+// 512 rows, chained in a block; spring_wavefront_tiled.cu).
 struct WavefrontShape {
-  std::uint32_t lanes = 0, rows = 0;  // 0: the wavefront does not take the pattern
-  bool operator==(const WavefrontShape& o) const { return lanes == o.lanes && rows == o.rows; }
+  std::uint32_t lanes = 0, rows = 0, tiles = 1;  // rows 0: the wavefront does not take it
+  bool operator==(const WavefrontShape& o) const {
+    return lanes == o.lanes && rows == o.rows && tiles == o.tiles;
+  }
 };
 
-// The longest pattern the wavefront takes; longer ones run on the exact kernel alone.
-inline constexpr std::uint32_t wavefront_max_m = 32 * 16;
+// The most row tiles a tiled pair has (a block of 16 warps at 128 registers a thread fills
+// an SM's register file), and so the longest pattern the wavefront takes; longer ones run on
+// the exact kernel alone.
+inline constexpr std::uint32_t wavefront_max_tiles = 16;
+inline constexpr std::uint32_t wavefront_max_m = 512 * wavefront_max_tiles;
 
 // The shape for a pattern of m rows (dims 1): 16 lanes and the smallest power-of-two rows
-// with 16 * rows >= m up to m = 256, then 32 lanes of 16 rows up to 512; none below 16 rows
-// (mostly padding lanes) or above 512 (registers: such pairs run on the exact kernel).
+// with 16 * rows >= m up to m = 256, then 32 lanes of 16 rows up to 512, then tiles of 512
+// rows up to 8192; none below 16 rows (mostly padding lanes), above 8192 or with d > 1.
 inline WavefrontShape wavefront_shape(std::uint32_t m, std::uint32_t dims) {
   if (dims != 1 || m < 16 || m > wavefront_max_m) return {};
-  if (m > 16 * 16) return {32, 16};
+  if (m > 512) return {32, 16, (m + 511) / 512};
+  if (m > 16 * 16) return {32, 16, 1};
   std::uint32_t rows = 1;
   while (16 * rows < m) rows *= 2;
-  return {16, rows};
+  return {16, rows, 1};
 }
 
 // Sets lane `lane` of a tile to a fresh pair: D = +inf, S = 0, no candidate.
@@ -105,6 +112,11 @@ void launch_spring_move_lane(const SpringTileDev& from, std::uint32_t from_lane,
 void launch_spring_wavefront(const SpringBatchDev& batch, const std::uint32_t* pairs,
                              std::uint32_t pair_count, WavefrontShape shape, bool dk,
                              bool abs_cost, std::uint32_t min_count, cudaStream_t stream);
+
+// The same for patterns of shape.tiles > 1: a block per pair, a warp per row tile.
+void launch_spring_wavefront_tiled(const SpringBatchDev& batch, const std::uint32_t* pairs,
+                                   std::uint32_t pair_count, std::uint32_t tiles, bool dk,
+                                   bool abs_cost, std::uint32_t min_count, cudaStream_t stream);
 
 // Thread-per-pair exact kernel: every pair continues from `done` to the end of its chunk
 // with all of SPEC.md 3.1's rules. Stops a pair early (leaving `done` where it stopped)

@@ -208,11 +208,17 @@ std::uint64_t SpringPairs::launch(const SpringChunkDev* chunks, const float* val
   const cudaStream_t s = compute_.get();
   started_.record(compute_);
   WW_CUDA(cudaMemsetAsync(done_.data(), 0, std::size_t{tile_count_} * tile_lanes * 4, s));
-  if (max_count >= wavefront_min_count)
-    for (const auto& v : variants_)
-      launch_spring_wavefront(batch_view(chunks, values), v.device_pairs.data(),
-                              static_cast<std::uint32_t>(v.pairs.size()), v.shape, v.dk, v.abs_cost,
-                              wavefront_min_count, s);
+  if (max_count >= wavefront_min_count) {
+    for (const auto& v : variants_) {
+      const auto n = static_cast<std::uint32_t>(v.pairs.size());
+      if (v.shape.tiles > 1)
+        launch_spring_wavefront_tiled(batch_view(chunks, values), v.device_pairs.data(), n,
+                                      v.shape.tiles, v.dk, v.abs_cost, wavefront_min_count, s);
+      else
+        launch_spring_wavefront(batch_view(chunks, values), v.device_pairs.data(), n, v.shape,
+                                v.dk, v.abs_cost, wavefront_min_count, s);
+    }
+  }
   launch_exact();
   std::uint64_t cells = 0;
   for (std::size_t t = 0; t < tile_order_.size(); ++t)
