@@ -1,6 +1,6 @@
-// Stream mode's fast path: a register wavefront per (stream, pattern) pair, two pairs per
-// warp (see spring_launch.hpp for the state layout and spring_kernels.cu for the exact
-// thread-per-pair kernel that takes over where this one stops).
+// Stream mode's fast path: a register wavefront per (stream, pattern) pair, for patterns up
+// to 512 rows (longer ones: spring_wavefront_tiled.cu; the state layout: spring_launch.hpp;
+// the exact thread-per-pair kernel that takes over where this one stops: spring_kernels.cu).
 //
 // W lanes run one pair: a half-warp (W 16, patterns up to 256 rows: two pairs a warp) or a
 // whole warp (W 32, up to 512 rows). Lane l holds rows [l*R, l*R + R) of D and S and the
