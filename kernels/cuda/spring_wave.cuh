@@ -17,19 +17,21 @@ namespace {
 constexpr unsigned full_mask = 0xffffffffu;
 constexpr int kBlock = 32;  // iterations between two window refills
 
-__device__ __forceinline__ float f_inf() { return __int_as_float(0x7f800000); }
+__device__ __forceinline__ float f_inf() {
+  return __int_as_float(0x7f800000);
+}
 
 // The W lanes that run one pair (a team: half a warp or all of it), seen from one of them.
 // A tiled pair (spring_wavefront_tiled.cu) has one team per row tile, chained through
 // shared memory: the team above hands down its last row, column by column.
 struct Team {
-  int hl;          // lane within the team
-  int leader;      // warp lane of the team's lane 0
+  int hl;                      // lane within the team
+  int leader;                  // warp lane of the team's lane 0
   int m, last_lane, last_reg;  // the pattern's last row m-1 is on last_lane, register last_reg
                                // (last_lane -1: not on this team)
-  int rows_from;   // the team's first row (0 unless tiled)
-  int limit;       // columns of the chunk this pass runs (0: none)
-  std::int32_t first;  // low 32 bits of the chunk's first sample index
+  int rows_from;               // the team's first row (0 unless tiled)
+  int limit;                   // columns of the chunk this pass runs (0: none)
+  std::int32_t first;          // low 32 bits of the chunk's first sample index
   float eps;
   // Tiled only (kTiled): column t's cell above the first row, from the team above (null:
   // the boundary row), and where this team's last row goes for the team below (null: none).
@@ -47,8 +49,8 @@ struct WaveLane {
   std::int32_t s[R];
   float prev_d;  // the up input of the previous iteration: the diagonal of the first row
   std::int32_t prev_s;
-  float low;     // pass 1: min of the last row over the columns run (meaningful on last_lane)
-  int found;     // pass 2: first column whose last cell is <= eps, -1 none
+  float low;  // pass 1: min of the last row over the columns run (meaningful on last_lane)
+  int found;  // pass 2: first column whose last cell is <= eps, -1 none
 };
 
 template <int R, typename T>
@@ -100,7 +102,8 @@ __device__ __forceinline__ void wave_column(WaveLane<R>& w, float x, float up_d,
 #pragma unroll
   for (int r = 0; r < R; ++r) {
     cost[r] = spring_term<kAbs>(x, w.p[r]);
-    pre_s[r] = spring_pre_s(r == 0 ? diag_d : w.d[r - 1], r == 0 ? diag_s : w.s[r - 1], w.d[r], w.s[r]);
+    pre_s[r] =
+        spring_pre_s(r == 0 ? diag_d : w.d[r - 1], r == 0 ? diag_s : w.s[r - 1], w.d[r], w.s[r]);
   }
 #pragma unroll
   for (int r = 0; r < R; ++r) {
@@ -114,9 +117,9 @@ __device__ __forceinline__ void wave_column(WaveLane<R>& w, float x, float up_d,
   }
 }
 
-// Iteration k (W: lanes per pair). kGuarded: some lanes are outside [0, limit) (the fill, the drain, a pass
-// that leaves the other team alone); otherwise every lane computes (lanes past last_lane
-// hold only padding rows, never stored and never above a real row).
+// Iteration k (W: lanes per pair). kGuarded: some lanes are outside [0, limit) (the fill,
+// the drain, a pass that leaves the other team alone); otherwise every lane computes (lanes
+// past last_lane hold only padding rows, never stored and never above a real row).
 // kDetect: 0 none, 1 coarse (pass 1), 2 exact (pass 2). kTiled: the team may take its
 // first row's up from a team above and hand its last row down (Team's links).
 template <int R, int W, bool kDk, bool kAbs, bool kGuarded, int kDetect, bool kAligned,
@@ -131,7 +134,8 @@ __device__ __forceinline__ void wave_iter(WaveLane<R>& w, const Team& h, int k, 
       up_s = h.up_s[t & (kLinkSlots - 1)];
     } else {  // row 0's up is the boundary D(t, 0) = 0 with S = t
       up_d = 0.0f;
-      up_s = static_cast<std::int32_t>(static_cast<std::uint32_t>(h.first) + static_cast<std::uint32_t>(t));
+      up_s = static_cast<std::int32_t>(static_cast<std::uint32_t>(h.first) +
+                                       static_cast<std::uint32_t>(t));
     }
   }
   const float diag_d = w.prev_d;

@@ -59,8 +59,8 @@ __device__ bool wave_pass(WaveLane<R>& w, const Team& h, const float* x, int ava
     if (base >= kBlock && base + kBlock <= steady_limit)
       wave_block<R, W, kDk, kAbs, false, kDetect, kAligned>(w, h, base, kBlock, lane_window);
     else
-      wave_block<R, W, kDk, kAbs, true, kDetect, kAligned>(w, h, base, min(kBlock, iterations - base),
-                                                           lane_window);
+      wave_block<R, W, kDk, kAbs, true, kDetect, kAligned>(
+          w, h, base, min(kBlock, iterations - base), lane_window);
     if constexpr (kDetect != 0) {
       const bool mine = kDetect == 1 ? w.low <= h.eps : w.found >= 0;
       const bool seen = __shfl_sync(full_mask, mine, h.leader + h.last_lane);  // every lane
@@ -69,7 +69,8 @@ __device__ bool wave_pass(WaveLane<R>& w, const Team& h, const float* x, int ava
     }
   }
   if constexpr (kDetect == 0) return false;
-  return __shfl_sync(full_mask, kDetect == 1 ? w.low <= h.eps : w.found >= 0, h.leader + h.last_lane);
+  return __shfl_sync(full_mask, kDetect == 1 ? w.low <= h.eps : w.found >= 0,
+                     h.leader + h.last_lane);
 }
 
 template <int R, int W, bool kDk, bool kAbs, bool kAligned>
@@ -79,7 +80,8 @@ __device__ void wave_pair(WaveLane<R>& w, Team& h, const SpringTileDev& tile, in
   // the unguarded blocks.
   h.limit = has ? count : 0;
   const int steady = warp_min(has ? count : INT_MAX);
-  const bool hit = wave_pass<R, W, kDk, kAbs, 1, kAligned>(w, h, x, has ? count : 0, steady, window);
+  const bool hit =
+      wave_pass<R, W, kDk, kAbs, 1, kAligned>(w, h, x, has ? count : 0, steady, window);
   int found = -1;
   if (__any_sync(full_mask, hit)) {
     // Passes 2 and 3 leave the other team's finished registers alone: all guarded.
@@ -97,11 +99,14 @@ __device__ void wave_pair(WaveLane<R>& w, Team& h, const SpringTileDev& tile, in
     if (found >= 0) {  // rule 2 at column `found` (no candidate was pending)
       tile.d_min[pl] = pick<R>(w.d, h.last_reg);
       tile.t_s[pl] = pick<R>(w.s, h.last_reg);
-      tile.t_e[pl] = static_cast<std::int32_t>(static_cast<std::uint32_t>(h.first) + static_cast<std::uint32_t>(found));
+      tile.t_e[pl] = static_cast<std::int32_t>(static_cast<std::uint32_t>(h.first) +
+                                               static_cast<std::uint32_t>(found));
     }
     // (A hit whose column pass 2 did not find again would leave the saved state: the exact
     // kernel then takes the whole chunk.)
-    tile.done[pl] = found >= 0 ? static_cast<std::uint32_t>(found + 1) : hit ? 0u : static_cast<std::uint32_t>(count);
+    tile.done[pl] = found >= 0 ? static_cast<std::uint32_t>(found + 1)
+                    : hit      ? 0u
+                               : static_cast<std::uint32_t>(count);
   }
 }
 
@@ -122,7 +127,8 @@ __global__ void __launch_bounds__(kWarps * 32)
   const SpringPatternDev pat = b.patterns[tile.pattern];
   // A pair runs here unless it is another team's stand-in, its chunk is short or it
   // has a pending candidate (then the exact kernel takes the whole chunk).
-  const bool has = first_pair + team < pair_count && ch.count >= min_count && !(tile.d_min[pl] <= pat.eps);
+  const bool has =
+      first_pair + team < pair_count && ch.count >= min_count && !(tile.d_min[pl] <= pat.eps);
   if (!__any_sync(full_mask, has)) return;
 
   Team h;
@@ -158,11 +164,15 @@ void launch_rows(const SpringBatchDev& b, const std::uint32_t* pairs, std::uint3
   const unsigned blocks = (n + per_block - 1) / per_block;
   const unsigned threads = kWarps * 32;
   if (dk) {
-    if (abs_cost) spring_wavefront<R, W, true, true><<<blocks, threads, 0, stream>>>(b, pairs, n, min_count);
-    else spring_wavefront<R, W, true, false><<<blocks, threads, 0, stream>>>(b, pairs, n, min_count);
+    if (abs_cost)
+      spring_wavefront<R, W, true, true><<<blocks, threads, 0, stream>>>(b, pairs, n, min_count);
+    else
+      spring_wavefront<R, W, true, false><<<blocks, threads, 0, stream>>>(b, pairs, n, min_count);
   } else {
-    if (abs_cost) spring_wavefront<R, W, false, true><<<blocks, threads, 0, stream>>>(b, pairs, n, min_count);
-    else spring_wavefront<R, W, false, false><<<blocks, threads, 0, stream>>>(b, pairs, n, min_count);
+    if (abs_cost)
+      spring_wavefront<R, W, false, true><<<blocks, threads, 0, stream>>>(b, pairs, n, min_count);
+    else
+      spring_wavefront<R, W, false, false><<<blocks, threads, 0, stream>>>(b, pairs, n, min_count);
   }
 }
 
@@ -172,16 +182,28 @@ void launch_spring_wavefront(const SpringBatchDev& batch, const std::uint32_t* p
                              std::uint32_t pair_count, WavefrontShape shape, bool dk, bool abs_cost,
                              std::uint32_t min_count, cudaStream_t stream) {
   if (pair_count == 0) return;
-  const auto go = [&](auto launch) { launch(batch, pairs, pair_count, dk, abs_cost, min_count, stream); };
-  if (shape.tiles != 1) throw CudaError(cudaErrorInvalidValue, "spring wavefront: tiled shapes go to the tiled kernel");
-  if (shape.lanes == 32 && shape.rows == 16) go(launch_rows<16, 32>);
-  else if (shape.lanes != 16) throw CudaError(cudaErrorInvalidValue, "spring wavefront: 16 or 32 lanes a pair");
-  else if (shape.rows == 1) go(launch_rows<1, 16>);
-  else if (shape.rows == 2) go(launch_rows<2, 16>);
-  else if (shape.rows == 4) go(launch_rows<4, 16>);
-  else if (shape.rows == 8) go(launch_rows<8, 16>);
-  else if (shape.rows == 16) go(launch_rows<16, 16>);
-  else throw CudaError(cudaErrorInvalidValue, "spring wavefront: rows per lane must be 1, 2, 4, 8 or 16");
+  const auto go = [&](auto launch) {
+    launch(batch, pairs, pair_count, dk, abs_cost, min_count, stream);
+  };
+  if (shape.tiles != 1)
+    throw CudaError(cudaErrorInvalidValue, "spring wavefront: tiled shapes go to the tiled kernel");
+  if (shape.lanes == 32 && shape.rows == 16)
+    go(launch_rows<16, 32>);
+  else if (shape.lanes != 16)
+    throw CudaError(cudaErrorInvalidValue, "spring wavefront: 16 or 32 lanes a pair");
+  else if (shape.rows == 1)
+    go(launch_rows<1, 16>);
+  else if (shape.rows == 2)
+    go(launch_rows<2, 16>);
+  else if (shape.rows == 4)
+    go(launch_rows<4, 16>);
+  else if (shape.rows == 8)
+    go(launch_rows<8, 16>);
+  else if (shape.rows == 16)
+    go(launch_rows<16, 16>);
+  else
+    throw CudaError(cudaErrorInvalidValue,
+                    "spring wavefront: rows per lane must be 1, 2, 4, 8 or 16");
   WW_CUDA(cudaGetLastError());
 }
 

@@ -29,7 +29,7 @@ constexpr int kLag = 2;                // blocks warp k runs behind warp k-1
 // pass 1 saw the last tile's last row come within eps, or pass 2 found its column.
 template <bool kDk, bool kAbs, int kDetect, bool kAligned>
 __device__ bool tiled_pass(WaveLane<kRows>& w, const Team& h, int tile, int tiles, const float* x,
-                          int available, float* window) {
+                           int available, float* window) {
   // Every tile has 32 real lanes but the last, whose padding lanes compute unread rows.
   const int iterations = h.limit > 0 ? h.limit + 31 : 0;
   const int blocks = (iterations + kBlock - 1) / kBlock;
@@ -47,7 +47,8 @@ __device__ bool tiled_pass(WaveLane<kRows>& w, const Team& h, int tile, int tile
       held = next;
       next = sample(base + kBlock + h.hl);
       if (base >= kBlock && base + kBlock <= h.limit)
-        wave_block<kRows, 32, kDk, kAbs, false, kDetect, kAligned, true>(w, h, base, kBlock, lane_window);
+        wave_block<kRows, 32, kDk, kAbs, false, kDetect, kAligned, true>(w, h, base, kBlock,
+                                                                         lane_window);
       else
         wave_block<kRows, 32, kDk, kAbs, true, kDetect, kAligned, true>(
             w, h, base, min(kBlock, iterations - base), lane_window);
@@ -56,19 +57,21 @@ __device__ bool tiled_pass(WaveLane<kRows>& w, const Team& h, int tile, int tile
     // stop decision the whole block's.
     bool mine = false;
     if constexpr (kDetect != 0)
-      mine = tile == tiles - 1 && h.hl == h.last_lane && (kDetect == 1 ? w.low <= h.eps : w.found >= 0);
+      mine = tile == tiles - 1 && h.hl == h.last_lane &&
+             (kDetect == 1 ? w.low <= h.eps : w.found >= 0);
     if (__syncthreads_or(mine)) return true;
   }
   return false;
 }
 
 template <bool kDk, bool kAbs, bool kAligned>
-__device__ void tiled_pair(WaveLane<kRows>& w, Team& h, int tile, int tiles, const SpringTileDev& st,
-                           int pl, const float* x, int count, float* window, int* found_shared) {
+__device__ void tiled_pair(WaveLane<kRows>& w, Team& h, int tile, int tiles,
+                           const SpringTileDev& st, int pl, const float* x, int count,
+                           float* window, int* found_shared) {
   h.limit = count;
   const bool hit = tiled_pass<kDk, kAbs, 1, kAligned>(w, h, tile, tiles, x, count, window);
   int found = -1;
-  if (hit) {  // uniform over the block
+  if (hit) {                                   // uniform over the block
     if (threadIdx.x == 0) *found_shared = -1;  // ordered before its write by pass 2's barriers
     wave_load<kRows>(w, h, st, pl);
     tiled_pass<kDk, kAbs, 2, kAligned>(w, h, tile, tiles, x, count, window);
@@ -84,11 +87,14 @@ __device__ void tiled_pair(WaveLane<kRows>& w, Team& h, int tile, int tiles, con
     if (found >= 0) {  // rule 2 at column `found` (no candidate was pending)
       st.d_min[pl] = pick<kRows>(w.d, h.last_reg);
       st.t_s[pl] = pick<kRows>(w.s, h.last_reg);
-      st.t_e[pl] = static_cast<std::int32_t>(static_cast<std::uint32_t>(h.first) + static_cast<std::uint32_t>(found));
+      st.t_e[pl] = static_cast<std::int32_t>(static_cast<std::uint32_t>(h.first) +
+                                             static_cast<std::uint32_t>(found));
     }
     // (A hit whose column pass 2 did not find again would leave the saved state: the exact
     // kernel then takes the whole chunk.)
-    st.done[pl] = found >= 0 ? static_cast<std::uint32_t>(found + 1) : hit ? 0u : static_cast<std::uint32_t>(count);
+    st.done[pl] = found >= 0 ? static_cast<std::uint32_t>(found + 1)
+                  : hit      ? 0u
+                             : static_cast<std::uint32_t>(count);
   }
 }
 
@@ -148,11 +154,19 @@ void launch_spring_wavefront_tiled(const SpringBatchDev& batch, const std::uint3
     throw CudaError(cudaErrorInvalidValue, "spring wavefront: 2 to 16 row tiles a pair");
   const unsigned threads = 32 * tiles;
   if (dk) {
-    if (abs_cost) spring_wavefront_tiled<true, true><<<pair_count, threads, 0, stream>>>(batch, pairs, min_count);
-    else spring_wavefront_tiled<true, false><<<pair_count, threads, 0, stream>>>(batch, pairs, min_count);
+    if (abs_cost)
+      spring_wavefront_tiled<true, true>
+          <<<pair_count, threads, 0, stream>>>(batch, pairs, min_count);
+    else
+      spring_wavefront_tiled<true, false>
+          <<<pair_count, threads, 0, stream>>>(batch, pairs, min_count);
   } else {
-    if (abs_cost) spring_wavefront_tiled<false, true><<<pair_count, threads, 0, stream>>>(batch, pairs, min_count);
-    else spring_wavefront_tiled<false, false><<<pair_count, threads, 0, stream>>>(batch, pairs, min_count);
+    if (abs_cost)
+      spring_wavefront_tiled<false, true>
+          <<<pair_count, threads, 0, stream>>>(batch, pairs, min_count);
+    else
+      spring_wavefront_tiled<false, false>
+          <<<pair_count, threads, 0, stream>>>(batch, pairs, min_count);
   }
   WW_CUDA(cudaGetLastError());
 }
