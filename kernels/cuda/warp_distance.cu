@@ -3,7 +3,7 @@
 // iteration t, computes column j = t - l + 1 of those rows: the warp is an anti-diagonal
 // wavefront that sweeps b. The cell above a lane's first row, D(l*R, j), was computed by
 // lane l-1 in the previous iteration and arrives by __shfl_up_sync; b arrives through a
-// per-warp ring in shared memory, 32 samples staged at a time (prefetched one chunk ahead).
+// per-warp window in shared memory, 32 samples staged a block (prefetched one block ahead).
 // A job takes m + last_lane iterations of R cells per lane; rows beyond n are padding that
 // only flows down, never into row n.
 //
@@ -150,9 +150,8 @@ __global__ void __launch_bounds__(kWarps * 32)
 
   // Iteration t computes column j = t - lane + 1 on this lane. Lanes whose j is past m
   // compute columns nobody reads (they flow only to columns past m); lanes whose j is
-  // still < 1 (only in the first block) take part in the shuffles and wait. Every lane
-  // runs the same shuffles whatever it computes: __shfl_sync from different call sites
-  // would not meet.
+  // still < 1 (only in the first block) take part in the shuffles and wait: every lane
+  // runs the same shuffle, at one call site, whatever it computes.
   const auto step = [&](const float* wb, const float* wtb, const float* wdelb, unsigned u,
                         bool compute) {
     float up = __shfl_up_sync(kFull, left[R - 1], 1);  // D(row0, j) from lane-1
