@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 struct CUstream_st;  // cudaStream_t without the CUDA headers
 
@@ -58,6 +59,20 @@ struct DeviceData {
 
 // The specialisations of the warp and long kernels (metric x cost).
 enum class FastKind : int { dtw_sq = 0, dtw_abs = 1, dk_sq = 2, dk_abs = 3, twed = 4 };
+
+// Calls f(std::integral_constant<FastKind, kind>{}): a launcher's one switch from the
+// runtime kind to its kernel's template argument.
+template <typename F>
+decltype(auto) with_fast_kind(FastKind kind, F&& f) {
+  switch (kind) {
+    case FastKind::dtw_sq: return f(std::integral_constant<FastKind, FastKind::dtw_sq>{});
+    case FastKind::dtw_abs: return f(std::integral_constant<FastKind, FastKind::dtw_abs>{});
+    case FastKind::dk_sq: return f(std::integral_constant<FastKind, FastKind::dk_sq>{});
+    case FastKind::dk_abs: return f(std::integral_constant<FastKind, FastKind::dk_abs>{});
+    case FastKind::twed: break;
+  }
+  return f(std::integral_constant<FastKind, FastKind::twed>{});
+}
 
 // --- warp per pair --------------------------------------------------------------------
 // Rows per lane the warp kernel is built for; a job uses the smallest with 32*R >= n.

@@ -243,13 +243,9 @@ std::size_t long_pair_scratch_bytes(std::size_t n, std::size_t m) {
 void launch_long_pair(FastKind kind, const DeviceData& data, const DevJob& job,
                       const DevJob* job_on_device, void* scratch, stream_t stream) {
   if (job.n == 0 || job.m == 0) throw std::logic_error("launch_long_pair: empty series");
-  switch (kind) {
-    case FastKind::dtw_sq: return launch_kind<FastKind::dtw_sq>(data, job, job_on_device, scratch, stream);
-    case FastKind::dtw_abs: return launch_kind<FastKind::dtw_abs>(data, job, job_on_device, scratch, stream);
-    case FastKind::dk_sq: return launch_kind<FastKind::dk_sq>(data, job, job_on_device, scratch, stream);
-    case FastKind::dk_abs: return launch_kind<FastKind::dk_abs>(data, job, job_on_device, scratch, stream);
-    case FastKind::twed: return launch_kind<FastKind::twed>(data, job, job_on_device, scratch, stream);
-  }
+  with_fast_kind(kind, [&](auto k) {
+    launch_kind<decltype(k)::value>(data, job, job_on_device, scratch, stream);
+  });
 }
 
 }  // namespace warpwatch::kernels::cuda::detail

@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "spring_cell.cuh"
 #include "spring_launch.hpp"
@@ -89,6 +90,45 @@ __device__ __forceinline__ void wave_store(const WaveLane<R>& w, const Team& h,
       tile.d[row * 32 + pl] = w.d[r];
       tile.s[row * 32 + pl] = w.s[r];
     }
+  }
+}
+
+// After a pair's passes: its registers back to the state and, on the lane that holds the
+// pattern's last row, rule 2 at column `found` (the first column whose last cell is <= eps,
+// -1 none) and how far the wavefront got, for the exact kernel to go on from. A hit whose
+// column pass 2 did not find again leaves the saved state: the exact kernel then takes the
+// whole chunk.
+template <int R>
+__device__ __forceinline__ void wave_finish(const WaveLane<R>& w, const Team& h,
+                                            const SpringTileDev& tile, int pl, int found, bool hit,
+                                            int count) {
+  wave_store<R>(w, h, tile, pl);
+  if (h.hl != h.last_lane) return;
+  if (found >= 0) {  // rule 2 (no candidate was pending)
+    tile.d_min[pl] = pick<R>(w.d, h.last_reg);
+    tile.t_s[pl] = pick<R>(w.s, h.last_reg);
+    tile.t_e[pl] = static_cast<std::int32_t>(static_cast<std::uint32_t>(h.first) +
+                                             static_cast<std::uint32_t>(found));
+  }
+  tile.done[pl] = found >= 0 ? static_cast<std::uint32_t>(found + 1)
+                  : hit      ? 0u
+                             : static_cast<std::uint32_t>(count);
+}
+
+// Calls f(dk, abs_cost) with both as std::bool_constant: one kernel instantiation per
+// metric and cost, chosen on the host.
+template <typename F>
+void with_metric(bool dk, bool abs_cost, F&& f) {
+  if (dk) {
+    if (abs_cost)
+      f(std::true_type{}, std::true_type{});
+    else
+      f(std::true_type{}, std::false_type{});
+  } else {
+    if (abs_cost)
+      f(std::false_type{}, std::true_type{});
+    else
+      f(std::false_type{}, std::false_type{});
   }
 }
 

@@ -94,20 +94,7 @@ __device__ void wave_pair(WaveLane<R>& w, Team& h, const SpringTileDev& tile, in
     wave_pass<R, W, kDk, kAbs, 0, kAligned>(w, h, x, h.limit, 0, window);
   }
   if (!has) return;
-  wave_store<R>(w, h, tile, pl);
-  if (h.hl == h.last_lane) {
-    if (found >= 0) {  // rule 2 at column `found` (no candidate was pending)
-      tile.d_min[pl] = pick<R>(w.d, h.last_reg);
-      tile.t_s[pl] = pick<R>(w.s, h.last_reg);
-      tile.t_e[pl] = static_cast<std::int32_t>(static_cast<std::uint32_t>(h.first) +
-                                               static_cast<std::uint32_t>(found));
-    }
-    // (A hit whose column pass 2 did not find again would leave the saved state: the exact
-    // kernel then takes the whole chunk.)
-    tile.done[pl] = found >= 0 ? static_cast<std::uint32_t>(found + 1)
-                    : hit      ? 0u
-                               : static_cast<std::uint32_t>(count);
-  }
+  wave_finish<R>(w, h, tile, pl, found, hit, count);
 }
 
 template <int R, int W, bool kDk, bool kAbs>
@@ -163,17 +150,10 @@ void launch_rows(const SpringBatchDev& b, const std::uint32_t* pairs, std::uint3
   const unsigned per_block = kWarps * (32 / W);
   const unsigned blocks = (n + per_block - 1) / per_block;
   const unsigned threads = kWarps * 32;
-  if (dk) {
-    if (abs_cost)
-      spring_wavefront<R, W, true, true><<<blocks, threads, 0, stream>>>(b, pairs, n, min_count);
-    else
-      spring_wavefront<R, W, true, false><<<blocks, threads, 0, stream>>>(b, pairs, n, min_count);
-  } else {
-    if (abs_cost)
-      spring_wavefront<R, W, false, true><<<blocks, threads, 0, stream>>>(b, pairs, n, min_count);
-    else
-      spring_wavefront<R, W, false, false><<<blocks, threads, 0, stream>>>(b, pairs, n, min_count);
-  }
+  with_metric(dk, abs_cost, [&](auto kDk, auto kAbs) {
+    spring_wavefront<R, W, decltype(kDk)::value, decltype(kAbs)::value>
+        <<<blocks, threads, 0, stream>>>(b, pairs, n, min_count);
+  });
 }
 
 }  // namespace

@@ -82,20 +82,7 @@ __device__ void tiled_pair(WaveLane<kRows>& w, Team& h, int tile, int tiles,
     h.limit = found + 1;
     tiled_pass<kDk, kAbs, 0, kAligned>(w, h, tile, tiles, x, found + 1, window);
   }
-  wave_store<kRows>(w, h, st, pl);
-  if (tile == tiles - 1 && h.hl == h.last_lane) {
-    if (found >= 0) {  // rule 2 at column `found` (no candidate was pending)
-      st.d_min[pl] = pick<kRows>(w.d, h.last_reg);
-      st.t_s[pl] = pick<kRows>(w.s, h.last_reg);
-      st.t_e[pl] = static_cast<std::int32_t>(static_cast<std::uint32_t>(h.first) +
-                                             static_cast<std::uint32_t>(found));
-    }
-    // (A hit whose column pass 2 did not find again would leave the saved state: the exact
-    // kernel then takes the whole chunk.)
-    st.done[pl] = found >= 0 ? static_cast<std::uint32_t>(found + 1)
-                  : hit      ? 0u
-                             : static_cast<std::uint32_t>(count);
-  }
+  wave_finish<kRows>(w, h, st, pl, found, hit, count);  // last_lane: -1 but on the last tile
 }
 
 template <bool kDk, bool kAbs>
@@ -153,21 +140,10 @@ void launch_spring_wavefront_tiled(const SpringBatchDev& batch, const std::uint3
   if (tiles < 2 || tiles > wavefront_max_tiles)
     throw CudaError(cudaErrorInvalidValue, "spring wavefront: 2 to 16 row tiles a pair");
   const unsigned threads = 32 * tiles;
-  if (dk) {
-    if (abs_cost)
-      spring_wavefront_tiled<true, true>
-          <<<pair_count, threads, 0, stream>>>(batch, pairs, min_count);
-    else
-      spring_wavefront_tiled<true, false>
-          <<<pair_count, threads, 0, stream>>>(batch, pairs, min_count);
-  } else {
-    if (abs_cost)
-      spring_wavefront_tiled<false, true>
-          <<<pair_count, threads, 0, stream>>>(batch, pairs, min_count);
-    else
-      spring_wavefront_tiled<false, false>
-          <<<pair_count, threads, 0, stream>>>(batch, pairs, min_count);
-  }
+  with_metric(dk, abs_cost, [&](auto kDk, auto kAbs) {
+    spring_wavefront_tiled<decltype(kDk)::value, decltype(kAbs)::value>
+        <<<pair_count, threads, 0, stream>>>(batch, pairs, min_count);
+  });
   WW_CUDA(cudaGetLastError());
 }
 

@@ -260,13 +260,9 @@ int warp_rows_per_lane(FastKind kind, std::size_t n) {
 void launch_warp(FastKind kind, int rows_per_lane, const DeviceData& data, const DevJob* jobs,
                  std::size_t count, stream_t stream) {
   if (count == 0) return;
-  switch (kind) {
-    case FastKind::dtw_sq: return launch_rows<FastKind::dtw_sq>(rows_per_lane, data, jobs, count, stream);
-    case FastKind::dtw_abs: return launch_rows<FastKind::dtw_abs>(rows_per_lane, data, jobs, count, stream);
-    case FastKind::dk_sq: return launch_rows<FastKind::dk_sq>(rows_per_lane, data, jobs, count, stream);
-    case FastKind::dk_abs: return launch_rows<FastKind::dk_abs>(rows_per_lane, data, jobs, count, stream);
-    case FastKind::twed: return launch_rows<FastKind::twed>(rows_per_lane, data, jobs, count, stream);
-  }
+  with_fast_kind(kind, [&](auto k) {
+    launch_rows<decltype(k)::value>(rows_per_lane, data, jobs, count, stream);
+  });
 }
 
 }  // namespace warpwatch::kernels::cuda::detail
