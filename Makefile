@@ -55,7 +55,7 @@ clean:
 DEMO_ENDPOINT ?= tcp://127.0.0.1:5556
 demo: build
 	@echo "demo: warpwatchd finds the bump pattern planted at samples 500, 1400 and 2300 of sensor-1"
-	@$(BUILD_DIR)/daemon/warpwatch tail --endpoint $(DEMO_ENDPOINT) --idle-exit-ms 3000 & tail_pid=$$!; \
+	@$(BUILD_DIR)/bin/warpwatch tail --endpoint $(DEMO_ENDPOINT) --idle-exit-ms 3000 & tail_pid=$$!; \
 	sleep 0.5; \
-	$(BUILD_DIR)/daemon/warpwatchd --config config/examples/demo.yaml --exit-when-replayed; status=$$?; \
+	$(BUILD_DIR)/bin/warpwatchd --config config/examples/demo.yaml --exit-when-replayed; status=$$?; \
 	wait $$tail_pid; exit $$status

@@ -7,7 +7,7 @@
 #include "warpwatch/kernels/reference.hpp"
 
 #if WARPWATCH_HAVE_CUDA
-#include "cuda/device_info.hpp"
+#include "cuda/runtime/device_info.hpp"
 #include "warpwatch/kernels/cuda.hpp"
 #endif
 

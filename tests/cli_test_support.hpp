@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "warpwatch/daemon/cli.hpp"
+#include "warpwatch/cli/cli.hpp"
 
 namespace warpwatch::testing {
 
@@ -21,7 +21,7 @@ inline CliResult run_cli(std::vector<std::string> args) {
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
   std::ostringstream out, err;
-  const int status = daemon::run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
+  const int status = cli::run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
   return {status, out.str(), err.str()};
 }
 

@@ -18,7 +18,7 @@
 
 #include "planted_support.hpp"
 #include "warpwatch/config/daemon_config.hpp"
-#include "warpwatch/daemon/pipeline.hpp"
+#include "warpwatch/service/pipeline.hpp"
 #include "warpwatch/kernels/reference.hpp"
 #include "warpwatch/stream/frame.hpp"
 
@@ -211,7 +211,7 @@ class Producer {
 
 // Calls step() until `done` or `limit`; returns whether `done` held.
 template <class Done>
-inline bool step_until(daemon::Pipeline& p, Done done, std::chrono::milliseconds limit, Subscriber* sub = nullptr) {
+inline bool step_until(service::Pipeline& p, Done done, std::chrono::milliseconds limit, Subscriber* sub = nullptr) {
   const auto deadline = Clock::now() + limit;
   while (Clock::now() < deadline) {
     p.step();

@@ -1,5 +1,5 @@
 // A spdlog logger whose lines a test can read: the daemon's components take a Logger
-// (daemon/include/warpwatch/daemon/logging.hpp), tests hand them this one.
+// (daemon/service/include/warpwatch/service/logging.hpp), tests hand them this one.
 #pragma once
 
 #include <spdlog/logger.h>

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "../kernels/cuda/cuda_distance.hpp"
-#include "../kernels/cuda/elastic_batch.hpp"
+#include "../kernels/cuda/distance/cuda_distance.hpp"
+#include "../kernels/cuda/distance/elastic_batch.hpp"
 #include "conformance_distance.hpp"
 #include "gpu_test_support.hpp"
 #include "warpwatch/kernels/cuda.hpp"

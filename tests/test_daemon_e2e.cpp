@@ -1,4 +1,4 @@
-// warpwatchd end to end, in-process (daemon/include/warpwatch/daemon/pipeline.hpp): real
+// warpwatchd end to end, in-process (daemon/service/include/warpwatch/service/pipeline.hpp): real
 // ZeroMQ sockets on loopback (wildcard ports read back from the Pipeline), a PUSH producer
 // and a SUB subscriber on the test thread, the scheduler driven by step() from the test
 // thread, the CPU backend. The oracle is the reference Matcher fed the same good samples.
@@ -27,7 +27,7 @@
 #include "planted_support.hpp"
 #include "test_support.hpp"
 #include "warpwatch/config/daemon_config.hpp"
-#include "warpwatch/daemon/pipeline.hpp"
+#include "warpwatch/service/pipeline.hpp"
 #include "warpwatch/kernels/reference.hpp"
 #include "warpwatch/stream/frame.hpp"
 
@@ -169,7 +169,7 @@ TEST(DaemonE2e, PlantedPatternsGiveExactlyTheReferenceEvents) {
   ASSERT_EQ(std::count_if(want.begin(), want.end(), [](const auto& m) { return m.pattern_id == "bump"; }), 40);
 
   CapturedLog log;
-  daemon::Pipeline pipeline(base_config(ids, patterns), log.logger());
+  service::Pipeline pipeline(base_config(ids, patterns), log.logger());
   EXPECT_EQ(pipeline.backend_name(), "cpu");
   zmq::context_t ctx;
   Subscriber sub(ctx, pipeline.publish_endpoint());
@@ -223,7 +223,7 @@ TEST(DaemonE2e, BadFramesAreCountedAndGoodSamplesAllMatched) {
   auto cfg = base_config(ids, patterns);
   cfg.max_message_bytes = 4096;
   CapturedLog log;
-  daemon::Pipeline pipeline(cfg, log.logger());
+  service::Pipeline pipeline(cfg, log.logger());
   zmq::context_t ctx;
   Subscriber sub(ctx, pipeline.publish_endpoint());
   Producer push(ctx, pipeline.ingest_endpoints().at(0));
@@ -380,7 +380,7 @@ TEST(DaemonE2e, NoSubscriberPublishesWithoutBlocking) {
   std::vector<std::string> ids;
   for (const auto& s : series) ids.push_back(s.id);
   CapturedLog log;
-  daemon::Pipeline pipeline(base_config(ids, patterns), log.logger());
+  service::Pipeline pipeline(base_config(ids, patterns), log.logger());
   zmq::context_t ctx;
   Producer push(ctx, pipeline.ingest_endpoints().at(0));
   pipeline.start();
@@ -414,7 +414,7 @@ TEST(DaemonE2e, StuckSubscriberCausesDropsNotBlocking) {
   auto cfg = base_config(ids, patterns);
   cfg.send_high_water_mark = 5;
   CapturedLog log;
-  daemon::Pipeline pipeline(cfg, log.logger());
+  service::Pipeline pipeline(cfg, log.logger());
   zmq::context_t ctx;
   Subscriber stuck(ctx, pipeline.publish_endpoint(), 1, 1024);  // never read
   Producer push(ctx, pipeline.ingest_endpoints().at(0));
@@ -468,7 +468,7 @@ TEST(DaemonE2e, ShutdownDrainsQueuedSamplesAndPendingCandidates) {
   }
 
   CapturedLog log;
-  daemon::Pipeline pipeline(base_config(ids, patterns), log.logger());
+  service::Pipeline pipeline(base_config(ids, patterns), log.logger());
   zmq::context_t ctx;
   Subscriber sub(ctx, pipeline.publish_endpoint());
   Producer push(ctx, pipeline.ingest_endpoints().at(0));
@@ -505,7 +505,7 @@ TEST(DaemonE2e, ShutdownRightAfterSendMatchesEverySample) {
   const std::vector<kernels::PatternDef> patterns = {make_pattern("blip", {5.0f, -5.0f}, kernels::Mode::stream, 1.0)};
   const auto series = frequent_series(4, 500);
   CapturedLog log;
-  daemon::Pipeline pipeline(base_config({series[0].id, series[1].id, series[2].id, series[3].id}, patterns), log.logger());
+  service::Pipeline pipeline(base_config({series[0].id, series[1].id, series[2].id, series[3].id}, patterns), log.logger());
   zmq::context_t ctx;
   Producer push(ctx, pipeline.ingest_endpoints().at(0));
   pipeline.start();
@@ -530,7 +530,7 @@ TEST(DaemonE2e, TextPayloadGivesTheSameEventsAsBinary) {
   ASSERT_EQ(want.size(), 3u);
 
   CapturedLog log;
-  daemon::Pipeline pipeline(base_config({bin.id, txt.id}, patterns), log.logger());
+  service::Pipeline pipeline(base_config({bin.id, txt.id}, patterns), log.logger());
   zmq::context_t ctx;
   Subscriber sub(ctx, pipeline.publish_endpoint());
   Producer push(ctx, pipeline.ingest_endpoints().at(0));

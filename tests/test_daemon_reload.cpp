@@ -51,7 +51,7 @@ TEST(DaemonReload, StreamChangesTakeEffectAndUnchangedStreamsKeepState) {
   TempDir dir;
   const std::string path = dir.write("warpwatch.yaml", kBefore);
   CapturedLog log;
-  daemon::Pipeline pipeline(config::load_daemon_config(path), log.logger());
+  service::Pipeline pipeline(config::load_daemon_config(path), log.logger());
   zmq::context_t ctx;
   Subscriber sub(ctx, pipeline.publish_endpoint());
   Producer push(ctx, pipeline.ingest_endpoints().at(0));
@@ -92,7 +92,7 @@ TEST(DaemonReload, BadFileKeepsTheRunningConfiguration) {
   TempDir dir;
   const std::string path = dir.write("warpwatch.yaml", kBefore);
   CapturedLog log;
-  daemon::Pipeline pipeline(config::load_daemon_config(path), log.logger());
+  service::Pipeline pipeline(config::load_daemon_config(path), log.logger());
   pipeline.start();
   dir.write("warpwatch.yaml", kAfter + "scheduler: {tick_msec: 5}\n");
   EXPECT_FALSE(pipeline.reload(path));

@@ -9,11 +9,11 @@
 #include <regex>
 #include <sstream>
 
-#include "warpwatch/daemon/logging.hpp"
+#include "warpwatch/service/logging.hpp"
 
 namespace {
 
-using namespace warpwatch::daemon;
+using namespace warpwatch::service;
 
 TEST(Logging, LevelNamesParseAndOthersDoNot) {
   EXPECT_EQ(parse_log_level("trace"), spdlog::level::trace);

@@ -10,7 +10,7 @@
 #include "daemon_e2e_support.hpp"
 #include "http_client.hpp"
 #include "log_capture.hpp"
-#include "warpwatch/daemon/metrics.hpp"
+#include "warpwatch/service/metrics.hpp"
 
 namespace {
 
@@ -18,7 +18,7 @@ using namespace warpwatch;
 using namespace warpwatch::testing;
 
 TEST(Metrics, RendersKnownCountersInPrometheusTextFormat) {
-  daemon::MetricsSnapshot s;
+  service::MetricsSnapshot s;
   s.instance = "plant-1";
   s.backend = "cpu";
   s.version = "0.1.0";
@@ -35,7 +35,7 @@ TEST(Metrics, RendersKnownCountersInPrometheusTextFormat) {
   s.pipeline.last_batch_seconds = 0.25;
   s.pipeline.rules = {{"hot", {5, 1, 2}}};
   s.publisher.by_rule["hot"] = {4, 1};
-  const auto m = parse_prometheus_text(daemon::render_metrics(s));
+  const auto m = parse_prometheus_text(service::render_metrics(s));
   EXPECT_EQ(m.at(R"(warpwatch_info{instance="plant-1",backend="cpu",version="0.1.0"})"), 1);
   EXPECT_EQ(m.at("warpwatch_ingest_messages_total"), 7);
   EXPECT_EQ(m.at(R"(warpwatch_ingest_rejected_total{reason="wrong_dims"})"), 2);
@@ -52,7 +52,7 @@ TEST(Metrics, RendersKnownCountersInPrometheusTextFormat) {
   EXPECT_EQ(m.at(R"(warpwatch_rule_threshold_filtered_total{rule="hot"})"), 2);
   EXPECT_EQ(m.at(R"(warpwatch_events_published_total{rule="hot"})"), 4);
   EXPECT_EQ(m.at(R"(warpwatch_events_dropped_total{rule="hot"})"), 1);
-  const std::string text = daemon::render_metrics(s);
+  const std::string text = service::render_metrics(s);
   EXPECT_NE(text.find("# TYPE warpwatch_ingest_rejected_total counter"), std::string::npos) << text;
   EXPECT_NE(text.find("# TYPE warpwatch_last_batch_duration_seconds gauge"), std::string::npos) << text;
 }
@@ -65,7 +65,7 @@ config::DaemonConfig metrics_config() {
 
 TEST(Metrics, ScrapeAfterGoodAndBadFramesShowsExactCounters) {
   CapturedLog log;
-  daemon::Pipeline pipeline(metrics_config(), log.logger());
+  service::Pipeline pipeline(metrics_config(), log.logger());
   ASSERT_GT(pipeline.metrics_port(), 0);
   EXPECT_EQ(http_get(pipeline.metrics_port(), "/healthz").status, 503) << "not started yet";
 
@@ -129,7 +129,7 @@ TEST(Metrics, HealthzTurnsUnhealthyWhenTheSchedulerStalls) {
   auto cfg = metrics_config();
   cfg.metrics_stale_after = 50ms;
   CapturedLog log;
-  daemon::Pipeline pipeline(cfg, log.logger());
+  service::Pipeline pipeline(cfg, log.logger());
   pipeline.start();
   pipeline.step();
   // No step() from here on: the scheduler is "stalled".
@@ -146,11 +146,11 @@ TEST(Metrics, HealthzTurnsUnhealthyWhenTheSchedulerStalls) {
 TEST(Metrics, ListenerThatCannotBindNamesTheAddress) {
   auto first = metrics_config();
   CapturedLog log;
-  daemon::Pipeline pipeline(first, log.logger());
+  service::Pipeline pipeline(first, log.logger());
   auto second = metrics_config();
   second.metrics_listen = "127.0.0.1:" + std::to_string(pipeline.metrics_port());
   try {
-    daemon::Pipeline clash(second, log.logger());
+    service::Pipeline clash(second, log.logger());
     FAIL() << "a second listener on the same port must be refused";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find(second.metrics_listen), std::string::npos) << e.what();
@@ -161,7 +161,7 @@ TEST(Metrics, OffWhenListenIsEmpty) {
   auto cfg = metrics_config();
   cfg.metrics_listen = "";
   CapturedLog log;
-  daemon::Pipeline pipeline(cfg, log.logger());
+  service::Pipeline pipeline(cfg, log.logger());
   EXPECT_EQ(pipeline.metrics_port(), 0);
 }
 

@@ -15,15 +15,15 @@
 
 #include "log_capture.hpp"
 #include "test_support.hpp"
-#include "warpwatch/daemon/event.hpp"
-#include "warpwatch/daemon/publisher.hpp"
+#include "warpwatch/alerting/event.hpp"
+#include "warpwatch/alerting/publisher.hpp"
 
 namespace {
 
-using warpwatch::daemon::Event;
-using warpwatch::daemon::Publisher;
-using warpwatch::daemon::PublisherOptions;
-using warpwatch::daemon::to_json;
+using warpwatch::alerting::Event;
+using warpwatch::alerting::Publisher;
+using warpwatch::alerting::PublisherOptions;
+using warpwatch::alerting::to_json;
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 

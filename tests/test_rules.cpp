@@ -7,15 +7,15 @@
 #include <string>
 #include <vector>
 
-#include "warpwatch/daemon/rules.hpp"
+#include "warpwatch/alerting/rules.hpp"
 
 namespace {
 
 using warpwatch::config::Rule;
-using warpwatch::daemon::Event;
-using warpwatch::daemon::PatternInfo;
-using warpwatch::daemon::PatternTable;
-using warpwatch::daemon::RuleEngine;
+using warpwatch::alerting::Event;
+using warpwatch::alerting::PatternInfo;
+using warpwatch::alerting::PatternTable;
+using warpwatch::alerting::RuleEngine;
 using warpwatch::kernels::Metric;
 using warpwatch::kernels::Mode;
 using warpwatch::kernels::RawMatch;
@@ -253,7 +253,7 @@ TEST(Rules, PatternTableComesFromTheLibraries) {
   p.params.mode = Mode::window;
   p.params.threshold = 3.5;
   lib.patterns.push_back(p);
-  const PatternTable table = warpwatch::daemon::pattern_table({lib});
+  const PatternTable table = warpwatch::alerting::pattern_table({lib});
   ASSERT_EQ(table.size(), 1u);
   const PatternInfo& info = table.at("w");
   EXPECT_EQ(info.library, "shapes");

@@ -10,12 +10,12 @@
 #include "log_capture.hpp"
 #include "notify_socket.hpp"
 #include "test_support.hpp"
-#include "warpwatch/daemon/service_notifier.hpp"
+#include "warpwatch/service/service_notifier.hpp"
 
 namespace {
 
 using namespace std::chrono_literals;
-using warpwatch::daemon::ServiceNotifier;
+using warpwatch::service::ServiceNotifier;
 using namespace warpwatch::testing;
 
 // Sets the variables for one test and removes them after, so that other tests (and

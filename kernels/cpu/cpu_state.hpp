@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "../common/stream_history.hpp"
+#include "common/stream_history.hpp"
 #include "cpu/elastic_kernel.hpp"
 #include "cpu/spring_kernel.hpp"
 #include "warpwatch/kernels/matcher.hpp"

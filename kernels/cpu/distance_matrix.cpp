@@ -6,7 +6,7 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "../common/distance_inputs.hpp"
+#include "common/distance_inputs.hpp"
 #include "cpu/elastic_kernel.hpp"
 #include "cpu/worker_pool.hpp"
 #include "warpwatch/kernels/cpu.hpp"

@@ -16,7 +16,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "../common/low32_index.hpp"
+#include "common/low32_index.hpp"
 #include "cpu/spring_kernel.hpp"
 
 HWY_BEFORE_NAMESPACE();

@@ -1,6 +1,6 @@
 #include "cpu/spring_pattern.hpp"
 
-#include "../common/low32_index.hpp"
+#include "common/low32_index.hpp"
 #include "reference/spring.hpp"
 
 #include <algorithm>

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "../common/window_track.hpp"
+#include "common/window_track.hpp"
 #include "cpu/cpu_state.hpp"
 
 namespace warpwatch::kernels::cpu {

@@ -7,9 +7,9 @@
 #include <map>
 #include <memory>
 
-#include "../common/window_track.hpp"
-#include "elastic_batch.hpp"
-#include "spring_pairs.hpp"
+#include "common/window_track.hpp"
+#include "cuda/distance/elastic_batch.hpp"
+#include "cuda/stream/spring_pairs.hpp"
 #include "warpwatch/kernels/cuda.hpp"
 
 namespace warpwatch::kernels::cuda {

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <span>
 
-#include "../common/low32_index.hpp"
-#include "../common/stream_history.hpp"
+#include "common/low32_index.hpp"
+#include "common/stream_history.hpp"
 #include "warpwatch/kernels/matcher.hpp"
 
 namespace warpwatch::kernels::cuda {

@@ -5,7 +5,7 @@
 #include <optional>
 
 #include "spring.hpp"
-#include "../common/stream_history.hpp"
+#include "common/stream_history.hpp"
 #include "warpwatch/kernels/reference.hpp"
 #include "window.hpp"
 

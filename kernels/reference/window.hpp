@@ -7,8 +7,8 @@
 #include <optional>
 #include <vector>
 
-#include "../common/stream_history.hpp"
-#include "../common/window_grouping.hpp"
+#include "common/stream_history.hpp"
+#include "common/window_grouping.hpp"
 #include "warpwatch/kernels/matcher.hpp"
 
 namespace warpwatch::kernels::reference {

@@ -1,0 +1,45 @@
+// Pieces of `warpwatch bench` shared by its source files: the workload shapes, running
+// one workload on one backend, and the calibration loop behind the ceiling column.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "warpwatch/bench/bench.hpp"
+#include "warpwatch/kernels/backends.hpp"
+
+namespace warpwatch::bench {
+
+enum class Kind { stream_dtw, whole_dtw, twed_allpairs, twed_long };
+
+// The size of one workload. Stream: `streams` x `patterns` pairs, patterns of length m,
+// `batches` timed batches of `chunk` samples per stream. Matrix kinds: `rows` x `cols`
+// series pairs of length `length` each (whole_dtw 1 x N, twed_allpairs N x N, twed_long
+// 1 x 1), `repeat` timed calls.
+struct Shape {
+  Kind kind = Kind::stream_dtw;
+  std::size_t streams = 0, patterns = 0, m = 0, chunk = 0, batches = 0;
+  std::size_t rows = 0, cols = 0, length = 0, repeat = 0;
+};
+
+std::uint64_t cells_per_run(const Shape& shape);
+std::string describe(const Shape& shape);
+double ops_per_cell(Kind kind);
+
+// Runs the workload on the backend (warm-up first, then the timed runs) and returns its
+// measurement. Throws whatever the backend throws (e.g. std::runtime_error when the
+// backend cannot be had) and std::runtime_error when a result is implausible.
+Measurement measure(const Shape& shape, kernels::Backend backend, unsigned threads,
+                    std::uint64_t seed, std::ostream& log);
+
+// The machine's peak rate of simple independent float32 operations (an add and a min)
+// on `threads` threads, in operations per second: the best of a few runs of a loop the
+// compiler vectorizes for the widest vector unit the CPU has. `seconds` is the length of
+// one run.
+double calibrate_float_ops(unsigned threads, double seconds);
+
+// The CPU model name ("unknown" when the system does not say).
+std::string cpu_model();
+
+}  // namespace warpwatch::bench

@@ -1,0 +1,241 @@
+// The workloads of `warpwatch bench`: random-walk data, one backend, wall-clock timing.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bench_internal.hpp"
+
+namespace warpwatch::bench {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point start) {
+  return std::chrono::duration<double>(clock_type::now() - start).count();
+}
+
+// splitmix64: fast and good enough for benchmark data; N = 10^9 samples (the cuda
+// whole_dtw case) must not take longer to generate than to match.
+class Random {
+ public:
+  explicit Random(std::uint64_t seed) : state_(seed) {}
+  float step() {  // uniform in [-0.5, 0.5)
+    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return static_cast<float>(z >> 40) * 0x1p-24f - 0.5f;
+  }
+
+ private:
+  std::uint64_t state_;
+};
+
+// `count` random walks of `length` samples each, back to back; each starts at 0 so values
+// stay in a range where every metric's arithmetic is ordinary.
+std::vector<float> random_walks(std::size_t count, std::size_t length, Random& random) {
+  std::vector<float> values(count * length);
+  for (std::size_t s = 0; s < count; ++s) {
+    float x = 0.0f;
+    for (std::size_t i = 0; i < length; ++i) values[s * length + i] = x += random.step();
+  }
+  return values;
+}
+
+// "s12": built with snprintf because GCC 12 warns falsely (-Wrestrict) on string appends
+// here.
+std::string numbered(char prefix, std::size_t i) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%c%zu", prefix, i);
+  return text;
+}
+
+Measurement start_measurement(const Shape& shape) {
+  Measurement r;
+  r.shape = describe(shape);
+  r.cells_per_run = cells_per_run(shape);
+  if (shape.kind == Kind::stream_dtw)
+    r.dims = {{"streams", shape.streams},
+              {"patterns", shape.patterns},
+              {"pairs", shape.streams * shape.patterns},
+              {"m", shape.m},
+              {"chunk", shape.chunk},
+              {"batches", shape.batches}};
+  else
+    r.dims = {{"rows", shape.rows},
+              {"cols", shape.cols},
+              {"length", shape.length},
+              {"repeat", shape.repeat}};
+  return r;
+}
+
+// Matches are rare on random walks: a 256-sample subsequence within squared distance 1 of
+// an independent random walk essentially never occurs, so the time is that of the columns.
+constexpr double stream_threshold = 1.0;
+constexpr std::size_t stream_warmup_batches = 2;
+constexpr std::int64_t stream_period_ns = 1'000'000;
+
+Measurement measure_stream(const Shape& shape, kernels::Backend backend, unsigned threads,
+                           std::uint64_t seed, std::ostream& log) {
+  Measurement r = start_measurement(shape);
+  auto matcher = kernels::make_matcher(backend, {threads});
+  Random random(seed);
+
+  const std::size_t total_batches = stream_warmup_batches + shape.batches;
+  const std::size_t samples = total_batches * shape.chunk;  // per stream
+  std::vector<std::string> ids(shape.streams);
+  for (std::size_t s = 0; s < shape.streams; ++s) {
+    ids[s] = numbered('s', s);
+    matcher->add_stream({ids[s], 1, stream_period_ns});
+  }
+  const std::vector<float> patterns = random_walks(shape.patterns, shape.m, random);
+  for (std::size_t p = 0; p < shape.patterns; ++p) {
+    kernels::PatternDef def;
+    def.id = numbered('p', p);
+    def.values.assign(patterns.begin() + static_cast<std::ptrdiff_t>(p * shape.m),
+                      patterns.begin() + static_cast<std::ptrdiff_t>((p + 1) * shape.m));
+    def.params.distance.metric = kernels::Metric::dtw;
+    def.params.mode = kernels::Mode::stream;
+    def.params.threshold = stream_threshold;
+    matcher->add_pattern(def);
+  }
+  const std::vector<float> data = random_walks(shape.streams, samples, random);
+  std::vector<std::int64_t> times(samples);  // every stream has the same sample times
+  for (std::size_t i = 0; i < samples; ++i)
+    times[i] = static_cast<std::int64_t>(i) * stream_period_ns;
+
+  std::vector<kernels::StreamChunk> batch(shape.streams);
+  std::uint64_t matches = 0, counted_cells = 0;
+  // A device backend is timed by its own CUDA events (kernels only, as DESIGN.md asks);
+  // the wall time of process() (packing, copies, host bookkeeping) is reported beside it.
+  const bool device = backend == kernels::Backend::cuda;
+  std::vector<double> wall;
+  for (std::size_t b = 0; b < total_batches; ++b) {
+    for (std::size_t s = 0; s < shape.streams; ++s)
+      batch[s] = {ids[s],
+                  std::span<const float>(data).subspan(s * samples + b * shape.chunk, shape.chunk),
+                  std::span<const std::int64_t>(times).subspan(b * shape.chunk, shape.chunk)};
+    const kernels::MatcherCounters before = matcher->counters();
+    // process() returns once the work is done, also on a device, so wall time is right.
+    const auto start = clock_type::now();
+    const auto found = matcher->process(batch);
+    const double seconds = seconds_since(start);
+    if (b < stream_warmup_batches) continue;
+    const std::uint64_t cells_before = before.cells;
+    r.seconds.push_back(device ? matcher->counters().device_seconds - before.device_seconds : seconds);
+    wall.push_back(seconds);
+    matches += found.size();
+    counted_cells += matcher->counters().cells - cells_before;
+  }
+  const double median = r.median_s();
+  // Each pair's column of m cells (a float32 distance and a 32-bit start offset: 8 bytes)
+  // is read and written once per batch; with small chunks this traffic, not arithmetic,
+  // is the limit.
+  const double state_bytes =
+      static_cast<double>(shape.streams * shape.patterns * shape.m) * 8.0 * 2.0;
+  r.extra.emplace_back("state_bytes_per_s", state_bytes / median);
+  r.extra.emplace_back("matches", static_cast<double>(matches));
+  if (device) {
+    std::sort(wall.begin(), wall.end());
+    r.extra.emplace_back("wall_cells_per_s", static_cast<double>(r.cells_per_run) / wall[wall.size() / 2]);
+    const double bytes = static_cast<double>(matcher->counters().device_bytes);
+    r.extra.emplace_back("device_bytes", bytes);
+    r.extra.emplace_back("device_bytes_per_pair", bytes / static_cast<double>(shape.streams * shape.patterns));
+  }
+  if (counted_cells != r.cells()) {
+    log << "bench: warning: the " << kernels::to_string(backend) << " backend counted "
+        << counted_cells << " cells, the shape has " << r.cells() << "\n";
+    r.extra.emplace_back("backend_counted_cells", static_cast<double>(counted_cells));
+  }
+  return r;
+}
+
+Measurement measure_matrix(const Shape& shape, kernels::Backend backend, unsigned threads,
+                           std::uint64_t seed) {
+  Measurement r = start_measurement(shape);
+  Random random(seed);
+  kernels::DistanceParams params;
+  params.metric = shape.kind == Kind::whole_dtw ? kernels::Metric::dtw : kernels::Metric::twed;
+  params.nu = 0.001;
+  params.lambda = 1.0;
+
+  // twed_allpairs compares a set with itself; the others have distinct sides.
+  const bool same_sides = shape.kind == Kind::twed_allpairs;
+  const std::vector<float> a = random_walks(shape.rows, shape.length, random);
+  const std::vector<float> b =
+      same_sides ? std::vector<float>{} : random_walks(shape.cols, shape.length, random);
+  auto views = [&](const std::vector<float>& values, std::size_t count) {
+    std::vector<kernels::SeriesView> v(count);
+    for (std::size_t i = 0; i < count; ++i)
+      v[i] = {values.data() + i * shape.length, shape.length, 1, nullptr};
+    return v;
+  };
+  const auto va = views(a, shape.rows);
+  const auto vb = same_sides ? va : views(b, shape.cols);
+  std::vector<double> out(shape.rows * shape.cols);
+
+  // A device backend is timed by CUDA events around its kernels; the wall time of the
+  // call (with the copies of the series) is reported beside it.
+  const bool device = backend == kernels::Backend::cuda;
+  std::vector<double> wall;
+  kernels::DeviceTimings timings;
+  for (std::size_t run = 0; run < 1 + shape.repeat; ++run) {
+    timings = {};
+    const auto start = clock_type::now();
+    kernels::distance_matrix(backend, va, vb, params, out, {threads, device ? &timings : nullptr});
+    const double seconds = seconds_since(start);
+    if (run == 0) continue;  // the warm-up
+    r.seconds.push_back(device ? timings.kernel_seconds : seconds);
+    wall.push_back(seconds);
+  }
+  if (device) {
+    std::sort(wall.begin(), wall.end());
+    r.extra.emplace_back("wall_cells_per_s", static_cast<double>(r.cells_per_run) / wall[wall.size() / 2]);
+    r.extra.emplace_back("device_bytes", static_cast<double>(timings.device_bytes));
+  }
+  // Neither metric can be infinite or NaN here: a backend that says so did not do the work.
+  if (!std::all_of(out.begin(), out.end(), [](double d) { return std::isfinite(d) && d >= 0.0; }))
+    throw std::runtime_error("the backend returned a distance that is not finite and >= 0");
+  return r;
+}
+
+}  // namespace
+
+std::uint64_t cells_per_run(const Shape& s) {
+  using u64 = std::uint64_t;
+  if (s.kind == Kind::stream_dtw) return u64(s.streams) * s.patterns * s.chunk * s.m;
+  return u64(s.rows) * s.cols * s.length * s.length;
+}
+
+std::string describe(const Shape& s) {
+  const auto n = [](std::size_t v) { return std::to_string(v); };
+  switch (s.kind) {
+    case Kind::stream_dtw:
+      return n(s.streams) + " streams x " + n(s.patterns) + " patterns, m " + n(s.m) + ", chunk " +
+             n(s.chunk) + ", " + n(s.batches) + " batches";
+    case Kind::whole_dtw:
+      return "1 x " + n(s.cols) + " series, L " + n(s.length);
+    case Kind::twed_allpairs:
+      return n(s.rows) + " x " + n(s.cols) + " series, L " + n(s.length);
+    case Kind::twed_long:
+      return "1 pair, L " + n(s.length);
+  }
+  return "?";
+}
+
+double ops_per_cell(Kind kind) {
+  return kind == Kind::stream_dtw || kind == Kind::whole_dtw ? dtw_ops_per_cell : twed_ops_per_cell;
+}
+
+Measurement measure(const Shape& shape, kernels::Backend backend, unsigned threads,
+                    std::uint64_t seed, std::ostream& log) {
+  return shape.kind == Kind::stream_dtw ? measure_stream(shape, backend, threads, seed, log)
+                                        : measure_matrix(shape, backend, threads, seed);
+}
+
+}  // namespace warpwatch::bench

@@ -1,0 +1,92 @@
+// The `warpwatch` verbs: each registers its options on a CLI11 subcommand
+// and runs from the parsed values. run_* throw std::exception on bad input; cli.cpp turns
+// that into a message naming the verb and a non-zero exit status.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "options.hpp"
+
+namespace warpwatch::cli {
+
+// `warpwatch backends`: what this build has and what can run here.
+int run_backends(std::ostream& out);
+
+struct DistanceCommand {
+  MetricOptions metric;
+  SeriesInputOptions input;
+  std::string a_path, b_path;
+  std::string output = "-";
+  std::string backend = "auto";
+  bool grad = false;
+};
+CLI::App* add_distance_command(CLI::App& app, DistanceCommand& cmd);
+int run_distance(const DistanceCommand& cmd, std::ostream& out, std::ostream& err);
+
+struct SearchCommand {
+  MetricOptions metric;
+  SeriesInputOptions input;
+  std::string patterns_path, input_path;
+  std::string mode = "stream";
+  double threshold = 0.0;
+  std::size_t window = 0, hop = 1;
+  bool znorm = false;
+  double period_s = 1.0;    // spacing of samples (and patterns) given without timestamps
+  std::size_t chunk = 0;    // feed the input in chunks of this many samples; 0 = whole
+  std::string backend = "auto";
+};
+CLI::App* add_search_command(CLI::App& app, SearchCommand& cmd);
+int run_search(const SearchCommand& cmd, std::ostream& out, std::ostream& err);
+
+struct BenchCommand {
+  std::string backend = "auto";
+  std::vector<std::string> cases;
+  unsigned threads = 0;  // 0 = every hardware thread
+  std::size_t repeat = 5;
+  bool quick = false, no_reference = false;
+  std::string json_path;
+  std::uint64_t seed = 1;
+  std::optional<std::size_t> pairs, patterns, m, batches, series;
+  std::vector<std::size_t> chunks, lengths;
+};
+CLI::App* add_bench_command(CLI::App& app, BenchCommand& cmd);
+// Exit status 1 when a case could not run on the backend (printed as an error line).
+int run_bench(const BenchCommand& cmd, std::ostream& out, std::ostream& err);
+
+struct CheckConfigCommand {
+  std::string path;
+  bool reference = false;  // print the configuration reference instead
+};
+CLI::App* add_check_config_command(CLI::App& app, CheckConfigCommand& cmd);
+// Exit status 1 on a bad configuration, printed as file:line:column: message on `err`.
+int run_check_config(const CheckConfigCommand& cmd, std::ostream& out, std::ostream& err);
+
+struct ReplayCommand {
+  SeriesInputOptions input;
+  std::string file, endpoint, stream;
+  double rate_hz = 0.0;
+  double period_ms = 10.0;
+  std::int64_t start_ns = 0;
+  std::size_t chunk = 64;
+  bool text = false;
+};
+CLI::App* add_replay_command(CLI::App& app, ReplayCommand& cmd);
+int run_replay(const ReplayCommand& cmd, std::ostream& out, std::ostream& err);
+
+struct TailCommand {
+  std::string endpoint = "tcp://127.0.0.1:5556";
+  std::string topic;
+  std::uint64_t count = 0;
+  std::int64_t idle_exit_ms = 0;
+  bool show_topic = false;
+};
+CLI::App* add_tail_command(CLI::App& app, TailCommand& cmd);
+int run_tail(const TailCommand& cmd, std::ostream& out, std::ostream& err);
+
+}  // namespace warpwatch::cli

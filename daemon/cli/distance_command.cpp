@@ -1,0 +1,87 @@
+// `warpwatch distance`: the pairwise distance matrix between the series of two files.
+#include <chrono>
+#include <ostream>
+#include <stdexcept>
+#include <vector>
+
+#include "commands.hpp"
+#include "warpwatch/config/array_writer.hpp"
+#include "warpwatch/kernels/backends.hpp"
+#include "warpwatch/kernels/reference.hpp"
+
+namespace warpwatch::cli {
+
+CLI::App* add_distance_command(CLI::App& app, DistanceCommand& cmd) {
+  auto* sub = app.add_subcommand(
+      "distance", "pairwise distance matrix between the series of A (rows) and of B (columns)");
+  add_metric_options(*sub, cmd.metric);
+  add_series_input_options(*sub, cmd.input);
+  sub->add_option("A", cmd.a_path, "series file or directory (CSV, TSV, .npy)")->required();
+  sub->add_option("B", cmd.b_path, "series file or directory (CSV, TSV, .npy)")->required();
+  sub->add_option("-o,--output", cmd.output, "out.csv or out.npy; - for CSV on stdout")
+      ->capture_default_str();
+  sub->add_option("--backend", cmd.backend, "reference | cpu | cuda | auto")
+      ->check(CLI::IsMember({"reference", "cpu", "cuda", "auto"}))
+      ->capture_default_str();
+  sub->add_flag("--grad", cmd.grad,
+                "softdtw: write the gradient with respect to each series of A instead, shape "
+                "(|A|, |B|, n[, d])");
+  return sub;
+}
+
+int run_distance(const DistanceCommand& cmd, std::ostream& out, std::ostream& err) {
+  const kernels::DistanceParams params = to_distance_params(cmd.metric);
+  if (cmd.grad && params.metric != kernels::Metric::softdtw)
+    throw std::runtime_error("--grad needs --metric softdtw");
+  // The gradient is computed by the reference alone (it is not a throughput path).
+  const kernels::Backend backend =
+      cmd.grad ? kernels::Backend::reference : resolve_cli_backend(cmd.backend, err);
+  const auto a = load_series_for_cli(cmd.a_path, cmd.input, err);
+  const auto b = load_series_for_cli(cmd.b_path, cmd.input, err);
+  for (const auto& s : b)
+    if (s.dims != a.front().dims)
+      throw std::runtime_error(s.name + " has dimension " + std::to_string(s.dims) + ", " +
+                               a.front().name + " has " + std::to_string(a.front().dims));
+
+  std::vector<double> result;
+  std::vector<std::size_t> shape{a.size(), b.size()};
+  if (cmd.grad) {
+    const std::size_t n = a.front().length(), dims = a.front().dims;
+    for (const auto& s : a)
+      if (s.length() != n)
+        throw std::runtime_error("--grad needs the series of A to have one length (" + s.name + ")");
+    shape.push_back(n);
+    if (dims > 1) shape.push_back(dims);
+  }
+  result.reserve(a.size() * b.size() * (cmd.grad ? a.front().values.size() : 1));
+
+  double cells = 0.0;
+  for (const auto& sa : a)
+    for (const auto& sb : b) cells += static_cast<double>(sa.length()) * static_cast<double>(sb.length());
+  const auto start = std::chrono::steady_clock::now();
+  if (cmd.grad) {
+    std::vector<double> grad;
+    for (const auto& sa : a) {
+      for (const auto& sb : b) {
+        kernels::reference::softdtw_grad(sa.view(), sb.view(), params.cost, params.gamma,
+                                         params.band, grad);
+        result.insert(result.end(), grad.begin(), grad.end());
+      }
+    }
+  } else {
+    std::vector<kernels::SeriesView> va, vb;
+    for (const auto& s : a) va.push_back(s.view());
+    for (const auto& s : b) vb.push_back(s.view());
+    result.resize(a.size() * b.size());
+    kernels::distance_matrix(backend, va, vb, params, result);
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  config::write_array(cmd.output, result, shape, out);
+  err << "distance: " << a.size() << " x " << b.size() << " " << cmd.metric.metric
+      << (cmd.grad ? " gradients" : "") << ", " << cells << " cells in " << seconds << " s ("
+      << (seconds > 0 ? cells / seconds : 0.0) << " cells/s), backend " << kernels::to_string(backend)
+      << (cmd.output == "-" ? "" : ", written to " + cmd.output) << "\n";
+  return 0;
+}
+
+}  // namespace warpwatch::cli

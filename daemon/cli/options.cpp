@@ -1,0 +1,110 @@
+#include "options.hpp"
+
+#include <charconv>
+#include <filesystem>
+#include <ostream>
+#include <stdexcept>
+
+#include "warpwatch/kernels/backends.hpp"
+
+namespace warpwatch::cli {
+namespace {
+
+bool is_integer(const std::string& s) {
+  long long v = 0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return ec == std::errc() && ptr == s.data() + s.size();
+}
+
+double seconds_per_unit(const std::string& unit) {
+  if (unit == "s") return 1.0;
+  if (unit == "ms") return 1e-3;
+  if (unit == "us") return 1e-6;
+  if (unit == "ns") return 1e-9;
+  throw std::runtime_error("--time-unit must be s, ms, us or ns (got '" + unit + "')");
+}
+
+}  // namespace
+
+void add_series_input_options(CLI::App& cmd, SeriesInputOptions& opts) {
+  cmd.add_option("--labels", opts.labels,
+                 "rows layout: is the first column a class label (UCR files)? yes|no|auto "
+                 "(auto: yes for .tsv files whose first fields are all integers)")
+      ->check(CLI::IsMember({"yes", "no", "auto"}))
+      ->capture_default_str();
+  cmd.add_option("--layout", opts.layout,
+                 "rows: one univariate series per row; columns: the file is one series, one "
+                 "sample per row, one column per dimension")
+      ->check(CLI::IsMember({"rows", "columns"}))
+      ->capture_default_str();
+  cmd.add_option("--time-column", opts.time_column, "columns layout: 0-based timestamp column");
+  cmd.add_option("--value-columns", opts.value_columns,
+                 "columns layout: 0-based value columns (default: all but the time column)")
+      ->delimiter(',');
+  cmd.add_option("--time-unit", opts.time_unit, "unit of the time column: s|ms|us|ns")
+      ->check(CLI::IsMember({"s", "ms", "us", "ns"}))
+      ->capture_default_str();
+}
+
+std::vector<config::LoadedSeries> load_series_for_cli(const std::string& path,
+                                                      const SeriesInputOptions& opts,
+                                                      std::ostream& err) {
+  config::SeriesFileOptions file_opts;
+  file_opts.layout = opts.layout == "columns" ? config::SeriesLayout::columns : config::SeriesLayout::rows;
+  file_opts.time_column = opts.time_column;
+  file_opts.value_columns = opts.value_columns;
+  file_opts.time_scale = seconds_per_unit(opts.time_unit);
+  file_opts.label_column = opts.labels == "yes";
+  const bool try_labels = opts.labels == "auto" && file_opts.layout == config::SeriesLayout::rows &&
+                          std::filesystem::path(path).extension() == ".tsv";
+  if (try_labels) {
+    file_opts.label_column = true;
+    auto labelled = config::load_series_path(path, file_opts);
+    bool all_integer = true;
+    for (const auto& s : labelled) all_integer = all_integer && is_integer(s.label);
+    if (all_integer) {
+      err << path << ": first column read as class labels (UCR layout); --labels no reads it as data\n";
+      return labelled;
+    }
+    file_opts.label_column = false;
+  }
+  return config::load_series_path(path, file_opts);
+}
+
+void add_metric_options(CLI::App& cmd, MetricOptions& opts) {
+  cmd.add_option("--metric", opts.metric, "dtw | dk | twed | softdtw")
+      ->check(CLI::IsMember({"dtw", "dk", "twed", "softdtw"}))
+      ->capture_default_str();
+  cmd.add_option("--cost", opts.cost, "local cost for dtw, dk, softdtw: sq | abs")
+      ->check(CLI::IsMember({"sq", "abs"}))
+      ->capture_default_str();
+  cmd.add_option("--band", opts.band, "Sakoe-Chiba radius in cells (dtw, dk, softdtw)");
+  cmd.add_option("--gamma", opts.gamma, "softdtw smoothing, > 0")->capture_default_str();
+  cmd.add_option("--nu", opts.nu, "twed stiffness (cost per second of misalignment)")->capture_default_str();
+  cmd.add_option("--lambda", opts.lambda, "twed deletion penalty")->capture_default_str();
+  cmd.add_option("--p", opts.p, "twed norm degree, >= 1")->capture_default_str();
+}
+
+kernels::DistanceParams to_distance_params(const MetricOptions& opts) {
+  kernels::DistanceParams params;
+  params.metric = *kernels::parse_metric(opts.metric);  // CLI11 checked the names
+  params.cost = *kernels::parse_cost(opts.cost);
+  params.band = opts.band;
+  params.gamma = opts.gamma;
+  params.nu = opts.nu;
+  params.lambda = opts.lambda;
+  params.p = opts.p;
+  kernels::validate(params);
+  return params;
+}
+
+kernels::Backend resolve_cli_backend(const std::string& backend, std::ostream& err) {
+  const auto requested = kernels::parse_backend(backend);
+  if (!requested) throw std::runtime_error("unknown backend '" + backend + "'");
+  std::string why;
+  const kernels::Backend chosen = kernels::resolve_backend(*requested, &why);
+  if (*requested == kernels::Backend::automatic) err << why << "\n";
+  return chosen;
+}
+
+}  // namespace warpwatch::cli

@@ -1,0 +1,51 @@
+// Options shared by the `warpwatch` verbs that read series files and compute distances.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "warpwatch/config/series_file.hpp"
+#include "warpwatch/kernels/backends.hpp"
+#include "warpwatch/kernels/matcher.hpp"
+#include "warpwatch/kernels/params.hpp"
+
+namespace warpwatch::cli {
+
+// How to read a series file (see config/series_file.hpp).
+struct SeriesInputOptions {
+  std::string labels = "auto";  // rows layout: first column is a class label? yes | no | auto
+  std::string layout = "rows";  // rows | columns
+  std::optional<std::size_t> time_column;
+  std::vector<std::size_t> value_columns;
+  std::string time_unit = "s";  // s | ms | us | ns
+};
+
+void add_series_input_options(CLI::App& cmd, SeriesInputOptions& opts);
+
+// Loads a file or directory. With labels=auto, a .tsv file whose first fields are all
+// integers is read as UCR-style labelled rows; the choice is reported on `err`.
+std::vector<config::LoadedSeries> load_series_for_cli(const std::string& path,
+                                                      const SeriesInputOptions& opts,
+                                                      std::ostream& err);
+
+// The metric and its parameters (SPEC.md 2 and 4).
+struct MetricOptions {
+  std::string metric = "dtw";
+  std::string cost = "sq";
+  std::optional<double> band;
+  double gamma = 1.0, nu = 0.001, lambda = 1.0, p = 2.0;
+};
+
+void add_metric_options(CLI::App& cmd, MetricOptions& opts);
+kernels::DistanceParams to_distance_params(const MetricOptions& opts);  // throws on bad names
+
+// --backend reference|cpu|cuda|auto: the backend to use, with `auto` resolved to the
+// fastest usable one (said on `err`, one line).
+kernels::Backend resolve_cli_backend(const std::string& backend, std::ostream& err);
+
+}  // namespace warpwatch::cli

@@ -1,0 +1,115 @@
+// `warpwatch search`: a pattern library matched against series files, events as JSON lines.
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <ostream>
+#include <stdexcept>
+#include <vector>
+
+#include "commands.hpp"
+#include "warpwatch/kernels/backends.hpp"
+
+namespace warpwatch::cli {
+namespace {
+
+struct InputStream {
+  kernels::StreamDef def;
+  std::vector<float> values;
+  std::vector<std::int64_t> times_ns;
+};
+
+std::vector<InputStream> to_streams(const std::vector<config::LoadedSeries>& series, double period_s) {
+  std::vector<InputStream> streams;
+  const auto period_ns = static_cast<std::int64_t>(std::llround(period_s * 1e9));
+  for (const auto& s : series) {
+    InputStream in{{s.name, s.dims, period_ns}, s.values, {}};
+    in.times_ns.resize(s.length());
+    for (std::size_t i = 0; i < s.length(); ++i)
+      in.times_ns[i] = s.times.empty() ? static_cast<std::int64_t>(i) * period_ns
+                                       : static_cast<std::int64_t>(std::llround(s.times[i] * 1e9));
+    streams.push_back(std::move(in));
+  }
+  return streams;
+}
+
+void print_events(const std::vector<kernels::RawMatch>& matches, const SearchCommand& cmd,
+                  std::ostream& out) {
+  for (const auto& m : matches) {
+    const nlohmann::ordered_json event = {
+        {"stream", m.stream_id},       {"pattern", m.pattern_id},   {"metric", cmd.metric.metric},
+        {"mode", cmd.mode},            {"distance", m.distance},    {"threshold", cmd.threshold},
+        {"start_index", m.start_index}, {"end_index", m.end_index}, {"start_ns", m.start_ns},
+        {"end_ns", m.end_ns}};
+    out << event.dump() << "\n";
+  }
+}
+
+}  // namespace
+
+CLI::App* add_search_command(CLI::App& app, SearchCommand& cmd) {
+  auto* sub = app.add_subcommand("search", "find a pattern library's matches in series files; "
+                                           "prints events as JSON lines");
+  sub->add_option("--patterns", cmd.patterns_path, "pattern file or directory (each series is a pattern)")
+      ->required();
+  sub->add_option("--input", cmd.input_path, "series file or directory (each series is a stream)")
+      ->required();
+  sub->add_option("--mode", cmd.mode, "stream (SPRING subsequence) | window (sliding windows)")
+      ->check(CLI::IsMember({"stream", "window"}))
+      ->capture_default_str();
+  sub->add_option("--threshold", cmd.threshold, "report distances <= threshold")->required();
+  sub->add_option("--w", cmd.window, "window mode: window length (default: pattern length)");
+  sub->add_option("--hop", cmd.hop, "window mode: a window ends every hop samples")->capture_default_str();
+  sub->add_flag("--znorm", cmd.znorm, "window mode: z-normalize each window and the pattern");
+  sub->add_option("--period", cmd.period_s, "seconds between samples of series without timestamps")
+      ->capture_default_str();
+  sub->add_option("--chunk", cmd.chunk, "feed the input in batches of this many samples (0 = all at once)")
+      ->capture_default_str();
+  sub->add_option("--backend", cmd.backend, "reference | cpu | cuda | auto")
+      ->check(CLI::IsMember({"reference", "cpu", "cuda", "auto"}))
+      ->capture_default_str();
+  add_metric_options(*sub, cmd.metric);
+  add_series_input_options(*sub, cmd.input);
+  return sub;
+}
+
+int run_search(const SearchCommand& cmd, std::ostream& out, std::ostream& err) {
+  if (!(cmd.period_s > 0.0)) throw std::runtime_error("--period must be > 0");
+  kernels::MatchParams params;
+  params.distance = to_distance_params(cmd.metric);
+  params.mode = *kernels::parse_mode(cmd.mode);
+  params.threshold = cmd.threshold;
+  params.window = cmd.window;
+  params.hop = cmd.hop;
+  params.normalize = cmd.znorm ? kernels::Normalize::znorm : kernels::Normalize::none;
+  kernels::validate(params);
+
+  auto matcher = kernels::make_matcher(resolve_cli_backend(cmd.backend, err));
+  for (const auto& p : load_series_for_cli(cmd.patterns_path, cmd.input, err)) {
+    kernels::PatternDef def{p.name, p.dims, p.values, {}, params};
+    for (double t : p.times) def.times.push_back(t - p.times.front());  // relative to its start
+    matcher->add_pattern(def);
+  }
+  const auto streams = to_streams(load_series_for_cli(cmd.input_path, cmd.input, err), cmd.period_s);
+  std::size_t longest = 0;
+  for (const auto& s : streams) {
+    matcher->add_stream(s.def);
+    longest = std::max(longest, s.times_ns.size());
+  }
+
+  const std::size_t step = cmd.chunk ? cmd.chunk : std::max<std::size_t>(longest, 1);
+  for (std::size_t offset = 0; offset < longest; offset += step) {
+    std::vector<kernels::StreamChunk> batch;
+    for (const auto& s : streams) {
+      const std::size_t begin = std::min(offset, s.times_ns.size());
+      const std::size_t count = std::min(step, s.times_ns.size() - begin);
+      batch.push_back({s.def.id,
+                       std::span<const float>(s.values).subspan(begin * s.def.dims, count * s.def.dims),
+                       std::span<const std::int64_t>(s.times_ns).subspan(begin, count)});
+    }
+    print_events(matcher->process(batch), cmd, out);
+  }
+  print_events(matcher->flush(), cmd, out);  // end of input: pending candidates too
+  return 0;
+}
+
+}  // namespace warpwatch::cli

@@ -1,0 +1,45 @@
+// What warpwatchd exposes on /metrics, and how it is written: one snapshot of the
+// counters the daemon keeps anyway (stream registry, pipeline, rules, publisher,
+// matcher), rendered in Prometheus' text format with prometheus-cpp's serializer at
+// scrape time. Nothing is counted twice: the metrics are read, not kept, here.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "warpwatch/alerting/publisher.hpp"
+#include "warpwatch/alerting/rules.hpp"
+#include "warpwatch/kernels/matcher.hpp"
+#include "warpwatch/stream/registry.hpp"
+
+namespace warpwatch::service {
+
+// The scheduler's side, copied out after every round (Pipeline::stats()).
+struct PipelineStats {
+  std::uint64_t batches = 0;        // batches matched (rounds with new samples)
+  std::uint64_t samples = 0;        // samples matched
+  std::uint64_t matches = 0;        // raw matches, before the rules
+  std::uint64_t events = 0;         // events the rules produced
+  std::uint64_t reloads = 0;        // configuration reloads applied
+  std::uint64_t reloads_refused = 0;  // reloads refused (bad file), running config kept
+  double last_batch_seconds = 0.0;  // matching + rules + publishing of the last batch
+  double batch_seconds = 0.0;       // the same, summed over all batches
+  std::size_t streams = 0, patterns = 0;  // in the Matcher now
+  kernels::MatcherCounters matcher;
+  std::vector<std::pair<std::string, alerting::RuleCounters>> rules;  // in configuration order
+};
+
+struct MetricsSnapshot {
+  std::string instance, backend, version;
+  stream::RegistrySnapshot ingest;
+  alerting::PublisherCounters publisher;
+  PipelineStats pipeline;
+};
+
+// The /metrics body. Counters end in _total; per-stream rejections are listed for the
+// reasons that occurred (streams x reasons could be large), the totals for every reason.
+std::string render_metrics(const MetricsSnapshot& snapshot);
+
+}  // namespace warpwatch::service

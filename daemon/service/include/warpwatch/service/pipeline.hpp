@@ -1,0 +1,107 @@
+// warpwatchd's pipeline (DESIGN.md "Data flow"): sources -> IngestHub -> scheduler tick ->
+// Matcher -> alert rules -> Publisher. Everything the daemon does, in-process, so that
+// tests drive it without spawning a process; the signal handling lives in daemon.cpp.
+#pragma once
+
+#include <zmq.hpp>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "warpwatch/config/daemon_config.hpp"
+#include "warpwatch/service/ingest_hub.hpp"
+#include "warpwatch/service/logging.hpp"
+#include "warpwatch/service/metrics.hpp"
+#include "warpwatch/service/metrics_server.hpp"
+#include "warpwatch/alerting/publisher.hpp"
+#include "warpwatch/alerting/rules.hpp"
+#include "warpwatch/service/sources.hpp"
+#include "warpwatch/kernels/matcher.hpp"
+#include "warpwatch/stream/registry.hpp"
+
+namespace warpwatch::service {
+
+struct PipelineSummary {
+  std::uint64_t batches = 0, samples = 0, matches = 0, events = 0;
+  std::uint64_t published = 0, dropped = 0, rejected = 0;
+};
+
+class Pipeline {
+ public:
+  // Builds everything and binds/connects every socket, the metrics listener included
+  // (std::runtime_error naming the endpoint when that fails); sources start with start().
+  Pipeline(config::DaemonConfig config, Logger log);
+  ~Pipeline();
+
+  void start();
+  // One scheduler round: waits until a tick passes or a batch is full, then matches and
+  // publishes what arrived.
+  void step();
+  // Re-reads the configuration: stream declarations, patterns and rules change in place
+  // (unchanged (stream, pattern) pairs keep their state; a stream whose dims or period
+  // change is removed, its pending matches reported, and added anew); the log level
+  // changes too. Sockets, backend, scheduler and publishing stay as started. On a bad
+  // file the running configuration stays, the error is logged and false is returned.
+  bool reload(const std::string& path);
+  // Every replay source has sent its whole file and its samples were matched.
+  bool replays_done() const;
+  // Stops ingest, matches what is queued, reports pending candidates (SPEC.md 3.1),
+  // publishes, and returns the totals.
+  PipelineSummary shutdown();
+
+  // The configuration in effect (after the last successful reload).
+  const config::DaemonConfig& config() const { return config_; }
+  const std::string& publish_endpoint() const { return publisher_->endpoint(); }
+  std::vector<std::string> ingest_endpoints() const;
+  const stream::StreamRegistry& registry() const { return *registry_; }
+  const alerting::Publisher& publisher() const { return *publisher_; }
+  std::string backend_name() const { return std::string(matcher_->name()); }
+
+  // Monitoring; thread-safe (the metrics server calls them from its own threads).
+  PipelineStats stats() const;
+  MetricsSnapshot metrics_snapshot() const;
+  // nullopt while healthy: started, not shut down, and a scheduler round finished within
+  // metrics.stale_after_ms; otherwise why not.
+  std::optional<std::string> unhealthy() const;
+  // The port /metrics is served on; 0 when metrics.listen is "".
+  int metrics_port() const { return metrics_ ? metrics_->port() : 0; }
+
+ private:
+  void run_batch();                 // takes what the hub queued and processes it
+  void process(IngestBatch batch);  // matches, flushes ended streams, publishes
+  // reload()'s parts: each matches or flushes what the old definitions still owe and
+  // appends those matches to `flushed` (published through the old rules).
+  stream::StreamChanges reload_streams(const config::DaemonConfig& next, std::vector<kernels::RawMatch>& flushed);
+  std::size_t reload_patterns(const config::DaemonConfig& next, std::vector<kernels::RawMatch>& flushed);
+  void add_patterns(const std::vector<config::Library>& libraries);
+  void publish(std::vector<kernels::RawMatch> matches, alerting::RuleEngine& rules);
+  void refresh_stats();  // copies the scheduler's counters into stats_
+  PipelineSummary summary() const;
+
+  config::DaemonConfig config_;
+  Logger log_;
+  zmq::context_t context_;
+  std::unique_ptr<stream::StreamRegistry> registry_;
+  std::unique_ptr<IngestHub> hub_;
+  std::unique_ptr<kernels::Matcher> matcher_;
+  std::unique_ptr<alerting::RuleEngine> rules_;
+  std::unique_ptr<alerting::Publisher> publisher_;
+  std::vector<std::unique_ptr<ZmqSource>> sockets_;
+  std::vector<std::unique_ptr<ReplaySource>> replays_;
+  std::vector<std::jthread> threads_;
+  std::atomic<bool> replay_batches_done_{false};
+  const std::string instance_;  // as started: /metrics reads it from other threads
+  mutable std::mutex stats_mu_;
+  PipelineStats stats_;
+  std::atomic<bool> running_{false};
+  std::atomic<std::int64_t> last_round_ns_{0};  // steady clock
+  std::atomic<bool> stopped_{false};
+  std::unique_ptr<MetricsServer> metrics_;  // last: stops serving before the rest goes
+};
+
+}  // namespace warpwatch::service

@@ -1,0 +1,113 @@
+#include "warpwatch/service/metrics.hpp"
+
+#include <prometheus/metric_family.h>
+#include <prometheus/text_serializer.h>
+
+#include <initializer_list>
+
+namespace warpwatch::service {
+namespace {
+
+using prometheus::ClientMetric;
+using prometheus::MetricFamily;
+using prometheus::MetricType;
+using Labels = std::initializer_list<std::pair<std::string, std::string>>;
+
+// Builds the families in order; each add() is one sample of the family begun last.
+class Families {
+ public:
+  Families& counter(std::string name, std::string help) { return begin(std::move(name), std::move(help), MetricType::Counter); }
+  Families& gauge(std::string name, std::string help) { return begin(std::move(name), std::move(help), MetricType::Gauge); }
+
+  Families& add(double value, Labels labels = {}) {
+    ClientMetric metric;
+    for (const auto& [name, label_value] : labels) metric.label.push_back({name, label_value});
+    if (families_.back().type == MetricType::Counter)
+      metric.counter.value = value;
+    else
+      metric.gauge.value = value;
+    families_.back().metric.push_back(std::move(metric));
+    return *this;
+  }
+
+  std::vector<MetricFamily> take() { return std::move(families_); }
+
+ private:
+  Families& begin(std::string name, std::string help, MetricType type) {
+    families_.push_back({"warpwatch_" + std::move(name), std::move(help), type, {}});
+    return *this;
+  }
+  std::vector<MetricFamily> families_;
+};
+
+double d(std::uint64_t n) { return static_cast<double>(n); }
+
+void ingest_families(Families& f, const stream::RegistrySnapshot& in) {
+  f.counter("ingest_messages_total", "Messages admitted to a stream").add(d(in.messages));
+  f.counter("ingest_accepted_samples_total", "Samples accepted, all streams").add(d(in.accepted_samples));
+  f.counter("ingest_rejected_total", "Rejected inputs per reason (README: What is rejected), ids without a stream included");
+  for (const auto reason : stream::all_reject_reasons) f.add(d(in.rejected[reason]), {{"reason", std::string(stream::to_string(reason))}});
+  f.counter("ingest_log_suppressed_total", "Rejections the log rate limit kept out of the log").add(d(in.log_suppressed));
+
+  std::uint64_t declared = 0;
+  for (const auto& s : in.streams) declared += s.declared ? 1 : 0;
+  f.gauge("streams", "Streams known to the registry")
+      .add(d(declared), {{"origin", "declared"}})
+      .add(d(in.streams.size() - declared), {{"origin", "auto"}});
+  f.counter("stream_messages_total", "Messages admitted, per stream");
+  for (const auto& s : in.streams) f.add(d(s.messages), {{"stream", s.id}});
+  f.counter("stream_accepted_samples_total", "Samples accepted, per stream");
+  for (const auto& s : in.streams) f.add(d(s.accepted_samples), {{"stream", s.id}});
+  f.counter("stream_rejected_total", "Rejected inputs per stream and reason (reasons that occurred)");
+  for (const auto& s : in.streams)
+    for (const auto reason : stream::all_reject_reasons)
+      if (s.rejected[reason] > 0)
+        f.add(d(s.rejected[reason]), {{"stream", s.id}, {"reason", std::string(stream::to_string(reason))}});
+}
+
+void pipeline_families(Families& f, const PipelineStats& p) {
+  f.counter("batches_total", "Batches matched").add(d(p.batches));
+  f.counter("batch_samples_total", "Samples matched").add(d(p.samples));
+  f.counter("matches_total", "Raw matches, before the alert rules").add(d(p.matches));
+  f.counter("events_total", "Events the alert rules produced").add(d(p.events));
+  f.gauge("last_batch_duration_seconds", "Matching, rules and publishing of the last batch").add(p.last_batch_seconds);
+  f.counter("batch_duration_seconds_total", "Matching, rules and publishing, all batches").add(p.batch_seconds);
+  f.counter("reloads_total", "Configuration reloads (SIGHUP)")
+      .add(d(p.reloads), {{"result", "applied"}})
+      .add(d(p.reloads_refused), {{"result", "refused"}});
+  f.gauge("matcher_streams", "Streams in the matcher").add(d(p.streams));
+  f.gauge("matcher_patterns", "Patterns in the matcher").add(d(p.patterns));
+  f.counter("matcher_samples_total", "Samples the matcher processed").add(d(p.matcher.samples));
+  f.counter("matcher_cells_total", "DP cell updates").add(d(p.matcher.cells));
+  f.counter("matcher_flat_windows_skipped_total", "znorm windows skipped as flat (std < 1e-8)")
+      .add(d(p.matcher.flat_windows_skipped));
+
+  f.counter("rule_events_total", "Events per alert rule");
+  for (const auto& [rule, c] : p.rules) f.add(d(c.events), {{"rule", rule}});
+  f.counter("rule_cooldown_dropped_total", "Matches a rule selected but dropped inside its cooldown");
+  for (const auto& [rule, c] : p.rules) f.add(d(c.dropped_cooldown), {{"rule", rule}});
+  f.counter("rule_threshold_filtered_total", "Matches a rule selected but its threshold refused");
+  for (const auto& [rule, c] : p.rules) f.add(d(c.filtered_threshold), {{"rule", rule}});
+}
+
+void publisher_families(Families& f, const alerting::PublisherCounters& c) {
+  f.counter("events_published_total", "Events sent on the PUB socket, per rule");
+  for (const auto& [rule, n] : c.by_rule) f.add(d(n.published), {{"rule", rule}});
+  f.counter("events_dropped_total", "Events dropped at a subscriber's high-water mark, per rule");
+  for (const auto& [rule, n] : c.by_rule) f.add(d(n.dropped), {{"rule", rule}});
+  f.counter("events_file_errors_total", "Batches the events file failed to take").add(d(c.file_errors));
+}
+
+}  // namespace
+
+std::string render_metrics(const MetricsSnapshot& snapshot) {
+  Families f;
+  f.gauge("info", "Always 1; the labels name the daemon")
+      .add(1.0, {{"instance", snapshot.instance}, {"backend", snapshot.backend}, {"version", snapshot.version}});
+  ingest_families(f, snapshot.ingest);
+  pipeline_families(f, snapshot.pipeline);
+  publisher_families(f, snapshot.publisher);
+  return prometheus::TextSerializer().Serialize(f.take());
+}
+
+}  // namespace warpwatch::service

@@ -1,0 +1,211 @@
+#include "warpwatch/service/pipeline.hpp"
+
+#include <chrono>
+#include <map>
+
+#include "pipeline_internal.hpp"
+#include "warpwatch/kernels/backends.hpp"
+
+namespace warpwatch::service {
+namespace {
+
+std::int64_t wall_clock_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+std::vector<stream::DeclaredStream> declared_streams(const config::DaemonConfig& c) {
+  std::vector<stream::DeclaredStream> out;
+  for (const auto& s : c.streams) out.push_back({s.id, s.dims, s.nominal_period_ns});
+  return out;
+}
+
+stream::RegistryOptions registry_options(const config::DaemonConfig& c) {
+  stream::RegistryOptions options;
+  options.auto_create = c.auto_create_streams;
+  options.max_auto_streams = c.max_streams;
+  options.auto_dims = c.auto_dims;
+  return options;
+}
+
+Pipeline::Pipeline(config::DaemonConfig config, Logger log)
+    : config_(std::move(config)), log_(log ? std::move(log) : stderr_logger()), instance_(config_.instance) {
+  registry_ = std::make_unique<stream::StreamRegistry>(
+      declared_streams(config_), registry_options(config_),
+      [this](std::string_view stream, stream::RejectReason reason, std::string_view detail) {
+        // Rate-limited by the registry (README, "What is rejected"): at most one line per
+        // (stream, reason) every 10 s, so a flood of bad input cannot flood the log.
+        log_->warn("rejected input on stream '{}': {}{}{}", stream, stream::to_string(reason),
+                   detail.empty() ? "" : ": ", detail);
+      });
+  hub_ = std::make_unique<IngestHub>(*registry_, config_.max_message_bytes);
+
+  const auto requested = kernels::parse_backend(config_.backend).value_or(kernels::Backend::automatic);
+  std::string why;
+  const kernels::Backend backend = kernels::resolve_backend(requested, &why);
+  if (!why.empty()) log_->info("{}", why);
+  matcher_ = kernels::make_matcher(backend, {config_.cpu_threads});
+  for (const auto& s : config_.streams) matcher_->add_stream({s.id, s.dims, s.nominal_period_ns});
+  add_patterns(config_.libraries);
+  rules_ = std::make_unique<alerting::RuleEngine>(config_.rules, alerting::pattern_table(config_.libraries), config_.instance);
+
+  alerting::PublisherOptions publish;
+  publish.endpoint = config_.publish_endpoint;
+  publish.send_high_water_mark = config_.send_high_water_mark;
+  publish.events_file = config_.events_file;
+  publish.log = log_;
+  publish.linger = config_.drain_grace;  // on shutdown, queued events get this long to leave
+  publisher_ = std::make_unique<alerting::Publisher>(context_, publish);
+
+  for (const auto& source : config_.ingest) {
+    if (source.kind == config::IngestSource::Kind::replay)
+      replays_.push_back(std::make_unique<ReplaySource>(source, *hub_));
+    else
+      sockets_.push_back(std::make_unique<ZmqSource>(context_, source, *hub_, *registry_));
+  }
+  refresh_stats();
+  if (!config_.metrics_listen.empty()) {
+    metrics_ = std::make_unique<MetricsServer>(
+        config_.metrics_listen,
+        MetricsCallbacks{[this] { return render_metrics(metrics_snapshot()); }, [this] { return unhealthy(); }}, log_);
+    log_->info("serving /metrics and /healthz on {} (port {})", config_.metrics_listen, metrics_->port());
+  }
+}
+
+Pipeline::~Pipeline() {
+  if (stopped_) return;
+  try {
+    shutdown();
+  } catch (const std::exception& e) {  // a destructor must not throw; say what was lost
+    log_->error("shutdown failed: {}", e.what());
+  }
+}
+
+void Pipeline::add_patterns(const std::vector<config::Library>& libraries) {
+  for (const auto& library : libraries)
+    for (const auto& pattern : library.patterns) matcher_->add_pattern(pattern);
+}
+
+std::vector<std::string> Pipeline::ingest_endpoints() const {
+  std::vector<std::string> out;
+  for (const auto& s : sockets_) out.push_back(s->endpoint());
+  return out;
+}
+
+void Pipeline::start() {
+  last_round_ns_ = steady_ns();
+  running_ = true;
+  for (auto& s : sockets_) threads_.emplace_back([src = s.get()](std::stop_token st) { src->run(st); });
+  for (auto& r : replays_) threads_.emplace_back([src = r.get()](std::stop_token st) { src->run(st); });
+}
+
+void Pipeline::publish(std::vector<kernels::RawMatch> matches, alerting::RuleEngine& rules) {
+  std::vector<alerting::Event> events = rules.apply(matches, wall_clock_ns());
+  publisher_->publish(events);
+  const std::lock_guard lock(stats_mu_);
+  stats_.matches += matches.size();
+  stats_.events += events.size();
+}
+
+void Pipeline::refresh_stats() {
+  const kernels::MatcherCounters matcher = matcher_->counters();
+  std::vector<std::pair<std::string, alerting::RuleCounters>> rules;
+  for (std::size_t r = 0; r < rules_->rules().size(); ++r)
+    rules.emplace_back(rules_->rules()[r].name, rules_->counters()[r]);
+  const std::lock_guard lock(stats_mu_);
+  stats_.matcher = matcher;
+  stats_.rules = std::move(rules);
+  stats_.streams = matcher_->streams().size();
+  stats_.patterns = matcher_->patterns().size();
+}
+
+PipelineStats Pipeline::stats() const {
+  const std::lock_guard lock(stats_mu_);
+  return stats_;
+}
+
+MetricsSnapshot Pipeline::metrics_snapshot() const {
+  return {instance_, backend_name(), WARPWATCH_VERSION, registry_->snapshot(), publisher_->counters(), stats()};
+}
+
+std::optional<std::string> Pipeline::unhealthy() const {
+  if (!running_) return stopped_ ? "stopped" : "not started";
+  const auto age = std::chrono::nanoseconds(steady_ns() - last_round_ns_.load());
+  if (age > config_.metrics_stale_after)
+    return "scheduler stalled: last round " +
+           std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(age).count()) + " ms ago";
+  return std::nullopt;
+}
+
+void Pipeline::run_batch() { process(hub_->take()); }
+
+void Pipeline::process(IngestBatch batch) {
+  std::vector<kernels::StreamChunk> chunks;
+  for (const PendingStream& p : batch.streams) {
+    if (!matcher_->has_stream(p.id)) matcher_->add_stream({p.id, p.dims, p.nominal_period_ns});
+    chunks.push_back({p.id, p.values, p.times_ns});
+  }
+  const auto began = std::chrono::steady_clock::now();
+  std::vector<kernels::RawMatch> matches;
+  if (!chunks.empty()) matches = matcher_->process(chunks);
+  // A finite input that ended: its pending candidates are final (SPEC.md 3.1).
+  for (const std::string& id : batch.ended)
+    if (matcher_->has_stream(id)) {
+      auto flushed = matcher_->remove_stream(id);
+      matches.insert(matches.end(), flushed.begin(), flushed.end());
+    }
+  if (!matches.empty()) publish(std::move(matches), *rules_);
+  if (!chunks.empty()) {
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    const std::lock_guard lock(stats_mu_);
+    ++stats_.batches;
+    stats_.samples += batch.samples;
+    stats_.last_batch_seconds = seconds;
+    stats_.batch_seconds += seconds;
+  }
+  refresh_stats();
+  if (!replays_.empty() && !batch.ended.empty()) {
+    bool all = true;
+    for (const auto& r : replays_) all = all && r->done();
+    replay_batches_done_ = all;
+  }
+}
+
+void Pipeline::step() {
+  hub_->wait(config_.batch_samples, std::chrono::steady_clock::now() + config_.tick);
+  run_batch();
+  last_round_ns_ = steady_ns();
+}
+
+bool Pipeline::replays_done() const { return !replays_.empty() && replay_batches_done_.load(); }
+
+PipelineSummary Pipeline::shutdown() {
+  if (stopped_) return summary();
+  running_ = false;  // /healthz says so from here on
+  stopped_ = true;
+  // Stop ingestion first, then drain what was accepted (fluent-bit's order).
+  for (auto& t : threads_) t.request_stop();
+  hub_->notify();
+  threads_.clear();  // joins
+  run_batch();
+  publish(matcher_->flush(), *rules_);
+  refresh_stats();
+  return summary();
+}
+
+PipelineSummary Pipeline::summary() const {
+  const PipelineStats s = stats();
+  const auto counters = publisher_->counters();
+  return {s.batches, s.samples, s.matches, s.events, counters.published, counters.dropped,
+          registry_->snapshot().rejected.total()};
+}
+
+}  // namespace warpwatch::service

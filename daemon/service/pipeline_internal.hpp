@@ -1,0 +1,15 @@
+// Helpers shared by the Pipeline's source files (pipeline.cpp, pipeline_reload.cpp).
+#pragma once
+
+#include <vector>
+
+#include "warpwatch/config/daemon_config.hpp"
+#include "warpwatch/stream/registry.hpp"
+
+namespace warpwatch::service {
+
+// The configuration's declared streams and admission options, as the registry takes them.
+std::vector<stream::DeclaredStream> declared_streams(const config::DaemonConfig& c);
+stream::RegistryOptions registry_options(const config::DaemonConfig& c);
+
+}  // namespace warpwatch::service

@@ -1,0 +1,114 @@
+// Pipeline::reload (SIGHUP): the new configuration's streams, patterns, rules and log
+// level, applied without losing the state of what did not change.
+#include <map>
+
+#include "pipeline_internal.hpp"
+#include "warpwatch/service/pipeline.hpp"
+
+namespace warpwatch::service {
+namespace {
+
+std::string describe_change(const stream::StreamChanges::Changed& c) {
+  std::string out;
+  if (c.before.dims != c.after.dims) out += "dims " + std::to_string(c.before.dims) + " -> " + std::to_string(c.after.dims);
+  if (c.before.nominal_period_ns != c.after.nominal_period_ns) {
+    if (!out.empty()) out += ", ";
+    out += "period " + std::to_string(c.before.nominal_period_ns) + " ns -> " +
+           std::to_string(c.after.nominal_period_ns) + " ns";
+  }
+  return out;
+}
+
+}  // namespace
+
+bool Pipeline::reload(const std::string& path) {
+  config::DaemonConfig next;
+  try {
+    next = config::load_daemon_config(path);
+  } catch (const std::exception& e) {
+    log_->error("reload refused, keeping the running configuration: {}", e.what());
+    const std::lock_guard lock(stats_mu_);
+    ++stats_.reloads_refused;
+    return false;
+  }
+  std::vector<kernels::RawMatch> flushed;
+  const stream::StreamChanges streams = reload_streams(next, flushed);
+  const std::size_t replaced = reload_patterns(next, flushed);
+  if (!flushed.empty()) publish(std::move(flushed), *rules_);  // through the old rules
+  auto rules = std::make_unique<alerting::RuleEngine>(next.rules, alerting::pattern_table(next.libraries), next.instance);
+  rules->carry_cooldowns_from(*rules_);  // rules kept by name keep their cooldowns
+  rules->carry_counters_from(*rules_);   // and their /metrics counters
+  rules_ = std::move(rules);
+  log_->info("configuration reloaded: streams {} added, {} restarted, {} removed; {} pattern(s) replaced "
+             "or removed; {} streams and {} patterns active",
+             streams.added.size(), streams.changed.size(), streams.removed.size(), replaced,
+             matcher_->streams().size(), matcher_->patterns().size());
+  config_.streams = std::move(next.streams);
+  config_.auto_create_streams = next.auto_create_streams;
+  config_.auto_dims = next.auto_dims;
+  config_.max_streams = next.max_streams;
+  config_.libraries = std::move(next.libraries);
+  config_.rules = std::move(next.rules);
+  config_.log_level = std::move(next.log_level);
+  {
+    const std::lock_guard lock(stats_mu_);
+    ++stats_.reloads;
+  }
+  refresh_stats();
+  return true;
+}
+
+stream::StreamChanges Pipeline::reload_streams(const config::DaemonConfig& next,
+                                              std::vector<kernels::RawMatch>& flushed) {
+  IngestHub::Redeclared r = hub_->redeclare(declared_streams(next), registry_options(next));
+  // Samples admitted under the old declarations belong to the old streams: match them
+  // before those streams change (for a changed stream they have the old dims).
+  process(std::move(r.queued));
+  const auto end_stream = [&](const std::string& id) {
+    if (!matcher_->has_stream(id)) return;
+    auto f = matcher_->remove_stream(id);  // its pending candidates are final (SPEC.md 3.1)
+    flushed.insert(flushed.end(), f.begin(), f.end());
+  };
+  for (const std::string& id : r.changes.removed) {
+    end_stream(id);
+    log_->info("stream '{}' removed by the reload: its pending matches are reported", id);
+  }
+  for (const auto& c : r.changes.changed) {
+    end_stream(c.after.id);
+    matcher_->add_stream({c.after.id, c.after.dims, c.after.nominal_period_ns});
+    log_->info("stream '{}' restarted by the reload ({}): its pending matches are reported, its sample "
+               "indices start again at 0",
+               c.after.id, describe_change(c));
+  }
+  for (const auto& d : r.changes.added) {
+    // An id that was auto-created and is now declared with the same shape is in the
+    // Matcher already, and keeps its state.
+    if (!matcher_->has_stream(d.id)) matcher_->add_stream({d.id, d.dims, d.nominal_period_ns});
+    log_->info("stream '{}' added by the reload ({} dims)", d.id, d.dims);
+  }
+  return std::move(r.changes);
+}
+
+std::size_t Pipeline::reload_patterns(const config::DaemonConfig& next, std::vector<kernels::RawMatch>& flushed) {
+  // Patterns whose definition changed are replaced; unchanged ones keep their state.
+  std::map<std::string, const kernels::PatternDef*> wanted;
+  for (const auto& lib : next.libraries)
+    for (const auto& p : lib.patterns) wanted[p.id] = &p;
+  std::vector<std::string> removed;
+  for (const auto& [id, current] : matcher_->patterns()) {
+    const auto it = wanted.find(id);
+    const bool same = it != wanted.end() && it->second->values == current.values &&
+                      it->second->times == current.times && it->second->dims == current.dims &&
+                      it->second->params == current.params;
+    if (!same) removed.push_back(id);
+  }
+  for (const auto& id : removed) {
+    auto f = matcher_->remove_pattern(id);
+    flushed.insert(flushed.end(), f.begin(), f.end());
+  }
+  for (const auto& [id, p] : wanted)
+    if (!matcher_->has_pattern(id)) matcher_->add_pattern(*p);
+  return removed.size();
+}
+
+}  // namespace warpwatch::service

@@ -1,0 +1,320 @@
+#include "elastic_engine.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <tuple>
+#include <utility>
+
+#include "cuda/runtime/device_memory.hpp"
+#include "distance_launch.hpp"
+
+namespace warpwatch::kernels::cuda::detail {
+namespace {
+
+constexpr std::size_t kStagingBytes = std::size_t{32} << 20;       // one of two pinned chunks
+constexpr std::size_t kGenericScratchBytes = std::size_t{256} << 20;  // per generic launch
+
+struct HostSeries {
+  const float* values;
+  std::size_t length;
+  const float* times;
+  std::uint64_t off = 0;
+  std::int64_t toff = -1;
+};
+
+struct HostJob {
+  std::uint32_t a, b, params;
+};
+
+// The fast kernels' specialisation for these params, if any (dims 1, no band; twed has
+// no band).
+std::optional<FastKind> fast_kind(const DistanceParams& p, std::size_t dims) {
+  if (dims != 1) return std::nullopt;
+  const bool sq = p.cost == Cost::sq;
+  switch (p.metric) {
+    case Metric::dtw: return p.band ? std::nullopt : std::optional{sq ? FastKind::dtw_sq : FastKind::dtw_abs};
+    case Metric::dk: return p.band ? std::nullopt : std::optional{sq ? FastKind::dk_sq : FastKind::dk_abs};
+    case Metric::twed: return FastKind::twed;
+    case Metric::softdtw: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+DevParams flatten(const DistanceParams& p) {
+  DevParams d;
+  d.metric = static_cast<int>(p.metric);
+  d.cost = static_cast<int>(p.cost);
+  d.band = p.band && p.metric != Metric::twed ? *p.band : -1.0;
+  d.gamma = p.gamma;
+  d.nu = p.nu;
+  d.lambda = p.lambda;
+  d.p = p.p;
+  return d;
+}
+
+enum class Family { warp, long_pair, generic };
+
+struct Route {
+  Family family = Family::generic;
+  FastKind kind = FastKind::dtw_sq;
+  int rows = 0;       // warp: rows per lane
+  bool swap = false;  // a and b exchanged (the distances routed here are symmetric)
+};
+
+// dtw and dk without a band and twed are symmetric: D of (b, a) is the transposed table,
+// with every cell's float operations the same, so the kernels may take either side as rows.
+Route route(const DistanceParams& p, std::size_t dims, std::size_t n, std::size_t m, DistancePath path) {
+  const std::optional<FastKind> kind = fast_kind(p, dims);
+  Route r;
+  if (path == DistancePath::generic) return r;
+  if (!kind) {
+    if (path != DistancePath::automatic)
+      throw std::invalid_argument("forced kernel path cannot compute these parameters or dims");
+    return r;
+  }
+  r.kind = *kind;
+  const int rows_a = warp_rows_per_lane(*kind, n), rows_b = warp_rows_per_lane(*kind, m);
+  if (path == DistancePath::long_pair || (path == DistancePath::automatic && !rows_a && !rows_b)) {
+    r.family = Family::long_pair;
+    // More rows = more bands working at once; forced, a is kept as the rows side.
+    r.swap = path == DistancePath::automatic && m > n;
+    return r;
+  }
+  if (path == DistancePath::warp && !rows_a && !rows_b)
+    throw std::invalid_argument("forced warp path: both series too long for registers");
+  r.family = Family::warp;
+  // The shorter side in registers: fewer padding rows, fewer registers, longer sweep.
+  r.swap = !rows_a || (rows_b && m < n);
+  r.rows = r.swap ? rows_b : rows_a;
+  return r;
+}
+
+}  // namespace
+
+struct ElasticEngine::Impl {
+  std::vector<HostSeries> series;
+  std::vector<DistanceParams> params;
+  std::vector<HostJob> jobs;
+
+  Stream stream;
+  Event copy_start, copy_end, kernel_start, kernel_end, back_start, back_end;
+  Event staged[2];
+  PinnedBuffer<unsigned char> staging[2];
+  PinnedBuffer<double> results_host;
+  DeviceBuffer<float> values, times;
+  DeviceBuffer<DevParams> dev_params;
+  DeviceBuffer<DevJob> dev_jobs;
+  DeviceBuffer<double> out, generic_scratch;
+  DeviceBuffer<unsigned char> long_scratch;
+  std::size_t peak = 0;
+
+  std::size_t held() const {
+    return values.bytes() + times.bytes() + dev_params.bytes() + dev_jobs.bytes() + out.bytes() +
+           generic_scratch.bytes() + long_scratch.bytes();
+  }
+  void note_peak() { peak = std::max(peak, held()); }
+
+  // Copies the pieces, back to back, to `dst` through the two pinned chunks: the host fills
+  // one while the other is on its way.
+  void upload(unsigned char* dst, const std::vector<std::pair<const void*, std::size_t>>& pieces) {
+    for (auto& s : staging) s.reserve(kStagingBytes);
+    // The chunk after the last one used: an earlier call's copy from it may still be
+    // running, so wait for it before refilling.
+    int buf = next_staging;
+    staged[buf].synchronize();
+    std::size_t fill = 0, done = 0;
+    const auto flush = [&] {
+      if (fill == 0) return;
+      WW_CUDA(cudaMemcpyAsync(dst + done, staging[buf].data(), fill, cudaMemcpyHostToDevice, stream.get()));
+      staged[buf].record(stream);
+      done += fill;
+      fill = 0;
+      buf ^= 1;
+      staged[buf].synchronize();  // the other chunk's copy has finished: it may be refilled
+    };
+    for (const auto& [src, bytes] : pieces) {
+      const auto* from = static_cast<const unsigned char*>(src);
+      for (std::size_t left = bytes; left > 0;) {
+        const std::size_t take = std::min(left, kStagingBytes - fill);
+        std::memcpy(staging[buf].data() + fill, from, take);
+        from += take;
+        left -= take;
+        fill += take;
+        if (fill == kStagingBytes) flush();
+      }
+    }
+    flush();
+    next_staging = buf;
+  }
+  int next_staging = 0;
+};
+
+ElasticEngine::ElasticEngine() : impl_(std::make_unique<Impl>()) {}
+ElasticEngine::~ElasticEngine() = default;
+
+void ElasticEngine::clear() {
+  impl_->series.clear();
+  impl_->params.clear();
+  impl_->jobs.clear();
+}
+
+std::uint32_t ElasticEngine::add_series(const float* values, std::size_t length, const float* times) {
+  if (length == 0 || length > std::numeric_limits<std::uint32_t>::max())
+    throw std::invalid_argument("series length out of range for the CUDA backend");
+  impl_->series.push_back({values, length, times});
+  return static_cast<std::uint32_t>(impl_->series.size() - 1);
+}
+
+std::uint32_t ElasticEngine::add_params(const DistanceParams& params) {
+  auto& all = impl_->params;
+  const auto it = std::find(all.begin(), all.end(), params);
+  if (it != all.end()) return static_cast<std::uint32_t>(it - all.begin());
+  all.push_back(params);
+  return static_cast<std::uint32_t>(all.size() - 1);
+}
+
+void ElasticEngine::add_job(std::uint32_t a, std::uint32_t b, std::uint32_t params) {
+  impl_->jobs.push_back({a, b, params});
+}
+
+std::size_t ElasticEngine::job_count() const { return impl_->jobs.size(); }
+std::size_t ElasticEngine::device_bytes() const { return impl_->held(); }
+std::size_t ElasticEngine::peak_device_bytes() const { return impl_->peak; }
+
+void ElasticEngine::run(std::size_t dims, std::span<double> results, DistancePath path,
+                        DeviceTimings* timings) {
+  Impl& s = *impl_;
+  if (results.size() != s.jobs.size()) throw std::invalid_argument("ElasticEngine::run: results size");
+  if (s.jobs.empty()) return;
+  const cudaStream_t stream = s.stream.get();
+
+  // Pack: every series once, values then (twed) times.
+  std::size_t value_count = 0, time_count = 0;
+  std::vector<std::pair<const void*, std::size_t>> value_pieces, time_pieces;
+  for (HostSeries& x : s.series) {
+    x.off = value_count;
+    value_count += x.length * dims;
+    value_pieces.emplace_back(x.values, x.length * dims * sizeof(float));
+    x.toff = -1;
+    if (x.times) {
+      x.toff = static_cast<std::int64_t>(time_count);
+      time_count += x.length;
+      time_pieces.emplace_back(x.times, x.length * sizeof(float));
+    }
+  }
+
+  // Route and order the jobs: warp groups by (kind, rows), then long pairs, then generic
+  // jobs by ascending m (a generic launch's scratch is sized by its longest b).
+  struct Routed {
+    Route r;
+    DevJob job;
+  };
+  std::vector<Routed> routed;
+  routed.reserve(s.jobs.size());
+  for (std::size_t k = 0; k < s.jobs.size(); ++k) {
+    const HostJob& h = s.jobs[k];
+    HostSeries a = s.series[h.a], b = s.series[h.b];
+    const Route r = route(s.params[h.params], dims, a.length, b.length, path);
+    if (r.swap) std::swap(a, b);
+    DevJob j;
+    j.a_off = a.off;
+    j.b_off = b.off;
+    j.a_toff = a.toff;
+    j.b_toff = b.toff;
+    j.n = static_cast<std::uint32_t>(a.length);
+    j.m = static_cast<std::uint32_t>(b.length);
+    j.params = h.params;
+    j.out = k;
+    routed.push_back({r, j});
+  }
+  const auto key = [](const Routed& x) {
+    return std::tuple(static_cast<int>(x.r.family), static_cast<int>(x.r.kind), x.r.rows, x.job.m);
+  };
+  std::stable_sort(routed.begin(), routed.end(), [&](const Routed& x, const Routed& y) { return key(x) < key(y); });
+  std::vector<DevJob> dev_jobs(routed.size());
+  for (std::size_t k = 0; k < routed.size(); ++k) dev_jobs[k] = routed[k].job;
+  std::vector<DevParams> dev_params;
+  for (const DistanceParams& p : s.params) dev_params.push_back(flatten(p));
+
+  // Device buffers (grow only), then the uploads.
+  s.values.reserve(value_count);
+  s.times.reserve(std::max<std::size_t>(time_count, 1));
+  s.dev_params.reserve(dev_params.size());
+  s.dev_jobs.reserve(dev_jobs.size());
+  s.out.reserve(dev_jobs.size());
+  s.results_host.reserve(dev_jobs.size());
+  s.note_peak();
+  s.copy_start.record(s.stream);
+  s.upload(reinterpret_cast<unsigned char*>(s.values.data()), value_pieces);
+  if (!time_pieces.empty()) s.upload(reinterpret_cast<unsigned char*>(s.times.data()), time_pieces);
+  s.upload(reinterpret_cast<unsigned char*>(s.dev_params.data()),
+           {{dev_params.data(), dev_params.size() * sizeof(DevParams)}});
+  s.upload(reinterpret_cast<unsigned char*>(s.dev_jobs.data()), {{dev_jobs.data(), dev_jobs.size() * sizeof(DevJob)}});
+  s.copy_end.record(s.stream);
+
+  // Scratch first (an allocation inside the timed section would be timed too).
+  std::size_t long_bytes = 0;
+  for (const Routed& x : routed)
+    if (x.r.family == Family::long_pair) long_bytes = std::max(long_bytes, long_pair_scratch_bytes(x.job.n, x.job.m));
+  if (long_bytes) s.long_scratch.reserve(long_bytes);
+  std::size_t generic_doubles = 0;
+  for (const Routed& x : routed)
+    if (x.r.family == Family::generic)
+      generic_doubles = std::max(generic_doubles, generic_scratch_per_job(x.job.m));
+  const std::size_t budget = std::max(generic_doubles, kGenericScratchBytes / sizeof(double));
+  if (generic_doubles) s.generic_scratch.reserve(budget);
+  s.note_peak();
+
+  DeviceData data;
+  data.values = s.values.data();
+  data.times = s.times.data();
+  data.params = s.dev_params.data();
+  data.out = s.out.data();
+  data.dims = static_cast<std::uint32_t>(dims);
+
+  s.kernel_start.record(s.stream);
+  for (std::size_t begin = 0; begin < routed.size();) {
+    const Route& r = routed[begin].r;
+    std::size_t end = begin + 1;
+    while (end < routed.size() && routed[end].r.family == r.family && routed[end].r.kind == r.kind &&
+           routed[end].r.rows == r.rows)
+      ++end;
+    const DevJob* group = s.dev_jobs.data() + begin;
+    switch (r.family) {
+      case Family::warp: launch_warp(r.kind, r.rows, data, group, end - begin, stream); break;
+      case Family::long_pair:
+        for (std::size_t k = begin; k < end; ++k)
+          launch_long_pair(r.kind, data, routed[k].job, s.dev_jobs.data() + k, s.long_scratch.data(), stream);
+        break;
+      case Family::generic:
+        // Slices whose interleaved scratch fits the budget (m ascending: the last is the longest).
+        for (std::size_t k = begin; k < end;) {
+          std::size_t stop = k + 1;
+          while (stop < end && (stop - k + 1) * generic_scratch_per_job(routed[stop].job.m) <= budget) ++stop;
+          launch_generic(data, s.dev_jobs.data() + k, stop - k, routed[stop - 1].job.m, s.generic_scratch.data(),
+                         stream);
+          k = stop;
+        }
+        break;
+    }
+    begin = end;
+  }
+  s.kernel_end.record(s.stream);
+
+  s.back_start.record(s.stream);
+  WW_CUDA(cudaMemcpyAsync(s.results_host.data(), s.out.data(), dev_jobs.size() * sizeof(double),
+                          cudaMemcpyDeviceToHost, stream));
+  s.back_end.record(s.stream);
+  s.stream.synchronize();
+  std::memcpy(results.data(), s.results_host.data(), results.size() * sizeof(double));
+  if (timings) {
+    timings->kernel_seconds += s.kernel_end.seconds_since(s.kernel_start);
+    timings->copy_seconds += s.copy_end.seconds_since(s.copy_start) + s.back_end.seconds_since(s.back_start);
+    timings->device_bytes = std::max(timings->device_bytes, s.peak);
+  }
+}
+
+}  // namespace warpwatch::kernels::cuda::detail

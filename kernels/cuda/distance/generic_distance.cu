@@ -1,0 +1,178 @@
+// Thread per job whole-series distances (SPEC.md 4) for what the fast kernels do not take:
+// softdtw, dims > 1, a Sakoe-Chiba band, any lengths. float64, the cell formulas of the
+// reference; one row of D (plus twed's g row and deletion costs) in global scratch,
+// interleaved across the jobs of the launch (element j of job k at j * count + k) so that
+// a warp's threads, all at the same j when the lengths agree, touch one line.
+#include <cuda_runtime.h>
+
+#include "cuda/runtime/cuda_check.hpp"
+#include "distance_launch.hpp"
+
+namespace warpwatch::kernels::cuda::detail {
+namespace {
+
+constexpr int kThreads = 128;
+// Metric and Cost as ints, in params.hpp's order (softdtw = 2 is the remaining case).
+constexpr int kMetricDtw = 0, kMetricDk = 1, kMetricTwed = 3;
+constexpr int kCostSq = 0;
+
+__device__ __forceinline__ double inf_d() { return __longlong_as_double(0x7ff0000000000000ll); }
+
+// Row view of the interleaved scratch.
+struct Strided {
+  double* base;
+  std::size_t stride;
+  __device__ double& operator[](std::size_t j) const { return base[j * stride]; }
+};
+
+__device__ double local_cost(const float* x, const float* y, unsigned dims, int cost) {
+  double c = 0.0;
+  for (unsigned k = 0; k < dims; ++k) {
+    const double diff = static_cast<double>(x[k]) - static_cast<double>(y[k]);
+    c += cost == kCostSq ? diff * diff : fabs(diff);
+  }
+  return c;
+}
+
+// ||x - y||_p, y null = the zero sample (SPEC.md 4.3).
+__device__ double pnorm_diff(const float* x, const float* y, unsigned dims, double p) {
+  double s = 0.0;
+  for (unsigned k = 0; k < dims; ++k) {
+    const double diff = fabs(static_cast<double>(x[k]) - (y ? static_cast<double>(y[k]) : 0.0));
+    s += p == 1.0 ? diff : p == 2.0 ? diff * diff : pow(diff, p);
+  }
+  return p == 1.0 ? s : p == 2.0 ? sqrt(s) : pow(s, 1.0 / p);
+}
+
+__device__ double softmin(double x, double y, double z, double gamma) {
+  const double r = fmin(fmin(x, y), z);
+  if (r == inf_d()) return r;
+  const double sum = exp(-(x - r) / gamma) + exp(-(y - r) / gamma) + exp(-(z - r) / gamma);
+  return r - gamma * log(sum);
+}
+
+// dtw, dk and softdtw: the reference's table, one row at a time. With a band, each row
+// visits a conservative column range (one column of slack either side for rounding) and
+// decides each cell with the reference's own predicate, evaluated the same way in double.
+__device__ double warping(const DeviceData& d, const DevJob& job, const DevParams& p, Strided row) {
+  const unsigned n = job.n, m = job.m, dims = d.dims;
+  const float* av = d.values + job.a_off;
+  const float* bv = d.values + job.b_off;
+  const double inf = inf_d(), dn = n, dm = m;
+  const bool banded = p.band >= 0.0;
+  row[0] = 0.0;
+  for (unsigned j = 1; j <= m; ++j) row[j] = inf;
+  unsigned prev_lo = 1;
+  for (unsigned i = 1; i <= n; ++i) {
+    unsigned lo = 1, hi = m;
+    if (banded) {
+      const double from = floor((static_cast<double>(i) - p.band) * dm / dn) - 1.0;
+      const double to = ceil((static_cast<double>(i) + p.band) * dm / dn) + 1.0;
+      lo = from < 1.0 ? 1u : from > dm ? m + 1 : static_cast<unsigned>(from);
+      hi = to > dm ? m : static_cast<unsigned>(to);
+    }
+    // lo and hi never decrease with i: cells left of lo that the last row wrote become
+    // +inf here, cells right of hi were never written.
+    double diag = row[lo - 1];
+    for (unsigned j = prev_lo - 1; j < lo; ++j) row[j] = inf;
+    prev_lo = lo;
+    double left = inf;
+    const float* a_i = av + static_cast<std::size_t>(i - 1) * dims;
+    for (unsigned j = lo; j <= hi; ++j) {
+      const double up = row[j];
+      double v = inf;
+      const bool inside = !banded || fabs(static_cast<double>(i) - static_cast<double>(j) * dn / dm) <= p.band;
+      if (inside) {
+        const double c = local_cost(a_i, bv + static_cast<std::size_t>(j - 1) * dims, dims, p.cost);
+        const double best = fmin(fmin(up, left), diag);
+        v = p.metric == kMetricDtw ? c + best
+            : p.metric == kMetricDk ? fmax(c, best)
+                                    : c + softmin(up, left, diag, p.gamma);
+      }
+      row[j] = v;
+      left = v;
+      diag = up;
+    }
+  }
+  return row[m];
+}
+
+// twed (SPEC.md 4.3) with g(i, j) = ||a_i - b_j|| + nu |ta_i - tb_j| kept for the next row,
+// g(0, .) = g(., 0) = 0 so that cell (1, 1) leaves out the index-0 terms and the other
+// cells of row 1 and column 1 are +inf through D anyway.
+__device__ double twed(const DeviceData& d, const DevJob& job, const DevParams& p, Strided row,
+                       Strided g, Strided del_b) {
+  const unsigned n = job.n, m = job.m, dims = d.dims;
+  const float* av = d.values + job.a_off;
+  const float* bv = d.values + job.b_off;
+  const float* at = job.a_toff >= 0 ? d.times + job.a_toff : nullptr;
+  const float* bt = job.b_toff >= 0 ? d.times + job.b_toff : nullptr;
+  const auto ta = [&](unsigned i) { return i == 0 ? 0.0 : at ? static_cast<double>(at[i - 1]) : i - 1.0; };
+  const auto tb = [&](unsigned j) { return j == 0 ? 0.0 : bt ? static_cast<double>(bt[j - 1]) : j - 1.0; };
+  const auto sample = [&](const float* v, unsigned i) {  // 1-based; 0 is the zero sample
+    return i == 0 ? nullptr : v + static_cast<std::size_t>(i - 1) * dims;
+  };
+  const double inf = inf_d();
+  for (unsigned j = 1; j <= m; ++j) {
+    const double step = j == 1 ? pnorm_diff(sample(bv, 1), nullptr, dims, p.p)
+                               : pnorm_diff(sample(bv, j), sample(bv, j - 1), dims, p.p);
+    del_b[j] = step + p.nu * (tb(j) - tb(j - 1)) + p.lambda;
+  }
+  row[0] = 0.0;
+  g[0] = 0.0;
+  for (unsigned j = 1; j <= m; ++j) {
+    row[j] = inf;
+    g[j] = 0.0;
+  }
+  for (unsigned i = 1; i <= n; ++i) {
+    const float* a_i = sample(av, i);
+    const double step = i == 1 ? pnorm_diff(a_i, nullptr, dims, p.p)
+                               : pnorm_diff(a_i, sample(av, i - 1), dims, p.p);
+    const double del_a = step + p.nu * (ta(i) - ta(i - 1)) + p.lambda;
+    double diag = row[0], gdiag = 0.0, left = inf;
+    row[0] = inf;
+    for (unsigned j = 1; j <= m; ++j) {
+      const double up = row[j], gold = g[j];
+      const double gij = pnorm_diff(a_i, sample(bv, j), dims, p.p) + p.nu * fabs(ta(i) - tb(j));
+      const double match = (diag + gij) + gdiag;
+      const double v = fmin(match, fmin(up + del_a, left + del_b[j]));
+      row[j] = v;
+      g[j] = gij;
+      left = v;
+      diag = up;
+      gdiag = gold;
+    }
+  }
+  return row[m];
+}
+
+__global__ void __launch_bounds__(kThreads)
+    generic_kernel(DeviceData d, const DevJob* __restrict__ jobs, unsigned count, std::size_t max_m,
+                   double* scratch) {
+  const unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= count) return;
+  const DevJob job = jobs[k];
+  const DevParams p = d.params[job.params];
+  const std::size_t width = max_m + 1;
+  const Strided row{scratch + k, count};
+  double result;
+  if (p.metric == kMetricTwed) {
+    const Strided g{scratch + width * count + k, count}, del_b{scratch + 2 * width * count + k, count};
+    result = twed(d, job, p, row, g, del_b);
+  } else {
+    result = warping(d, job, p, row);
+  }
+  d.out[job.out] = result;
+}
+
+}  // namespace
+
+void launch_generic(const DeviceData& data, const DevJob* jobs, std::size_t count,
+                    std::size_t max_m, double* scratch, stream_t stream) {
+  if (count == 0) return;
+  const unsigned blocks = static_cast<unsigned>((count + kThreads - 1) / kThreads);
+  generic_kernel<<<blocks, kThreads, 0, stream>>>(data, jobs, static_cast<unsigned>(count), max_m, scratch);
+  WW_CUDA(cudaGetLastError());
+}
+
+}  // namespace warpwatch::kernels::cuda::detail
