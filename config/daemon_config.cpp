@@ -29,8 +29,8 @@ std::vector<StreamDecl> read_streams(const PresentKeys& top, const ReadContext& 
     targets.stream = &stream;
     const PresentKeys keys = read_section(entry, stream.where, "streams.declared[]", targets, ctx);
     const SourceLocation& id_at = keys.find("id")->second.value;
-    check_stream_id(stream.id, id_at);
-    ids.add(stream.id, id_at);
+    check_stream_id(stream.def.id, id_at);
+    ids.add(stream.def.id, id_at);
     streams.push_back(std::move(stream));
   }
   return streams;
@@ -118,7 +118,7 @@ std::vector<IngestSource> read_ingest(const PresentKeys& top, const ReadContext&
       if (!std::filesystem::is_regular_file(src.file, ec))
         throw ConfigError(at, cat("cannot read replay file ", in_quotes(src.file)));
       const bool declared = std::any_of(config.streams.begin(), config.streams.end(),
-                                        [&](const StreamDecl& s) { return s.id == src.stream; });
+                                        [&](const StreamDecl& s) { return s.def.id == src.stream; });
       if (!declared && !config.auto_create_streams)
         throw ConfigError(stream->second.value,
                           cat("replay stream ", in_quotes(src.stream),
@@ -133,7 +133,7 @@ std::vector<IngestSource> read_ingest(const PresentKeys& top, const ReadContext&
 // Which pattern dims some stream can have, and the words to say so in an error.
 std::pair<std::set<std::size_t>, std::string> stream_dims(const DaemonConfig& config) {
   std::set<std::size_t> dims;
-  for (const StreamDecl& s : config.streams) dims.insert(s.dims);
+  for (const StreamDecl& s : config.streams) dims.insert(s.def.dims);
   std::string text;
   for (const std::size_t d : dims)
     text += cat(text.empty() ? "declared streams have dims " : ", ", std::to_string(d));

@@ -12,7 +12,7 @@ namespace {
 
 [[noreturn]] void fail(const std::string& message) { throw std::invalid_argument(message); }
 
-constexpr std::size_t max_dims = 64;  // SPEC.md 1
+using stream::max_dims;  // SPEC.md 1
 
 }  // namespace
 

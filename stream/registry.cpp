@@ -44,31 +44,29 @@ std::string dims_detail(std::size_t got, std::string_view whose, std::size_t wan
               std::to_string(want)});
 }
 
-StreamCounters declared_counters(const DeclaredStream& d) {
+StreamCounters declared_counters(const StreamDef& d) {
   StreamCounters c;
-  c.id = d.id;
-  c.dims = d.dims;
-  c.nominal_period_ns = d.nominal_period_ns;
+  c.stream = make_stream(d);
   c.declared = true;
   return c;
 }
 
 }  // namespace
 
-StreamRegistry::StreamRegistry(const std::vector<DeclaredStream>& declared, RegistryOptions options,
+StreamRegistry::StreamRegistry(const std::vector<StreamDef>& declared, RegistryOptions options,
                                LogHook log, Clock clock)
     : options_(options), log_(std::move(log)), clock_(std::move(clock)) {
   check_declarations(declared, options_);
-  for (const DeclaredStream& d : declared) streams_.emplace(d.id, declared_counters(d));
+  for (const StreamDef& d : declared) streams_.emplace(d.id, declared_counters(d));
 }
 
-void StreamRegistry::check_declarations(const std::vector<DeclaredStream>& declared,
+void StreamRegistry::check_declarations(const std::vector<StreamDef>& declared,
                                         const RegistryOptions& options) {
   if (options.auto_dims < 1 || options.auto_dims > max_dims) {
     throw std::invalid_argument("StreamRegistry: auto_dims outside 1..64");
   }
   std::set<std::string_view> ids;
-  for (const DeclaredStream& d : declared) {
+  for (const StreamDef& d : declared) {
     if (auto why = invalid_stream_id_reason(d.id)) {
       throw std::invalid_argument(cat({"StreamRegistry: ", *why, ": ", printable_id(d.id)}));
     }
@@ -84,37 +82,41 @@ void StreamRegistry::check_declarations(const std::vector<DeclaredStream>& decla
   }
 }
 
-StreamChanges StreamRegistry::redeclare(const std::vector<DeclaredStream>& declared,
+StreamChanges StreamRegistry::redeclare(const std::vector<StreamDef>& declared,
                                         const RegistryOptions& options) {
   check_declarations(declared, options);
-  std::map<std::string_view, const DeclaredStream*> wanted;
-  for (const DeclaredStream& d : declared) wanted.emplace(d.id, &d);
+  std::map<std::string_view, const StreamDef*> wanted;
+  for (const StreamDef& d : declared) wanted.emplace(d.id, &d);
   StreamChanges changes;
   const std::lock_guard lock(mu_);
   for (auto it = streams_.begin(); it != streams_.end();) {
     StreamCounters& s = it->second;
-    const auto want = wanted.find(s.id);
+    const auto want = wanted.find(it->first);
     if (want == wanted.end()) {
       if (s.declared || !options.auto_create) {
         if (!s.declared) --auto_created_;
-        changes.removed.push_back(s.id);
-        std::erase_if(log_state_, [&](const auto& entry) { return entry.first.first == s.id; });
+        changes.removed.push_back(it->first);
+        std::erase_if(log_state_, [&](const auto& entry) { return entry.first.first == it->first; });
         it = streams_.erase(it);
         continue;
       }
     } else {
-      const DeclaredStream& d = *want->second;
-      if (d.dims != s.dims || d.nominal_period_ns != s.nominal_period_ns)
-        changes.changed.push_back({{s.id, s.dims, s.nominal_period_ns}, d});
+      const StreamDef& d = *want->second;
+      if (d != *s.stream) {
+        StreamRef after = make_stream(d);
+        changes.changed.push_back({s.stream, after});
+        s.stream = std::move(after);
+      }
       if (!s.declared) --auto_created_;
       s.declared = true;
-      s.dims = d.dims;
-      s.nominal_period_ns = d.nominal_period_ns;
     }
     ++it;
   }
-  for (const DeclaredStream& d : declared) {
-    if (streams_.emplace(d.id, declared_counters(d)).second) changes.added.push_back(d);
+  for (const StreamDef& d : declared) {
+    const auto [it, fresh] = streams_.try_emplace(d.id);
+    if (!fresh) continue;
+    it->second = declared_counters(d);
+    changes.added.push_back(it->second.stream);
   }
   const auto log_interval = options_.log_interval;
   options_ = options;
@@ -140,10 +142,9 @@ Admit StreamRegistry::admit(std::string_view id, std::size_t dims) {
     if (auto why = invalid_stream_id_reason(id)) {
       refuse(nullptr, RejectReason::invalid_stream_id, std::string(*why));
     } else if (StreamCounters* s = find_locked(id)) {
-      a.dims = s->dims;
-      a.nominal_period_ns = s->nominal_period_ns;
-      if (dims != s->dims) {
-        refuse(s, RejectReason::wrong_dims, dims_detail(dims, "the stream has", s->dims));
+      a.stream = s->stream;
+      if (dims != s->stream->dims) {
+        refuse(s, RejectReason::wrong_dims, dims_detail(dims, "the stream has", s->stream->dims));
       } else {
         ++s->messages;
         ++totals_.messages;
@@ -161,15 +162,12 @@ Admit StreamRegistry::admit(std::string_view id, std::size_t dims) {
              dims_detail(dims, "auto-created streams have", options_.auto_dims));
     } else {
       StreamCounters c;
-      c.id = std::string(id);
-      c.dims = options_.auto_dims;
-      c.nominal_period_ns = options_.auto_period_ns;
+      c.stream = make_stream({std::string(id), options_.auto_dims, options_.auto_period_ns});
       c.messages = 1;
-      streams_.emplace(c.id, std::move(c));
+      a.stream = c.stream;
+      streams_.emplace(std::string(id), std::move(c));
       ++auto_created_;
       ++totals_.messages;
-      a.dims = options_.auto_dims;
-      a.nominal_period_ns = options_.auto_period_ns;
       a.created = true;
     }
   }
@@ -228,7 +226,7 @@ void StreamRegistry::emit(std::optional<PendingLine> line) const {
 std::optional<std::size_t> StreamRegistry::expected_dims(std::string_view id) const {
   std::lock_guard lock(mu_);
   if (invalid_stream_id_reason(id)) return std::nullopt;
-  if (auto it = streams_.find(id); it != streams_.end()) return it->second.dims;
+  if (auto it = streams_.find(id); it != streams_.end()) return it->second.stream->dims;
   if (options_.auto_create && auto_created_ < options_.max_auto_streams) return options_.auto_dims;
   return std::nullopt;
 }

@@ -135,9 +135,7 @@ inline config::DaemonConfig base_config(std::vector<std::string> stream_ids, std
   c.ingest.push_back(pull);
   for (auto& id : stream_ids) {
     config::StreamDecl d;
-    d.id = std::move(id);
-    d.dims = 1;
-    d.nominal_period_ns = kPeriod;
+    d.def = {std::move(id), 1, kPeriod};
     c.streams.push_back(d);
   }
   config::Library lib;

@@ -335,11 +335,11 @@ TEST(DaemonConfig, FullConfigReadsIntoTheExpectedValues) {
   EXPECT_TRUE(c.auto_create_streams);
   EXPECT_EQ(c.auto_dims, 3u);
   ASSERT_EQ(c.streams.size(), 2u);
-  EXPECT_EQ(c.streams[0].id, "pump-1");
-  EXPECT_EQ(c.streams[0].dims, 1u);
-  EXPECT_EQ(c.streams[0].nominal_period_ns, 10'000'000);
-  EXPECT_EQ(c.streams[1].dims, 2u);
-  EXPECT_EQ(c.streams[1].nominal_period_ns, 1'000'000'000);
+  EXPECT_EQ(c.streams[0].def.id, "pump-1");
+  EXPECT_EQ(c.streams[0].def.dims, 1u);
+  EXPECT_EQ(c.streams[0].def.nominal_period_ns, 10'000'000);
+  EXPECT_EQ(c.streams[1].def.dims, 2u);
+  EXPECT_EQ(c.streams[1].def.nominal_period_ns, 1'000'000'000);
 
   ASSERT_EQ(c.libraries.size(), 2u);
   const auto& shapes = c.libraries[0].patterns;

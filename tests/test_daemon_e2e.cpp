@@ -333,9 +333,9 @@ TEST(DaemonE2e, BadFramesAreCountedAndGoodSamplesAllMatched) {
     EXPECT_EQ(snap.rejected[reason], expected[reason]) << stream::to_string(reason);
   EXPECT_GT(expected.total(), 20u);  // the seed did interleave bad input
   for (const auto& s : snap.streams) {
-    SCOPED_TRACE(s.id);
+    SCOPED_TRACE(s.stream->id);
     for (const auto reason : stream::all_reject_reasons)
-      EXPECT_EQ(s.rejected[reason], expected_per_stream[s.id][reason]) << stream::to_string(reason);
+      EXPECT_EQ(s.rejected[reason], expected_per_stream[s.stream->id][reason]) << stream::to_string(reason);
   }
   EXPECT_EQ(summary.rejected, expected.total());
   EXPECT_EQ(snap.accepted_samples, total);

@@ -26,7 +26,7 @@ TEST(Metrics, RendersKnownCountersInPrometheusTextFormat) {
   s.ingest.accepted_samples = 70;
   s.ingest.rejected.add(stream::RejectReason::wrong_dims, 2);
   stream::StreamCounters a;
-  a.id = "pump-1";
+  a.stream = stream::make_stream({"pump-1", 1, 1'000'000'000});
   a.declared = true;
   a.accepted_samples = 70;
   a.rejected.add(stream::RejectReason::wrong_dims, 2);

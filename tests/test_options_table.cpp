@@ -120,8 +120,8 @@ TEST(OptionsTable, DefaultsAgreeWithTheHeader) {
   EXPECT_EQ(c.ingest.at(1).rate_hz, replay.rate_hz);
   EXPECT_EQ(c.ingest.at(1).period_ns, replay.period_ns);
   const StreamDecl stream;
-  EXPECT_EQ(c.streams.at(0).dims, stream.dims);
-  EXPECT_EQ(c.streams.at(0).nominal_period_ns, stream.nominal_period_ns);
+  EXPECT_EQ(c.streams.at(0).def.dims, stream.def.dims);
+  EXPECT_EQ(c.streams.at(0).def.nominal_period_ns, stream.def.nominal_period_ns);
   const Rule rule;
   EXPECT_EQ(c.rules.at(0).streams, rule.streams);
   EXPECT_EQ(c.rules.at(0).patterns, rule.patterns);

@@ -13,7 +13,7 @@
 namespace {
 
 using warpwatch::stream::Admit;
-using warpwatch::stream::DeclaredStream;
+using warpwatch::stream::StreamDef;
 using warpwatch::stream::RegistryOptions;
 using warpwatch::stream::RegistrySnapshot;
 using warpwatch::stream::RejectReason;
@@ -32,7 +32,7 @@ struct Harness {
   std::chrono::steady_clock::time_point now{};
   std::vector<LogLine> lines;
 
-  StreamRegistry make(const std::vector<DeclaredStream>& declared, RegistryOptions options = {}) {
+  StreamRegistry make(const std::vector<StreamDef>& declared, RegistryOptions options = {}) {
     return StreamRegistry(
         declared, options,
         [this](std::string_view s, RejectReason r, std::string_view d) {
@@ -42,7 +42,7 @@ struct Harness {
   }
 };
 
-const std::vector<DeclaredStream> pumps = {{"pump-1", 2, 1'000'000'000},
+const std::vector<StreamDef> pumps = {{"pump-1", 2, 1'000'000'000},
                                            {"pump-2", 1, 500'000'000}};
 
 TEST(Registry, DeclaredStreams) {
@@ -50,17 +50,19 @@ TEST(Registry, DeclaredStreams) {
   StreamRegistry reg = h.make(pumps);
   const Admit ok = reg.admit("pump-1", 2);
   EXPECT_TRUE(ok.ok());
-  EXPECT_EQ(ok.dims, 2u);
-  EXPECT_EQ(ok.nominal_period_ns, 1'000'000'000);
+  ASSERT_NE(ok.stream, nullptr);
+  EXPECT_EQ(ok.stream->dims, 2u);
+  EXPECT_EQ(ok.stream->nominal_period_ns, 1'000'000'000);
   EXPECT_FALSE(ok.created);
 
   const Admit dims = reg.admit("pump-1", 3);
   EXPECT_EQ(dims.rejected, RejectReason::wrong_dims);
   EXPECT_EQ(dims.detail, "message has 3 values per sample, the stream has 2");
-  EXPECT_EQ(dims.dims, 2u);
+  ASSERT_NE(dims.stream, nullptr);
+  EXPECT_EQ(dims.stream->dims, 2u);
   const Admit unknown = reg.admit("pump-3", 1);
   EXPECT_EQ(unknown.rejected, RejectReason::unknown_stream);
-  EXPECT_EQ(unknown.dims, 0u);
+  EXPECT_EQ(unknown.stream, nullptr) << "an unknown id has no stream";
   const Admit invalid = reg.admit("pump 1", 2);
   EXPECT_EQ(invalid.rejected, RejectReason::invalid_stream_id);
   EXPECT_EQ(invalid.detail, "whitespace in stream id");
@@ -81,14 +83,14 @@ TEST(Registry, DeclaredStreams) {
   EXPECT_EQ(s.rejected[RejectReason::oversized_message], 1u);
   EXPECT_EQ(s.rejected.total(), 9u);
   ASSERT_EQ(s.streams.size(), 2u);  // unknown and invalid ids get no entry
-  EXPECT_EQ(s.streams[0].id, "pump-1");
+  EXPECT_EQ(s.streams[0].stream->id, "pump-1");
   EXPECT_TRUE(s.streams[0].declared);
   EXPECT_EQ(s.streams[0].messages, 1u);
   EXPECT_EQ(s.streams[0].accepted_samples, 7u);
   EXPECT_EQ(s.streams[0].rejected.total(), 1u);
   EXPECT_EQ(s.streams[0].rejected[RejectReason::wrong_dims], 1u);
-  EXPECT_EQ(s.streams[1].id, "pump-2");
-  EXPECT_EQ(s.streams[1].nominal_period_ns, 500'000'000);
+  EXPECT_EQ(s.streams[1].stream->id, "pump-2");
+  EXPECT_EQ(s.streams[1].stream->nominal_period_ns, 500'000'000);
   EXPECT_EQ(s.streams[1].rejected[RejectReason::non_finite_value], 3u);
 
   EXPECT_EQ(reg.expected_dims("pump-2"), 1u);
@@ -106,10 +108,11 @@ TEST(Registry, AutoCreatedStreamsUpToTheLimit) {
 
   EXPECT_EQ(reg.expected_dims("a"), 3u);
   const Admit a = reg.admit("a", 3);
+  ASSERT_NE(a.stream, nullptr);
   EXPECT_TRUE(a.ok());
   EXPECT_TRUE(a.created);
-  EXPECT_EQ(a.dims, 3u);
-  EXPECT_EQ(a.nominal_period_ns, 250'000'000);
+  EXPECT_EQ(a.stream->dims, 3u);
+  EXPECT_EQ(a.stream->nominal_period_ns, 250'000'000);
   EXPECT_FALSE(reg.admit("a", 3).created);
   // A first message of the wrong shape does not claim the id.
   const Admit b_wrong = reg.admit("b", 1);
@@ -129,10 +132,10 @@ TEST(Registry, AutoCreatedStreamsUpToTheLimit) {
   EXPECT_EQ(s.rejected[RejectReason::wrong_dims], 1u);
   EXPECT_EQ(s.rejected[RejectReason::too_many_streams], 1u);
   ASSERT_EQ(s.streams.size(), 4u);
-  EXPECT_EQ(s.streams[0].id, "a");
+  EXPECT_EQ(s.streams[0].stream->id, "a");
   EXPECT_FALSE(s.streams[0].declared);
   EXPECT_EQ(s.streams[0].messages, 2u);
-  EXPECT_EQ(s.streams[1].id, "b");
+  EXPECT_EQ(s.streams[1].stream->id, "b");
   EXPECT_EQ(s.streams[1].messages, 2u);
   EXPECT_EQ(s.streams[1].rejected.total(), 0u);  // "b" had no stream when it was refused
 }
@@ -232,8 +235,8 @@ TEST(Registry, CountersAreExactUnderConcurrency) {
   ASSERT_EQ(s.streams.size(), 2u + threads);
   for (const auto& st : s.streams) {
     if (st.declared) continue;
-    EXPECT_EQ(st.messages, std::uint64_t{per_thread}) << st.id;
-    EXPECT_EQ(st.accepted_samples, 2u * per_thread) << st.id;
+    EXPECT_EQ(st.messages, std::uint64_t{per_thread}) << st.stream->id;
+    EXPECT_EQ(st.accepted_samples, 2u * per_thread) << st.stream->id;
   }
 }
 

@@ -21,10 +21,10 @@ TEST(RegistryRedeclare, AddsChangesAndRemovesDeclaredStreams) {
   r.count_accepted("grow", 5);
   const StreamChanges c = r.redeclare({{"keep", 1, 10}, {"grow", 3, 10}, {"new", 2, 10}}, {});
   ASSERT_EQ(c.added.size(), 1u);
-  EXPECT_EQ(c.added[0].id, "new");
+  EXPECT_EQ(c.added[0]->id, "new");
   ASSERT_EQ(c.changed.size(), 1u);
-  EXPECT_EQ(c.changed[0].before.dims, 1u);
-  EXPECT_EQ(c.changed[0].after.dims, 3u);
+  EXPECT_EQ(c.changed[0].before->dims, 1u);
+  EXPECT_EQ(c.changed[0].after->dims, 3u);
   EXPECT_EQ(c.removed, std::vector<std::string>{"gone"});
 
   EXPECT_TRUE(r.admit("grow", 3).ok());
@@ -33,7 +33,7 @@ TEST(RegistryRedeclare, AddsChangesAndRemovesDeclaredStreams) {
   EXPECT_TRUE(r.admit("new", 2).ok());
   const auto s = r.snapshot();
   ASSERT_EQ(s.streams.size(), 3u);
-  EXPECT_EQ(s.streams[0].id, "grow");
+  EXPECT_EQ(s.streams[0].stream->id, "grow");
   EXPECT_EQ(s.streams[0].accepted_samples, 5u) << "a changed stream keeps its counters";
 }
 
@@ -41,7 +41,7 @@ TEST(RegistryRedeclare, PeriodChangeIsAChange) {
   StreamRegistry r({{"s", 1, 10}});
   const StreamChanges c = r.redeclare({{"s", 1, 20}}, {});
   ASSERT_EQ(c.changed.size(), 1u);
-  EXPECT_EQ(c.changed[0].after.nominal_period_ns, 20);
+  EXPECT_EQ(c.changed[0].after->nominal_period_ns, 20);
   EXPECT_TRUE(r.redeclare({{"s", 1, 20}}, {}).empty()) << "the same declarations change nothing";
 }
 

@@ -71,7 +71,7 @@ void print_summary(const config::DaemonConfig& c, std::ostream& out) {
                                 : std::string("off"))
       << ", messages up to " << c.max_message_bytes << " bytes\n";
   print_list(out, "declared streams", c.streams, [&](const config::StreamDecl& s) {
-    out << s.id << ": dims " << s.dims << ", period " << ms(s.nominal_period_ns);
+    out << s.def.id << ": dims " << s.def.dims << ", period " << ms(s.def.nominal_period_ns);
   });
   print_list(out, "libraries", c.libraries, [&](const config::Library& lib) {
     std::map<std::string, std::size_t> kinds;  // "dtw/stream" -> count

@@ -55,14 +55,14 @@ void ingest_families(Families& f, const stream::RegistrySnapshot& in) {
       .add(d(declared), {{"origin", "declared"}})
       .add(d(in.streams.size() - declared), {{"origin", "auto"}});
   f.counter("stream_messages_total", "Messages admitted, per stream");
-  for (const auto& s : in.streams) f.add(d(s.messages), {{"stream", s.id}});
+  for (const auto& s : in.streams) f.add(d(s.messages), {{"stream", s.stream->id}});
   f.counter("stream_accepted_samples_total", "Samples accepted, per stream");
-  for (const auto& s : in.streams) f.add(d(s.accepted_samples), {{"stream", s.id}});
+  for (const auto& s : in.streams) f.add(d(s.accepted_samples), {{"stream", s.stream->id}});
   f.counter("stream_rejected_total", "Rejected inputs per stream and reason (reasons that occurred)");
   for (const auto& s : in.streams)
     for (const auto reason : stream::all_reject_reasons)
       if (s.rejected[reason] > 0)
-        f.add(d(s.rejected[reason]), {{"stream", s.id}, {"reason", std::string(stream::to_string(reason))}});
+        f.add(d(s.rejected[reason]), {{"stream", s.stream->id}, {"reason", std::string(stream::to_string(reason))}});
 }
 
 void pipeline_families(Families& f, const PipelineStats& p) {

@@ -4,7 +4,10 @@
 #include <map>
 
 #include "pipeline_internal.hpp"
+#include "warpwatch/config/series_file.hpp"
 #include "warpwatch/kernels/backends.hpp"
+#include "warpwatch/stream/replay_source.hpp"
+#include "warpwatch/stream/zmq_source.hpp"
 
 namespace warpwatch::service {
 namespace {
@@ -20,11 +23,23 @@ std::int64_t steady_ns() {
       .count();
 }
 
+// The file of a replay entry as samples, sample i at i * period.
+stream::ReplaySourceOptions replay_options(const config::IngestSource& source) {
+  const auto series = config::load_series_file(source.file);
+  const config::LoadedSeries& s = series.front();
+  stream::ReplaySourceOptions o{source.stream, {}, source.rate_hz, source.file};
+  o.samples.dims = s.dims;
+  o.samples.values = s.values;
+  o.samples.times_ns.resize(s.length());
+  for (std::size_t i = 0; i < s.length(); ++i) o.samples.times_ns[i] = static_cast<std::int64_t>(i) * source.period_ns;
+  return o;
+}
+
 }  // namespace
 
-std::vector<stream::DeclaredStream> declared_streams(const config::DaemonConfig& c) {
-  std::vector<stream::DeclaredStream> out;
-  for (const auto& s : c.streams) out.push_back({s.id, s.dims, s.nominal_period_ns});
+std::vector<stream::StreamDef> declared_streams(const config::DaemonConfig& c) {
+  std::vector<stream::StreamDef> out;
+  for (const auto& s : c.streams) out.push_back(s.def);
   return out;
 }
 
@@ -46,14 +61,14 @@ Pipeline::Pipeline(config::DaemonConfig config, Logger log)
         log_->warn("rejected input on stream '{}': {}{}{}", stream, stream::to_string(reason),
                    detail.empty() ? "" : ": ", detail);
       });
-  hub_ = std::make_unique<IngestHub>(*registry_, config_.max_message_bytes);
+  hub_ = std::make_unique<stream::IngestHub>(*registry_, config_.max_message_bytes);
 
   const auto requested = kernels::parse_backend(config_.backend).value_or(kernels::Backend::automatic);
   std::string why;
   const kernels::Backend backend = kernels::resolve_backend(requested, &why);
   if (!why.empty()) log_->info("{}", why);
   matcher_ = kernels::make_matcher(backend, {config_.cpu_threads});
-  for (const auto& s : config_.streams) matcher_->add_stream({s.id, s.dims, s.nominal_period_ns});
+  for (const auto& s : config_.streams) matcher_->add_stream(s.def);
   add_patterns(config_.libraries);
   rules_ = std::make_unique<alerting::RuleEngine>(config_.rules, alerting::pattern_table(config_.libraries), config_.instance);
 
@@ -66,10 +81,16 @@ Pipeline::Pipeline(config::DaemonConfig config, Logger log)
   publisher_ = std::make_unique<alerting::Publisher>(context_, publish);
 
   for (const auto& source : config_.ingest) {
-    if (source.kind == config::IngestSource::Kind::replay)
-      replays_.push_back(std::make_unique<ReplaySource>(source, *hub_));
-    else
-      sockets_.push_back(std::make_unique<ZmqSource>(context_, source, *hub_, *registry_));
+    using Kind = config::IngestSource::Kind;
+    if (source.kind == Kind::replay) {
+      sources_.push_back(std::make_unique<stream::ReplaySource>(replay_options(source), *hub_));
+      replays_.push_back(sources_.back().get());
+      continue;
+    }
+    const auto kind = source.kind == Kind::sub ? stream::ZmqSourceOptions::Kind::sub : stream::ZmqSourceOptions::Kind::pull;
+    auto zmq_source = std::make_unique<stream::ZmqSource>(context_, stream::ZmqSourceOptions{kind, source.endpoint, source.topic}, *hub_);
+    ingest_endpoints_.push_back(zmq_source->endpoint());
+    sources_.push_back(std::move(zmq_source));
   }
   refresh_stats();
   if (!config_.metrics_listen.empty()) {
@@ -94,17 +115,12 @@ void Pipeline::add_patterns(const std::vector<config::Library>& libraries) {
     for (const auto& pattern : library.patterns) matcher_->add_pattern(pattern);
 }
 
-std::vector<std::string> Pipeline::ingest_endpoints() const {
-  std::vector<std::string> out;
-  for (const auto& s : sockets_) out.push_back(s->endpoint());
-  return out;
-}
+std::vector<std::string> Pipeline::ingest_endpoints() const { return ingest_endpoints_; }
 
 void Pipeline::start() {
   last_round_ns_ = steady_ns();
   running_ = true;
-  for (auto& s : sockets_) threads_.emplace_back([src = s.get()](std::stop_token st) { src->run(st); });
-  for (auto& r : replays_) threads_.emplace_back([src = r.get()](std::stop_token st) { src->run(st); });
+  for (auto& source : sources_) source->start();
 }
 
 void Pipeline::publish(std::vector<kernels::RawMatch> matches, alerting::RuleEngine& rules) {
@@ -147,11 +163,11 @@ std::optional<std::string> Pipeline::unhealthy() const {
 
 void Pipeline::run_batch() { process(hub_->take()); }
 
-void Pipeline::process(IngestBatch batch) {
+void Pipeline::process(stream::IngestBatch batch) {
   std::vector<kernels::StreamChunk> chunks;
-  for (const PendingStream& p : batch.streams) {
-    if (!matcher_->has_stream(p.id)) matcher_->add_stream({p.id, p.dims, p.nominal_period_ns});
-    chunks.push_back({p.id, p.values, p.times_ns});
+  for (const stream::QueuedSamples& q : batch.streams) {
+    if (!matcher_->has_stream(q.stream->id)) matcher_->add_stream(*q.stream);
+    chunks.push_back({q.stream->id, q.values, q.times_ns});
   }
   const auto began = std::chrono::steady_clock::now();
   std::vector<kernels::RawMatch> matches;
@@ -174,7 +190,7 @@ void Pipeline::process(IngestBatch batch) {
   refresh_stats();
   if (!replays_.empty() && !batch.ended.empty()) {
     bool all = true;
-    for (const auto& r : replays_) all = all && r->done();
+    for (const stream::Source* replay : replays_) all = all && replay->finished();
     replay_batches_done_ = all;
   }
 }
@@ -192,9 +208,8 @@ PipelineSummary Pipeline::shutdown() {
   running_ = false;  // /healthz says so from here on
   stopped_ = true;
   // Stop ingestion first, then drain what was accepted (fluent-bit's order).
-  for (auto& t : threads_) t.request_stop();
   hub_->notify();
-  threads_.clear();  // joins
+  for (auto& source : sources_) source->stop();
   run_batch();
   publish(matcher_->flush(), *rules_);
   refresh_stats();

@@ -9,7 +9,7 @@
 namespace warpwatch::service {
 
 // The configuration's declared streams and admission options, as the registry takes them.
-std::vector<stream::DeclaredStream> declared_streams(const config::DaemonConfig& c);
+std::vector<stream::StreamDef> declared_streams(const config::DaemonConfig& c);
 stream::RegistryOptions registry_options(const config::DaemonConfig& c);
 
 }  // namespace warpwatch::service

@@ -10,11 +10,12 @@ namespace {
 
 std::string describe_change(const stream::StreamChanges::Changed& c) {
   std::string out;
-  if (c.before.dims != c.after.dims) out += "dims " + std::to_string(c.before.dims) + " -> " + std::to_string(c.after.dims);
-  if (c.before.nominal_period_ns != c.after.nominal_period_ns) {
+  const stream::StreamDef &before = *c.before, &after = *c.after;
+  if (before.dims != after.dims) out += "dims " + std::to_string(before.dims) + " -> " + std::to_string(after.dims);
+  if (before.nominal_period_ns != after.nominal_period_ns) {
     if (!out.empty()) out += ", ";
-    out += "period " + std::to_string(c.before.nominal_period_ns) + " ns -> " +
-           std::to_string(c.after.nominal_period_ns) + " ns";
+    out += "period " + std::to_string(before.nominal_period_ns) + " ns -> " + std::to_string(after.nominal_period_ns) +
+           " ns";
   }
   return out;
 }
@@ -60,7 +61,7 @@ bool Pipeline::reload(const std::string& path) {
 
 stream::StreamChanges Pipeline::reload_streams(const config::DaemonConfig& next,
                                               std::vector<kernels::RawMatch>& flushed) {
-  IngestHub::Redeclared r = hub_->redeclare(declared_streams(next), registry_options(next));
+  stream::IngestHub::Redeclared r = hub_->redeclare(declared_streams(next), registry_options(next));
   // Samples admitted under the old declarations belong to the old streams: match them
   // before those streams change (for a changed stream they have the old dims).
   process(std::move(r.queued));
@@ -74,17 +75,17 @@ stream::StreamChanges Pipeline::reload_streams(const config::DaemonConfig& next,
     log_->info("stream '{}' removed by the reload: its pending matches are reported", id);
   }
   for (const auto& c : r.changes.changed) {
-    end_stream(c.after.id);
-    matcher_->add_stream({c.after.id, c.after.dims, c.after.nominal_period_ns});
+    end_stream(c.after->id);
+    matcher_->add_stream(*c.after);
     log_->info("stream '{}' restarted by the reload ({}): its pending matches are reported, its sample "
                "indices start again at 0",
-               c.after.id, describe_change(c));
+               c.after->id, describe_change(c));
   }
   for (const auto& d : r.changes.added) {
     // An id that was auto-created and is now declared with the same shape is in the
     // Matcher already, and keeps its state.
-    if (!matcher_->has_stream(d.id)) matcher_->add_stream({d.id, d.dims, d.nominal_period_ns});
-    log_->info("stream '{}' added by the reload ({} dims)", d.id, d.dims);
+    if (!matcher_->has_stream(d->id)) matcher_->add_stream(*d);
+    log_->info("stream '{}' added by the reload ({} dims)", d->id, d->dims);
   }
   return std::move(r.changes);
 }

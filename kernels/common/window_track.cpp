@@ -22,7 +22,7 @@ void WindowTrack::ends(std::uint64_t from, std::uint64_t to, std::vector<std::ui
     if (schedule_.ends_at(e)) out.push_back(e);
 }
 
-bool WindowTrack::window(const StreamHistory& history, std::uint64_t end, std::vector<float>& values,
+bool WindowTrack::window(const stream::StreamHistory& history, std::uint64_t end, std::vector<float>& values,
                          float* times) const {
   const std::size_t w = schedule_.w, dims = pattern_->dims;
   const std::uint64_t start = end + 1 - w;
@@ -40,7 +40,7 @@ bool WindowTrack::window(const StreamHistory& history, std::uint64_t end, std::v
 std::uint64_t WindowTrack::group(std::uint64_t from, std::uint64_t to,
                                  const std::vector<std::uint64_t>& ends,
                                  const std::vector<double>& distances,
-                                 const std::vector<std::uint8_t>& flat, const StreamHistory& history,
+                                 const std::vector<std::uint8_t>& flat, const stream::StreamHistory& history,
                                  const std::string& stream_id, std::vector<RawMatch>& out) {
   // Sample by sample, as the reference does.
   std::uint64_t skipped = 0;

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "stream_history.hpp"
+#include "warpwatch/stream/stream_history.hpp"
 #include "window_grouping.hpp"
 
 namespace warpwatch::kernels::common {
@@ -30,14 +30,14 @@ class WindowTrack {
   // The window ending at `end` (its samples must be in `history`) as it is compared:
   // w x dims values, normalized under znorm; false when the window is flat (skipped).
   // For twed, `times` (w floats) receives its clock rebased to the pattern's first time.
-  bool window(const StreamHistory& history, std::uint64_t end, std::vector<float>& values,
+  bool window(const stream::StreamHistory& history, std::uint64_t end, std::vector<float>& values,
               float* times) const;
   // Offers the evaluated windows of [from, to) (ends[i] with distances[i]; flat[i] set for
   // skipped ones) to the exclusion zone in sample order; appends the occurrences that
   // become final and returns how many windows were skipped as flat.
   std::uint64_t group(std::uint64_t from, std::uint64_t to, const std::vector<std::uint64_t>& ends,
                       const std::vector<double>& distances, const std::vector<std::uint8_t>& flat,
-                      const StreamHistory& history, const std::string& stream_id,
+                      const stream::StreamHistory& history, const std::string& stream_id,
                       std::vector<RawMatch>& out);
   // End of input: the pending occurrence, if any.
   void flush(const std::string& stream_id, std::vector<RawMatch>& out);

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "common/stream_history.hpp"
+#include "warpwatch/stream/stream_history.hpp"
 #include "cpu/elastic_kernel.hpp"
 #include "cpu/spring_kernel.hpp"
 #include "warpwatch/kernels/matcher.hpp"
@@ -17,7 +17,7 @@ namespace warpwatch::kernels::cpu {
 // timestamps), and the chunk of the batch being processed.
 struct StreamSlot {
   StreamDef def;
-  common::StreamHistory history;
+  stream::StreamHistory history;
   std::uint64_t chunk_first = 0;     // index of the chunk's first sample
   std::uint32_t chunk_count = 0;     // samples in this batch's chunk (0: none)
   std::span<const float> chunk_values;

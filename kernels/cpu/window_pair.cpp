@@ -9,7 +9,7 @@ void WindowPair::run(std::uint64_t from, std::uint64_t to, WorkerScratch& s) {
   const PatternDef& pattern = track_.pattern();
   const std::size_t w = track_.window(), dims = pattern.dims, m = pattern.length();
   const std::size_t width = elastic_group_width();
-  const common::StreamHistory& history = stream_->history;
+  const stream::StreamHistory& history = stream_->history;
   track_.ends(from, to, s.ends);
   s.distances.resize(s.ends.size());
   s.flat.assign(s.ends.size(), 0);

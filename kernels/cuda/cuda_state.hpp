@@ -6,14 +6,14 @@
 #include <span>
 
 #include "common/low32_index.hpp"
-#include "common/stream_history.hpp"
+#include "warpwatch/stream/stream_history.hpp"
 #include "warpwatch/kernels/matcher.hpp"
 
 namespace warpwatch::kernels::cuda {
 
 struct StreamHost {
   StreamDef def;
-  common::StreamHistory history;  // match-start timestamps, window tails
+  stream::StreamHistory history;  // match-start timestamps, window tails
   std::uint32_t slot = 0;         // row of the device chunk table
   std::uint64_t chunk_first = 0;  // this batch: index of the chunk's first sample
   std::uint32_t chunk_count = 0;  // this batch: samples (0: none)

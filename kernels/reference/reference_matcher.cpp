@@ -5,7 +5,7 @@
 #include <optional>
 
 #include "spring.hpp"
-#include "common/stream_history.hpp"
+#include "warpwatch/stream/stream_history.hpp"
 #include "warpwatch/kernels/reference.hpp"
 #include "window.hpp"
 
@@ -20,7 +20,7 @@ struct Pair {
 
 struct StreamState {
   StreamDef def;
-  common::StreamHistory history;
+  stream::StreamHistory history;
   std::map<std::string, Pair, std::less<>> pairs;  // by pattern id
 };
 
@@ -31,7 +31,7 @@ class ReferenceMatcher final : public Matcher {
 
  protected:
   void do_add_stream(const StreamDef& stream) override {
-    StreamState state{stream, common::StreamHistory(stream.dims), {}};
+    StreamState state{stream, stream::StreamHistory(stream.dims), {}};
     for (const auto& [id, pattern] : patterns_)
       if (pattern->dims == stream.dims) state.pairs.emplace(id, make_pair(pattern, stream, 0));
     states_.emplace(stream.id, std::move(state));

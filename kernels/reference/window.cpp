@@ -20,7 +20,7 @@ WindowPair::WindowPair(const PatternDef& pattern, const StreamDef& stream, std::
 }
 
 std::optional<WindowOccurrence> WindowPair::step(std::uint64_t index,
-                                                 const common::StreamHistory& history,
+                                                 const stream::StreamHistory& history,
                                                  std::uint64_t& cells, std::uint64_t& flat_skipped) {
   if (schedule_.ends_at(index)) {
     const std::size_t w = schedule_.w;

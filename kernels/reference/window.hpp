@@ -7,7 +7,7 @@
 #include <optional>
 #include <vector>
 
-#include "common/stream_history.hpp"
+#include "warpwatch/stream/stream_history.hpp"
 #include "common/window_grouping.hpp"
 #include "warpwatch/kernels/matcher.hpp"
 
@@ -26,7 +26,7 @@ class WindowPair {
 
   // Sample `index` has arrived (and is in `history` with the w-1 before it). Returns the
   // occurrence that this sample closes, if any; `cells` and `flat_skipped` count work.
-  std::optional<WindowOccurrence> step(std::uint64_t index, const common::StreamHistory& history,
+  std::optional<WindowOccurrence> step(std::uint64_t index, const stream::StreamHistory& history,
                                        std::uint64_t& cells, std::uint64_t& flat_skipped);
   std::optional<WindowOccurrence> flush() { return zone_.flush(); }
 

@@ -11,6 +11,7 @@
 
 #include "warpwatch/config/config_error.hpp"
 #include "warpwatch/kernels/matcher.hpp"
+#include "warpwatch/stream/stream_def.hpp"
 
 namespace warpwatch::config {
 
@@ -30,9 +31,7 @@ struct IngestSource {
 // A declared stream (SPEC.md 1): samples for undeclared ids are rejected unless
 // auto_create_streams is on.
 struct StreamDecl {
-  std::string id;
-  std::size_t dims = 1;
-  std::int64_t nominal_period_ns = 1'000'000'000;
+  stream::StreamDef def;  // the identity the registry gives the stream
   SourceLocation where;
 };
 

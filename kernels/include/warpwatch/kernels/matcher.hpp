@@ -22,14 +22,13 @@
 
 #include "warpwatch/kernels/params.hpp"
 #include "warpwatch/kernels/series.hpp"
+#include "warpwatch/stream/stream_def.hpp"
 
 namespace warpwatch::kernels {
 
-struct StreamDef {
-  std::string id;
-  std::size_t dims = 1;                          // 1..64
-  std::int64_t nominal_period_ns = 1'000'000'000;  // spacing of patterns given without times
-};
+// A stream's identity is the stream layer's (stream/stream_def.hpp), not a copy.
+using stream::StreamDef;
+using stream::StreamRef;
 
 struct PatternDef {
   std::string id;

@@ -12,6 +12,8 @@
 #include <variant>
 #include <vector>
 
+#include "warpwatch/stream/stream_def.hpp"
+
 namespace warpwatch::stream {
 
 // Why input was dropped. The snake_case names of to_string() are Prometheus label values
@@ -35,8 +37,6 @@ inline constexpr std::array<RejectReason, 8> all_reject_reasons = {
 };
 
 std::string_view to_string(RejectReason reason);
-
-inline constexpr std::size_t max_dims = 64;
 
 // Decoded samples of one stream: sample i has timestamp times_ns[i] (ns since the Unix
 // epoch) and the float32 components values[i*dims .. i*dims + dims - 1].

@@ -16,15 +16,10 @@
 #include <vector>
 
 #include "warpwatch/stream/frame.hpp"
+#include "warpwatch/stream/stream_def.hpp"
 #include "warpwatch/stream/validator.hpp"
 
 namespace warpwatch::stream {
-
-struct DeclaredStream {
-  std::string id;
-  std::size_t dims = 1;
-  std::int64_t nominal_period_ns = 1'000'000'000;
-};
 
 struct RegistryOptions {
   bool auto_create = false;              // accept undeclared ids, creating their streams
@@ -38,17 +33,14 @@ struct RegistryOptions {
 struct Admit {
   std::optional<RejectReason> rejected;  // nullopt: accepted
   std::string detail;                    // why it was rejected (empty when accepted)
-  std::size_t dims = 0;                  // the stream's dims (0 when it has no stream)
-  std::int64_t nominal_period_ns = 0;    // the stream's nominal period (0 likewise)
+  StreamRef stream;                      // the stream, when the id has one (also on wrong_dims)
   bool created = false;                  // this call auto-created the stream
 
   bool ok() const { return !rejected; }
 };
 
 struct StreamCounters {
-  std::string id;
-  std::size_t dims = 0;
-  std::int64_t nominal_period_ns = 0;
+  StreamRef stream;  // the registry's definition of the stream
   bool declared = false;
   std::uint64_t messages = 0;          // admitted messages
   std::uint64_t accepted_samples = 0;  // as reported by count_accepted()
@@ -68,9 +60,9 @@ struct RegistrySnapshot {
 // matching start anew (its sample indices restart at 0).
 struct StreamChanges {
   struct Changed {
-    DeclaredStream before, after;
+    StreamRef before, after;
   };
-  std::vector<DeclaredStream> added;  // newly declared ids
+  std::vector<StreamRef> added;       // newly declared ids
   std::vector<Changed> changed;       // same id, other dims or nominal period
   std::vector<std::string> removed;   // declared no longer, or auto-created while auto-creation is now off
   bool empty() const { return added.empty() && changed.empty() && removed.empty(); }
@@ -87,7 +79,7 @@ class StreamRegistry {
 
   // Throws std::invalid_argument for an invalid or duplicate id, or dims outside 1..64,
   // or a nominal period <= 0 (the configuration refuses those first, with a location).
-  explicit StreamRegistry(const std::vector<DeclaredStream>& declared, RegistryOptions options = {},
+  explicit StreamRegistry(const std::vector<StreamDef>& declared, RegistryOptions options = {},
                           LogHook log = {}, Clock clock = std::chrono::steady_clock::now);
 
   // A configuration reload: `declared` replaces the declared streams, and the admission
@@ -96,7 +88,7 @@ class StreamRegistry {
   // declared becomes a declared stream (changed if its dims differ); auto-created streams
   // are removed when auto-creation is turned off. Throws std::invalid_argument as the
   // constructor does, before changing anything.
-  StreamChanges redeclare(const std::vector<DeclaredStream>& declared, const RegistryOptions& options);
+  StreamChanges redeclare(const std::vector<StreamDef>& declared, const RegistryOptions& options);
 
   // Decides whether a message for `id` whose samples have `dims` components is accepted,
   // in this order: invalid_stream_id, then for a known stream wrong_dims; for an unknown
@@ -135,7 +127,7 @@ class StreamRegistry {
                                           RejectReason reason, std::string_view detail,
                                           std::uint64_t count);
   StreamCounters* find_locked(std::string_view id);
-  static void check_declarations(const std::vector<DeclaredStream>& declared, const RegistryOptions& options);
+  static void check_declarations(const std::vector<StreamDef>& declared, const RegistryOptions& options);
   void emit(std::optional<PendingLine> line) const;
 
   RegistryOptions options_;

@@ -10,19 +10,18 @@
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "warpwatch/alerting/publisher.hpp"
+#include "warpwatch/alerting/rules.hpp"
 #include "warpwatch/config/daemon_config.hpp"
-#include "warpwatch/service/ingest_hub.hpp"
+#include "warpwatch/kernels/matcher.hpp"
 #include "warpwatch/service/logging.hpp"
 #include "warpwatch/service/metrics.hpp"
 #include "warpwatch/service/metrics_server.hpp"
-#include "warpwatch/alerting/publisher.hpp"
-#include "warpwatch/alerting/rules.hpp"
-#include "warpwatch/service/sources.hpp"
-#include "warpwatch/kernels/matcher.hpp"
+#include "warpwatch/stream/ingest_hub.hpp"
 #include "warpwatch/stream/registry.hpp"
+#include "warpwatch/stream/source.hpp"
 
 namespace warpwatch::service {
 
@@ -73,7 +72,7 @@ class Pipeline {
 
  private:
   void run_batch();                 // takes what the hub queued and processes it
-  void process(IngestBatch batch);  // matches, flushes ended streams, publishes
+  void process(stream::IngestBatch batch);  // matches, flushes ended streams, publishes
   // reload()'s parts: each matches or flushes what the old definitions still owe and
   // appends those matches to `flushed` (published through the old rules).
   stream::StreamChanges reload_streams(const config::DaemonConfig& next, std::vector<kernels::RawMatch>& flushed);
@@ -87,13 +86,13 @@ class Pipeline {
   Logger log_;
   zmq::context_t context_;
   std::unique_ptr<stream::StreamRegistry> registry_;
-  std::unique_ptr<IngestHub> hub_;
+  std::unique_ptr<stream::IngestHub> hub_;
   std::unique_ptr<kernels::Matcher> matcher_;
   std::unique_ptr<alerting::RuleEngine> rules_;
   std::unique_ptr<alerting::Publisher> publisher_;
-  std::vector<std::unique_ptr<ZmqSource>> sockets_;
-  std::vector<std::unique_ptr<ReplaySource>> replays_;
-  std::vector<std::jthread> threads_;
+  std::vector<std::unique_ptr<stream::Source>> sources_;
+  std::vector<std::string> ingest_endpoints_;  // of the ZeroMQ sources, as bound
+  std::vector<stream::Source*> replays_;         // the finite ones among sources_
   std::atomic<bool> replay_batches_done_{false};
   const std::string instance_;  // as started: /metrics reads it from other threads
   mutable std::mutex stats_mu_;

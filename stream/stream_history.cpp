@@ -1,9 +1,9 @@
-#include "stream_history.hpp"
+#include "warpwatch/stream/stream_history.hpp"
 
 #include <algorithm>
 #include <cassert>
 
-namespace warpwatch::kernels::common {
+namespace warpwatch::stream {
 
 void StreamHistory::append(std::span<const float> values, std::span<const std::int64_t> times_ns) {
   values_.insert(values_.end(), values.begin(), values.end());
@@ -34,4 +34,4 @@ std::int64_t StreamHistory::time_ns(std::uint64_t index) const {
   return times_[offset_ + (index - first_index_)];
 }
 
-}  // namespace warpwatch::kernels::common
+}  // namespace warpwatch::stream

@@ -1,13 +1,14 @@
-// The recent samples of one stream, kept contiguous so that a window is a plain view:
-// window mode needs the last w-1 samples of earlier batches, stream mode needs the
-// timestamps of match starts that may lie in earlier batches.
+// The per-stream ring: the recent samples of one stream, kept contiguous so that a window
+// is a plain view. The Matcher keeps one per stream: window mode needs the last w-1 samples
+// of earlier batches, stream mode the timestamps of match starts that may lie in earlier
+// batches. Forgotten samples are erased in bulk (amortized O(1) a sample).
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <vector>
 
-namespace warpwatch::kernels::common {
+namespace warpwatch::stream {
 
 class StreamHistory {
  public:
@@ -31,4 +32,4 @@ class StreamHistory {
   std::vector<std::int64_t> times_;
 };
 
-}  // namespace warpwatch::kernels::common
+}  // namespace warpwatch::stream

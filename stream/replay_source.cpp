@@ -1,0 +1,32 @@
+#include "warpwatch/stream/replay_source.hpp"
+
+#include <algorithm>
+
+#include "warpwatch/stream/replay.hpp"
+
+namespace warpwatch::stream {
+
+ReplaySource::ReplaySource(ReplaySourceOptions options, IngestHub& hub) : options_(std::move(options)), hub_(hub) {}
+
+ReplaySource::~ReplaySource() { stop(); }
+
+std::string ReplaySource::describe() const {
+  return "replay " + (options_.origin.empty() ? std::string("samples") : options_.origin) + " -> " +
+         options_.stream;
+}
+
+void ReplaySource::run(std::stop_token stop) {
+  const double rate = options_.rate_hz;
+  const std::size_t chunk = rate > 0 ? std::max<std::size_t>(1, static_cast<std::size_t>(rate / 100)) : 1024;
+  bool complete = true;
+  replay_paced(options_.samples, chunk, rate, [&](const Samples& part) {
+    if (!wait_while_paused(stop)) return complete = false;
+    hub_.offer_samples(options_.stream, part);
+    return true;
+  });
+  if (!complete) return;
+  hub_.end_stream(options_.stream);
+  finished_ = true;
+}
+
+}  // namespace warpwatch::stream

@@ -1,0 +1,164 @@
+// The ingest sources behind stream/source.hpp (ZeroMQ, replay) and the IngestHub they
+// deliver to: delivery, pause/resume (nothing is read while paused, nothing is lost after),
+// the end of a replay, and that the queued batches carry the registry's own StreamDef.
+#include <gtest/gtest.h>
+
+#include <zmq.hpp>
+#include <zmq_addon.hpp>
+
+#include <array>
+#include <chrono>
+#include <thread>
+
+#include "warpwatch/stream/frame.hpp"
+#include "warpwatch/stream/ingest_hub.hpp"
+#include "warpwatch/stream/registry.hpp"
+#include "warpwatch/stream/replay_source.hpp"
+#include "warpwatch/stream/zmq_source.hpp"
+
+namespace {
+
+using namespace warpwatch::stream;
+using namespace std::chrono_literals;
+
+Samples ramp(std::size_t n, std::int64_t t0 = 1'000) {
+  Samples s;
+  s.dims = 1;
+  for (std::size_t i = 0; i < n; ++i) {
+    s.times_ns.push_back(t0 + static_cast<std::int64_t>(i));
+    s.values.push_back(static_cast<float>(i));
+  }
+  return s;
+}
+
+// Polls the hub (bounded: 5 s) until `want` samples were taken in all, and returns them.
+std::size_t take_until(IngestHub& hub, std::size_t want, IngestBatch* last = nullptr) {
+  std::size_t got = 0;
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (got < want && std::chrono::steady_clock::now() < deadline) {
+    hub.wait(want - got, std::chrono::steady_clock::now() + 20ms);
+    IngestBatch b = hub.take();
+    got += b.samples;
+    if (last && b.samples) *last = std::move(b);
+  }
+  return got;
+}
+
+void send(zmq::socket_t& push, const std::string& id, const Samples& s) {
+  const auto frame = encode_frame(s, true);
+  const std::array<zmq::const_buffer, 2> parts = {zmq::buffer(id), zmq::buffer(frame.data(), frame.size())};
+  zmq::send_multipart(push, parts);
+}
+
+TEST(Sources, HubQueuesTheRegistrysStreamDef) {
+  StreamRegistry registry({{"s", 1, 10}});
+  IngestHub hub(registry, 1 << 20);
+  hub.offer_samples("s", ramp(3));
+  const IngestBatch b = hub.take();
+  ASSERT_EQ(b.streams.size(), 1u);
+  EXPECT_EQ(b.samples, 3u);
+  const Admit admit = registry.admit("s", 1);
+  EXPECT_EQ(b.streams[0].stream, admit.stream) << "the batch shares the registry's definition, not a copy";
+  EXPECT_EQ(b.streams[0].stream->nominal_period_ns, 10);
+}
+
+TEST(Sources, ZmqPullDeliversAndPauseWithholds) {
+  StreamRegistry registry({{"s", 1, 10}});
+  IngestHub hub(registry, 1 << 20);
+  zmq::context_t context;
+  ZmqSource source(context, {ZmqSourceOptions::Kind::pull, "tcp://127.0.0.1:*", ""}, hub);
+  EXPECT_EQ(source.describe(), "pull " + source.endpoint());
+  zmq::socket_t push(context, zmq::socket_type::push);
+  push.set(zmq::sockopt::linger, 0);
+  push.connect(source.endpoint());
+  source.start();
+
+  send(push, "s", ramp(4, 100));
+  EXPECT_EQ(take_until(hub, 4), 4u);
+
+  source.pause();
+  std::this_thread::sleep_for(150ms);  // a poll already under way may finish first
+  hub.take();
+  send(push, "s", ramp(5, 200));
+  std::this_thread::sleep_for(300ms);  // three poll periods: a running source would have read it
+  EXPECT_EQ(hub.take().samples, 0u) << "a paused source reads nothing";
+
+  source.resume();
+  IngestBatch last;
+  EXPECT_EQ(take_until(hub, 5, &last), 5u) << "what waited in the socket arrives after the resume";
+  source.stop();
+  EXPECT_EQ(registry.snapshot().accepted_samples, 9u);
+}
+
+TEST(Sources, ZmqMalformedMessagesAreCountedThroughTheHub) {
+  StreamRegistry registry({{"s", 1, 10}});
+  IngestHub hub(registry, 1 << 20);
+  zmq::context_t context;
+  ZmqSource source(context, {ZmqSourceOptions::Kind::pull, "tcp://127.0.0.1:*", ""}, hub);
+  zmq::socket_t push(context, zmq::socket_type::push);
+  push.set(zmq::sockopt::linger, 0);
+  push.connect(source.endpoint());
+  source.start();
+  const std::array<zmq::const_buffer, 3> three = {zmq::str_buffer("s"), zmq::str_buffer("a"), zmq::str_buffer("b")};
+  zmq::send_multipart(push, three);
+  send(push, "s", ramp(2));
+  EXPECT_EQ(take_until(hub, 2), 2u);
+  source.stop();
+  EXPECT_EQ(registry.snapshot().rejected[RejectReason::malformed_frame], 1u);
+}
+
+TEST(Sources, StopDeliversWhatTheSocketHolds) {
+  StreamRegistry registry({{"s", 1, 10}});
+  IngestHub hub(registry, 1 << 20);
+  zmq::context_t context;
+  ZmqSource source(context, {ZmqSourceOptions::Kind::pull, "tcp://127.0.0.1:*", ""}, hub);
+  zmq::socket_t push(context, zmq::socket_type::push);
+  push.set(zmq::sockopt::linger, 0);
+  push.connect(source.endpoint());
+  source.start();
+  send(push, "s", ramp(1));
+  EXPECT_EQ(take_until(hub, 1), 1u);  // connected and flowing
+  source.pause();
+  send(push, "s", ramp(6, 5000));
+  std::this_thread::sleep_for(200ms);  // in the socket, not read
+  source.stop();
+  EXPECT_EQ(hub.take().samples, 6u) << "stop() drains the socket: accepted input is matched";
+}
+
+TEST(Sources, ReplaySendsEverythingThenEndsTheStream) {
+  StreamRegistry registry({{"r", 1, 10}});
+  IngestHub hub(registry, 1 << 20);
+  ReplaySource replay({"r", ramp(3000), 0.0, "file.csv"}, hub);
+  EXPECT_EQ(replay.describe(), "replay file.csv -> r");
+  EXPECT_FALSE(replay.finished());
+  replay.start();
+  std::size_t got = 0;
+  bool ended = false;
+  for (int i = 0; i < 500 && !(ended && got == 3000); ++i) {
+    hub.wait(3000, std::chrono::steady_clock::now() + 10ms);
+    IngestBatch b = hub.take();
+    got += b.samples;
+    ended = ended || (b.ended.size() == 1 && b.ended[0] == "r");
+  }
+  EXPECT_EQ(got, 3000u);
+  EXPECT_TRUE(ended);
+  replay.stop();
+  EXPECT_TRUE(replay.finished());
+}
+
+TEST(Sources, PausedReplayWaitsAndAStoppedOneDoesNotEnd) {
+  StreamRegistry registry({{"r", 1, 10}});
+  IngestHub hub(registry, 1 << 20);
+  ReplaySource replay({"r", ramp(1000), 100.0, ""}, hub);  // 1 sample a chunk, 100 a second
+  replay.pause();
+  replay.start();
+  std::this_thread::sleep_for(200ms);
+  EXPECT_EQ(hub.take().samples, 0u) << "paused before its first chunk: nothing sent";
+  replay.resume();
+  EXPECT_GE(take_until(hub, 1), 1u);
+  replay.stop();  // long before its 10 s are over
+  EXPECT_FALSE(replay.finished());
+  EXPECT_TRUE(hub.take().ended.empty()) << "a replay cut short does not end its stream";
+}
+
+}  // namespace
