@@ -193,6 +193,7 @@ std::vector<Library> read_libraries(const PresentKeys& top, const ReadContext& c
         reader.check_shape(def, stream_dims, stream_dims_text);
         pattern_ids.add(def.id, keys.find("id")->second.value);
         library.patterns.push_back(def);
+        library.patterns.back().library = library.name;
       }
     }
     libraries.push_back(std::move(library));

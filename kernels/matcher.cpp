@@ -1,62 +1,41 @@
-// The Matcher's public methods: input checks shared by every backend.
+// The Matcher base: input checks, and the bookkeeping every backend shares (streams,
+// patterns, pairs, histories, window mode's schedule and grouping, trimming).
 #include "warpwatch/kernels/matcher.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <stdexcept>
 #include <tuple>
+
+#include "common/matcher_state.hpp"
+#include "reference/spring.hpp"
+#include "warpwatch/kernels/errors.hpp"
 
 namespace warpwatch::kernels {
 namespace {
 
+using common::MatcherState;
+using common::Pair;
+using common::PatternState;
+using common::StreamState;
+
 [[noreturn]] void fail(const std::string& message) { throw std::invalid_argument(message); }
 
-using stream::max_dims;  // SPEC.md 1
+// Histories are trimmed in bulk, once this many samples arrived since the last trim:
+// finding the oldest live start scans every stream-mode column, O(m) a pair, which done
+// every batch would dominate small batches (one sample against a long pattern).
+constexpr std::uint64_t trim_interval_samples = 1 << 16;
 
-}  // namespace
-
-void sort_matches(std::vector<RawMatch>& matches) {
-  std::stable_sort(matches.begin(), matches.end(), [](const RawMatch& x, const RawMatch& y) {
-    return std::tie(x.stream_id, x.pattern_id, x.end_index) <
-           std::tie(y.stream_id, y.pattern_id, y.end_index);
-  });
-}
-
-void Matcher::add_stream(const StreamDef& stream) {
-  if (stream.id.empty()) fail("stream id is empty");
-  if (has_stream(stream.id)) fail("stream '" + stream.id + "' already exists");
-  if (stream.dims < 1 || stream.dims > max_dims)
-    fail("stream '" + stream.id + "': dims must be 1..64");
-  if (stream.nominal_period_ns <= 0) fail("stream '" + stream.id + "': nominal period must be > 0");
-  do_add_stream(stream);
-  streams_.emplace(stream.id, stream);
-  last_timestamp_.emplace(stream.id, std::numeric_limits<std::int64_t>::min());
-}
-
-std::vector<RawMatch> Matcher::remove_stream(std::string_view stream_id) {
-  const auto it = streams_.find(stream_id);
-  if (it == streams_.end()) fail("unknown stream '" + std::string(stream_id) + "'");
-  auto matches = do_remove_stream(it->second);
-  last_timestamp_.erase(last_timestamp_.find(stream_id));
-  streams_.erase(it);
-  sort_matches(matches);
-  return matches;
-}
-
-void Matcher::add_pattern(const PatternDef& pattern) {
+void check_pattern(const PatternDef& pattern) {
   const std::string& id = pattern.id;
   if (id.empty()) fail("pattern id is empty");
-  if (has_pattern(id)) fail("pattern '" + id + "' already exists");
-  if (pattern.dims < 1 || pattern.dims > max_dims) fail("pattern '" + id + "': dims must be 1..64");
-  if (pattern.values.size() % pattern.dims != 0)
-    fail("pattern '" + id + "': values are not a whole number of samples");
+  if (pattern.dims < 1 || pattern.dims > stream::max_dims) fail("pattern '" + id + "': dims must be 1..64");
+  if (pattern.values.size() % pattern.dims != 0) fail("pattern '" + id + "': values are not a whole number of samples");
   if (pattern.length() < 2) fail("pattern '" + id + "': needs at least 2 samples");
   for (float v : pattern.values)
     if (!std::isfinite(v)) fail("pattern '" + id + "': values must be finite");
   if (!pattern.times.empty()) {
-    if (pattern.times.size() != pattern.length())
-      fail("pattern '" + id + "': needs one timestamp per sample");
+    if (pattern.times.size() != pattern.length()) fail("pattern '" + id + "': needs one timestamp per sample");
     for (std::size_t i = 0; i < pattern.times.size(); ++i)
       if (!std::isfinite(pattern.times[i]) || (i > 0 && pattern.times[i] <= pattern.times[i - 1]))
         fail("pattern '" + id + "': timestamps must be finite and increasing");
@@ -66,53 +45,259 @@ void Matcher::add_pattern(const PatternDef& pattern) {
   } catch (const std::invalid_argument& e) {
     fail("pattern '" + id + "': " + e.what());
   }
-  do_add_pattern(pattern);
-  patterns_.emplace(id, pattern);
+  // A constant pattern cannot be z-normalized: refused now, not when a stream pairs with it.
+  if (pattern.params.mode == Mode::window) common::WindowTrack check(pattern, 1, 0);
+}
+
+}  // namespace
+
+bool operator==(const RawMatch& a, const RawMatch& b) {
+  return a.stream_id() == b.stream_id() && a.pattern_id() == b.pattern_id() && a.distance == b.distance &&
+         a.start_index == b.start_index && a.end_index == b.end_index && a.start_ns == b.start_ns &&
+         a.end_ns == b.end_ns;
+}
+
+void sort_matches(std::vector<RawMatch>& matches) {
+  std::stable_sort(matches.begin(), matches.end(), [](const RawMatch& x, const RawMatch& y) {
+    return std::tie(x.stream_id(), x.pattern_id(), x.end_index) < std::tie(y.stream_id(), y.pattern_id(), y.end_index);
+  });
+}
+
+Matcher::Matcher() : state_(std::make_unique<MatcherState>()) {}
+Matcher::~Matcher() = default;
+
+void Matcher::on_stream_pattern_added(PatternState&) {}
+void Matcher::add_backend_counters(MatcherCounters&) const {}
+
+bool Matcher::has_stream(std::string_view id) const { return state_->streams.find(id) != state_->streams.end(); }
+bool Matcher::has_pattern(std::string_view id) const { return state_->patterns.find(id) != state_->patterns.end(); }
+std::size_t Matcher::stream_count() const { return state_->streams.size(); }
+std::size_t Matcher::pattern_count() const { return state_->patterns.size(); }
+
+StreamRef Matcher::find_stream(std::string_view id) const {
+  const auto it = state_->streams.find(id);
+  return it == state_->streams.end() ? nullptr : it->second->def;
+}
+
+PatternRef Matcher::find_pattern(std::string_view id) const {
+  const auto it = state_->patterns.find(id);
+  return it == state_->patterns.end() ? nullptr : it->second->def;
+}
+
+MatcherCounters Matcher::counters() const {
+  MatcherCounters c = state_->counters;
+  add_backend_counters(c);
+  return c;
+}
+
+namespace {
+
+// Pairs `stream` and `pattern` from the stream's next sample on; the caller tells the backend.
+Pair& make_pair(StreamState& stream, PatternState& pattern) {
+  auto pair = std::make_unique<Pair>();
+  pair->stream = &stream;
+  pair->pattern = &pattern;
+  if (!pattern.stream_mode())
+    pair->window.emplace(*pattern.def, stream.def->nominal_period_ns, stream.next_index());
+  Pair& p = *pattern.pairs.emplace_back(std::move(pair));
+  stream.pairs.push_back(&p);
+  return p;
+}
+
+// The precondition of process() on a chunk's samples (the stream layer's validator drops
+// and counts what breaks it; here it is an invariant: one compare a sample, against m cells).
+bool valid_samples(const StreamState& stream, const StreamChunk& chunk) {
+  const auto& t = chunk.timestamps_ns;
+  const bool after_last = t.empty() || stream.next_index() == 0 || t.front() > stream.history.last_time_ns();
+  return after_last && std::adjacent_find(t.begin(), t.end(), [](std::int64_t a, std::int64_t b) { return a >= b; }) == t.end() &&
+         std::all_of(chunk.values.begin(), chunk.values.end(), [](float v) { return std::isfinite(v); });
+}
+
+void append_window(const Pair& pair, const common::WindowOccurrence& o, std::vector<RawMatch>& out) {
+  out.push_back(RawMatch{pair.stream->def, pair.pattern->def, o.distance, o.start_index, o.end_index, o.start_ns,
+                         o.end_ns});
+}
+
+}  // namespace
+
+void Matcher::add_stream(StreamRef stream) {
+  MatcherState& s = *state_;
+  if (!stream) fail("stream definition is null");
+  const StreamDef& def = *stream;
+  if (def.id.empty()) fail("stream id is empty");
+  if (has_stream(def.id)) fail("stream '" + def.id + "' already exists");
+  if (def.dims < 1 || def.dims > stream::max_dims) fail("stream '" + def.id + "': dims must be 1..64");
+  if (def.nominal_period_ns <= 0) fail("stream '" + def.id + "': nominal period must be > 0");
+  std::uint32_t slot = s.slot_count;
+  if (!s.free_slots.empty()) {
+    slot = s.free_slots.back();
+    s.free_slots.pop_back();
+  } else {
+    ++s.slot_count;
+  }
+  StreamState& added = *s.streams.emplace(def.id, std::make_unique<StreamState>(std::move(stream), slot)).first->second;
+  for (auto& [id, pattern] : s.patterns)
+    if (pattern->def->dims == def.dims) {
+      Pair& pair = make_pair(added, *pattern);
+      if (pattern->stream_mode()) on_stream_pair_added(pair);
+    }
+}
+
+std::vector<RawMatch> Matcher::remove_stream(std::string_view stream_id) {
+  MatcherState& s = *state_;
+  const auto it = s.streams.find(stream_id);
+  if (it == s.streams.end()) fail("unknown stream '" + std::string(stream_id) + "'");
+  StreamState& stream = *it->second;
+  std::vector<RawMatch> out;
+  for (Pair* pair : stream.pairs) {
+    if (pair->window) {
+      if (auto o = pair->window->flush()) append_window(*pair, *o, out);
+    } else {
+      on_stream_pair_removed(*pair, out);
+    }
+    std::erase_if(pair->pattern->pairs, [&](const std::unique_ptr<Pair>& p) { return p.get() == pair; });
+  }
+  s.free_slots.push_back(stream.slot);
+  s.streams.erase(it);
+  sort_matches(out);
+  return out;
+}
+
+void Matcher::add_pattern(PatternRef pattern) {
+  if (!pattern) fail("pattern definition is null");
+  check_pattern(*pattern);
+  MatcherState& s = *state_;
+  if (has_pattern(pattern->id)) fail("pattern '" + pattern->id + "' already exists");
+  auto added = std::make_unique<PatternState>();
+  added->def = std::move(pattern);
+  added->eps = reference::stream_eps(added->def->params.threshold);
+  PatternState& p = *s.patterns.emplace(added->def->id, std::move(added)).first->second;
+  if (p.stream_mode()) on_stream_pattern_added(p);
+  for (auto& [id, stream] : s.streams)
+    if (stream->def->dims == p.def->dims) {
+      Pair& pair = make_pair(*stream, p);
+      if (p.stream_mode()) on_stream_pair_added(pair);
+    }
 }
 
 std::vector<RawMatch> Matcher::remove_pattern(std::string_view pattern_id) {
-  const auto it = patterns_.find(pattern_id);
-  if (it == patterns_.end()) fail("unknown pattern '" + std::string(pattern_id) + "'");
-  auto matches = do_remove_pattern(it->second);
-  patterns_.erase(it);
-  sort_matches(matches);
-  return matches;
+  MatcherState& s = *state_;
+  const auto it = s.patterns.find(pattern_id);
+  if (it == s.patterns.end()) fail("unknown pattern '" + std::string(pattern_id) + "'");
+  PatternState& pattern = *it->second;
+  std::vector<RawMatch> out;
+  if (pattern.stream_mode()) {
+    on_stream_pattern_removed(pattern, out);
+  } else {
+    for (const auto& pair : pattern.pairs)
+      if (auto o = pair->window->flush()) append_window(*pair, *o, out);
+  }
+  for (const auto& pair : pattern.pairs) std::erase(pair->stream->pairs, pair.get());
+  s.patterns.erase(it);
+  sort_matches(out);
+  return out;
 }
 
 std::vector<RawMatch> Matcher::process(std::span<const StreamChunk> batch) {
-  std::vector<std::string_view> seen;
+  MatcherState& s = *state_;
+  // Checks first, so that a bad batch changes nothing.
+  std::vector<StreamState*> touched;
+  touched.reserve(batch.size());
   for (const StreamChunk& chunk : batch) {
-    const auto it = streams_.find(chunk.stream_id);
+    const auto it = s.streams.find(chunk.stream_id);
     const std::string id(chunk.stream_id);
-    if (it == streams_.end()) fail("unknown stream '" + id + "'");
-    if (std::find(seen.begin(), seen.end(), chunk.stream_id) != seen.end())
+    if (it == s.streams.end()) fail("unknown stream '" + id + "'");
+    StreamState& stream = *it->second;
+    if (std::find(touched.begin(), touched.end(), &stream) != touched.end())
       fail("stream '" + id + "' appears twice in one batch");
-    seen.push_back(chunk.stream_id);
-    const std::size_t dims = it->second.dims;
+    const std::size_t dims = stream.def->dims;
     if (chunk.values.size() != chunk.timestamps_ns.size() * dims)
-      fail("stream '" + id + "': chunk has " + std::to_string(chunk.values.size()) +
-           " values for " + std::to_string(chunk.timestamps_ns.size()) + " samples of dimension " +
-           std::to_string(dims));
-    std::int64_t last = last_timestamp_.find(chunk.stream_id)->second;
-    for (std::int64_t t : chunk.timestamps_ns) {
-      if (t <= last) fail("stream '" + id + "': timestamps must strictly increase");
-      last = t;
-    }
-    for (float v : chunk.values)
-      if (!std::isfinite(v)) fail("stream '" + id + "': values must be finite");
+      fail("stream '" + id + "': chunk has " + std::to_string(chunk.values.size()) + " values for " +
+           std::to_string(chunk.timestamps_ns.size()) + " samples of dimension " + std::to_string(dims));
+    touched.push_back(&stream);
   }
-  auto matches = do_process(batch);
-  for (const StreamChunk& chunk : batch)
-    if (!chunk.timestamps_ns.empty())
-      last_timestamp_.find(chunk.stream_id)->second = chunk.timestamps_ns.back();
-  sort_matches(matches);
-  return matches;
+  for (auto& [id, stream] : s.streams) {  // no chunk (yet) for anyone
+    stream->chunk_first = stream->next_index();
+    stream->chunk_count = 0;
+    stream->chunk_values = {};
+  }
+  std::uint64_t samples = 0;
+  for (std::size_t k = 0; k < batch.size(); ++k) {
+    const StreamChunk& chunk = batch[k];
+    StreamState& stream = *touched[k];
+    WW_ASSERT(valid_samples(stream, chunk),
+                    "stream '" + stream.def->id + "': non-finite values or timestamps that do not increase (the "
+                    "stream layer validates samples before they are matched)");
+    stream.chunk_count = static_cast<std::uint32_t>(chunk.timestamps_ns.size());
+    stream.chunk_values = chunk.values;
+    stream.history.append(chunk.values, chunk.timestamps_ns);
+    samples += chunk.timestamps_ns.size();
+    for (const Pair* pair : stream.pairs)
+      if (pair->pattern->stream_mode()) s.counters.cells += std::uint64_t{stream.chunk_count} * pair->pattern->def->length();
+  }
+  s.counters.samples += samples;
+  s.samples_since_trim += samples;
+
+  // Window mode: the windows that end in each chunk, for the backend to compute.
+  std::size_t n = 0;
+  for (auto& [id, pattern] : s.patterns) {
+    if (pattern->stream_mode()) continue;
+    for (const auto& pair : pattern->pairs) {
+      const StreamState& stream = *pair->stream;
+      if (!stream.chunk_count) continue;
+      if (n == s.windows.size()) s.windows.emplace_back();
+      WindowBatch& w = s.windows[n++];
+      w.pair = pair.get();
+      pair->window->ends(stream.chunk_first, stream.chunk_first + stream.chunk_count, w.ends);
+      w.distances.assign(w.ends.size(), 0.0);
+      w.flat.assign(w.ends.size(), 0);
+    }
+  }
+  std::vector<RawMatch> out;
+  const std::span<WindowBatch> windows(s.windows.data(), n);
+  run_batch(windows, out);
+  std::vector<common::WindowOccurrence> occurrences;
+  for (WindowBatch& w : windows) {
+    Pair& pair = *w.pair;
+    const StreamState& stream = *pair.stream;
+    const std::uint64_t flat = pair.window->group(stream.chunk_first, stream.chunk_first + stream.chunk_count, w.ends,
+                                                  w.distances, w.flat, stream.history, occurrences);
+    s.counters.flat_windows_skipped += flat;
+    s.counters.cells += (w.ends.size() - flat) * pair.pattern->def->length() * pair.window->window();
+    for (const auto& o : occurrences) append_window(pair, o, out);
+    occurrences.clear();
+  }
+  if (s.samples_since_trim >= trim_interval_samples) trim_histories();
+  sort_matches(out);
+  return out;
 }
 
 std::vector<RawMatch> Matcher::flush() {
-  auto matches = do_flush();
-  sort_matches(matches);
-  return matches;
+  std::vector<RawMatch> out;
+  flush_stream_pairs(out);
+  for (auto& [id, pattern] : state_->patterns)
+    if (!pattern->stream_mode())
+      for (const auto& pair : pattern->pairs)
+        if (auto o = pair->window->flush()) append_window(*pair, *o, out);
+  trim_histories();
+  sort_matches(out);
+  return out;
+}
+
+// Keeps, per stream, only the samples a future window or report can still need.
+void Matcher::trim_histories() {
+  MatcherState& s = *state_;
+  s.samples_since_trim = 0;
+  s.keep_from.assign(s.slot_count, 0);
+  for (auto& [id, stream] : s.streams) s.keep_from[stream->slot] = stream->next_index();
+  lower_to_live_starts(s.keep_from);
+  for (auto& [id, pattern] : s.patterns)
+    if (!pattern->stream_mode())
+      for (const auto& pair : pattern->pairs) {
+        std::uint64_t& keep = s.keep_from[pair->stream->slot];
+        keep = std::min(keep, pair->window->oldest_needed(pair->stream->next_index()));
+      }
+  for (auto& [id, stream] : s.streams) stream->history.forget_before(s.keep_from[stream->slot]);
 }
 
 }  // namespace warpwatch::kernels

@@ -231,6 +231,12 @@ std::optional<std::size_t> StreamRegistry::expected_dims(std::string_view id) co
   return std::nullopt;
 }
 
+StreamRef StreamRegistry::find(std::string_view id) const {
+  std::lock_guard lock(mu_);
+  const auto it = streams_.find(id);
+  return it == streams_.end() ? nullptr : it->second.stream;
+}
+
 RegistrySnapshot StreamRegistry::snapshot() const {
   std::lock_guard lock(mu_);
   RegistrySnapshot out = totals_;

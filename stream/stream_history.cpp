@@ -8,6 +8,7 @@ namespace warpwatch::stream {
 void StreamHistory::append(std::span<const float> values, std::span<const std::int64_t> times_ns) {
   values_.insert(values_.end(), values.begin(), values.end());
   times_.insert(times_.end(), times_ns.begin(), times_ns.end());
+  if (!times_ns.empty()) last_time_ns_ = times_ns.back();
 }
 
 void StreamHistory::forget_before(std::uint64_t index) {

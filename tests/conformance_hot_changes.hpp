@@ -114,14 +114,14 @@ inline void run_hot_changes(const Backends& backends) {
   // Removals return pending candidates: p1's on s1 and p2's on s2 (planted to end there).
   ASSERT_EQ(want.ended.size(), 5u);  // remove p1, remove s2, remove w1, remove s3, flush
   const auto has = [](const std::vector<RawMatch>& v, const std::string& s, const std::string& p) {
-    return std::any_of(v.begin(), v.end(), [&](const RawMatch& m) { return m.stream_id == s && m.pattern_id == p; });
+    return std::any_of(v.begin(), v.end(), [&](const RawMatch& m) { return m.stream_id() == s && m.pattern_id() == p; });
   };
   EXPECT_TRUE(has(want.ended[0], "s1", "p1")) << describe(want.ended[0]);
   EXPECT_TRUE(has(want.ended[1], "s2", "p2")) << describe(want.ended[1]);
   // Every stream-mode pattern incarnation matches.
   const auto all = want.all();
   for (const char* p : {"p1", "p2", "p3", "p6"})
-    EXPECT_TRUE(std::any_of(all.begin(), all.end(), [&](const RawMatch& m) { return m.pattern_id == p; })) << p;
+    EXPECT_TRUE(std::any_of(all.begin(), all.end(), [&](const RawMatch& m) { return m.pattern_id() == p; })) << p;
   // A second flush has nothing left.
   for (const auto& backend : backends) {
     auto matcher = backend.make_matcher();

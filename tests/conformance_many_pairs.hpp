@@ -66,7 +66,7 @@ inline void run_many_pairs(const Backends& backends, std::size_t n_streams, std:
   const Outcome want = check_workload(backends, Workload::all_at_once(streams, patterns), rng(), what.str());
   std::set<std::string> matched;
   for (const auto& m : want.all())
-    if (m.stream_id == streams[std::stoul(m.pattern_id.substr(7)) % n_streams].id) matched.insert(m.pattern_id);
+    if (m.stream_id() == streams[std::stoul(m.pattern_id().substr(7)) % n_streams].id) matched.insert(m.pattern_id());
   EXPECT_EQ(matched.size(), n_patterns) << "every pattern matches the stream it was planted in";
 }
 
@@ -137,8 +137,8 @@ inline void run_mixed_dims_and_modes(const Backends& backends, const std::vector
   const Outcome want = check_workload(backends, w, rng(), what.str(), all_chunkings(), &predicted);
   EXPECT_FALSE(want.all().empty());
   for (const auto& m : want.all()) {
-    const auto& sd = std::find_if(streams.begin(), streams.end(), [&](const StreamData& s) { return s.id == m.stream_id; })->dims;
-    const auto& pd = std::find_if(w.patterns.begin(), w.patterns.end(), [&](const PatternDef& p) { return p.id == m.pattern_id; })->dims;
+    const auto& sd = std::find_if(streams.begin(), streams.end(), [&](const StreamData& s) { return s.id == m.stream_id(); })->dims;
+    const auto& pd = std::find_if(w.patterns.begin(), w.patterns.end(), [&](const PatternDef& p) { return p.id == m.pattern_id(); })->dims;
     EXPECT_EQ(sd, pd) << describe(m);
   }
 }

@@ -105,7 +105,7 @@ inline void run_stream_scenario(const Backends& backends, const StreamScenario& 
       if (planted[k].second != pattern_base[pi]) continue;
       const auto& sid = streams[planted[k].first].id;
       EXPECT_TRUE(std::any_of(all.begin(), all.end(), [&](const RawMatch& m) {
-        return m.stream_id == sid && m.pattern_id == patterns[pi].id;
+        return m.stream_id() == sid && m.pattern_id() == patterns[pi].id;
       })) << "no reference match of " << patterns[pi].id << " on " << sid;
     }
   }
@@ -201,8 +201,8 @@ inline void run_stream_threshold_edges(const Backends& backends) {
   const auto all = want.all();
   const auto count = [&](const std::string& suffix) {
     return std::count_if(all.begin(), all.end(), [&](const RawMatch& m) {
-      return m.pattern_id.size() >= suffix.size() &&
-             m.pattern_id.compare(m.pattern_id.size() - suffix.size(), suffix.size(), suffix) == 0;
+      return m.pattern_id().size() >= suffix.size() &&
+             m.pattern_id().compare(m.pattern_id().size() - suffix.size(), suffix.size(), suffix) == 0;
     });
   };
   // The edges are exercised: the reference reports at r and just below, and the exact

@@ -150,7 +150,7 @@ inline WindowSimulation simulate_windows(const PatternDef& p, const StreamData& 
         }
         if (!cand || d < cand->distance) {
           const std::uint64_t start = e + 1 - w;
-          cand = RawMatch{s.id, p.id, d, start, e, s.ts[start], s.ts[e]};
+          cand = raw_match(s.id, p.id, d, start, e, s.ts[start], s.ts[e]);
         }
       }
     }
@@ -317,7 +317,7 @@ inline void run_window_scenario(const Backends& backends, Metric metric) {
   const std::string what = cat("window mode, ", kernels::to_string(metric));
   check_workload(backends, w, rng(), what, all_chunkings(), &predicted);
   for (const auto& p : w.patterns)
-    EXPECT_TRUE(std::any_of(predicted.begin(), predicted.end(), [&](const RawMatch& m) { return m.pattern_id == p.id; }))
+    EXPECT_TRUE(std::any_of(predicted.begin(), predicted.end(), [&](const RawMatch& m) { return m.pattern_id() == p.id; }))
         << p.id << " has no event";
 }
 

@@ -193,7 +193,7 @@ inline Outcome run_workload(Matcher& matcher, const Workload& w, Chunking chunki
             Reported rep{m, 0, 0};
             bool found = false;
             for (const auto& r : batch) {
-              if (w.streams[r.stream].id == m.stream_id) {
+              if (w.streams[r.stream].id == m.stream_id()) {
                 rep.lo = r.from;
                 rep.hi = r.to;
                 found = true;
@@ -216,7 +216,7 @@ inline Outcome run_workload(Matcher& matcher, const Workload& w, Chunking chunki
 // Comparisons.
 
 inline std::tuple<std::string, std::string, std::uint64_t> match_key(const RawMatch& m) {
-  return {m.stream_id, m.pattern_id, m.end_index};
+  return {m.stream_id(), m.pattern_id(), m.end_index};
 }
 
 // `got` against the reference's `want` (both in any order): stream-mode matches exactly,
@@ -241,7 +241,7 @@ inline void expect_conformant_matches(std::vector<Reported> got, std::vector<Rep
       problem = cat("missing   ", describe(want[j].match));
       ++j;
     } else {
-      const double rel = window_ids.count(want[j].match.pattern_id) ? kRel : 0.0;
+      const double rel = window_ids.count(want[j].match.pattern_id()) ? kRel : 0.0;
       if (!same_match(got[i].match, want[j].match, rel)) {
         problem = cat("differs   got ", describe(got[i].match), " want ", describe(want[j].match));
       } else if (check_triggers && !(got[i].lo <= want[j].lo && want[j].lo < got[i].hi)) {
@@ -324,7 +324,7 @@ inline Outcome check_workload(const Backends& backends, const Workload& w, std::
   if (predicted_windows) {
     std::vector<RawMatch> ref_windows;
     for (const auto& m : want.all())
-      if (window_ids.count(m.pattern_id)) ref_windows.push_back(m);
+      if (window_ids.count(m.pattern_id())) ref_windows.push_back(m);
     expect_same_matches(ref_windows, sorted(*predicted_windows),
                         what + ": harness check, literal SPEC.md 3.2 vs the reference", 1e-9);
   }

@@ -141,8 +141,12 @@ inline config::DaemonConfig base_config(std::vector<std::string> stream_ids, std
   config::Library lib;
   lib.name = "shapes";
   lib.patterns = std::move(patterns);
+  for (auto& p : lib.patterns) p.library = lib.name;  // as the configuration reader names them
   c.libraries.push_back(lib);
   c.publish_endpoint = "tcp://127.0.0.1:*";
+  config::Rule every_match;  // what the configuration file implies when it names no rule
+  every_match.name = "default";
+  c.rules.push_back(every_match);
   return c;
 }
 

@@ -19,12 +19,25 @@
 
 namespace warpwatch::testing {
 
+// A match as a test expects it: what RawMatch's operator== compares (the stream and pattern
+// ids and the numbers), its definitions carrying only the ids.
+inline kernels::RawMatch raw_match(std::string stream_id, std::string pattern_id, double distance,
+                                   std::uint64_t start_index, std::uint64_t end_index, std::int64_t start_ns,
+                                   std::int64_t end_ns) {
+  kernels::StreamDef stream;
+  stream.id = std::move(stream_id);
+  kernels::PatternDef pattern;
+  pattern.id = std::move(pattern_id);
+  return kernels::RawMatch{stream::make_stream(std::move(stream)), kernels::make_pattern(std::move(pattern)),
+                           distance, start_index, end_index, start_ns, end_ns};
+}
+
 // One match for failure messages; 17 digits so that distances that differ in the last
 // bit (the suites compare them exactly) print differently.
 inline std::string describe(const kernels::RawMatch& m) {
   std::ostringstream os;
   os.precision(17);
-  os << "{" << m.stream_id << "/" << m.pattern_id << " [" << m.start_index << "," << m.end_index
+  os << "{" << m.stream_id() << "/" << m.pattern_id() << " [" << m.start_index << "," << m.end_index
      << "] ns [" << m.start_ns << "," << m.end_ns << "] d=" << m.distance << "}";
   return os.str();
 }
@@ -37,8 +50,8 @@ inline std::string describe(const std::vector<kernels::RawMatch>& ms) {
 
 // The order Matcher::process and flush promise: stream, then pattern, then end index.
 inline bool match_less(const kernels::RawMatch& a, const kernels::RawMatch& b) {
-  return std::tie(a.stream_id, a.pattern_id, a.end_index) <
-         std::tie(b.stream_id, b.pattern_id, b.end_index);
+  return std::tie(a.stream_id(), a.pattern_id(), a.end_index) <
+         std::tie(b.stream_id(), b.pattern_id(), b.end_index);
 }
 
 // Matches gathered from several calls (or a simulation run pair by pair) in that order, to
@@ -53,7 +66,7 @@ inline std::vector<kernels::RawMatch> sorted(std::vector<kernels::RawMatch> v) {
 inline bool same_match(const kernels::RawMatch& got, const kernels::RawMatch& want,
                        double rel = 0.0) {
   if (rel == 0) return got == want;
-  return got.stream_id == want.stream_id && got.pattern_id == want.pattern_id &&
+  return got.stream_id() == want.stream_id() && got.pattern_id() == want.pattern_id() &&
          got.start_index == want.start_index && got.end_index == want.end_index &&
          got.start_ns == want.start_ns && got.end_ns == want.end_ns &&
          std::abs(got.distance - want.distance) <= rel * std::max(1.0, std::abs(want.distance));
@@ -125,7 +138,7 @@ inline StreamData hand_stream(std::vector<float> values, std::int64_t first_ns,
 // The match of `pattern` on samples [start, end] of `s`, with their timestamps.
 inline kernels::RawMatch expected(const StreamData& s, const std::string& pattern, double d,
                                   std::uint64_t start, std::uint64_t end) {
-  return kernels::RawMatch{s.id, pattern, d, start, end, s.ts[start], s.ts[end]};
+  return raw_match(s.id, pattern, d, start, end, s.ts[start], s.ts[end]);
 }
 
 // `count` draws from N(0, 1): pattern values, or values to plant in a stream.

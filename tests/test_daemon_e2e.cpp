@@ -24,6 +24,7 @@
 #include "cli_test_support.hpp"
 #include "daemon_e2e_support.hpp"
 #include "log_capture.hpp"
+#include "matcher_test_support.hpp"
 #include "planted_support.hpp"
 #include "test_support.hpp"
 #include "warpwatch/config/daemon_config.hpp"
@@ -37,9 +38,7 @@ using namespace warpwatch;
 using namespace warpwatch::testing;
 
 kernels::RawMatch to_match(const nlohmann::json& e) {
-  kernels::RawMatch m;
-  m.stream_id = e.at("stream").get<std::string>();
-  m.pattern_id = e.at("pattern").get<std::string>();
+  kernels::RawMatch m = raw_match(e.at("stream").get<std::string>(), e.at("pattern").get<std::string>(), 0.0, 0, 0, 0, 0);
   m.distance = e.at("distance").get<double>();
   m.start_index = e.at("start_index").get<std::uint64_t>();
   m.end_index = e.at("end_index").get<std::uint64_t>();
@@ -49,8 +48,8 @@ kernels::RawMatch to_match(const nlohmann::json& e) {
 }
 
 std::string describe(const kernels::RawMatch& m) {
-  std::string s = m.stream_id;
-  s += "/" + m.pattern_id + " [" + std::to_string(m.start_index) + "," + std::to_string(m.end_index) + "] d=";
+  std::string s = m.stream_id();
+  s += "/" + m.pattern_id() + " [" + std::to_string(m.start_index) + "," + std::to_string(m.end_index) + "] d=";
   s += std::to_string(m.distance);
   return s;
 }
@@ -66,13 +65,13 @@ void expect_same_matches(std::vector<kernels::RawMatch> got, std::vector<kernels
     const auto& g = got[k];
     const auto& w = want[k];
     SCOPED_TRACE("match " + std::to_string(k) + ": got " + describe(g) + ", want " + describe(w));
-    EXPECT_EQ(g.stream_id, w.stream_id);
-    EXPECT_EQ(g.pattern_id, w.pattern_id);
+    EXPECT_EQ(g.stream_id(), w.stream_id());
+    EXPECT_EQ(g.pattern_id(), w.pattern_id());
     EXPECT_EQ(g.start_index, w.start_index);
     EXPECT_EQ(g.end_index, w.end_index);
     EXPECT_EQ(g.start_ns, w.start_ns);
     EXPECT_EQ(g.end_ns, w.end_ns);
-    if (modes.at(w.pattern_id) == kernels::Mode::stream)
+    if (modes.at(w.pattern_id()) == kernels::Mode::stream)
       EXPECT_EQ(g.distance, w.distance);
     else
       EXPECT_NEAR(g.distance, w.distance, 1e-5 * std::abs(w.distance));
@@ -166,7 +165,7 @@ TEST(DaemonE2e, PlantedPatternsGiveExactlyTheReferenceEvents) {
   const auto want = reference_matches(series, patterns, true);
   // The planted copies, and nothing else: 2 bumps and 1 wave per stream.
   ASSERT_EQ(want.size(), 60u);
-  ASSERT_EQ(std::count_if(want.begin(), want.end(), [](const auto& m) { return m.pattern_id == "bump"; }), 40);
+  ASSERT_EQ(std::count_if(want.begin(), want.end(), [](const auto& m) { return m.pattern_id() == "bump"; }), 40);
 
   CapturedLog log;
   service::Pipeline pipeline(base_config(ids, patterns), log.logger());
@@ -549,8 +548,8 @@ TEST(DaemonE2e, TextPayloadGivesTheSameEventsAsBinary) {
   EXPECT_EQ(summary.rejected, 0u);
   std::vector<kernels::RawMatch> from_bin, from_txt;
   for (auto m : matches_of(sub.events)) {
-    if (m.stream_id == txt.id) {
-      m.stream_id = bin.id;
+    if (m.stream_id() == txt.id) {
+      m.stream = kernels::StreamRef(std::make_shared<const kernels::StreamDef>(kernels::StreamDef{bin.id, 1, 1}));
       from_txt.push_back(m);
     } else {
       from_bin.push_back(m);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -42,7 +43,7 @@ std::vector<RawMatch> select(const std::vector<RawMatch>& v, const std::string& 
                              const std::string& pattern) {
   std::vector<RawMatch> out;
   for (const auto& m : v)
-    if (m.stream_id == stream && m.pattern_id == pattern) out.push_back(m);
+    if (m.stream_id() == stream && m.pattern_id() == pattern) out.push_back(m);
   return out;
 }
 
@@ -149,9 +150,7 @@ class SpringSim {
 
  private:
   RawMatch make(float d, std::uint64_t s, std::uint64_t e) const {
-    RawMatch r;
-    r.stream_id = stream_.id;
-    r.pattern_id = pattern_.id;
+    RawMatch r = raw_match(stream_.id, pattern_.id, 0.0, 0, 0, 0, 0);
     r.distance = static_cast<double>(d);
     r.start_index = s;
     r.end_index = e;
@@ -535,10 +534,10 @@ TEST(ReferenceSpring, UnchangedPairsKeepTheirState) {
     // r was removed before s3: its pending candidate on s3 came with remove_pattern.
     expect_same_matches(select(b_matches, "s3", "r"), r_on_s3.run(s3_head.length(), true), "(s3, r)");
     // What remove_* returned is exactly the pending candidates of the removed pairs.
-    for (const auto& m : removed_r) EXPECT_EQ(m.pattern_id, "r");
+    for (const auto& m : removed_r) EXPECT_EQ(m.pattern_id(), "r");
     for (const auto& m : removed_s3) {
-      EXPECT_EQ(m.stream_id, "s3");
-      EXPECT_EQ(m.pattern_id, "p");  // r was already gone
+      EXPECT_EQ(m.stream_id(), "s3");
+      EXPECT_EQ(m.pattern_id(), "p");  // r was already gone
     }
   }
 }
@@ -615,21 +614,16 @@ TEST(ReferenceSpring, InvalidChunksThrowAndLeaveTheStateAlone) {
   matcher->add_pattern(make_pattern("p", 1, {0, 1}, Metric::dtw, Cost::sq, 1.0));
 
   const std::vector<float> one{1.0f}, two{1.0f, 2.0f};
-  const std::vector<std::int64_t> t1{1}, t_dup{5, 5}, t_down{6, 4};
+  const std::vector<std::int64_t> t1{1}, t_dup{5, 5};
   auto process = [&](StreamChunk c) { return matcher->process(std::span<const StreamChunk>(&c, 1)); };
   EXPECT_THROW(process(StreamChunk{"unknown", one, t1}), std::invalid_argument);
   EXPECT_THROW(process(StreamChunk{"s", two, t1}), std::invalid_argument);  // 2 values, 1 timestamp
   EXPECT_THROW(process(StreamChunk{"s", one, t_dup}), std::invalid_argument);
-  EXPECT_THROW(process(StreamChunk{"s", two, t_dup}), std::invalid_argument);   // equal timestamps
-  EXPECT_THROW(process(StreamChunk{"s", two, t_down}), std::invalid_argument);  // decreasing
+  const std::array<StreamChunk, 2> twice{StreamChunk{"s", one, t1}, StreamChunk{"s", one, t1}};
+  EXPECT_THROW(matcher->process(twice), std::invalid_argument);  // one chunk per stream
 
-  // The first four samples, then a chunk whose first timestamp is not after the last one.
+  // The rejected chunks changed nothing: the whole stream gives the hand-worked matches.
   std::vector<RawMatch> got = process(s.chunk(0, 4));
-  const std::vector<float> v{0.0f};
-  const std::vector<std::int64_t> same{s.ts[3]}, before{s.ts[3] - 1};
-  EXPECT_THROW(process(StreamChunk{"s", v, same}), std::invalid_argument);
-  EXPECT_THROW(process(StreamChunk{"s", v, before}), std::invalid_argument);
-  // The rejected chunks changed nothing: the rest gives the hand-worked matches.
   auto rest = process(s.chunk(4, s.length()));
   got.insert(got.end(), rest.begin(), rest.end());
   ASSERT_EQ(got.size(), 2u) << describe(got);
@@ -639,4 +633,28 @@ TEST(ReferenceSpring, InvalidChunksThrowAndLeaveTheStateAlone) {
   // A stream that was removed is unknown.
   matcher->remove_stream("s");
   EXPECT_THROW(process(s.chunk(0, 1)), std::invalid_argument);
+}
+
+// Samples out of order or not finite never reach a Matcher from the daemon or the CLI:
+// the stream layer drops and counts them (test_validator.cpp). A caller that passes them
+// anyway has a bug, which the Matcher stops at (WW_ASSERT) instead of matching garbage.
+TEST(ReferenceSpringDeathTest, SamplesTheStreamLayerRejectsAreACallersBug) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const StreamData s = hand_stream({5, 0, 1.5f, 1}, kHandStartNs);
+  auto fresh = [&] {
+    auto m = reference::make_matcher();
+    m->add_stream(s.def());
+    m->add_pattern(make_pattern("p", 1, {0, 1}, Metric::dtw, Cost::sq, 1.0));
+    m->process(std::vector<StreamChunk>{s.chunk(0, 4)});
+    return m;
+  };
+  const std::vector<float> two{1.0f, 2.0f}, one{0.0f}, nan{std::numeric_limits<float>::quiet_NaN()};
+  const std::vector<std::int64_t> t_dup{s.ts[3] + 5, s.ts[3] + 5}, t_down{s.ts[3] + 6, s.ts[3] + 4};
+  const std::vector<std::int64_t> same{s.ts[3]}, before{s.ts[3] - 1}, later{s.ts[3] + 1};
+  const char* why = "internal error.*timestamps that do not increase";
+  EXPECT_DEATH(fresh()->process(std::vector<StreamChunk>{{"s", two, t_dup}}), why);   // equal timestamps
+  EXPECT_DEATH(fresh()->process(std::vector<StreamChunk>{{"s", two, t_down}}), why);  // decreasing
+  EXPECT_DEATH(fresh()->process(std::vector<StreamChunk>{{"s", one, same}}), why);    // not after the last
+  EXPECT_DEATH(fresh()->process(std::vector<StreamChunk>{{"s", one, before}}), why);
+  EXPECT_DEATH(fresh()->process(std::vector<StreamChunk>{{"s", nan, later}}), "non-finite values");
 }

@@ -148,7 +148,7 @@ class WindowSim {
  private:
   RawMatch make(double d, std::uint64_t e) const {
     const std::uint64_t s = e + 1 - w_;
-    return RawMatch{stream_.id, pattern_.id, d, s, e, stream_.ts[s], stream_.ts[e]};
+    return raw_match(stream_.id, pattern_.id, d, s, e, stream_.ts[s], stream_.ts[e]);
   }
 
   const PatternDef& pattern_;
@@ -455,7 +455,7 @@ TEST(ReferenceWindow, FlatWindowsSkippedUnderZnorm) {
   EXPECT_EQ(sim2.flat(), 3u);
   expect_same_matches(got, sorted(want), "znorm with flat windows", 1e-6);
   for (const auto& m : got) {
-    if (m.stream_id == "s") {
+    if (m.stream_id() == "s") {
       EXPECT_FALSE(m.end_index == 7 || m.end_index == 8) << describe(m);
     } else {
       EXPECT_FALSE(m.end_index >= 5 && m.end_index <= 7) << describe(m);
@@ -578,7 +578,7 @@ TEST(ReferenceWindow, ChunkingInvariance) {
   std::vector<RawMatch> window_only;
   std::size_t spring_matches = 0;
   for (const auto& m : mixed) {
-    if (m.pattern_id == "s1") {
+    if (m.pattern_id() == "s1") {
       ++spring_matches;
     } else {
       window_only.push_back(m);

@@ -1,38 +1,59 @@
-// Alert rules (daemon/rules.cpp): selection by globs, threshold override, cooldown per
-// (rule, stream) in stream time, one event per selecting rule, exact counters.
+// Alert rules (daemon/alerting/rules.cpp): selection by globs, threshold override, cooldown
+// per (rule, stream) in stream time, one event per selecting rule, exact counters; what an
+// event says of a pattern comes from the PatternDef the match carries.
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "test_support.hpp"
 #include "warpwatch/alerting/rules.hpp"
+#include "warpwatch/config/daemon_config.hpp"
 
 namespace {
 
 using warpwatch::config::Rule;
 using warpwatch::alerting::Event;
-using warpwatch::alerting::PatternInfo;
-using warpwatch::alerting::PatternTable;
 using warpwatch::alerting::RuleEngine;
 using warpwatch::kernels::Metric;
 using warpwatch::kernels::Mode;
+using warpwatch::kernels::PatternDef;
+using warpwatch::kernels::PatternRef;
 using warpwatch::kernels::RawMatch;
 using namespace std::chrono_literals;
 
 constexpr std::int64_t kSecond = 1'000'000'000;
 
-PatternTable patterns() {
-  return {{"spike", {"shapes", Metric::dtw, Mode::stream, 5.0}},
-          {"spike2", {"shapes", Metric::dk, Mode::stream, 5.0}},
-          {"ramp", {"trends", Metric::twed, Mode::window, 2.0}}};
+PatternRef make(std::string id, std::string library, Metric metric, Mode mode, double threshold) {
+  PatternDef p;
+  p.id = std::move(id);
+  p.library = std::move(library);
+  p.params.distance.metric = metric;
+  p.params.mode = mode;
+  p.params.threshold = threshold;
+  return warpwatch::kernels::make_pattern(std::move(p));
 }
 
-RawMatch match(std::string stream, std::string pattern, double distance, std::int64_t end_s,
+// The patterns the matches below come from, by id.
+PatternRef pattern(const std::string& id) {
+  static const std::map<std::string, PatternRef> all = {
+      {"spike", make("spike", "shapes", Metric::dtw, Mode::stream, 5.0)},
+      {"spike2", make("spike2", "shapes", Metric::dk, Mode::stream, 5.0)},
+      {"ramp", make("ramp", "trends", Metric::twed, Mode::window, 2.0)}};
+  return all.at(id);
+}
+
+RawMatch match(std::string stream, PatternRef p, double distance, std::int64_t end_s, std::uint64_t end_index = 10) {
+  return {warpwatch::stream::make_stream({std::move(stream), 1, kSecond}), std::move(p), distance, end_index - 4,
+          end_index, (end_s - 4) * kSecond, end_s * kSecond};
+}
+
+RawMatch match(std::string stream, const std::string& pattern_id, double distance, std::int64_t end_s,
                std::uint64_t end_index = 10) {
-  return {std::move(stream), std::move(pattern),    distance,       end_index - 4,
-          end_index,         (end_s - 4) * kSecond, end_s * kSecond};
+  return match(std::move(stream), pattern(pattern_id), distance, end_s, end_index);
 }
 
 Rule rule(std::string name, std::vector<std::string> streams = {"*"},
@@ -53,7 +74,10 @@ std::vector<std::string> rules_of(const std::vector<Event>& events) {
 }
 
 TEST(Rules, NoRulesMeansOneDefaultRuleForEverything) {
-  RuleEngine engine({}, patterns(), "node-1");
+  // The configuration supplies the implicit rule when the file has none.
+  const warpwatch::testing::TempDir dir;
+  const auto config = warpwatch::config::load_daemon_config(dir.write("c.yaml", "instance: node-1\n"));
+  RuleEngine engine(config.rules, "node-1");
   ASSERT_EQ(engine.rules().size(), 1u);
   EXPECT_EQ(engine.rules()[0].name, "default");
   const auto events =
@@ -68,7 +92,7 @@ TEST(Rules, EventIsFilledFromMatchPatternAndRule) {
   Rule r = rule("hot");
   r.severity = "critical";
   r.labels = {{"site", "plant-7"}, {"team", "ops"}};
-  RuleEngine engine({r}, patterns(), "node-1");
+  RuleEngine engine({r}, "node-1");
   const auto events = engine.apply({match("pump.3", "ramp", 1.25, 100, 57)}, 123456789);
   ASSERT_EQ(events.size(), 1u);
   const Event& e = events[0];
@@ -95,7 +119,7 @@ TEST(Rules, StreamPatternAndLibraryGlobsSelectWholeStrings) {
   RuleEngine engine(
       {rule("pumps", {"pump.*", "fan?"}), rule("spikes", {"*"}, {"spike*"}),
        rule("trends", {"*"}, {"*"}, {"tr[e]nds"}), rule("exact", {"pump"}, {"spike"})},
-      patterns(), "i");
+      "i");
   const auto events = engine.apply(
       {match("pump.1", "spike", 1, 1), match("fan7", "ramp", 1, 2), match("fan77", "spike2", 1, 3),
        match("pump", "spike", 1, 4), match("xpump.1", "ramp", 1, 5)},
@@ -112,7 +136,7 @@ TEST(Rules, StreamPatternAndLibraryGlobsSelectWholeStrings) {
 }
 
 TEST(Rules, SlashAndDotAreOrdinaryCharactersInGlobs) {
-  RuleEngine engine({rule("r", {"*.temp"})}, patterns(), "i");
+  RuleEngine engine({rule("r", {"*.temp"})}, "i");
   EXPECT_EQ(engine.apply({match("site/a/.temp", "spike", 1, 1)}, 0).size(), 1u);
   EXPECT_EQ(engine.apply({match("site/a/temp", "spike", 1, 2)}, 0).size(), 0u);
 }
@@ -122,7 +146,7 @@ TEST(Rules, ThresholdOverrideKeepsOnlyCloseMatchesAndReportsEffectiveThreshold) 
   strict.threshold = 1.0;
   Rule loose = rule("loose");
   loose.threshold = 100.0;  // cannot loosen the pattern's own 5.0
-  RuleEngine engine({strict, loose}, patterns(), "i");
+  RuleEngine engine({strict, loose}, "i");
   const auto events = engine.apply({match("s", "spike", 0.5, 1), match("s", "spike", 1.0, 2),
                                     match("s", "spike", 1.5, 3), match("s", "spike", 7.0, 4)},
                                    0);
@@ -144,7 +168,7 @@ TEST(Rules, CooldownIsPerRuleAndStreamInStreamTime) {
   Rule slow = rule("slow");
   slow.cooldown = 10s;
   Rule fast = rule("fast");  // no cooldown
-  RuleEngine engine({slow, fast}, patterns(), "i");
+  RuleEngine engine({slow, fast}, "i");
   // Stream a: ends at 100 (kept), 105 (dropped), 109.999 (dropped), 110 (kept: exactly 10 s
   // after the last event), 115 (dropped). Stream b is independent: 101 (kept), 111 (kept).
   const std::int64_t late = 110 * kSecond - 1;
@@ -168,7 +192,7 @@ TEST(Rules, CooldownIsPerRuleAndStreamInStreamTime) {
 TEST(Rules, CooldownTakesABatchInStreamTimeOrder) {
   Rule r = rule("r");
   r.cooldown = 10s;
-  RuleEngine engine({r}, patterns(), "i");
+  RuleEngine engine({r}, "i");
   // The Matcher orders by pattern before end time: "ramp" at 103 comes before "spike" at
   // 100, yet the earlier one in stream time opens the cooldown.
   const auto ev = engine.apply({match("s", "ramp", 1, 103), match("s", "spike", 1, 100)}, 0);
@@ -183,7 +207,7 @@ TEST(Rules, ThresholdFilteredMatchDoesNotStartACooldown) {
   Rule r = rule("r");
   r.cooldown = 10s;
   r.threshold = 1.0;
-  RuleEngine engine({r}, patterns(), "i");
+  RuleEngine engine({r}, "i");
   const auto ev = engine.apply({match("s", "spike", 3.0, 100), match("s", "spike", 0.5, 101)}, 0);
   ASSERT_EQ(ev.size(), 1u);
   EXPECT_EQ(ev[0].end_ns, 101 * kSecond);
@@ -198,7 +222,7 @@ TEST(Rules, SeveralRulesOnOneMatchGiveOneEventEach) {
   b.severity = "critical";
   b.labels = {{"k", "v"}};
   Rule c = rule("c", {"other"});
-  RuleEngine engine({a, b, c}, patterns(), "i");
+  RuleEngine engine({a, b, c}, "i");
   const auto ev = engine.apply({match("s1", "spike", 1, 1)}, 7);
   ASSERT_EQ(ev.size(), 2u);
   EXPECT_EQ(ev[0].rule, "a");
@@ -210,14 +234,20 @@ TEST(Rules, SeveralRulesOnOneMatchGiveOneEventEach) {
   EXPECT_EQ(engine.counters()[2].events, 0u);
 }
 
-TEST(Rules, UnknownPatternThrowsBeforeChangingAnything) {
-  Rule r = rule("r");
-  r.cooldown = 10s;
-  RuleEngine engine({r}, patterns(), "i");
-  EXPECT_THROW(engine.apply({match("s", "spike", 1, 100), match("s", "nope", 1, 101)}, 0),
-               std::invalid_argument);
-  EXPECT_EQ(engine.totals().events, 0u);
-  EXPECT_EQ(engine.apply({match("s", "spike", 1, 100)}, 0).size(), 1u);  // no cooldown left
+TEST(Rules, EventsDescribeThePatternTheMatchWasFoundWith) {
+  // After a reload replaced "spike", the flushed match of the old definition and a match of
+  // the new one share the id but not the library or threshold: each event says its own.
+  RuleEngine engine({rule("r")}, "i");
+  const PatternRef before = make("spike", "old-lib", Metric::dtw, Mode::stream, 5.0);
+  const PatternRef after = make("spike", "new-lib", Metric::dk, Mode::stream, 2.0);
+  const auto ev = engine.apply({match("s", before, 1.0, 100), match("s", after, 1.5, 101)}, 0);
+  ASSERT_EQ(ev.size(), 2u);
+  EXPECT_EQ(ev[0].library, "old-lib");
+  EXPECT_EQ(ev[0].threshold, 5.0);
+  EXPECT_EQ(ev[0].metric, "dtw");
+  EXPECT_EQ(ev[1].library, "new-lib");
+  EXPECT_EQ(ev[1].threshold, 2.0);
+  EXPECT_EQ(ev[1].metric, "dk");
 }
 
 TEST(Rules, ReloadCarriesCooldownsOfRulesWithTheSameName) {
@@ -225,12 +255,12 @@ TEST(Rules, ReloadCarriesCooldownsOfRulesWithTheSameName) {
   kept.cooldown = 10s;
   Rule gone = rule("gone");
   gone.cooldown = 10s;
-  RuleEngine old_engine({kept, gone}, patterns(), "i");
+  RuleEngine old_engine({kept, gone}, "i");
   ASSERT_EQ(old_engine.apply({match("s", "spike", 1, 100)}, 0).size(), 2u);
 
   Rule fresh = rule("fresh");
   fresh.cooldown = 10s;
-  RuleEngine engine({fresh, kept}, patterns(), "i");
+  RuleEngine engine({fresh, kept}, "i");
   engine.carry_cooldowns_from(old_engine);
   const auto ev = engine.apply({match("s", "spike", 1, 105)}, 0);
   ASSERT_EQ(ev.size(), 1u);
@@ -239,27 +269,24 @@ TEST(Rules, ReloadCarriesCooldownsOfRulesWithTheSameName) {
 }
 
 TEST(Rules, EmptyBatchGivesNoEvents) {
-  RuleEngine engine({}, patterns(), "i");
+  RuleEngine engine({}, "i");
   EXPECT_TRUE(engine.apply({}, 0).empty());
   EXPECT_EQ(engine.counters("unknown").events, 0u);
 }
 
-TEST(Rules, PatternTableComesFromTheLibraries) {
-  warpwatch::config::Library lib;
-  lib.name = "shapes";
-  warpwatch::kernels::PatternDef p;
-  p.id = "w";
-  p.params.distance.metric = Metric::softdtw;
-  p.params.mode = Mode::window;
-  p.params.threshold = 3.5;
-  lib.patterns.push_back(p);
-  const PatternTable table = warpwatch::alerting::pattern_table({lib});
-  ASSERT_EQ(table.size(), 1u);
-  const PatternInfo& info = table.at("w");
-  EXPECT_EQ(info.library, "shapes");
-  EXPECT_EQ(info.metric, Metric::softdtw);
-  EXPECT_EQ(info.mode, Mode::window);
-  EXPECT_EQ(info.threshold, 3.5);
+TEST(Rules, EachPatternNamesItsLibrary) {
+  const warpwatch::testing::TempDir dir;
+  const auto config = warpwatch::config::load_daemon_config(
+      dir.write("c.yaml", "streams: {declared: [{id: s}]}\nlibraries:\n  - name: shapes\n    defaults: {threshold: 3.5, metric: softdtw, mode: window}\n"
+                          "    patterns:\n      - {id: w, values: [0, 1, 0]}\n"));
+  ASSERT_EQ(config.libraries.size(), 1u);
+  RuleEngine engine(config.rules, "i");
+  const auto ev = engine.apply({match("s", warpwatch::kernels::make_pattern(config.libraries[0].patterns[0]), 1.0, 100)}, 0);
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].library, "shapes");
+  EXPECT_EQ(ev[0].metric, "softdtw");
+  EXPECT_EQ(ev[0].mode, "window");
+  EXPECT_EQ(ev[0].threshold, 3.5);
 }
 
 }  // namespace

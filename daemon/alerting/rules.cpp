@@ -27,72 +27,39 @@ bool closer_than(std::int64_t a, std::int64_t b, std::int64_t limit) {
   return distance < static_cast<std::uint64_t>(limit);
 }
 
-std::vector<config::Rule> with_default(std::vector<config::Rule> rules) {
-  if (rules.empty()) {
-    config::Rule implicit;  // its defaults: every stream, pattern and library; "info"
-    implicit.name = "default";
-    rules.push_back(std::move(implicit));
-  }
-  return rules;
-}
-
 }  // namespace
 
-PatternTable pattern_table(const std::vector<config::Library>& libraries) {
-  PatternTable table;
-  for (const auto& library : libraries) {
-    for (const auto& pattern : library.patterns) {
-      table[pattern.id] = PatternInfo{library.name, pattern.params.distance.metric,
-                                      pattern.params.mode, pattern.params.threshold};
-    }
-  }
-  return table;
-}
+RuleEngine::RuleEngine(std::vector<config::Rule> rules, std::string instance)
+    : rules_(std::move(rules)), instance_(std::move(instance)), counters_(rules_.size()) {}
 
-RuleEngine::RuleEngine(std::vector<config::Rule> rules, PatternTable patterns, std::string instance)
-    : rules_(with_default(std::move(rules))),
-      patterns_(std::move(patterns)),
-      instance_(std::move(instance)),
-      counters_(rules_.size()) {}
-
-bool RuleEngine::selects(const config::Rule& rule, const kernels::RawMatch& match,
-                         const PatternInfo& pattern) const {
-  return any_glob_matches(rule.streams, match.stream_id) &&
-         any_glob_matches(rule.patterns, match.pattern_id) &&
-         any_glob_matches(rule.libraries, pattern.library);
+bool RuleEngine::selects(const config::Rule& rule, const kernels::RawMatch& match) {
+  return any_glob_matches(rule.streams, match.stream_id()) && any_glob_matches(rule.patterns, match.pattern_id()) &&
+         any_glob_matches(rule.libraries, match.pattern->library);
 }
 
 std::vector<Event> RuleEngine::apply(const std::vector<kernels::RawMatch>& matches,
                                      std::int64_t now_ns) {
-  // Look every pattern up first, so a bad batch changes no cooldown and no counter.
-  std::vector<std::pair<const kernels::RawMatch*, const PatternInfo*>> ordered;
+  std::vector<const kernels::RawMatch*> ordered;
   ordered.reserve(matches.size());
-  for (const auto& match : matches) {
-    const auto it = patterns_.find(match.pattern_id);
-    if (it == patterns_.end()) {
-      throw std::invalid_argument("alert rules: match for unknown pattern '" + match.pattern_id +
-                                  "' on stream '" + match.stream_id + "'");
-    }
-    ordered.emplace_back(&match, &it->second);
-  }
+  for (const auto& match : matches) ordered.push_back(&match);
   // Chronological, so the first event in stream time is the one that opens a cooldown.
-  std::stable_sort(ordered.begin(), ordered.end(),
-                   [](const auto& a, const auto& b) { return a.first->end_ns < b.first->end_ns; });
+  std::stable_sort(ordered.begin(), ordered.end(), [](const auto* a, const auto* b) { return a->end_ns < b->end_ns; });
 
   std::vector<Event> events;
-  for (const auto& [match, pattern] : ordered) {
+  for (const kernels::RawMatch* match : ordered) {
+    const kernels::PatternDef& pattern = *match->pattern;
     for (std::size_t r = 0; r < rules_.size(); ++r) {
       const config::Rule& rule = rules_[r];
-      if (!selects(rule, *match, *pattern)) continue;
+      if (!selects(rule, *match)) continue;
       // A rule can only tighten: the Matcher never reports above the pattern's own eps,
       // so the smaller of the two is the threshold that was in effect.
-      const double threshold =
-          rule.threshold ? std::min(*rule.threshold, pattern->threshold) : pattern->threshold;
+      const double own = pattern.params.threshold;
+      const double threshold = rule.threshold ? std::min(*rule.threshold, own) : own;
       if (!(match->distance <= threshold)) {  // NaN never passes
         ++counters_[r].filtered_threshold;
         continue;
       }
-      const auto key = std::make_pair(r, match->stream_id);
+      const auto key = std::make_pair(r, match->stream_id());
       const auto last = last_event_ns_.find(key);
       const std::int64_t cooldown_ns =
           std::chrono::duration_cast<std::chrono::nanoseconds>(rule.cooldown).count();
@@ -112,11 +79,11 @@ std::vector<Event> RuleEngine::apply(const std::vector<kernels::RawMatch>& match
       Event event;
       event.rule = rule.name;
       event.severity = rule.severity;
-      event.stream = match->stream_id;
-      event.library = pattern->library;
-      event.pattern = match->pattern_id;
-      event.metric = std::string(kernels::to_string(pattern->metric));
-      event.mode = std::string(kernels::to_string(pattern->mode));
+      event.stream = match->stream_id();
+      event.library = pattern.library;
+      event.pattern = match->pattern_id();
+      event.metric = std::string(kernels::to_string(pattern.params.distance.metric));
+      event.mode = std::string(kernels::to_string(pattern.params.mode));
       event.distance = match->distance;
       event.threshold = threshold;
       event.start_index = match->start_index;

@@ -8,6 +8,7 @@
 
 #include "commands.hpp"
 #include "warpwatch/kernels/backends.hpp"
+#include "warpwatch/stream/validator.hpp"
 
 namespace warpwatch::cli {
 namespace {
@@ -18,16 +19,26 @@ struct InputStream {
   std::vector<std::int64_t> times_ns;
 };
 
+// The series as streams, checked by the stream layer's validator (the one check of SPEC.md
+// 1 that the daemon's ingest applies too): a series whose timestamps, once in whole
+// nanoseconds, do not strictly increase is refused with the sample that breaks them.
 std::vector<InputStream> to_streams(const std::vector<config::LoadedSeries>& series, double period_s) {
   std::vector<InputStream> streams;
   const auto period_ns = static_cast<std::int64_t>(std::llround(period_s * 1e9));
   for (const auto& s : series) {
-    InputStream in{{s.name, s.dims, period_ns}, s.values, {}};
-    in.times_ns.resize(s.length());
+    stream::Samples samples;
+    samples.dims = s.dims;
+    samples.values = s.values;
+    samples.times_ns.resize(s.length());
     for (std::size_t i = 0; i < s.length(); ++i)
-      in.times_ns[i] = s.times.empty() ? static_cast<std::int64_t>(i) * period_ns
-                                       : static_cast<std::int64_t>(std::llround(s.times[i] * 1e9));
-    streams.push_back(std::move(in));
+      samples.times_ns[i] = s.times.empty() ? static_cast<std::int64_t>(i) * period_ns
+                                            : static_cast<std::int64_t>(std::llround(s.times[i] * 1e9));
+    stream::RejectCounts rejected;
+    stream::Accepted valid = stream::StreamValidator(s.dims).accept(samples, rejected);
+    if (!valid.dropped.empty())
+      throw std::runtime_error(s.name + ": " + valid.dropped.front().first + " (" +
+                               std::string(stream::to_string(valid.dropped.front().reason)) + ")");
+    streams.push_back({{s.name, s.dims, period_ns}, std::move(samples.values), std::move(samples.times_ns)});
   }
   return streams;
 }
@@ -36,7 +47,7 @@ void print_events(const std::vector<kernels::RawMatch>& matches, const SearchCom
                   std::ostream& out) {
   for (const auto& m : matches) {
     const nlohmann::ordered_json event = {
-        {"stream", m.stream_id},       {"pattern", m.pattern_id},   {"metric", cmd.metric.metric},
+        {"stream", m.stream_id()},       {"pattern", m.pattern_id()},   {"metric", cmd.metric.metric},
         {"mode", cmd.mode},            {"distance", m.distance},    {"threshold", cmd.threshold},
         {"start_index", m.start_index}, {"end_index", m.end_index}, {"start_ns", m.start_ns},
         {"end_ns", m.end_ns}};

@@ -68,9 +68,10 @@ Pipeline::Pipeline(config::DaemonConfig config, Logger log)
   const kernels::Backend backend = kernels::resolve_backend(requested, &why);
   if (!why.empty()) log_->info("{}", why);
   matcher_ = kernels::make_matcher(backend, {config_.cpu_threads});
-  for (const auto& s : config_.streams) matcher_->add_stream(s.def);
+  // The registry's definitions of the declared streams (the same objects its batches carry).
+  for (const auto& s : config_.streams) matcher_->add_stream(registry_->find(s.def.id));
   add_patterns(config_.libraries);
-  rules_ = std::make_unique<alerting::RuleEngine>(config_.rules, alerting::pattern_table(config_.libraries), config_.instance);
+  rules_ = std::make_unique<alerting::RuleEngine>(config_.rules, config_.instance);
 
   alerting::PublisherOptions publish;
   publish.endpoint = config_.publish_endpoint;
@@ -139,8 +140,8 @@ void Pipeline::refresh_stats() {
   const std::lock_guard lock(stats_mu_);
   stats_.matcher = matcher;
   stats_.rules = std::move(rules);
-  stats_.streams = matcher_->streams().size();
-  stats_.patterns = matcher_->patterns().size();
+  stats_.streams = matcher_->stream_count();
+  stats_.patterns = matcher_->pattern_count();
 }
 
 PipelineStats Pipeline::stats() const {
@@ -166,7 +167,7 @@ void Pipeline::run_batch() { process(hub_->take()); }
 void Pipeline::process(stream::IngestBatch batch) {
   std::vector<kernels::StreamChunk> chunks;
   for (const stream::QueuedSamples& q : batch.streams) {
-    if (!matcher_->has_stream(q.stream->id)) matcher_->add_stream(*q.stream);
+    if (!matcher_->has_stream(q.stream->id)) matcher_->add_stream(q.stream);
     chunks.push_back({q.stream->id, q.values, q.times_ns});
   }
   const auto began = std::chrono::steady_clock::now();

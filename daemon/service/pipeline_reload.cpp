@@ -36,14 +36,14 @@ bool Pipeline::reload(const std::string& path) {
   const stream::StreamChanges streams = reload_streams(next, flushed);
   const std::size_t replaced = reload_patterns(next, flushed);
   if (!flushed.empty()) publish(std::move(flushed), *rules_);  // through the old rules
-  auto rules = std::make_unique<alerting::RuleEngine>(next.rules, alerting::pattern_table(next.libraries), next.instance);
+  auto rules = std::make_unique<alerting::RuleEngine>(next.rules, next.instance);
   rules->carry_cooldowns_from(*rules_);  // rules kept by name keep their cooldowns
   rules->carry_counters_from(*rules_);   // and their /metrics counters
   rules_ = std::move(rules);
   log_->info("configuration reloaded: streams {} added, {} restarted, {} removed; {} pattern(s) replaced "
              "or removed; {} streams and {} patterns active",
              streams.added.size(), streams.changed.size(), streams.removed.size(), replaced,
-             matcher_->streams().size(), matcher_->patterns().size());
+             matcher_->stream_count(), matcher_->pattern_count());
   config_.streams = std::move(next.streams);
   config_.auto_create_streams = next.auto_create_streams;
   config_.auto_dims = next.auto_dims;
@@ -76,7 +76,7 @@ stream::StreamChanges Pipeline::reload_streams(const config::DaemonConfig& next,
   }
   for (const auto& c : r.changes.changed) {
     end_stream(c.after->id);
-    matcher_->add_stream(*c.after);
+    matcher_->add_stream(c.after);
     log_->info("stream '{}' restarted by the reload ({}): its pending matches are reported, its sample "
                "indices start again at 0",
                c.after->id, describe_change(c));
@@ -84,7 +84,7 @@ stream::StreamChanges Pipeline::reload_streams(const config::DaemonConfig& next,
   for (const auto& d : r.changes.added) {
     // An id that was auto-created and is now declared with the same shape is in the
     // Matcher already, and keeps its state.
-    if (!matcher_->has_stream(d->id)) matcher_->add_stream(*d);
+    if (!matcher_->has_stream(d->id)) matcher_->add_stream(d);
     log_->info("stream '{}' added by the reload ({} dims)", d->id, d->dims);
   }
   return std::move(r.changes);
@@ -96,13 +96,11 @@ std::size_t Pipeline::reload_patterns(const config::DaemonConfig& next, std::vec
   for (const auto& lib : next.libraries)
     for (const auto& p : lib.patterns) wanted[p.id] = &p;
   std::vector<std::string> removed;
-  for (const auto& [id, current] : matcher_->patterns()) {
-    const auto it = wanted.find(id);
-    const bool same = it != wanted.end() && it->second->values == current.values &&
-                      it->second->times == current.times && it->second->dims == current.dims &&
-                      it->second->params == current.params;
-    if (!same) removed.push_back(id);
-  }
+  for (const auto& lib : config_.libraries)
+    for (const auto& p : lib.patterns) {
+      const auto it = wanted.find(p.id);
+      if (it == wanted.end() || !(*it->second == p)) removed.push_back(p.id);
+    }
   for (const auto& id : removed) {
     auto f = matcher_->remove_pattern(id);
     flushed.insert(flushed.end(), f.begin(), f.end());

@@ -1,19 +1,19 @@
-#include "window_track.hpp"
+#include "common/window_track.hpp"
 
 #include <stdexcept>
 
 namespace warpwatch::kernels::common {
 
-WindowTrack::WindowTrack(const PatternDef& pattern, std::int64_t nominal_period_ns,
-                         std::uint64_t first_index)
+WindowTrack::WindowTrack(const PatternDef& pattern, std::int64_t nominal_period_ns, std::uint64_t first_index)
     : pattern_(&pattern),
       schedule_{window_length(pattern), pattern.params.hop, first_index},
       znorm_(pattern.params.normalize == Normalize::znorm),
       values_(pattern.values),
+      times64_(pattern_times(pattern, nominal_period_ns)),
       zone_(schedule_.w, pattern.params.threshold) {
   if (znorm_ && !znormalize(values_, pattern.dims))
     throw std::invalid_argument("pattern '" + pattern.id + "' is constant: znorm is undefined");
-  for (double t : pattern_times(pattern, nominal_period_ns)) times_.push_back(static_cast<float>(t));
+  for (double t : times64_) times_.push_back(static_cast<float>(t));
 }
 
 void WindowTrack::ends(std::uint64_t from, std::uint64_t to, std::vector<std::uint64_t>& out) const {
@@ -22,8 +22,9 @@ void WindowTrack::ends(std::uint64_t from, std::uint64_t to, std::vector<std::ui
     if (schedule_.ends_at(e)) out.push_back(e);
 }
 
-bool WindowTrack::window(const stream::StreamHistory& history, std::uint64_t end, std::vector<float>& values,
-                         float* times) const {
+template <typename T>
+bool WindowTrack::window_as(const stream::StreamHistory& history, std::uint64_t end, std::vector<float>& values,
+                            T* times, T first_time) const {
   const std::size_t w = schedule_.w, dims = pattern_->dims;
   const std::uint64_t start = end + 1 - w;
   values.assign(history.sample(start), history.sample(start) + w * dims);
@@ -31,18 +32,26 @@ bool WindowTrack::window(const stream::StreamHistory& history, std::uint64_t end
   if (times) {  // the window's clock, rebased to the pattern's first time (SPEC.md 4.3)
     const std::int64_t t0 = history.time_ns(start);
     for (std::size_t j = 0; j < w; ++j)
-      times[j] = static_cast<float>(static_cast<double>(times_[0]) +
-                                    static_cast<double>(history.time_ns(start + j) - t0) * 1e-9);
+      times[j] = static_cast<T>(static_cast<double>(first_time) +
+                                static_cast<double>(history.time_ns(start + j) - t0) * 1e-9);
   }
   return true;
 }
 
-std::uint64_t WindowTrack::group(std::uint64_t from, std::uint64_t to,
-                                 const std::vector<std::uint64_t>& ends,
-                                 const std::vector<double>& distances,
-                                 const std::vector<std::uint8_t>& flat, const stream::StreamHistory& history,
-                                 const std::string& stream_id, std::vector<RawMatch>& out) {
-  // Sample by sample, as the reference does.
+bool WindowTrack::window(const stream::StreamHistory& history, std::uint64_t end, std::vector<float>& values,
+                         float* times) const {
+  return window_as(history, end, values, times, times_[0]);
+}
+
+bool WindowTrack::window(const stream::StreamHistory& history, std::uint64_t end, std::vector<float>& values,
+                         double* times) const {
+  return window_as(history, end, values, times, times64_[0]);
+}
+
+std::uint64_t WindowTrack::group(std::uint64_t from, std::uint64_t to, const std::vector<std::uint64_t>& ends,
+                                 const std::vector<double>& distances, const std::vector<std::uint8_t>& flat,
+                                 const stream::StreamHistory& history, std::vector<WindowOccurrence>& out) {
+  // Sample by sample, as SPEC.md 3.2 reads.
   std::uint64_t skipped = 0;
   std::size_t next = 0;
   for (std::uint64_t e = from; e < to; ++e) {
@@ -55,18 +64,9 @@ std::uint64_t WindowTrack::group(std::uint64_t from, std::uint64_t to,
       }
       ++next;
     }
-    if (auto o = zone_.close_after(e)) add(*o, stream_id, out);
+    if (auto o = zone_.close_after(e)) out.push_back(*o);
   }
   return skipped;
-}
-
-void WindowTrack::flush(const std::string& stream_id, std::vector<RawMatch>& out) {
-  if (auto o = zone_.flush()) add(*o, stream_id, out);
-}
-
-void WindowTrack::add(const WindowOccurrence& o, const std::string& stream_id,
-                      std::vector<RawMatch>& out) const {
-  out.push_back(RawMatch{stream_id, pattern_->id, o.distance, o.start_index, o.end_index, o.start_ns, o.end_ns});
 }
 
 }  // namespace warpwatch::kernels::common

@@ -1,15 +1,16 @@
 // Window mode (SPEC.md 3.2) for one (stream, pattern) pair, minus the distances: which
 // windows end in a batch, what each window looks like when it is compared (z-normalized,
-// twed's rebased clock), and the grouping of evaluated windows into occurrences. Every
-// backend computes the distances its own way between windows() and group(), so all of
-// them agree on everything else.
+// twed's rebased clock), and the grouping of evaluated windows into occurrences. The
+// Matcher base keeps one per window-mode pair; every backend computes the distances its
+// own way between ends() and group(), so all of them agree on everything else.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
+#include "common/window_grouping.hpp"
 #include "warpwatch/stream/stream_history.hpp"
-#include "window_grouping.hpp"
 
 namespace warpwatch::kernels::common {
 
@@ -22,25 +23,30 @@ class WindowTrack {
   std::size_t window() const { return schedule_.w; }
   const PatternDef& pattern() const { return *pattern_; }
   const std::vector<float>& values() const { return values_; }  // the pattern as compared
-  const std::vector<float>& times() const { return times_; }    // twed: the pattern's clock
+  // twed: the pattern's clock in seconds, as the fast backends (float32) and the
+  // reference (float64) compare it.
+  const std::vector<float>& times() const { return times_; }
+  const std::vector<double>& times64() const { return times64_; }
   bool twed() const { return pattern_->params.distance.metric == Metric::twed; }
 
   // The ends of the windows among samples [from, to), in order.
   void ends(std::uint64_t from, std::uint64_t to, std::vector<std::uint64_t>& out) const;
   // The window ending at `end` (its samples must be in `history`) as it is compared:
   // w x dims values, normalized under znorm; false when the window is flat (skipped).
-  // For twed, `times` (w floats) receives its clock rebased to the pattern's first time.
+  // For twed, `times` (w values) receives its clock rebased to the pattern's first time
+  // (float for the fast backends, double for the reference; null: not wanted).
   bool window(const stream::StreamHistory& history, std::uint64_t end, std::vector<float>& values,
               float* times) const;
+  bool window(const stream::StreamHistory& history, std::uint64_t end, std::vector<float>& values,
+              double* times) const;
   // Offers the evaluated windows of [from, to) (ends[i] with distances[i]; flat[i] set for
   // skipped ones) to the exclusion zone in sample order; appends the occurrences that
   // become final and returns how many windows were skipped as flat.
   std::uint64_t group(std::uint64_t from, std::uint64_t to, const std::vector<std::uint64_t>& ends,
                       const std::vector<double>& distances, const std::vector<std::uint8_t>& flat,
-                      const stream::StreamHistory& history, const std::string& stream_id,
-                      std::vector<RawMatch>& out);
+                      const stream::StreamHistory& history, std::vector<WindowOccurrence>& out);
   // End of input: the pending occurrence, if any.
-  void flush(const std::string& stream_id, std::vector<RawMatch>& out);
+  std::optional<WindowOccurrence> flush() { return zone_.flush(); }
   // The oldest sample a future window needs when `next` is the stream's next index: the
   // next window ends at `next` or later and reaches w-1 samples back.
   std::uint64_t oldest_needed(std::uint64_t next) const {
@@ -49,12 +55,15 @@ class WindowTrack {
   }
 
  private:
-  void add(const WindowOccurrence& o, const std::string& stream_id, std::vector<RawMatch>& out) const;
+  template <typename T>
+  bool window_as(const stream::StreamHistory& history, std::uint64_t end, std::vector<float>& values, T* times,
+                 T first_time) const;
 
   const PatternDef* pattern_;
   WindowSchedule schedule_;
   bool znorm_;
   std::vector<float> values_;
+  std::vector<double> times64_;
   std::vector<float> times_;
   ExclusionZone zone_;
 };

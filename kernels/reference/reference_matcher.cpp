@@ -1,161 +1,85 @@
-// The reference Matcher: every (stream, pattern) pair stepped sample by sample with the
-// literal SPEC.md state machines of spring.hpp (stream mode) and window.hpp (window mode).
+// The reference Matcher: every stream-mode pair stepped sample by sample with the literal
+// SPEC.md 3.1 state machine of spring.hpp; window mode's distances in float64 with the
+// reference distances, one window at a time. The bookkeeping (streams, pairs, histories,
+// window schedule and grouping) is the Matcher base's, shared with the fast backends.
 #include <map>
 #include <memory>
 #include <optional>
 
-#include "spring.hpp"
-#include "warpwatch/stream/stream_history.hpp"
+#include "common/matcher_state.hpp"
+#include "reference/spring.hpp"
 #include "warpwatch/kernels/reference.hpp"
-#include "window.hpp"
 
 namespace warpwatch::kernels::reference {
 namespace {
 
-struct Pair {
-  std::shared_ptr<const PatternDef> pattern;
-  std::optional<SpringPair> spring;  // stream mode
-  std::optional<WindowPair> window;  // window mode
-};
-
-struct StreamState {
-  StreamDef def;
-  stream::StreamHistory history;
-  std::map<std::string, Pair, std::less<>> pairs;  // by pattern id
-};
-
 class ReferenceMatcher final : public Matcher {
  public:
   std::string_view name() const override { return "reference"; }
-  MatcherCounters counters() const override { return counters_; }
 
  protected:
-  void do_add_stream(const StreamDef& stream) override {
-    StreamState state{stream, stream::StreamHistory(stream.dims), {}};
-    for (const auto& [id, pattern] : patterns_)
-      if (pattern->dims == stream.dims) state.pairs.emplace(id, make_pair(pattern, stream, 0));
-    states_.emplace(stream.id, std::move(state));
+  void on_stream_pair_added(Pair& pair) override {
+    const PatternDef& p = *pair.pattern->def;
+    springs_.try_emplace(&pair, p.values.data(), p.length(), p.dims, p.params.distance.metric, p.params.distance.cost,
+                         p.params.threshold);
   }
 
-  std::vector<RawMatch> do_remove_stream(const StreamDef& stream) override {
-    const auto it = states_.find(stream.id);
-    std::vector<RawMatch> out;
-    for (auto& [id, pair] : it->second.pairs) flush_pair(it->second, pair, out);
-    states_.erase(it);
-    return out;
+  void on_stream_pair_removed(Pair& pair, std::vector<RawMatch>& out) override {
+    const auto it = springs_.find(&pair);
+    flush(pair, it->second, out);
+    springs_.erase(it);
   }
 
-  void do_add_pattern(const PatternDef& pattern) override {
-    auto shared = std::make_shared<const PatternDef>(pattern);
-    // Build every pair first so a failure (constant znorm pattern) leaves nothing behind.
-    std::vector<std::pair<StreamState*, Pair>> pairs;
-    for (auto& [id, state] : states_)
-      if (state.def.dims == pattern.dims)
-        pairs.emplace_back(&state, make_pair(shared, state.def, state.history.next_index()));
-    if (pairs.empty()) make_pair(shared, StreamDef{"", pattern.dims}, 0);  // validates alone
-    for (auto& [state, pair] : pairs) state->pairs.emplace(pattern.id, std::move(pair));
-    patterns_.emplace(pattern.id, std::move(shared));
+  void on_stream_pattern_removed(PatternState& pattern, std::vector<RawMatch>& out) override {
+    for (const auto& pair : pattern.pairs) on_stream_pair_removed(*pair, out);
   }
 
-  std::vector<RawMatch> do_remove_pattern(const PatternDef& pattern) override {
-    std::vector<RawMatch> out;
-    for (auto& [id, state] : states_) {
-      const auto it = state.pairs.find(pattern.id);
-      if (it == state.pairs.end()) continue;
-      flush_pair(state, it->second, out);
-      state.pairs.erase(it);
+  void run_batch(std::span<WindowBatch> windows, std::vector<RawMatch>& out) override {
+    for (auto& [pair, spring] : springs_) {
+      const StreamState& stream = *pair->stream;
+      for (std::uint64_t index = stream.chunk_first; index < stream.chunk_first + stream.chunk_count; ++index)
+        if (auto r = spring.step(stream.history.sample(index), index))
+          out.push_back(common::make_match(*pair, r->distance, r->start_index, r->end_index));
     }
-    patterns_.erase(patterns_.find(pattern.id));
-    return out;
+    for (WindowBatch& w : windows) compute_windows(w);
   }
 
-  std::vector<RawMatch> do_process(std::span<const StreamChunk> batch) override {
-    std::vector<RawMatch> out;
-    for (const StreamChunk& chunk : batch) {
-      StreamState& state = states_.find(chunk.stream_id)->second;
-      const std::uint64_t first = state.history.next_index();
-      const std::size_t count = chunk.timestamps_ns.size();
-      state.history.append(chunk.values, chunk.timestamps_ns);
-      counters_.samples += count;
-      for (auto& [id, pair] : state.pairs)
-        for (std::uint64_t index = first; index < first + count; ++index)
-          step_pair(state, pair, index, out);
-      forget_unneeded(state);
-    }
-    return out;
+  void flush_stream_pairs(std::vector<RawMatch>& out) override {
+    for (auto& [pair, spring] : springs_) flush(*pair, spring, out);
   }
 
-  std::vector<RawMatch> do_flush() override {
-    std::vector<RawMatch> out;
-    for (auto& [id, state] : states_) {
-      for (auto& [pid, pair] : state.pairs) flush_pair(state, pair, out);
-      forget_unneeded(state);
-    }
-    return out;
+  void lower_to_live_starts(std::span<std::uint64_t> keep_from) override {
+    for (const auto& [pair, spring] : springs_)
+      if (auto oldest = spring.oldest_live_start()) {
+        std::uint64_t& keep = keep_from[pair->stream->slot];
+        keep = std::min(keep, *oldest);
+      }
   }
 
  private:
-  static Pair make_pair(const std::shared_ptr<const PatternDef>& pattern, const StreamDef& stream,
-                        std::uint64_t first_index) {
-    Pair pair{pattern, std::nullopt, std::nullopt};
-    const MatchParams& p = pattern->params;
-    if (p.mode == Mode::stream)
-      pair.spring.emplace(pattern->values.data(), pattern->length(), pattern->dims,
-                          p.distance.metric, p.distance.cost, p.threshold);
-    else
-      pair.window.emplace(*pattern, stream, first_index);
-    return pair;
+  static void flush(const Pair& pair, SpringPair& spring, std::vector<RawMatch>& out) {
+    if (auto r = spring.flush()) out.push_back(common::make_match(pair, r->distance, r->start_index, r->end_index));
   }
 
-  void step_pair(const StreamState& state, Pair& pair, std::uint64_t index, std::vector<RawMatch>& out) {
-    if (pair.spring) {
-      counters_.cells += pair.pattern->length();
-      if (auto r = pair.spring->step(state.history.sample(index), index)) add_spring(state, pair, *r, out);
-    } else if (auto o = pair.window->step(index, state.history, counters_.cells,
-                                          counters_.flat_windows_skipped)) {
-      add_window(state, pair, *o, out);
-    }
-  }
-
-  static void flush_pair(const StreamState& state, Pair& pair, std::vector<RawMatch>& out) {
-    if (pair.spring) {
-      if (auto r = pair.spring->flush()) add_spring(state, pair, *r, out);
-    } else if (auto o = pair.window->flush()) {
-      add_window(state, pair, *o, out);
-    }
-  }
-
-  static void add_spring(const StreamState& state, const Pair& pair, const SpringReport& r,
-                         std::vector<RawMatch>& out) {
-    out.push_back(RawMatch{state.def.id, pair.pattern->id, static_cast<double>(r.distance),
-                           r.start_index, r.end_index, state.history.time_ns(r.start_index),
-                           state.history.time_ns(r.end_index)});
-  }
-
-  static void add_window(const StreamState& state, const Pair& pair, const WindowOccurrence& o,
-                         std::vector<RawMatch>& out) {
-    out.push_back(RawMatch{state.def.id, pair.pattern->id, o.distance, o.start_index, o.end_index,
-                           o.start_ns, o.end_ns});
-  }
-
-  // Keeps only the samples a future window or report can still need.
-  static void forget_unneeded(StreamState& state) {
-    const std::uint64_t next = state.history.next_index();
-    std::uint64_t keep_from = next;
-    for (const auto& [id, pair] : state.pairs) {
-      if (pair.spring) {
-        if (auto oldest = pair.spring->oldest_live_start()) keep_from = std::min(keep_from, *oldest);
-      } else {
-        const std::uint64_t lookback = pair.window->window() - 1;
-        keep_from = std::min(keep_from, next > lookback ? next - lookback : 0);
+  // Each window (normalized, with its rebased float64 clock) against the pattern, SPEC.md 4.
+  void compute_windows(WindowBatch& w) {
+    const common::WindowTrack& track = *w.pair->window;
+    const PatternDef& p = track.pattern();
+    const SeriesView pattern{track.values().data(), p.length(), p.dims, track.times64().data()};
+    times_.resize(track.window());
+    for (std::size_t i = 0; i < w.ends.size(); ++i) {
+      if (!track.window(w.pair->stream->history, w.ends[i], window_, times_.data())) {
+        w.flat[i] = 1;
+        continue;
       }
+      const SeriesView window{window_.data(), track.window(), p.dims, times_.data()};
+      w.distances[i] = distance(pattern, window, p.params.distance);
     }
-    state.history.forget_before(keep_from);
   }
 
-  std::map<std::string, StreamState, std::less<>> states_;
-  std::map<std::string, std::shared_ptr<const PatternDef>, std::less<>> patterns_;
-  MatcherCounters counters_;
+  std::map<const Pair*, SpringPair> springs_;  // stream mode, by pair
+  std::vector<float> window_;                  // scratch: one window as compared
+  std::vector<double> times_;                  // scratch: its clock (twed)
 };
 
 }  // namespace

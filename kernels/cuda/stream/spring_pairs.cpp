@@ -4,7 +4,6 @@
 #include <limits>
 #include <stdexcept>
 
-#include "reference/spring.hpp"
 
 namespace warpwatch::kernels::cuda {
 namespace {
@@ -37,31 +36,25 @@ std::unique_ptr<SpringPairs::Tile> SpringPairs::new_tile(std::size_t m) {
   return tile;
 }
 
-void SpringPairs::add_pattern(const PatternDef& pattern) {
-  patterns_.emplace(pattern.id, Pattern{&pattern, reference::stream_eps(pattern.params.threshold), {}});
+void SpringPairs::add_pattern(const common::PatternState& pattern) {
+  patterns_.emplace(pattern.def->id, Pattern{&pattern, {}});
   dirty_ = true;
 }
 
-void SpringPairs::add_pair(const std::string& pattern_id, StreamHost* stream) {
-  Pattern& p = patterns_.find(pattern_id)->second;
-  const std::size_t m = p.def->length();
+void SpringPairs::add_pair(common::Pair* pair) {
+  Pattern& p = patterns_.find(pair->pattern->def->id)->second;
+  const std::size_t m = p.state->def->length();
   if (p.tiles.empty() || p.tiles.back()->lanes.size() == tile_lanes) p.tiles.push_back(new_tile(m));
   Tile& tile = *p.tiles.back();
   const auto lane = static_cast<std::uint32_t>(tile.lanes.size());
   launch_spring_fresh_lane(tile.dev, static_cast<std::uint32_t>(m), lane, compute_.get());
-  tile.lanes.push_back(stream);
+  tile.lanes.push_back(pair);
+  pair->handle = static_cast<std::uint32_t>((p.tiles.size() - 1) * tile_lanes + lane);
   dirty_ = true;
 }
 
-void SpringPairs::emit(const Pattern& p, const StreamHost& stream, std::uint64_t current,
-                       const Candidate& c, std::vector<RawMatch>& out) const {
-  const common::MatchSpan span = common::unwrap_match(current, c.t_s, c.t_e);
-  out.push_back(RawMatch{stream.def.id, p.def->id, static_cast<double>(c.d_min), span.start, span.end,
-                         stream.history.time_ns(span.start), stream.history.time_ns(span.end)});
-}
-
-void SpringPairs::flush_lanes(const Pattern& p, const Tile& tile, std::uint32_t first,
-                              std::uint32_t last, std::vector<RawMatch>& out) {
+void SpringPairs::flush_lanes(const Pattern& p, const Tile& tile, std::uint32_t first, std::uint32_t last,
+                              std::vector<RawMatch>& out) {
   candidates_host_.reserve(3 * tile_lanes);
   float* d_min = candidates_host_.data();
   auto* t_s = reinterpret_cast<std::int32_t*>(d_min + tile_lanes);
@@ -72,9 +65,10 @@ void SpringPairs::flush_lanes(const Pattern& p, const Tile& tile, std::uint32_t 
   compute_.synchronize();
   bool cleared = false;
   for (std::uint32_t lane = first; lane < last; ++lane) {
-    if (!(d_min[lane] <= p.eps)) continue;
-    const StreamHost& stream = *tile.lanes[lane];
-    emit(p, stream, stream.next_index() - 1, {d_min[lane], t_s[lane], t_e[lane]}, out);
+    if (!(d_min[lane] <= p.state->eps)) continue;
+    const common::Pair& pair = *tile.lanes[lane];
+    const common::MatchSpan span = common::unwrap_match(pair.stream->next_index() - 1, t_s[lane], t_e[lane]);
+    out.push_back(common::make_match(pair, d_min[lane], span.start, span.end));
     d_min[lane] = inf;
     cleared = true;
   }
@@ -84,35 +78,29 @@ void SpringPairs::flush_lanes(const Pattern& p, const Tile& tile, std::uint32_t 
   }
 }
 
-void SpringPairs::remove_stream(const StreamHost* stream, std::vector<RawMatch>& out) {
-  for (auto& [id, p] : patterns_) {
-    for (std::size_t ti = 0; ti < p.tiles.size(); ++ti) {
-      Tile& tile = *p.tiles[ti];
-      const auto it = std::find(tile.lanes.begin(), tile.lanes.end(), stream);
-      if (it == tile.lanes.end()) continue;
-      const auto lane = static_cast<std::uint32_t>(it - tile.lanes.begin());
-      flush_lanes(p, tile, lane, lane + 1, out);
-      Tile& last = *p.tiles.back();
-      const auto from = static_cast<std::uint32_t>(last.lanes.size() - 1);
-      if (&last != &tile || from != lane) {  // fill the hole with the pattern's last pair
-        launch_spring_move_lane(last.dev, from, tile.dev, lane, static_cast<std::uint32_t>(p.def->length()),
-                                compute_.get());
-        tile.lanes[lane] = last.lanes[from];
-      }
-      last.lanes.pop_back();
-      if (last.lanes.empty()) {
-        compute_.synchronize();  // the move above reads the tile about to be freed
-        p.tiles.pop_back();
-      }
-      dirty_ = true;
-      break;  // a stream has one pair per pattern
-    }
+void SpringPairs::remove_pair(common::Pair* pair, std::vector<RawMatch>& out) {
+  Pattern& p = patterns_.find(pair->pattern->def->id)->second;
+  Tile& tile = *p.tiles[pair->handle / tile_lanes];
+  const std::uint32_t lane = pair->handle % tile_lanes;
+  flush_lanes(p, tile, lane, lane + 1, out);
+  Tile& last = *p.tiles.back();
+  const auto from = static_cast<std::uint32_t>(last.lanes.size() - 1);
+  if (&last != &tile || from != lane) {  // fill the hole with the pattern's last pair
+    launch_spring_move_lane(last.dev, from, tile.dev, lane, static_cast<std::uint32_t>(p.state->def->length()),
+                            compute_.get());
+    tile.lanes[lane] = last.lanes[from];
+    tile.lanes[lane]->handle = pair->handle;
   }
+  last.lanes.pop_back();
+  if (last.lanes.empty()) {
+    compute_.synchronize();  // the move above reads the tile about to be freed
+    p.tiles.pop_back();
+  }
+  dirty_ = true;
 }
 
-void SpringPairs::remove_pattern(const std::string& id, std::vector<RawMatch>& out) {
-  const auto it = patterns_.find(id);
-  if (it == patterns_.end()) return;
+void SpringPairs::remove_pattern(const common::PatternState& pattern, std::vector<RawMatch>& out) {
+  const auto it = patterns_.find(pattern.def->id);
   for (auto& tile : it->second.tiles)
     flush_lanes(it->second, *tile, 0, static_cast<std::uint32_t>(tile->lanes.size()), out);
   patterns_.erase(it);
@@ -123,21 +111,18 @@ void SpringPairs::build_tables() {
   std::vector<SpringPatternDev> patterns;
   std::vector<float> values;
   tile_order_.clear();
-  tile_pattern_.clear();
   for (auto& [id, p] : patterns_) {
+    const PatternDef& def = *p.state->def;
     SpringPatternDev pd;
     pd.value_offset = static_cast<std::uint32_t>(values.size());
-    pd.m = static_cast<std::uint32_t>(p.def->length());
-    pd.dims = static_cast<std::uint32_t>(p.def->dims);
-    pd.dk = p.def->params.distance.metric == Metric::dk;
-    pd.abs_cost = p.def->params.distance.cost == Cost::abs;
-    pd.eps = p.eps;
-    values.insert(values.end(), p.def->values.begin(), p.def->values.end());
+    pd.m = static_cast<std::uint32_t>(def.length());
+    pd.dims = static_cast<std::uint32_t>(def.dims);
+    pd.dk = def.params.distance.metric == Metric::dk;
+    pd.abs_cost = def.params.distance.cost == Cost::abs;
+    pd.eps = p.state->eps;
+    values.insert(values.end(), def.values.begin(), def.values.end());
     patterns.push_back(pd);
-    for (auto& tile : p.tiles) {
-      tile_order_.push_back(tile.get());
-      tile_pattern_.push_back(&p);
-    }
+    for (auto& tile : p.tiles) tile_order_.push_back(tile.get());
   }
   tile_count_ = static_cast<std::uint32_t>(tile_order_.size());
   done_.reserve(std::max<std::size_t>(tile_count_ * tile_lanes, 1));
@@ -146,12 +131,13 @@ void SpringPairs::build_tables() {
   std::uint32_t pattern_index = 0;
   std::size_t t = 0;
   for (auto& [id, p] : patterns_) {
-    const WavefrontShape shape = wavefront_shape(static_cast<std::uint32_t>(p.def->length()),
-                                                 static_cast<std::uint32_t>(p.def->dims));
+    const PatternDef& def = *p.state->def;
+    const WavefrontShape shape = wavefront_shape(static_cast<std::uint32_t>(def.length()),
+                                                 static_cast<std::uint32_t>(def.dims));
     Variant* variant = nullptr;
     if (shape.rows) {
-      const bool dk = p.def->params.distance.metric == Metric::dk;
-      const bool abs_cost = p.def->params.distance.cost == Cost::abs;
+      const bool dk = def.params.distance.metric == Metric::dk;
+      const bool abs_cost = def.params.distance.cost == Cost::abs;
       for (auto& v : variants_)
         if (v.shape == shape && v.dk == dk && v.abs_cost == abs_cost) variant = &v;
       if (!variant) variant = &variants_.emplace_back(Variant{shape, dk, abs_cost, {}, {}});
@@ -162,7 +148,7 @@ void SpringPairs::build_tables() {
       dev.pattern = pattern_index;
       dev.lanes = static_cast<std::uint32_t>(tile->lanes.size());
       for (std::uint32_t lane = 0; lane < dev.lanes; ++lane) {
-        dev.stream[lane] = tile->lanes[lane]->slot;
+        dev.stream[lane] = tile->lanes[lane]->stream->slot;
         if (variant) variant->pairs.push_back(static_cast<std::uint32_t>(t * tile_lanes + lane));
       }
       tiles.push_back(dev);
@@ -194,11 +180,10 @@ SpringBatchDev SpringPairs::batch_view(const SpringChunkDev* chunks, const float
   return b;
 }
 
-std::uint64_t SpringPairs::launch(const SpringChunkDev* chunks, const float* values,
-                                  std::uint32_t max_count) {
+void SpringPairs::launch(const SpringChunkDev* chunks, const float* values, std::uint32_t max_count) {
   if (dirty_) build_tables();
   launched_ = tile_count_ != 0 && max_count != 0;
-  if (!launched_) return 0;
+  if (!launched_) return;
   batch_chunks_ = chunks;
   batch_values_ = values;
   // Room for one reservation per pair and then some; grown when a batch needs more.
@@ -220,11 +205,6 @@ std::uint64_t SpringPairs::launch(const SpringChunkDev* chunks, const float* val
     }
   }
   launch_exact();
-  std::uint64_t cells = 0;
-  for (std::size_t t = 0; t < tile_order_.size(); ++t)
-    for (const StreamHost* stream : tile_order_[t]->lanes)
-      cells += std::uint64_t{stream->chunk_count} * tile_pattern_[t]->def->length();
-  return cells;
 }
 
 void SpringPairs::launch_exact() {
@@ -257,9 +237,9 @@ double SpringPairs::collect(std::vector<RawMatch>& out) {
   }
   for (const SpringReportDev& r : reports_seen_) {
     if (r.pair == no_pair) continue;
-    const std::size_t t = r.pair / tile_lanes;
-    const StreamHost& stream = *tile_order_[t]->lanes[r.pair % tile_lanes];
-    emit(*tile_pattern_[t], stream, stream.chunk_first + r.step, {r.distance, r.t_s, r.t_e}, out);
+    const common::Pair& pair = *tile_order_[r.pair / tile_lanes]->lanes[r.pair % tile_lanes];
+    const common::MatchSpan span = common::unwrap_match(pair.stream->chunk_first + r.step, r.t_s, r.t_e);
+    out.push_back(common::make_match(pair, r.distance, span.start, span.end));
   }
   return finished_.seconds_since(started_);
 }
@@ -269,7 +249,7 @@ void SpringPairs::flush(std::vector<RawMatch>& out) {
     for (auto& tile : p.tiles) flush_lanes(p, *tile, 0, static_cast<std::uint32_t>(tile->lanes.size()), out);
 }
 
-void SpringPairs::update_keep_from(const SpringChunkDev* next_chunks) {
+void SpringPairs::lower_to_live_starts(const SpringChunkDev* next_chunks, std::span<std::uint64_t> keep_from) {
   if (dirty_) build_tables();
   if (tile_count_ == 0) return;
   const std::size_t pairs = std::size_t{tile_count_} * tile_lanes;
@@ -280,8 +260,9 @@ void SpringPairs::update_keep_from(const SpringChunkDev* next_chunks) {
   compute_.synchronize();
   for (std::size_t t = 0; t < tile_order_.size(); ++t)
     for (std::size_t lane = 0; lane < tile_order_[t]->lanes.size(); ++lane) {
-      StreamHost& stream = *tile_order_[t]->lanes[lane];
-      stream.keep_from = std::min(stream.keep_from, stream.next_index() - ages_host_[t * tile_lanes + lane]);
+      const common::StreamState& stream = *tile_order_[t]->lanes[lane]->stream;
+      std::uint64_t& keep = keep_from[stream.slot];
+      keep = std::min(keep, stream.next_index() - ages_host_[t * tile_lanes + lane]);
     }
 }
 

@@ -1,15 +1,18 @@
 // Stream mode on the device: the tiles of every stream-mode pattern, the tables the
 // kernels read (spring_launch.hpp), and a batch's run from packed chunks to matches.
-// Streams join and leave a pattern without disturbing the other pairs' state: a leaving
-// pair's lane is filled with the pattern's last lane, state and all.
+// Pairs join and leave a pattern without disturbing the other pairs' state: a leaving
+// pair's lane is filled with the pattern's last lane, state and all. Pair::handle is the
+// pair's lane counted across the pattern's tiles (tile * 32 + lane).
 #pragma once
 
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
-#include "cuda/cuda_state.hpp"
+#include "common/low32_index.hpp"
+#include "common/matcher_state.hpp"
 #include "cuda/runtime/device_memory.hpp"
 #include "spring_launch.hpp"
 
@@ -19,36 +22,36 @@ class SpringPairs {
  public:
   explicit SpringPairs(const Stream& compute) : compute_(compute) {}
 
-  void add_pattern(const PatternDef& pattern);  // a stream-mode pattern, no pairs yet
+  void add_pattern(const common::PatternState& pattern);  // a stream-mode pattern, no pairs yet
   // Ends every pair of the pattern, appending their pending candidates.
-  void remove_pattern(const std::string& id, std::vector<RawMatch>& out);
-  void add_pair(const std::string& pattern_id, StreamHost* stream);
-  // Ends the pairs of `stream`, appending their pending candidates.
-  void remove_stream(const StreamHost* stream, std::vector<RawMatch>& out);
+  void remove_pattern(const common::PatternState& pattern, std::vector<RawMatch>& out);
+  // A fresh pair of a pattern added before.
+  void add_pair(common::Pair* pair);
+  // Ends the pair, appending its pending candidate.
+  void remove_pair(common::Pair* pair, std::vector<RawMatch>& out);
 
   bool empty() const { return patterns_.empty(); }
   // Queues the batch whose chunks are in `chunks`/`values` (device, by stream slot) on
-  // the compute stream; `max_count` is the longest chunk. Returns the cells it computes.
-  std::uint64_t launch(const SpringChunkDev* chunks, const float* values, std::uint32_t max_count);
+  // the compute stream; `max_count` is the longest chunk.
+  void launch(const SpringChunkDev* chunks, const float* values, std::uint32_t max_count);
   // Waits for the launched batch and appends its matches; returns the device time of its
   // kernels (CUDA events on the compute stream).
   double collect(std::vector<RawMatch>& out);
   // Every pending candidate (end of input).
   void flush(std::vector<RawMatch>& out);
-  // Lowers each stream's keep_from to the oldest start a pair of it may still report;
-  // `next_chunks` holds every stream's next index (low 32 bits) in `first`.
-  void update_keep_from(const SpringChunkDev* next_chunks);
+  // Lowers keep_from[stream slot] to the oldest start a pair of the stream may still
+  // report; `next_chunks` (device) holds every stream's next index (low 32 bits) in `first`.
+  void lower_to_live_starts(const SpringChunkDev* next_chunks, std::span<std::uint64_t> keep_from);
   std::size_t device_bytes() const;
 
  private:
   struct Tile {
     DeviceBuffer<unsigned char> memory;
     SpringTileDev dev;  // pointers into memory; done/pattern/stream set by the table build
-    std::vector<StreamHost*> lanes;
+    std::vector<common::Pair*> lanes;
   };
   struct Pattern {
-    const PatternDef* def;
-    float eps;
+    const common::PatternState* state;
     std::vector<std::unique_ptr<Tile>> tiles;
   };
   struct Variant {  // one wavefront kernel instantiation and the pairs it runs
@@ -62,12 +65,6 @@ class SpringPairs {
   SpringBatchDev batch_view(const SpringChunkDev* chunks, const float* values) const;
   void launch_exact();  // the exact kernel over every pair, and its report counters back
   std::unique_ptr<Tile> new_tile(std::size_t m);
-  struct Candidate {
-    float d_min;
-    std::int32_t t_s, t_e;
-  };
-  void emit(const Pattern& p, const StreamHost& stream, std::uint64_t current, const Candidate& c,
-            std::vector<RawMatch>& out) const;
   // Appends the pending candidates of the tile's lanes [first, last) and clears them.
   void flush_lanes(const Pattern& p, const Tile& tile, std::uint32_t first, std::uint32_t last,
                    std::vector<RawMatch>& out);
@@ -77,7 +74,6 @@ class SpringPairs {
   bool dirty_ = true;
   // Tables, rebuilt by build_tables().
   std::vector<const Tile*> tile_order_;  // device tile index -> tile
-  std::vector<const Pattern*> tile_pattern_;
   DeviceBuffer<SpringPatternDev> patterns_dev_;
   DeviceBuffer<float> pattern_values_;
   DeviceBuffer<SpringTileDev> tiles_dev_;
@@ -95,8 +91,8 @@ class SpringPairs {
   std::vector<SpringReportDev> reports_seen_;
   DeviceBuffer<std::uint32_t> ages_;
   std::vector<std::uint32_t> ages_host_;
-  PinnedBuffer<float> candidates_host_;
-  Event started_, finished_;  // around a batch's kernels  // d_min, t_s, t_e of one tile (3 x 32 words)
+  PinnedBuffer<float> candidates_host_;  // d_min, t_s, t_e of one tile (3 x 32 words)
+  Event started_, finished_;  // around a batch's kernels
 };
 
 }  // namespace warpwatch::kernels::cuda

@@ -39,7 +39,8 @@ struct StreamDecl {
 // defaults and its own overrides already applied.
 struct Library {
   std::string name;
-  std::vector<kernels::PatternDef> patterns;  // ids are unique across all libraries
+  std::vector<kernels::PatternDef> patterns;  // ids are unique across all libraries; each
+                                              // names this library in PatternDef::library
   SourceLocation where;
 };
 

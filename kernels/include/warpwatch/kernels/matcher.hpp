@@ -8,13 +8,23 @@
 // gives the same matches. Adding or removing streams and patterns leaves the state of
 // every unchanged pair as it was (hot reload relies on it).
 //
-// The public methods check their inputs and throw std::invalid_argument on misuse
-// (unknown ids, wrong dimensions, non-increasing timestamps: the stream layer rejects
-// bad samples before they get here); the protected virtual do_* methods do the work.
+// This class owns what every backend needs alike: the streams (their shared definitions
+// and histories), the patterns, the pairs, window mode's schedule and grouping, and the
+// trimming of histories (common/matcher_state.hpp). A backend keeps only its own SIMD or
+// device state for stream-mode pairs, and computes window distances, through the
+// protected hooks below (faiss GpuIndex.h: public non-virtual methods check, protected
+// virtual ones work).
+//
+// Errors: the public methods throw std::invalid_argument on misuse (unknown or duplicate
+// ids, wrong dimensions, invalid patterns). The samples of a chunk are the stream layer's
+// to validate (stream/validator.hpp: the one check that drops and counts bad samples):
+// process() requires them finite with strictly increasing timestamps, also across chunks,
+// and treats a chunk that breaks that as a bug of its caller (WW_ASSERT, errors.hpp).
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -37,56 +47,80 @@ struct PatternDef {
   std::vector<double> times;  // optional relative timestamps in seconds (m, increasing);
                               // empty: uniform at the stream's nominal period (twed)
   MatchParams params;
+  std::string library;  // the pattern library it belongs to (events name it); not used to match
 
   std::size_t length() const { return dims ? values.size() / dims : 0; }
   SeriesView view() const { return {values.data(), length(), dims, times.empty() ? nullptr : times.data()}; }
+  friend bool operator==(const PatternDef&, const PatternDef&) = default;
 };
+
+// Patterns are shared like streams: the Matcher, its matches and the alert rules hold one
+// definition.
+using PatternRef = std::shared_ptr<const PatternDef>;
+
+inline PatternRef make_pattern(PatternDef def) { return std::make_shared<const PatternDef>(std::move(def)); }
 
 // New samples of one stream: count = values.size() / dims = timestamps_ns.size().
 struct StreamChunk {
   std::string_view stream_id;
-  std::span<const float> values;              // count x dims, row-major, finite
+  std::span<const float> values;                // count x dims, row-major, finite
   std::span<const std::int64_t> timestamps_ns;  // strictly increasing, also across chunks
 };
 
-// One match: a SPRING report (stream mode) or an occurrence's best window (window mode).
+// One match: a SPRING report (stream mode) or an occurrence's best window (window mode),
+// of the pair (stream, pattern).
 struct RawMatch {
-  std::string stream_id;
-  std::string pattern_id;
+  StreamRef stream;
+  PatternRef pattern;
   double distance = 0.0;
   std::uint64_t start_index = 0;  // 0-based sample index since the stream was added, inclusive
   std::uint64_t end_index = 0;    // inclusive
   std::int64_t start_ns = 0;
   std::int64_t end_ns = 0;
 
-  friend bool operator==(const RawMatch&, const RawMatch&) = default;
+  const std::string& stream_id() const { return stream->id; }
+  const std::string& pattern_id() const { return pattern->id; }
+  // The same stream and pattern ids, distance, indices and timestamps (two matchers given
+  // equal definitions report equal matches).
+  friend bool operator==(const RawMatch& a, const RawMatch& b);
 };
 
 struct MatcherCounters {
-  std::uint64_t samples = 0;              // samples processed, all streams
-  std::uint64_t cells = 0;                // DP cell updates (the unit of cells/s)
+  std::uint64_t samples = 0;               // samples processed, all streams
+  std::uint64_t cells = 0;                 // DP cell updates (the unit of cells/s)
   std::uint64_t flat_windows_skipped = 0;  // znorm windows with std < 1e-8 (SPEC.md 3.2)
   std::uint64_t device_bytes = 0;          // device memory held (cuda backend; 0 elsewhere)
   double device_seconds = 0.0;             // cuda: stream-mode kernel time, CUDA events
 };
 
+namespace common {
+struct StreamState;
+struct PatternState;
+struct Pair;
+struct WindowBatch;
+class MatcherState;
+}  // namespace common
+
 class Matcher {
  public:
-  virtual ~Matcher() = default;
-  Matcher() = default;
+  virtual ~Matcher();
   Matcher(const Matcher&) = delete;
   Matcher& operator=(const Matcher&) = delete;
 
   // Backend name for logs and benchmarks ("reference", "cpu", "cuda").
   virtual std::string_view name() const = 0;
 
-  // A new stream starts at sample index 0. Throws when the id exists or dims is not 1..64.
-  void add_stream(const StreamDef& stream);
+  // A new stream starts at sample index 0. Throws when the id exists or is empty, dims is
+  // not 1..64 or the period is not > 0.
+  void add_stream(StreamRef stream);
+  void add_stream(const StreamDef& stream) { add_stream(stream::make_stream(stream)); }
   // Ends the stream's input: pending candidates are reported (SPEC.md 3.1 flush).
   std::vector<RawMatch> remove_stream(std::string_view stream_id);
   // A new pattern is paired with every stream of its dimension from that stream's next
-  // sample on. Throws on a duplicate id, m < 2, non-finite values or invalid params.
-  void add_pattern(const PatternDef& pattern);
+  // sample on. Throws on a duplicate id, m < 2, non-finite values, invalid params, or a
+  // constant pattern under znorm.
+  void add_pattern(PatternRef pattern);
+  void add_pattern(const PatternDef& pattern) { add_pattern(make_pattern(pattern)); }
   // Removes the pattern's pairs, reporting their pending candidates.
   std::vector<RawMatch> remove_pattern(std::string_view pattern_id);
 
@@ -97,24 +131,54 @@ class Matcher {
   // the daemon's shutdown drain and the end of `warpwatch search` do.
   std::vector<RawMatch> flush();
 
-  bool has_stream(std::string_view id) const { return streams_.count(std::string(id)) != 0; }
-  bool has_pattern(std::string_view id) const { return patterns_.count(std::string(id)) != 0; }
-  const std::map<std::string, StreamDef, std::less<>>& streams() const { return streams_; }
-  const std::map<std::string, PatternDef, std::less<>>& patterns() const { return patterns_; }
-  virtual MatcherCounters counters() const = 0;
+  bool has_stream(std::string_view id) const;
+  bool has_pattern(std::string_view id) const;
+  // The definitions in use; null for an unknown id.
+  StreamRef find_stream(std::string_view id) const;
+  PatternRef find_pattern(std::string_view id) const;
+  std::size_t stream_count() const;
+  std::size_t pattern_count() const;
+  MatcherCounters counters() const;
 
  protected:
-  virtual void do_add_stream(const StreamDef& stream) = 0;
-  virtual std::vector<RawMatch> do_remove_stream(const StreamDef& stream) = 0;
-  virtual void do_add_pattern(const PatternDef& pattern) = 0;
-  virtual std::vector<RawMatch> do_remove_pattern(const PatternDef& pattern) = 0;
-  virtual std::vector<RawMatch> do_process(std::span<const StreamChunk> batch) = 0;
-  virtual std::vector<RawMatch> do_flush() = 0;
+  Matcher();
+
+  using StreamState = common::StreamState;
+  using PatternState = common::PatternState;
+  using Pair = common::Pair;
+  using WindowBatch = common::WindowBatch;
+
+  // --- the backend's hooks. Pairs, patterns and streams stay at their addresses for their
+  // lifetime; Pair::handle is the backend's to use (where it keeps the pair's state).
+
+  // A stream-mode pattern arrives, before its pairs; it leaves after its pairs' pending
+  // candidates are appended by on_stream_pattern_removed (which drops all its state).
+  virtual void on_stream_pattern_added(PatternState& pattern);
+  virtual void on_stream_pattern_removed(PatternState& pattern, std::vector<RawMatch>& out) = 0;
+  // A stream-mode pair starts fresh (D = +inf, no candidate) / ends, appending its pending
+  // candidate to `out`.
+  virtual void on_stream_pair_added(Pair& pair) = 0;
+  virtual void on_stream_pair_removed(Pair& pair, std::vector<RawMatch>& out) = 0;
+  // One batch: every stream's chunk is in its StreamState (chunk_first, chunk_count,
+  // chunk_values; its history already holds it). Runs every stream-mode pair over its
+  // stream's chunk, appending the reports, and fills every window batch's distances (and
+  // flat marks for the windows that znorm skips).
+  virtual void run_batch(std::span<WindowBatch> windows, std::vector<RawMatch>& out) = 0;
+  // Appends every stream-mode pair's pending candidate (end of input) and clears it.
+  virtual void flush_stream_pairs(std::vector<RawMatch>& out) = 0;
+  // Lowers keep_from[stream slot] to the oldest start index that a stream-mode pair of the
+  // stream may still report (its pending candidate, its cells with D <= eps).
+  virtual void lower_to_live_starts(std::span<std::uint64_t> keep_from) = 0;
+  // Adds what only the backend counts (device bytes and time).
+  virtual void add_backend_counters(MatcherCounters& counters) const;
+
+  // What the backends read (common/matcher_state.hpp).
+  const common::MatcherState& state() const { return *state_; }
 
  private:
-  std::map<std::string, StreamDef, std::less<>> streams_;
-  std::map<std::string, PatternDef, std::less<>> patterns_;
-  std::map<std::string, std::int64_t, std::less<>> last_timestamp_;  // per stream
+  void trim_histories();
+
+  std::unique_ptr<common::MatcherState> state_;
 };
 
 // Orders matches by stream, pattern, end index (the order process() returns).

@@ -108,6 +108,9 @@ class StreamRegistry {
   // be auto-created, nullopt when it would be refused (e.g. as a text-decoding hint).
   std::optional<std::size_t> expected_dims(std::string_view id) const;
 
+  // The stream's definition (declared or auto-created), null when the id has none.
+  StreamRef find(std::string_view id) const;
+
   RegistrySnapshot snapshot() const;
 
  private:

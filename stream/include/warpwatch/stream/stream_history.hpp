@@ -20,6 +20,8 @@ class StreamHistory {
 
   std::uint64_t next_index() const { return first_index_ + times_.size() - offset_; }
   std::uint64_t first_index() const { return first_index_; }
+  // The timestamp of the last sample appended (kept when it is forgotten); 0 before any.
+  std::int64_t last_time_ns() const { return last_time_ns_; }
   // The sample with this 0-based index; it must be kept (first_index() <= index < next_index()).
   const float* sample(std::uint64_t index) const;
   std::int64_t time_ns(std::uint64_t index) const;
@@ -30,6 +32,7 @@ class StreamHistory {
   std::size_t offset_ = 0;         // samples before offset_ are forgotten, not yet erased
   std::vector<float> values_;
   std::vector<std::int64_t> times_;
+  std::int64_t last_time_ns_ = 0;
 };
 
 }  // namespace warpwatch::stream

@@ -23,20 +23,6 @@
 
 namespace warpwatch::alerting {
 
-// What an event says about the pattern a match came from.
-struct PatternInfo {
-  std::string library;
-  kernels::Metric metric = kernels::Metric::dtw;
-  kernels::Mode mode = kernels::Mode::stream;
-  double threshold = 0.0;  // the pattern's own eps (the Matcher reported distance <= it)
-};
-
-// Pattern id -> PatternInfo.
-using PatternTable = std::map<std::string, PatternInfo, std::less<>>;
-
-// Builds the table from the configuration's libraries.
-PatternTable pattern_table(const std::vector<config::Library>& libraries);
-
 struct RuleCounters {
   std::uint64_t events = 0;              // events produced
   std::uint64_t dropped_cooldown = 0;    // selected, under threshold, inside the cooldown
@@ -45,8 +31,10 @@ struct RuleCounters {
 
 class RuleEngine {
  public:
-  // No rules = one implicit rule "default": every match, severity "info", no labels.
-  RuleEngine(std::vector<config::Rule> rules, PatternTable patterns, std::string instance);
+  // `rules` as the configuration has them (it supplies the implicit rule "default" when the
+  // file names none). What an event says of a match's pattern (library, metric, mode, its
+  // own threshold) is read from the match's PatternDef, the one the Matcher matched with.
+  RuleEngine(std::vector<config::Rule> rules, std::string instance);
 
   // One event per (match, selecting rule) that passes the threshold and the cooldown.
   //
@@ -57,10 +45,6 @@ class RuleEngine {
   // SPEC.md 5 wants the same events for every chunking and replay rate. now_ns (wall
   // clock, ns since the epoch) only fills detected_ns.
   //
-  // Throws std::invalid_argument, before producing anything, when a match names a
-  // pattern missing from the table (the caller keeps the table in step with the
-  // Matcher: on reload, the flushed matches of removed patterns go through the old
-  // engine).
   std::vector<Event> apply(const std::vector<kernels::RawMatch>& matches, std::int64_t now_ns);
 
   // Hot reload: takes over the cooldowns of `previous`'s rules that have the same name
@@ -72,7 +56,6 @@ class RuleEngine {
 
   // The rules in effect (the implicit default included), in configuration order.
   const std::vector<config::Rule>& rules() const { return rules_; }
-  const PatternTable& patterns() const { return patterns_; }
   // Counters per rule, aligned with rules().
   const std::vector<RuleCounters>& counters() const { return counters_; }
   // Counters of the rule named `rule`; zeros for an unknown name.
@@ -81,11 +64,9 @@ class RuleEngine {
   RuleCounters totals() const;
 
  private:
-  bool selects(const config::Rule& rule, const kernels::RawMatch& match,
-               const PatternInfo& pattern) const;
+  static bool selects(const config::Rule& rule, const kernels::RawMatch& match);
 
   std::vector<config::Rule> rules_;
-  PatternTable patterns_;
   std::string instance_;
   std::vector<RuleCounters> counters_;
   // (rule index, stream id) -> end_ns of the last event produced.

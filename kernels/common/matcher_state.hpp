@@ -1,0 +1,78 @@
+// The Matcher's bookkeeping, shared by every backend (matcher.hpp): streams with their
+// histories and this batch's chunk, patterns, pairs, and window mode's per-batch work.
+// Kept in the Matcher base, read by the backends through Matcher::state().
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/window_track.hpp"
+#include "warpwatch/kernels/matcher.hpp"
+#include "warpwatch/stream/stream_history.hpp"
+
+namespace warpwatch::kernels::common {
+
+struct StreamState {
+  StreamRef def;
+  stream::StreamHistory history;  // match-start timestamps, window tails
+  std::uint32_t slot = 0;         // dense row, reused after removal: backends' per-stream tables
+  std::vector<Pair*> pairs;       // one per pattern of its dims
+  // This batch's chunk (chunk_count 0 and no values: none); its samples are in `history`
+  // already. Set by Matcher::process for every stream, chunk or not.
+  std::uint64_t chunk_first = 0;  // index of the chunk's first sample: the next index before the batch
+  std::uint32_t chunk_count = 0;
+  std::span<const float> chunk_values;
+
+  StreamState(StreamRef d, std::uint32_t s) : def(std::move(d)), history(def->dims), slot(s) {}
+  std::uint64_t next_index() const { return history.next_index(); }
+};
+
+struct PatternState {
+  PatternRef def;
+  float eps = 0.0f;  // stream mode: the threshold as every backend compares D with it
+  std::vector<std::unique_ptr<Pair>> pairs;
+
+  bool stream_mode() const { return def->params.mode == Mode::stream; }
+};
+
+struct Pair {
+  StreamState* stream = nullptr;
+  PatternState* pattern = nullptr;
+  std::optional<WindowTrack> window;  // window mode: schedule, pattern as compared, grouping
+  std::uint32_t handle = 0;           // stream mode: the backend's place for the pair's state
+};
+
+// Window mode's work in one batch for one pair: the windows ending in the stream's chunk.
+// The backend fills `distances` (and sets `flat` for windows that znorm skips).
+struct WindowBatch {
+  Pair* pair = nullptr;
+  std::vector<std::uint64_t> ends;
+  std::vector<double> distances;
+  std::vector<std::uint8_t> flat;
+};
+
+// The match of `pair` with absolute sample indices; timestamps from the stream's history.
+inline RawMatch make_match(const Pair& pair, double distance, std::uint64_t start_index, std::uint64_t end_index) {
+  const stream::StreamHistory& history = pair.stream->history;
+  return RawMatch{pair.stream->def,           pair.pattern->def,           distance, start_index, end_index,
+                  history.time_ns(start_index), history.time_ns(end_index)};
+}
+
+class MatcherState {
+ public:
+  std::map<std::string, std::unique_ptr<StreamState>, std::less<>> streams;
+  std::map<std::string, std::unique_ptr<PatternState>, std::less<>> patterns;
+  std::vector<std::uint32_t> free_slots;
+  std::uint32_t slot_count = 0;  // every slot ever used is below this
+  std::vector<WindowBatch> windows;  // this batch's; reused, so steady batches allocate nothing
+  MatcherCounters counters;
+  std::uint64_t samples_since_trim = 0;
+  std::vector<std::uint64_t> keep_from;  // by slot, while trimming
+};
+
+}  // namespace warpwatch::kernels::common
