@@ -14,6 +14,7 @@
 
 #include "warpwatch/config/config_error.hpp"
 #include "warpwatch/config/options.hpp"
+#include "warpwatch/kernels/errors.hpp"
 
 namespace warpwatch::config {
 
@@ -36,6 +37,14 @@ std::string cat(const Parts&... parts) {
   std::string s;
   ((s += parts), ...);
   return s;
+}
+
+// The enum a `choice` option's text names: the table has checked the text against its
+// choices already, so a name without an enum value is a bug in the table (WW_ASSERT).
+template <typename E>
+E chosen(std::optional<E> value, std::string_view text) {
+  WW_ASSERT(value.has_value(), cat("option table choice '", text, "' has no value"));
+  return *value;
 }
 
 // 'text', as messages quote names and values.

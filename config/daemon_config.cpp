@@ -117,9 +117,9 @@ std::vector<IngestSource> read_ingest(const PresentKeys& top, const ReadContext&
       std::error_code ec;
       if (!std::filesystem::is_regular_file(src.file, ec))
         throw ConfigError(at, cat("cannot read replay file ", in_quotes(src.file)));
-      const bool declared = std::any_of(config.streams.begin(), config.streams.end(),
+      const bool declared = std::any_of(config.live.streams.begin(), config.live.streams.end(),
                                         [&](const StreamDecl& s) { return s.def.id == src.stream; });
-      if (!declared && !config.auto_create_streams)
+      if (!declared && !config.live.auto_create_streams)
         throw ConfigError(stream->second.value,
                           cat("replay stream ", in_quotes(src.stream),
                               " is not declared in "
@@ -133,21 +133,64 @@ std::vector<IngestSource> read_ingest(const PresentKeys& top, const ReadContext&
 // Which pattern dims some stream can have, and the words to say so in an error.
 std::pair<std::set<std::size_t>, std::string> stream_dims(const DaemonConfig& config) {
   std::set<std::size_t> dims;
-  for (const StreamDecl& s : config.streams) dims.insert(s.def.dims);
+  for (const StreamDecl& s : config.live.streams) dims.insert(s.def.dims);
   std::string text;
   for (const std::size_t d : dims)
     text += cat(text.empty() ? "declared streams have dims " : ", ", std::to_string(d));
   if (text.empty()) text = "no streams are declared";
-  if (config.auto_create_streams) {
-    dims.insert(config.auto_dims);
-    text += cat("; auto-created streams have dims ", std::to_string(config.auto_dims));
+  if (config.live.auto_create_streams) {
+    dims.insert(config.live.auto_dims);
+    text += cat("; auto-created streams have dims ", std::to_string(config.live.auto_dims));
   } else {
     text += "; 'streams.auto_create' is false";
   }
   return {dims, text};
 }
 
+template <typename E, std::size_t N>
+std::optional<E> parse_name(const std::string_view (&names)[N], std::string_view name) {
+  for (std::size_t i = 0; i < N; ++i)
+    if (names[i] == name) return static_cast<E>(i);
+  return std::nullopt;
+}
+
+bool same_source(const IngestSource& a, const IngestSource& b) {
+  return a.kind == b.kind && a.endpoint == b.endpoint && a.topic == b.topic && a.file == b.file &&
+         a.stream == b.stream && a.rate_hz == b.rate_hz && a.period_ns == b.period_ns;
+}
+
 }  // namespace
+
+std::string_view to_string(LogLevel level) { return log_level_names[static_cast<std::size_t>(level)]; }
+std::string_view to_string(Severity severity) { return severity_names[static_cast<std::size_t>(severity)]; }
+std::optional<LogLevel> parse_log_level(std::string_view name) { return parse_name<LogLevel>(log_level_names, name); }
+std::optional<Severity> parse_severity(std::string_view name) { return parse_name<Severity>(severity_names, name); }
+
+std::vector<std::string> startup_options_changed(const DaemonConfig& running, const DaemonConfig& next) {
+  const auto& a = running;
+  const auto& b = next;
+  const bool same_ingest = a.ingest.size() == b.ingest.size() &&
+                           std::equal(a.ingest.begin(), a.ingest.end(), b.ingest.begin(), same_source);
+  const std::pair<const char*, bool> options[] = {
+      {"instance", a.instance == b.instance},
+      {"backend", a.backend == b.backend},
+      {"cpu_threads", a.cpu_threads == b.cpu_threads},
+      {"scheduler.tick_ms", a.tick == b.tick},
+      {"scheduler.batch_samples", a.batch_samples == b.batch_samples},
+      {"ingest", same_ingest},
+      {"limits.max_message_bytes", a.max_message_bytes == b.max_message_bytes},
+      {"publish.endpoint", a.publish_endpoint == b.publish_endpoint},
+      {"publish.send_hwm", a.send_high_water_mark == b.send_high_water_mark},
+      {"publish.events_file", a.events_file == b.events_file},
+      {"metrics.listen", a.metrics_listen == b.metrics_listen},
+      {"metrics.stale_after_ms", a.metrics_stale_after == b.metrics_stale_after},
+      {"shutdown.drain_grace_ms", a.drain_grace == b.drain_grace},
+  };
+  std::vector<std::string> changed;
+  for (const auto& [name, same] : options)
+    if (!same) changed.emplace_back(name);
+  return changed;
+}
 
 DaemonConfig load_daemon_config(const std::string& path) {
   const YAML::Node root = load_yaml_file(path);
@@ -158,10 +201,10 @@ DaemonConfig load_daemon_config(const std::string& path) {
   OptionTargets targets;
   targets.config = &config;
   const PresentKeys top = read_section(root, {path, 1, 1}, "", targets, ctx);
-  config.streams = read_streams(top, ctx);
+  config.live.streams = read_streams(top, ctx);
   const auto [dims, dims_text] = stream_dims(config);
-  config.libraries = read_libraries(top, ctx, dims, dims_text);
-  config.rules = read_rules(top, ctx);
+  config.live.libraries = read_libraries(top, ctx, dims, dims_text);
+  config.live.rules = read_rules(top, ctx);
   config.ingest = read_ingest(top, ctx, config);
   return config;
 }

@@ -125,7 +125,7 @@ inline std::vector<kernels::RawMatch> reference_matches(const std::vector<Series
 inline config::DaemonConfig base_config(std::vector<std::string> stream_ids, std::vector<kernels::PatternDef> patterns) {
   config::DaemonConfig c;
   c.instance = "e2e";
-  c.backend = "cpu";
+  c.backend = kernels::Backend::cpu;
   c.cpu_threads = 2;
   c.tick = 5ms;
   c.batch_samples = 4096;
@@ -136,17 +136,17 @@ inline config::DaemonConfig base_config(std::vector<std::string> stream_ids, std
   for (auto& id : stream_ids) {
     config::StreamDecl d;
     d.def = {std::move(id), 1, kPeriod};
-    c.streams.push_back(d);
+    c.live.streams.push_back(d);
   }
   config::Library lib;
   lib.name = "shapes";
   lib.patterns = std::move(patterns);
   for (auto& p : lib.patterns) p.library = lib.name;  // as the configuration reader names them
-  c.libraries.push_back(lib);
+  c.live.libraries.push_back(lib);
   c.publish_endpoint = "tcp://127.0.0.1:*";
   config::Rule every_match;  // what the configuration file implies when it names no rule
   every_match.name = "default";
-  c.rules.push_back(every_match);
+  c.live.rules.push_back(every_match);
   return c;
 }
 

@@ -225,19 +225,19 @@ TEST(DaemonConfig, EmptyFileGivesTheDefaultsAndTheImplicitRule) {
   const fs::path dir = test_dir();
   const DaemonConfig c = load_daemon_config(write_file(dir / "warpwatch.yaml", "# nothing\n"));
   EXPECT_EQ(c.instance, "warpwatch");
-  EXPECT_EQ(c.backend, "auto");
+  EXPECT_EQ(c.backend, warpwatch::kernels::Backend::automatic);
   EXPECT_EQ(c.tick.count(), 10);
   EXPECT_EQ(c.batch_samples, 4096u);
   EXPECT_TRUE(c.ingest.empty());
-  EXPECT_TRUE(c.streams.empty());
-  EXPECT_TRUE(c.libraries.empty());
-  ASSERT_EQ(c.rules.size(), 1u);
-  EXPECT_EQ(c.rules[0].name, "default");
-  EXPECT_EQ(c.rules[0].streams, std::vector<std::string>{"*"});
-  EXPECT_EQ(c.rules[0].patterns, std::vector<std::string>{"*"});
-  EXPECT_EQ(c.rules[0].libraries, std::vector<std::string>{"*"});
-  EXPECT_FALSE(c.rules[0].threshold);
-  EXPECT_EQ(c.rules[0].severity, "info");
+  EXPECT_TRUE(c.live.streams.empty());
+  EXPECT_TRUE(c.live.libraries.empty());
+  ASSERT_EQ(c.live.rules.size(), 1u);
+  EXPECT_EQ(c.live.rules[0].name, "default");
+  EXPECT_EQ(c.live.rules[0].streams, std::vector<std::string>{"*"});
+  EXPECT_EQ(c.live.rules[0].patterns, std::vector<std::string>{"*"});
+  EXPECT_EQ(c.live.rules[0].libraries, std::vector<std::string>{"*"});
+  EXPECT_FALSE(c.live.rules[0].threshold);
+  EXPECT_EQ(c.live.rules[0].severity, Severity::info);
   EXPECT_EQ(c.publish_endpoint, "tcp://127.0.0.1:5556");
   EXPECT_FALSE(c.events_file);
 }
@@ -255,11 +255,11 @@ TEST(DaemonConfig, ExampleConfigLoads) {
   const DaemonConfig c = load_daemon_config(example_yaml.string());
   EXPECT_EQ(c.instance, "example");
   EXPECT_EQ(c.ingest.size(), 3u);
-  EXPECT_EQ(c.streams.size(), 2u);
-  ASSERT_EQ(c.libraries.size(), 2u);
-  EXPECT_EQ(c.libraries[0].patterns.size(), 4u);  // shape:0, shape:1, dip, ramp
-  EXPECT_EQ(c.libraries[1].patterns.size(), 2u);
-  EXPECT_EQ(c.rules.size(), 3u);
+  EXPECT_EQ(c.live.streams.size(), 2u);
+  ASSERT_EQ(c.live.libraries.size(), 2u);
+  EXPECT_EQ(c.live.libraries[0].patterns.size(), 4u);  // shape:0, shape:1, dip, ramp
+  EXPECT_EQ(c.live.libraries[1].patterns.size(), 2u);
+  EXPECT_EQ(c.live.rules.size(), 3u);
 }
 
 // Every option set away from its default; defaults, library defaults and per-pattern
@@ -315,7 +315,7 @@ TEST(DaemonConfig, FullConfigReadsIntoTheExpectedValues) {
 
   EXPECT_EQ(c.source_file, path);
   EXPECT_EQ(c.instance, "plant-1");
-  EXPECT_EQ(c.backend, "cpu");
+  EXPECT_EQ(c.backend, warpwatch::kernels::Backend::cpu);
   EXPECT_EQ(c.cpu_threads, 3u);
   EXPECT_EQ(c.tick.count(), 25);
   EXPECT_EQ(c.batch_samples, 512u);
@@ -331,18 +331,18 @@ TEST(DaemonConfig, FullConfigReadsIntoTheExpectedValues) {
   EXPECT_EQ(c.ingest[2].rate_hz, 50.0);
   EXPECT_EQ(c.ingest[2].period_ns, 2'500'000);
   EXPECT_EQ(c.max_message_bytes, 4096u);
-  EXPECT_EQ(c.max_streams, 20u);
-  EXPECT_TRUE(c.auto_create_streams);
-  EXPECT_EQ(c.auto_dims, 3u);
-  ASSERT_EQ(c.streams.size(), 2u);
-  EXPECT_EQ(c.streams[0].def.id, "pump-1");
-  EXPECT_EQ(c.streams[0].def.dims, 1u);
-  EXPECT_EQ(c.streams[0].def.nominal_period_ns, 10'000'000);
-  EXPECT_EQ(c.streams[1].def.dims, 2u);
-  EXPECT_EQ(c.streams[1].def.nominal_period_ns, 1'000'000'000);
+  EXPECT_EQ(c.live.max_streams, 20u);
+  EXPECT_TRUE(c.live.auto_create_streams);
+  EXPECT_EQ(c.live.auto_dims, 3u);
+  ASSERT_EQ(c.live.streams.size(), 2u);
+  EXPECT_EQ(c.live.streams[0].def.id, "pump-1");
+  EXPECT_EQ(c.live.streams[0].def.dims, 1u);
+  EXPECT_EQ(c.live.streams[0].def.nominal_period_ns, 10'000'000);
+  EXPECT_EQ(c.live.streams[1].def.dims, 2u);
+  EXPECT_EQ(c.live.streams[1].def.nominal_period_ns, 1'000'000'000);
 
-  ASSERT_EQ(c.libraries.size(), 2u);
-  const auto& shapes = c.libraries[0].patterns;
+  ASSERT_EQ(c.live.libraries.size(), 2u);
+  const auto& shapes = c.live.libraries[0].patterns;
   ASSERT_EQ(shapes.size(), 4u);
   EXPECT_EQ(shapes[0].id, "rows:0");
   EXPECT_EQ(shapes[1].id, "rows:1");
@@ -377,7 +377,7 @@ TEST(DaemonConfig, FullConfigReadsIntoTheExpectedValues) {
   EXPECT_NEAR(swing.times[1], 0.02, 1e-12);
   EXPECT_NEAR(swing.times[2], 0.05, 1e-12);
 
-  const auto& inline_patterns = c.libraries[1].patterns;
+  const auto& inline_patterns = c.live.libraries[1].patterns;
   ASSERT_EQ(inline_patterns.size(), 2u);
   EXPECT_EQ(inline_patterns[0].values, (std::vector<float>{0, 1, 2}));
   EXPECT_TRUE(inline_patterns[0].times.empty());
@@ -392,25 +392,25 @@ TEST(DaemonConfig, FullConfigReadsIntoTheExpectedValues) {
   EXPECT_EQ(wave.params.mode, warpwatch::kernels::Mode::stream);
   EXPECT_EQ(wave.params.distance.gamma, 0.25);  // inherited, unused by dk
 
-  ASSERT_EQ(c.rules.size(), 2u);
-  const Rule& hot = c.rules[0];
+  ASSERT_EQ(c.live.rules.size(), 2u);
+  const Rule& hot = c.live.rules[0];
   EXPECT_EQ(hot.name, "hot");
   EXPECT_EQ(hot.streams, std::vector<std::string>{"pump-*"});
   EXPECT_EQ(hot.patterns, (std::vector<std::string>{"ramp", "picked*"}));
   EXPECT_EQ(hot.libraries, (std::vector<std::string>{"shapes", "inline"}));
   EXPECT_EQ(hot.threshold, 1.5);
   EXPECT_EQ(hot.cooldown.count(), 250);
-  EXPECT_EQ(hot.severity, "critical");
+  EXPECT_EQ(hot.severity, Severity::critical);
   EXPECT_EQ(hot.labels, (std::map<std::string, std::string>{{"site", "7"}, {"team", "ops"}}));
   EXPECT_EQ(hot.where.line, 31);
-  EXPECT_EQ(c.rules[1].streams, std::vector<std::string>{"*"});
-  EXPECT_EQ(c.rules[1].severity, "info");
+  EXPECT_EQ(c.live.rules[1].streams, std::vector<std::string>{"*"});
+  EXPECT_EQ(c.live.rules[1].severity, Severity::info);
   EXPECT_EQ(c.publish_endpoint, "ipc:///tmp/ww.sock");
   EXPECT_EQ(c.send_high_water_mark, 0);
   EXPECT_EQ(c.events_file, (dir / "out" / "events.jsonl").string());
   EXPECT_EQ(c.metrics_listen, "127.0.0.1:9464");
   EXPECT_EQ(c.metrics_stale_after.count(), 750);
-  EXPECT_EQ(c.log_level, "warning");
+  EXPECT_EQ(c.live.log_level, LogLevel::warning);
   EXPECT_EQ(c.drain_grace.count(), 0);
 }
 

@@ -100,7 +100,35 @@ TEST(DaemonReload, BadFileKeepsTheRunningConfiguration) {
   EXPECT_EQ(pipeline.stats().reloads_refused, 1u);
   EXPECT_EQ(pipeline.stats().reloads, 0u);
   EXPECT_EQ(pipeline.stats().streams, 3u);
-  EXPECT_EQ(pipeline.config().streams.size(), 3u);
+  EXPECT_EQ(pipeline.config().live.streams.size(), 3u);
+}
+
+// The reload applies the live part of the file as a whole (here: a stream, a pattern and
+// the log level) and names each start-only option the file changed, which waits for a
+// restart: the events keep the running instance name, the publisher its endpoint.
+TEST(DaemonReload, StartupOptionsWaitForARestartAndSaySo) {
+  TempDir dir;
+  const std::string path = dir.write("warpwatch.yaml", kBefore);
+  CapturedLog log;
+  service::Pipeline pipeline(config::load_daemon_config(path), log.logger());
+  const std::string endpoint = pipeline.publish_endpoint();
+  pipeline.start();
+  std::string after = kAfter + "log: {level: debug}\npublish: {endpoint: \"tcp://127.0.0.1:*\", send_hwm: 7}\n";
+  after.replace(after.find("instance: e2e"), 13, "instance: other");
+  const std::string first_publish = "publish: {endpoint: \"tcp://127.0.0.1:*\"}\n";
+  after.erase(after.find(first_publish), first_publish.size());  // the one with send_hwm stays
+  dir.write("warpwatch.yaml", after);
+  ASSERT_TRUE(pipeline.reload(path)) << log.joined();
+  EXPECT_EQ(log.count("reload: 'instance' changed in the file; it takes effect when warpwatchd restarts"), 1u)
+      << log.joined();
+  EXPECT_EQ(log.count("reload: 'publish.send_hwm' changed in the file"), 1u) << log.joined();
+  EXPECT_EQ(log.count("changed in the file"), 2u) << "only the options that changed are named: " << log.joined();
+  EXPECT_EQ(pipeline.config().instance, "e2e");
+  EXPECT_EQ(pipeline.publish_endpoint(), endpoint);
+  EXPECT_EQ(pipeline.config().live.log_level, config::LogLevel::debug);
+  EXPECT_EQ(pipeline.config().live.streams.size(), 3u);
+  EXPECT_EQ(pipeline.stats().patterns, 2u);
+  pipeline.shutdown();
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
-// daemon/logging: level names, the terminal and the journal line formats.
+// daemon/service/logging: the level names of the configuration, the terminal and the
+// journal line formats.
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
@@ -9,6 +10,7 @@
 #include <regex>
 #include <sstream>
 
+#include "warpwatch/config/daemon_config.hpp"
 #include "warpwatch/service/logging.hpp"
 
 namespace {
@@ -16,15 +18,17 @@ namespace {
 using namespace warpwatch::service;
 
 TEST(Logging, LevelNamesParseAndOthersDoNot) {
-  EXPECT_EQ(parse_log_level("trace"), spdlog::level::trace);
-  EXPECT_EQ(parse_log_level("info"), spdlog::level::info);
-  EXPECT_EQ(parse_log_level("warning"), spdlog::level::warn);
-  EXPECT_EQ(parse_log_level("warn"), spdlog::level::warn);
-  EXPECT_EQ(parse_log_level("error"), spdlog::level::err);
-  EXPECT_EQ(parse_log_level("critical"), spdlog::level::critical);
-  EXPECT_EQ(parse_log_level("off"), spdlog::level::off);
+  using warpwatch::config::LogLevel;
+  using warpwatch::config::parse_log_level;
+  EXPECT_EQ(parse_log_level("trace"), LogLevel::trace);
+  EXPECT_EQ(parse_log_level("info"), LogLevel::info);
+  EXPECT_EQ(parse_log_level("warning"), LogLevel::warning);
+  EXPECT_EQ(parse_log_level("error"), LogLevel::error);
+  EXPECT_EQ(parse_log_level("critical"), LogLevel::critical);
+  EXPECT_EQ(parse_log_level("off"), LogLevel::off);
   EXPECT_EQ(parse_log_level("loud"), std::nullopt);
   EXPECT_EQ(parse_log_level(""), std::nullopt);
+  for (const auto name : warpwatch::config::log_level_names) EXPECT_EQ(to_string(*parse_log_level(name)), name);
 }
 
 TEST(Logging, TerminalLinesCarryTimeNameAndLevel) {

@@ -106,9 +106,9 @@ TEST(OptionsTable, DefaultsAgreeWithTheHeader) {
   EXPECT_EQ(c.tick, header.tick);
   EXPECT_EQ(c.batch_samples, header.batch_samples);
   EXPECT_EQ(c.max_message_bytes, header.max_message_bytes);
-  EXPECT_EQ(c.auto_create_streams, header.auto_create_streams);
-  EXPECT_EQ(c.max_streams, header.max_streams);
-  EXPECT_EQ(c.auto_dims, header.auto_dims);
+  EXPECT_EQ(c.live.auto_create_streams, header.live.auto_create_streams);
+  EXPECT_EQ(c.live.max_streams, header.live.max_streams);
+  EXPECT_EQ(c.live.auto_dims, header.live.auto_dims);
   EXPECT_EQ(c.publish_endpoint, header.publish_endpoint);
   EXPECT_EQ(c.send_high_water_mark, header.send_high_water_mark);
   EXPECT_EQ(c.events_file, header.events_file);
@@ -120,20 +120,20 @@ TEST(OptionsTable, DefaultsAgreeWithTheHeader) {
   EXPECT_EQ(c.ingest.at(1).rate_hz, replay.rate_hz);
   EXPECT_EQ(c.ingest.at(1).period_ns, replay.period_ns);
   const StreamDecl stream;
-  EXPECT_EQ(c.streams.at(0).def.dims, stream.def.dims);
-  EXPECT_EQ(c.streams.at(0).def.nominal_period_ns, stream.def.nominal_period_ns);
+  EXPECT_EQ(c.live.streams.at(0).def.dims, stream.def.dims);
+  EXPECT_EQ(c.live.streams.at(0).def.nominal_period_ns, stream.def.nominal_period_ns);
   const Rule rule;
-  EXPECT_EQ(c.rules.at(0).streams, rule.streams);
-  EXPECT_EQ(c.rules.at(0).patterns, rule.patterns);
-  EXPECT_EQ(c.rules.at(0).libraries, rule.libraries);
-  EXPECT_EQ(c.rules.at(0).threshold, rule.threshold);
-  EXPECT_EQ(c.rules.at(0).cooldown, rule.cooldown);
-  EXPECT_EQ(c.rules.at(0).severity, rule.severity);
-  EXPECT_EQ(c.rules.at(0).labels, rule.labels);
+  EXPECT_EQ(c.live.rules.at(0).streams, rule.streams);
+  EXPECT_EQ(c.live.rules.at(0).patterns, rule.patterns);
+  EXPECT_EQ(c.live.rules.at(0).libraries, rule.libraries);
+  EXPECT_EQ(c.live.rules.at(0).threshold, rule.threshold);
+  EXPECT_EQ(c.live.rules.at(0).cooldown, rule.cooldown);
+  EXPECT_EQ(c.live.rules.at(0).severity, rule.severity);
+  EXPECT_EQ(c.live.rules.at(0).labels, rule.labels);
 
   // Pattern parameters: the table's defaults are the kernels' MatchParams defaults.
   const warpwatch::kernels::MatchParams params;
-  const auto& p = c.libraries.at(0).patterns.at(0).params;
+  const auto& p = c.live.libraries.at(0).patterns.at(0).params;
   EXPECT_EQ(p.distance.metric, params.distance.metric);
   EXPECT_EQ(p.distance.cost, params.distance.cost);
   EXPECT_EQ(p.distance.band, params.distance.band);

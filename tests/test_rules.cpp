@@ -77,7 +77,7 @@ TEST(Rules, NoRulesMeansOneDefaultRuleForEverything) {
   // The configuration supplies the implicit rule when the file has none.
   const warpwatch::testing::TempDir dir;
   const auto config = warpwatch::config::load_daemon_config(dir.write("c.yaml", "instance: node-1\n"));
-  RuleEngine engine(config.rules, "node-1");
+  RuleEngine engine(config.live.rules, "node-1");
   ASSERT_EQ(engine.rules().size(), 1u);
   EXPECT_EQ(engine.rules()[0].name, "default");
   const auto events =
@@ -90,7 +90,7 @@ TEST(Rules, NoRulesMeansOneDefaultRuleForEverything) {
 
 TEST(Rules, EventIsFilledFromMatchPatternAndRule) {
   Rule r = rule("hot");
-  r.severity = "critical";
+  r.severity = warpwatch::config::Severity::critical;
   r.labels = {{"site", "plant-7"}, {"team", "ops"}};
   RuleEngine engine({r}, "node-1");
   const auto events = engine.apply({match("pump.3", "ramp", 1.25, 100, 57)}, 123456789);
@@ -217,9 +217,9 @@ TEST(Rules, ThresholdFilteredMatchDoesNotStartACooldown) {
 
 TEST(Rules, SeveralRulesOnOneMatchGiveOneEventEach) {
   Rule a = rule("a");
-  a.severity = "warning";
+  a.severity = warpwatch::config::Severity::warning;
   Rule b = rule("b", {"s*"});
-  b.severity = "critical";
+  b.severity = warpwatch::config::Severity::critical;
   b.labels = {{"k", "v"}};
   Rule c = rule("c", {"other"});
   RuleEngine engine({a, b, c}, "i");
@@ -279,9 +279,9 @@ TEST(Rules, EachPatternNamesItsLibrary) {
   const auto config = warpwatch::config::load_daemon_config(
       dir.write("c.yaml", "streams: {declared: [{id: s}]}\nlibraries:\n  - name: shapes\n    defaults: {threshold: 3.5, metric: softdtw, mode: window}\n"
                           "    patterns:\n      - {id: w, values: [0, 1, 0]}\n"));
-  ASSERT_EQ(config.libraries.size(), 1u);
-  RuleEngine engine(config.rules, "i");
-  const auto ev = engine.apply({match("s", warpwatch::kernels::make_pattern(config.libraries[0].patterns[0]), 1.0, 100)}, 0);
+  ASSERT_EQ(config.live.libraries.size(), 1u);
+  RuleEngine engine(config.live.rules, "i");
+  const auto ev = engine.apply({match("s", warpwatch::kernels::make_pattern(config.live.libraries[0].patterns[0]), 1.0, 100)}, 0);
   ASSERT_EQ(ev.size(), 1u);
   EXPECT_EQ(ev[0].library, "shapes");
   EXPECT_EQ(ev[0].metric, "softdtw");

@@ -78,7 +78,7 @@ std::vector<Event> RuleEngine::apply(const std::vector<kernels::RawMatch>& match
 
       Event event;
       event.rule = rule.name;
-      event.severity = rule.severity;
+      event.severity = std::string(config::to_string(rule.severity));
       event.stream = match->stream_id();
       event.library = pattern.library;
       event.pattern = match->pattern_id();

@@ -53,7 +53,7 @@ void print_list(std::ostream& out, const char* title, const Items& items, Print 
 
 void print_summary(const config::DaemonConfig& c, std::ostream& out) {
   out << c.source_file << ": OK\n";
-  out << "instance " << c.instance << ", backend " << c.backend << ", cpu threads "
+  out << "instance " << c.instance << ", backend " << kernels::to_string(c.backend) << ", cpu threads "
       << (c.cpu_threads ? std::to_string(c.cpu_threads) : "all") << ", tick " << c.tick.count()
       << " ms, batch " << c.batch_samples << " samples\n";
   print_list(out, "ingest", c.ingest, [&](const config::IngestSource& s) {
@@ -65,15 +65,15 @@ void print_summary(const config::DaemonConfig& c, std::ostream& out) {
           << (s.rate_hz > 0 ? number(s.rate_hz) + " Hz" : std::string("as fast as possible"))
           << ", period " << ms(s.period_ns) << ")";
   });
-  out << "streams: " << c.streams.size() << " declared, auto-create "
-      << (c.auto_create_streams ? std::string("on (dims ") + std::to_string(c.auto_dims) +
-                                      ", max " + std::to_string(c.max_streams) + ")"
+  out << "streams: " << c.live.streams.size() << " declared, auto-create "
+      << (c.live.auto_create_streams ? std::string("on (dims ") + std::to_string(c.live.auto_dims) +
+                                      ", max " + std::to_string(c.live.max_streams) + ")"
                                 : std::string("off"))
       << ", messages up to " << c.max_message_bytes << " bytes\n";
-  print_list(out, "declared streams", c.streams, [&](const config::StreamDecl& s) {
+  print_list(out, "declared streams", c.live.streams, [&](const config::StreamDecl& s) {
     out << s.def.id << ": dims " << s.def.dims << ", period " << ms(s.def.nominal_period_ns);
   });
-  print_list(out, "libraries", c.libraries, [&](const config::Library& lib) {
+  print_list(out, "libraries", c.live.libraries, [&](const config::Library& lib) {
     std::map<std::string, std::size_t> kinds;  // "dtw/stream" -> count
     for (const auto& p : lib.patterns)
       ++kinds[std::string(kernels::to_string(p.params.distance.metric)) + "/" +
@@ -84,11 +84,11 @@ void print_summary(const config::DaemonConfig& c, std::ostream& out) {
         << (lib.patterns.size() == 1 ? "" : "s") << (parts.empty() ? "" : " (") << join(parts, ", ")
         << (parts.empty() ? "" : ")");
   });
-  print_list(out, "rules", c.rules, [&](const config::Rule& r) {
+  print_list(out, "rules", c.live.rules, [&](const config::Rule& r) {
     out << r.name << ": streams " << join(r.streams) << ", patterns " << join(r.patterns)
         << ", libraries " << join(r.libraries) << ", threshold "
         << (r.threshold ? number(*r.threshold) : std::string("the pattern's")) << ", cooldown "
-        << r.cooldown.count() << " ms, severity " << r.severity;
+        << r.cooldown.count() << " ms, severity " << config::to_string(r.severity);
     std::vector<std::string> labels;
     for (const auto& [k, v] : r.labels) labels.push_back(k + "=" + v);
     if (!labels.empty()) out << ", labels " << join(labels);

@@ -33,9 +33,14 @@ std::string status_line(const Pipeline& pipeline) {
          std::to_string(s.events) + " events";
 }
 
+// config::LogLevel follows spdlog's level order, trace to off.
+static_assert(static_cast<int>(config::LogLevel::trace) == spdlog::level::trace &&
+              static_cast<int>(config::LogLevel::warning) == spdlog::level::warn &&
+              static_cast<int>(config::LogLevel::off) == spdlog::level::off);
+
 // The configuration's level unless --log-level pinned one.
-void apply_log_level(const Logger& log, const std::string& pinned, const config::DaemonConfig& config) {
-  log->set_level(parse_log_level(pinned.empty() ? config.log_level : pinned).value_or(spdlog::level::info));
+void apply_log_level(const Logger& log, std::optional<config::LogLevel> pinned, config::LogLevel configured) {
+  log->set_level(static_cast<spdlog::level::level_enum>(pinned.value_or(configured)));
 }
 
 }  // namespace
@@ -43,11 +48,12 @@ void apply_log_level(const Logger& log, const std::string& pinned, const config:
 int run_daemon(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   CLI::App app{"warpwatchd: streaming elastic pattern matching daemon"};
   std::string config_path = "/etc/warpwatch/warpwatch.yaml";
-  std::string log_level;
+  std::string log_level_name;
   bool exit_when_replayed = false;
   app.add_option("-c,--config", config_path, "configuration file (YAML)")->capture_default_str();
-  app.add_option("--log-level", log_level, "overrides the configuration's log.level")
-      ->check(CLI::IsMember(std::vector<std::string>(std::begin(log_level_names), std::end(log_level_names))));
+  app.add_option("--log-level", log_level_name, "overrides the configuration's log.level")
+      ->check(CLI::IsMember(std::vector<std::string>(std::begin(config::log_level_names),
+                                                     std::end(config::log_level_names))));
   app.add_flag("--exit-when-replayed", exit_when_replayed,
                "stop (draining, as on SIGTERM) once every replay source has sent its file");
   app.set_version_flag("--version", WARPWATCH_VERSION);
@@ -57,12 +63,13 @@ int run_daemon(int argc, const char* const* argv, std::ostream& out, std::ostrea
     return app.exit(e, out, err);
   }
   const Logger log = make_stream_logger("warpwatchd", err, stderr_is_journal());
-  apply_log_level(log, log_level, {});
+  const std::optional<config::LogLevel> log_level = config::parse_log_level(log_level_name);  // CLI11 checked it
+  apply_log_level(log, log_level, config::LiveConfig{}.log_level);
   ServiceNotifier systemd(log);
   std::unique_ptr<Pipeline> pipeline;
   try {
     config::DaemonConfig config = config::load_daemon_config(config_path);
-    apply_log_level(log, log_level, config);
+    apply_log_level(log, log_level, config.live.log_level);
     pipeline = std::make_unique<Pipeline>(std::move(config), log);
   } catch (const std::exception& e) {
     log->critical("{}", e.what());
@@ -87,7 +94,7 @@ int run_daemon(int argc, const char* const* argv, std::ostream& out, std::ostrea
         reload_signal = 0;
         systemd.reloading();
         const bool applied = pipeline->reload(config_path);
-        apply_log_level(log, log_level, pipeline->config());
+        apply_log_level(log, log_level, pipeline->config().live.log_level);
         systemd.ready(status_line(*pipeline) + (applied ? "" : " (last reload refused: see the log)"));
       } else if (std::chrono::steady_clock::now() >= next_status) {
         systemd.status(status_line(*pipeline));

@@ -36,18 +36,7 @@ class SyslogPriorityFlag final : public spdlog::custom_flag_formatter {
   }
 };
 
-static_assert(spdlog::level::trace == 0 && spdlog::level::off == 6,
-              "log_level_names must follow spdlog's level order");
-
 }  // namespace
-
-std::optional<spdlog::level::level_enum> parse_log_level(std::string_view name) {
-  if (name == "warn") return spdlog::level::warn;  // spdlog's own spelling
-  // log_level_names follows spdlog's level_enum order, trace = 0 to off = 6.
-  for (std::size_t i = 0; i < std::size(log_level_names); ++i)
-    if (name == log_level_names[i]) return static_cast<spdlog::level::level_enum>(i);
-  return std::nullopt;
-}
 
 bool stderr_is_journal() {
   const char* value = std::getenv("JOURNAL_STREAM");

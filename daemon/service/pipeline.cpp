@@ -39,15 +39,15 @@ stream::ReplaySourceOptions replay_options(const config::IngestSource& source) {
 
 std::vector<stream::StreamDef> declared_streams(const config::DaemonConfig& c) {
   std::vector<stream::StreamDef> out;
-  for (const auto& s : c.streams) out.push_back(s.def);
+  for (const auto& s : c.live.streams) out.push_back(s.def);
   return out;
 }
 
 stream::RegistryOptions registry_options(const config::DaemonConfig& c) {
   stream::RegistryOptions options;
-  options.auto_create = c.auto_create_streams;
-  options.max_auto_streams = c.max_streams;
-  options.auto_dims = c.auto_dims;
+  options.auto_create = c.live.auto_create_streams;
+  options.max_auto_streams = c.live.max_streams;
+  options.auto_dims = c.live.auto_dims;
   return options;
 }
 
@@ -63,15 +63,14 @@ Pipeline::Pipeline(config::DaemonConfig config, Logger log)
       });
   hub_ = std::make_unique<stream::IngestHub>(*registry_, config_.max_message_bytes);
 
-  const auto requested = kernels::parse_backend(config_.backend).value_or(kernels::Backend::automatic);
   std::string why;
-  const kernels::Backend backend = kernels::resolve_backend(requested, &why);
+  const kernels::Backend backend = kernels::resolve_backend(config_.backend, &why);
   if (!why.empty()) log_->info("{}", why);
   matcher_ = kernels::make_matcher(backend, {config_.cpu_threads});
   // The registry's definitions of the declared streams (the same objects its batches carry).
-  for (const auto& s : config_.streams) matcher_->add_stream(registry_->find(s.def.id));
-  add_patterns(config_.libraries);
-  rules_ = std::make_unique<alerting::RuleEngine>(config_.rules, config_.instance);
+  for (const auto& s : config_.live.streams) matcher_->add_stream(registry_->find(s.def.id));
+  add_patterns(config_.live.libraries);
+  rules_ = std::make_unique<alerting::RuleEngine>(config_.live.rules, config_.instance);
 
   alerting::PublisherOptions publish;
   publish.endpoint = config_.publish_endpoint;

@@ -36,7 +36,7 @@ bool Pipeline::reload(const std::string& path) {
   const stream::StreamChanges streams = reload_streams(next, flushed);
   const std::size_t replaced = reload_patterns(next, flushed);
   if (!flushed.empty()) publish(std::move(flushed), *rules_);  // through the old rules
-  auto rules = std::make_unique<alerting::RuleEngine>(next.rules, next.instance);
+  auto rules = std::make_unique<alerting::RuleEngine>(next.live.rules, instance_);
   rules->carry_cooldowns_from(*rules_);  // rules kept by name keep their cooldowns
   rules->carry_counters_from(*rules_);   // and their /metrics counters
   rules_ = std::move(rules);
@@ -44,13 +44,9 @@ bool Pipeline::reload(const std::string& path) {
              "or removed; {} streams and {} patterns active",
              streams.added.size(), streams.changed.size(), streams.removed.size(), replaced,
              matcher_->stream_count(), matcher_->pattern_count());
-  config_.streams = std::move(next.streams);
-  config_.auto_create_streams = next.auto_create_streams;
-  config_.auto_dims = next.auto_dims;
-  config_.max_streams = next.max_streams;
-  config_.libraries = std::move(next.libraries);
-  config_.rules = std::move(next.rules);
-  config_.log_level = std::move(next.log_level);
+  for (const std::string& option : config::startup_options_changed(config_, next))
+    log_->warn("reload: '{}' changed in the file; it takes effect when warpwatchd restarts", option);
+  config_.live = std::move(next.live);
   {
     const std::lock_guard lock(stats_mu_);
     ++stats_.reloads;
@@ -93,10 +89,10 @@ stream::StreamChanges Pipeline::reload_streams(const config::DaemonConfig& next,
 std::size_t Pipeline::reload_patterns(const config::DaemonConfig& next, std::vector<kernels::RawMatch>& flushed) {
   // Patterns whose definition changed are replaced; unchanged ones keep their state.
   std::map<std::string, const kernels::PatternDef*> wanted;
-  for (const auto& lib : next.libraries)
+  for (const auto& lib : next.live.libraries)
     for (const auto& p : lib.patterns) wanted[p.id] = &p;
   std::vector<std::string> removed;
-  for (const auto& lib : config_.libraries)
+  for (const auto& lib : config_.live.libraries)
     for (const auto& p : lib.patterns) {
       const auto it = wanted.find(p.id);
       if (it == wanted.end() || !(*it->second == p)) removed.push_back(p.id);

@@ -7,9 +7,11 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "warpwatch/config/config_error.hpp"
+#include "warpwatch/kernels/backends.hpp"
 #include "warpwatch/kernels/matcher.hpp"
 #include "warpwatch/stream/stream_def.hpp"
 
@@ -27,6 +29,20 @@ struct IngestSource {
   std::int64_t period_ns = 1'000'000'000;  // replay: spacing of the samples' timestamps
   SourceLocation where;
 };
+
+// The validated choices of the file, as enums (their names: to_string / parse_*).
+// Least severe messages logged (`log.level`), in spdlog's order.
+enum class LogLevel { trace, debug, info, warning, error, critical, off };
+// An event's severity (`rules[].severity`).
+enum class Severity { debug, info, notice, warning, error, critical };
+
+std::string_view to_string(LogLevel level);
+std::string_view to_string(Severity severity);
+// nullopt for a name that is not one (the option table refuses those with a location).
+std::optional<LogLevel> parse_log_level(std::string_view name);
+std::optional<Severity> parse_severity(std::string_view name);
+inline constexpr std::string_view log_level_names[] = {"trace", "debug", "info", "warning", "error", "critical", "off"};
+inline constexpr std::string_view severity_names[] = {"debug", "info", "notice", "warning", "error", "critical"};
 
 // A declared stream (SPEC.md 1): samples for undeclared ids are rejected unless
 // auto_create_streams is on.
@@ -52,34 +68,46 @@ struct Rule {
   std::vector<std::string> libraries = {"*"};  // glob patterns on library names
   std::optional<double> threshold;             // stricter threshold (distance <= threshold)
   std::chrono::milliseconds cooldown{0};       // per (rule, stream): events closer are dropped
-  std::string severity = "info";
+  Severity severity = Severity::info;
   std::map<std::string, std::string> labels;
   SourceLocation where;
 };
 
-struct DaemonConfig {
-  std::string source_file;
-  std::string instance = "warpwatch";          // names this daemon in events
-  std::string backend = "auto";                // auto | cuda | cpu | reference
-  unsigned cpu_threads = 0;                    // 0 = one per hardware thread
-  std::chrono::milliseconds tick{10};          // scheduler period
-  std::size_t batch_samples = 4096;            // a batch is cut early once this many wait
-  std::vector<IngestSource> ingest;
-  std::size_t max_message_bytes = 1 << 20;     // larger messages are rejected and counted
-  bool auto_create_streams = false;            // accept undeclared stream ids
-  std::size_t max_streams = 10000;             // limit for auto-created streams
-  std::size_t auto_dims = 1;                   // dims of auto-created streams
+// What a reload (SIGHUP) applies, as a whole: stream admission and declarations, pattern
+// libraries, alert rules and the log level. Everything else in DaemonConfig is taken at
+// start and stays until a restart.
+struct LiveConfig {
+  bool auto_create_streams = false;  // accept undeclared stream ids
+  std::size_t max_streams = 10000;   // limit for auto-created streams
+  std::size_t auto_dims = 1;         // dims of auto-created streams
   std::vector<StreamDecl> streams;
   std::vector<Library> libraries;
-  std::vector<Rule> rules;
-  std::string publish_endpoint = "tcp://127.0.0.1:5556";  // ZeroMQ PUB bind
-  int send_high_water_mark = 10000;            // messages queued per subscriber before drops
-  std::optional<std::string> events_file;      // JSON lines, appended
-  std::string metrics_listen;                  // "127.0.0.1:9464" serves /metrics; "" = off
-  std::chrono::milliseconds metrics_stale_after{5000};  // /healthz: 503 after a round this late
-  std::string log_level = "info";              // trace .. critical, off (daemon/logging.hpp)
-  std::chrono::milliseconds drain_grace{2000}; // SIGTERM: time allowed to drain
+  std::vector<Rule> rules;  // the file's, or the implicit rule "default" when it has none
+  LogLevel log_level = LogLevel::info;
 };
+
+struct DaemonConfig {
+  std::string source_file;
+  std::string instance = "warpwatch";                  // names this daemon in events
+  kernels::Backend backend = kernels::Backend::automatic;
+  unsigned cpu_threads = 0;                            // 0 = one per hardware thread
+  std::chrono::milliseconds tick{10};                  // scheduler period
+  std::size_t batch_samples = 4096;                    // a batch is cut early once this many wait
+  std::vector<IngestSource> ingest;
+  std::size_t max_message_bytes = 1 << 20;             // larger messages are rejected and counted
+  std::string publish_endpoint = "tcp://127.0.0.1:5556";  // ZeroMQ PUB bind
+  int send_high_water_mark = 10000;                    // messages queued per subscriber before drops
+  std::optional<std::string> events_file;              // JSON lines, appended
+  std::string metrics_listen;                          // "127.0.0.1:9464" serves /metrics; "" = off
+  std::chrono::milliseconds metrics_stale_after{5000};  // /healthz: 503 after a round this late
+  std::chrono::milliseconds drain_grace{2000};         // SIGTERM: time allowed to drain
+  LiveConfig live;
+};
+
+// The options of `next` that a reload does not apply and that differ from `running`,
+// by option name ("backend", "publish.endpoint", ...), so that a reload can say which
+// changes wait for a restart.
+std::vector<std::string> startup_options_changed(const DaemonConfig& running, const DaemonConfig& next);
 
 // Reads and validates the whole file; every error is a ConfigError naming
 // file:line:column. Pattern files are resolved relative to the config file's folder.

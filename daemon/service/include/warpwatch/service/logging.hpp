@@ -16,13 +16,6 @@ namespace warpwatch::service {
 
 using Logger = std::shared_ptr<spdlog::logger>;
 
-// The names of the `log.level` option and `--log-level`, in order of verbosity.
-inline constexpr std::string_view log_level_names[] = {"trace", "debug", "info",
-                                                       "warning", "error", "critical", "off"};
-
-// "warning" (and spdlog's own "warn"), ...; nullopt for anything else.
-std::optional<spdlog::level::level_enum> parse_log_level(std::string_view name);
-
 // True when stderr is connected to the systemd journal: systemd sets JOURNAL_STREAM to
 // "device:inode" of that stream (systemd.exec(5)), so it must match stderr's.
 bool stderr_is_journal();

@@ -41,11 +41,13 @@ class Pipeline {
   // One scheduler round: waits until a tick passes or a batch is full, then matches and
   // publishes what arrived.
   void step();
-  // Re-reads the configuration: stream declarations, patterns and rules change in place
-  // (unchanged (stream, pattern) pairs keep their state; a stream whose dims or period
-  // change is removed, its pending matches reported, and added anew); the log level
-  // changes too. Sockets, backend, scheduler and publishing stay as started. On a bad
-  // file the running configuration stays, the error is logged and false is returned.
+  // Re-reads the configuration and applies its LiveConfig as a whole: stream declarations,
+  // patterns and rules change in place (unchanged (stream, pattern) pairs keep their state;
+  // a stream whose dims or period change is removed, its pending matches reported, and
+  // added anew); the log level changes too. The rest (sockets, backend, scheduler,
+  // publishing, instance) stays as started, and each such option the file changed is named
+  // in a warning. On a bad file the running configuration stays, the error is logged and
+  // false is returned.
   bool reload(const std::string& path);
   // Every replay source has sent its whole file and its samples were matched.
   bool replays_done() const;
