@@ -7,6 +7,7 @@
 #include "warpwatch/kernels/reference.hpp"
 
 #if WARPWATCH_HAVE_CUDA
+#include "cuda/device_context.hpp"
 #include "cuda/runtime/device_info.hpp"
 #include "warpwatch/kernels/cuda.hpp"
 #endif
@@ -51,11 +52,20 @@ CudaStatus cuda_status() {
 std::optional<CudaFloatOpRates> cuda_float_op_rates() {
 #if WARPWATCH_HAVE_CUDA
   if (cuda_status().device_count == 0) return std::nullopt;
-  const cuda::FloatOpRates r = cuda::measure_float_op_rates();
+  cuda::DeviceContext& context = cuda::DeviceContext::get();
+  const std::lock_guard lock(context.mutex());
+  const cuda::FloatOpRates r = cuda::measure_float_op_rates(context.compute().get());
   return CudaFloatOpRates{r.add_per_s, r.add_min_per_s};
 #else
   return std::nullopt;
 #endif
+}
+
+int fp32_lanes_per_sm(int major, int minor) {
+  if (major == 6 && minor == 0) return 64;  // P100
+  if (major == 7) return 64;                // Volta (7.0, 7.2), Turing (7.5)
+  if (major == 8 && minor == 0) return 64;  // A100; 8.6, 8.7, 8.9 have 128
+  return 128;                               // Maxwell, Pascal 6.1/6.2, Ampere GA10x, Ada, Hopper, Blackwell
 }
 
 Backend resolve_backend(Backend requested, std::string* why) {

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cuda_runtime_api.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -14,9 +16,10 @@
 #include <string>
 #include <vector>
 
-#include "../kernels/cuda/distance/cuda_distance.hpp"
-#include "../kernels/cuda/distance/elastic_batch.hpp"
 #include "conformance_distance.hpp"
+#include "cuda/device_context.hpp"
+#include "cuda/distance/cuda_distance.hpp"
+#include "cuda/distance/elastic_batch.hpp"
 #include "gpu_test_support.hpp"
 #include "warpwatch/kernels/cuda.hpp"
 
@@ -334,7 +337,7 @@ TEST(CudaElasticBatcher, MixedParamsAndDims) {
       want[w * params.size() + q] = kernels::reference::distance(va, vb, params[q]);
     }
   }
-  cuda::ElasticBatcher batcher;
+  cuda::ElasticBatcher batcher(cuda::DeviceContext::get().engine());
   kernels::DeviceTimings t;
   for (int round = 0; round < 2; ++round) {  // the second run reuses the grown buffers
     std::fill(got.begin(), got.end(), std::numeric_limits<double>::quiet_NaN());
@@ -358,7 +361,11 @@ TEST(CudaDistance, DeviceProperties) {
   EXPECT_FALSE(p.name.empty());
   EXPECT_GT(p.sm_count, 0);
   EXPECT_GT(p.clock_khz, 0);
-  EXPECT_TRUE(p.fp32_lanes_per_sm == 64 || p.fp32_lanes_per_sm == 128);
+  int device = 0, major = 0, minor = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device), cudaSuccess);
+  EXPECT_EQ(p.fp32_lanes_per_sm, kernels::fp32_lanes_per_sm(major, minor)) << "sm_" << major << minor;
   EXPECT_GT(p.memory_bytes_per_s, 1e11);
   EXPECT_GT(p.memory_bytes, std::size_t{1} << 30);
   std::cout << "[ device   ] " << p.name << ": " << p.sm_count << " SMs at " << p.clock_khz / 1000 << " MHz, "

@@ -23,3 +23,18 @@ TEST(Params, UnknownNamesAreRejected) {
   EXPECT_FALSE(parse_cost("l2"));
   EXPECT_FALSE(parse_backend("gpu"));
 }
+
+// The table behind the bench's nominal ceiling (CUDA programming guide, throughput of
+// 32-bit float add/multiply/multiply-add per SM per clock).
+TEST(Backends, Fp32LanesPerSmFollowTheProgrammingGuide) {
+  EXPECT_EQ(fp32_lanes_per_sm(5, 2), 128);  // Maxwell
+  EXPECT_EQ(fp32_lanes_per_sm(6, 0), 64);   // P100
+  EXPECT_EQ(fp32_lanes_per_sm(6, 1), 128);
+  EXPECT_EQ(fp32_lanes_per_sm(7, 0), 64);   // V100
+  EXPECT_EQ(fp32_lanes_per_sm(7, 5), 64);   // Turing
+  EXPECT_EQ(fp32_lanes_per_sm(8, 0), 64);   // A100
+  EXPECT_EQ(fp32_lanes_per_sm(8, 6), 128);  // GA10x
+  EXPECT_EQ(fp32_lanes_per_sm(8, 9), 128);  // Ada
+  EXPECT_EQ(fp32_lanes_per_sm(9, 0), 128);  // H100
+  EXPECT_EQ(fp32_lanes_per_sm(10, 0), 128);
+}

@@ -13,6 +13,8 @@
 #include "http_client.hpp"
 #include "notify_socket.hpp"
 #include "test_support.hpp"
+#include "warpwatch/kernels/errors.hpp"
+#include "warpwatch/service/daemon.hpp"
 
 namespace {
 
@@ -137,3 +139,11 @@ TEST_F(WarpwatchdProcess, SighupReloadAddsAStream) {
 }
 
 }  // namespace
+
+// A lost CUDA device ends the daemon with its own status (for the service manager to
+// restart it); every other fatal error with 1.
+TEST(WarpwatchdExitStatus, NamesALostDevice) {
+  EXPECT_EQ(warpwatch::service::exit_status_for(warpwatch::kernels::DeviceLost(719, "launch failure")), 3);
+  EXPECT_EQ(warpwatch::service::exit_status_for(warpwatch::kernels::CudaError(2, "out of memory")), 1);
+  EXPECT_EQ(warpwatch::service::exit_status_for(std::runtime_error("bad endpoint")), 1);
+}

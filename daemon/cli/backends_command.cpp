@@ -13,8 +13,12 @@ int run_backends(std::ostream& out) {
   out << "reference: available (scalar, the oracle)\n";
   out << "cpu: available, " << kernels::cpu::simd_target() << ", " << std::thread::hardware_concurrency()
       << " hardware threads\n";
-  out << "cuda: " << (cuda.device_count > 0 ? "device present, " : "unavailable, ") << cuda.detail
-      << (cuda.compiled ? " (matching backend not implemented yet)" : "") << "\n";
+  out << "cuda: ";
+  if (cuda.device_count > 0)
+    out << "available, " << cuda.detail << ", " << cuda.device_count << " device" << (cuda.device_count > 1 ? "s" : "");
+  else
+    out << "unavailable: " << cuda.detail;
+  out << "\n";
   return 0;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "warpwatch/config/daemon_config.hpp"
+#include "warpwatch/kernels/errors.hpp"
 #include "warpwatch/service/logging.hpp"
 #include "warpwatch/service/pipeline.hpp"
 #include "warpwatch/service/service_notifier.hpp"
@@ -45,6 +46,10 @@ void apply_log_level(const Logger& log, std::optional<config::LogLevel> pinned, 
 
 }  // namespace
 
+int exit_status_for(const std::exception& error) {
+  return dynamic_cast<const kernels::DeviceLost*>(&error) ? exit_device_lost : exit_failure;
+}
+
 int run_daemon(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   CLI::App app{"warpwatchd: streaming elastic pattern matching daemon"};
   std::string config_path = "/etc/warpwatch/warpwatch.yaml";
@@ -74,7 +79,7 @@ int run_daemon(int argc, const char* const* argv, std::ostream& out, std::ostrea
   } catch (const std::exception& e) {
     log->critical("{}", e.what());
     systemd.status(std::string("failed to start: ") + e.what());
-    return 1;
+    return exit_status_for(e);
   }
   stop_signal = 0;
   reload_signal = 0;
@@ -109,9 +114,16 @@ int run_daemon(int argc, const char* const* argv, std::ostream& out, std::ostrea
     const PipelineSummary s = pipeline->shutdown();
     log->info("stopped: {} samples in {} batches, {} matches, {} events ({} published, {} dropped), {} rejected inputs",
               s.samples, s.batches, s.matches, s.events, s.published, s.dropped, s.rejected);
+  } catch (const kernels::DeviceLost& e) {
+    log->critical("the CUDA device is lost: {}; exiting with status {} without draining (the device's matching "
+                  "state is gone), for the service manager to restart warpwatchd",
+                  e.what(), exit_device_lost);
+    systemd.status(std::string("CUDA device lost: ") + e.what());
+    pipeline->abandon();
+    return exit_status_for(e);
   } catch (const std::exception& e) {
     log->critical("fatal: {}", e.what());
-    return 1;
+    return exit_status_for(e);
   }
   std::signal(SIGTERM, SIG_DFL);
   std::signal(SIGINT, SIG_DFL);

@@ -216,6 +216,13 @@ PipelineSummary Pipeline::shutdown() {
   return summary();
 }
 
+void Pipeline::abandon() {
+  running_ = false;
+  stopped_ = true;
+  hub_->notify();
+  for (auto& source : sources_) source->stop();
+}
+
 PipelineSummary Pipeline::summary() const {
   const PipelineStats s = stats();
   const auto counters = publisher_->counters();

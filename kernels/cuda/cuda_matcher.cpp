@@ -1,5 +1,6 @@
-// The CUDA backend's Matcher: its device state around the Matcher base's bookkeeping. A
-// batch: pack every chunk into pinned memory, copy it up on the copy stream while the
+// The CUDA backend's Matcher: its device state around the Matcher base's bookkeeping, on
+// the process's device context (streams, the whole-series engine), whose lock each hook
+// holds while it works. A batch: pack every chunk into pinned memory, copy it up on the copy stream while the
 // compute stream waits only for that copy; run stream mode (stream/spring_pairs.hpp) on
 // the compute stream; while it runs, prepare and run window mode (ElasticBatcher, its own
 // stream); then collect both. Stream-mode state stays on the device from batch to batch.
@@ -7,6 +8,7 @@
 #include <memory>
 
 #include "common/matcher_state.hpp"
+#include "cuda/device_context.hpp"
 #include "cuda/distance/elastic_batch.hpp"
 #include "cuda/stream/spring_pairs.hpp"
 #include "warpwatch/kernels/cuda.hpp"
@@ -18,7 +20,7 @@ using common::low32;
 
 class CudaMatcher final : public Matcher {
  public:
-  CudaMatcher() : spring_(compute_) {}
+  CudaMatcher() : context_(DeviceContext::get()), spring_(context_.compute()), batcher_(context_.engine()) {}
 
   std::string_view name() const override { return "cuda"; }
 
@@ -30,32 +32,44 @@ class CudaMatcher final : public Matcher {
 
   void on_stream_pattern_added(PatternState& pattern) override { spring_.add_pattern(pattern); }
   void on_stream_pattern_removed(PatternState& pattern, std::vector<RawMatch>& out) override {
+    const std::lock_guard lock(context_.mutex());
     spring_.remove_pattern(pattern, out);
   }
-  void on_stream_pair_added(Pair& pair) override { spring_.add_pair(&pair); }
-  void on_stream_pair_removed(Pair& pair, std::vector<RawMatch>& out) override { spring_.remove_pair(&pair, out); }
+  void on_stream_pair_added(Pair& pair) override {
+    const std::lock_guard lock(context_.mutex());
+    spring_.add_pair(&pair);
+  }
+  void on_stream_pair_removed(Pair& pair, std::vector<RawMatch>& out) override {
+    const std::lock_guard lock(context_.mutex());
+    spring_.remove_pair(&pair, out);
+  }
 
   void run_batch(std::span<WindowBatch> windows, std::vector<RawMatch>& out) override {
+    const std::lock_guard lock(context_.mutex());
     const std::uint32_t max_count = upload();
     // Stream mode waits (on the device) for the copy only; while it runs, the host
     // prepares window mode and the batcher runs it on its own stream.
-    WW_CUDA(cudaStreamWaitEvent(compute_.get(), uploaded_.get(), 0));
+    WW_CUDA(cudaStreamWaitEvent(context_.compute().get(), uploaded_.get(), 0));
     spring_.launch(chunks_dev_.data(), values_dev_.data(), max_count);
     run_windows(windows);
     device_seconds_ += spring_.collect(out);
   }
 
-  void flush_stream_pairs(std::vector<RawMatch>& out) override { spring_.flush(out); }
+  void flush_stream_pairs(std::vector<RawMatch>& out) override {
+    const std::lock_guard lock(context_.mutex());
+    spring_.flush(out);
+  }
 
   void lower_to_live_starts(std::span<std::uint64_t> keep_from) override {
     if (spring_.empty()) return;
+    const std::lock_guard lock(context_.mutex());
     const std::uint32_t slots = std::max<std::uint32_t>(state().slot_count, 1);
     uploaded_.synchronize();  // the pinned chunk table may still be on its way up
     chunks_host_.reserve(slots);
     for (const auto& [id, s] : state().streams) chunks_host_[s->slot] = SpringChunkDev{0, 0, low32(s->next_index())};
     chunks_dev_.reserve(slots);
     WW_CUDA(cudaMemcpyAsync(chunks_dev_.data(), chunks_host_.data(), state().slot_count * sizeof(SpringChunkDev),
-                            cudaMemcpyHostToDevice, compute_.get()));
+                            cudaMemcpyHostToDevice, context_.compute().get()));
     spring_.lower_to_live_starts(chunks_dev_.data(), keep_from);
   }
 
@@ -81,11 +95,11 @@ class CudaMatcher final : public Matcher {
     }
     values_dev_.reserve(std::max<std::size_t>(floats, 1));
     chunks_dev_.reserve(slots);
-    const cudaStream_t s = copy_.get();
+    const cudaStream_t s = context_.copy().get();
     WW_CUDA(cudaMemcpyAsync(values_dev_.data(), values_host_.data(), floats * 4, cudaMemcpyHostToDevice, s));
     WW_CUDA(cudaMemcpyAsync(chunks_dev_.data(), chunks_host_.data(), state().slot_count * sizeof(SpringChunkDev),
                             cudaMemcpyHostToDevice, s));
-    uploaded_.record(copy_);
+    uploaded_.record(context_.copy());
     return max_count;
   }
 
@@ -130,7 +144,7 @@ class CudaMatcher final : public Matcher {
     std::vector<float> values, times;
   };
 
-  Stream compute_, copy_;
+  DeviceContext& context_;
   Event uploaded_{cudaEventDisableTiming};
   SpringPairs spring_;
   ElasticBatcher batcher_;

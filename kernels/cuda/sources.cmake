@@ -16,6 +16,7 @@ target_sources(warpwatch_kernels PRIVATE
   cuda/distance/elastic_engine.cpp
   cuda/distance/elastic_batch.cpp
   cuda/distance/cuda_distance.cpp
+  cuda/device_context.cpp
   cuda/cuda_matcher.cpp)
 target_link_libraries(warpwatch_kernels PUBLIC CUDA::cudart_static)
 set_target_properties(warpwatch_kernels PROPERTIES

@@ -1,4 +1,5 @@
-// `warpwatch distance --backend cuda`: every (a_i, b_j) on the device. A and B are uploaded
+// `warpwatch distance --backend cuda`: every (a_i, b_j) on the device, on the process's
+// device context (its engine and buffers, kept from call to call). A and B are uploaded
 // once per slice (one slice unless they outgrow half the free device memory or 2^24 pairs),
 // each pair routed to the warp, long-pair or generic kernel (elastic_engine.cpp).
 #include <algorithm>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "common/distance_inputs.hpp"
+#include "cuda/device_context.hpp"
 #include "cuda/runtime/cuda_check.hpp"
 #include "cuda_distance.hpp"
 #include "warpwatch/kernels/cuda.hpp"
@@ -68,7 +70,9 @@ void distance_matrix_path(std::span<const SeriesView> a, std::span<const SeriesV
   const std::size_t budget = std::max<std::size_t>(free_bytes / 4, std::size_t{64} << 20);
   const auto a_chunks = chunks(a, twed, budget, kMaxPairsPerSlice);
 
-  ElasticEngine engine;
+  DeviceContext& context = DeviceContext::get();
+  const std::lock_guard lock(context.mutex());
+  ElasticEngine& engine = context.engine();
   DeviceTimings total;
   std::vector<double> results;
   for (const auto& [a0, a1] : a_chunks) {

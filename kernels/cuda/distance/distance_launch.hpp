@@ -1,22 +1,30 @@
-// Host launchers of the whole-series distance kernels (SPEC.md 4). Plain structs only: this
-// header is included by C++20 host code and by the .cu files, and needs no CUDA header.
-//
-// Three kernel families, chosen per job by the host (elastic_engine.cpp):
-//   warp      warp per pair, a's rows in registers (R per lane), b streamed as a wavefront;
-//             dtw/dk/twed, dims 1, no band, the register side at most kWarpMaxRows long;
-//             float32 (explicit fma), within 1e-5 of the float64 reference.
-//   long      one pair per launch, row bands of 32*kLongRows rows, one warp per band, bands
-//             chained through a boundary row in global memory; same metrics as warp, any
-//             lengths; float64 (long paths would lose the tolerance in float32).
-//   generic   thread per job, any metric, dims, band and length; float64; O(m) row scratch
-//             in global memory, interleaved across the jobs of a launch.
+// The whole-series distance kernels (SPEC.md 4) as three families, each saying what it can
+// run and the workspace it needs before it runs, then running on a given stream (CUTLASS's
+// can_implement / get_workspace_size / run). Plain structs only: this header is included
+// by C++20 host code and by the .cu files, and needs no CUDA header. The host picks a
+// family per job (elastic_engine.cpp):
+//   WarpDistance      warp per pair, a's rows in registers (R per lane), b streamed as a
+//                     wavefront; dtw/dk/twed, dims 1, no band, the register side at most
+//                     max_rows long; float32 (explicit fma), within 1e-5 of the float64
+//                     reference.
+//   LongPairDistance  one pair per launch, row bands of 32*rows_per_lane rows, one warp per
+//                     band, bands chained through a boundary row in global memory; the same
+//                     metrics as the warp family, any lengths; float64 (long paths would lose
+//                     the tolerance in float32).
+//   GenericDistance   thread per job, any metric, dims, band and length; float64; O(m) row
+//                     workspace in global memory, interleaved across the jobs of a launch.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <type_traits>
 
 struct CUstream_st;  // cudaStream_t without the CUDA headers
+
+namespace warpwatch::kernels {
+struct DistanceParams;  // params.hpp is C++20; the .cu files that include this are C++17
+}  // namespace warpwatch::kernels
 
 namespace warpwatch::kernels::cuda::detail {
 
@@ -74,38 +82,53 @@ decltype(auto) with_fast_kind(FastKind kind, F&& f) {
   return f(std::integral_constant<FastKind, FastKind::twed>{});
 }
 
+// The specialisation of the warp and long-pair kernels for these params, if any: dtw and dk
+// without a band, and twed, on series of dimension 1. (The can_implement functions are
+// host code, in elastic_engine.cpp.)
+std::optional<FastKind> fast_kind(const DistanceParams& params, std::size_t dims);
+
 // --- warp per pair --------------------------------------------------------------------
-// Rows per lane the warp kernel is built for; a job uses the smallest with 32*R >= n.
-inline constexpr int kWarpRows[] = {1, 2, 4, 8, 16, 32, 48};
-inline constexpr std::size_t kWarpMaxRows = 32 * 48;
-// twed keeps five values per row in registers: at 32 rows a lane it spills (ptxas).
-inline constexpr std::size_t kWarpMaxRowsTwed = 32 * 16;
+struct WarpDistance {
+  // Rows per lane the kernel is built for; a job uses the smallest with 32*R >= n.
+  static constexpr int rows_options[] = {1, 2, 4, 8, 16, 32, 48};
+  static constexpr std::size_t max_rows = 32 * 48;
+  static constexpr std::size_t max_rows_twed = 32 * 16;  // twed keeps five values a row: more spills
 
-// Smallest R of kWarpRows with 32 * R >= n, or 0 when n is too long for `kind`.
-int warp_rows_per_lane(FastKind kind, std::size_t n);
-
-// One warp per job of jobs[0, count): a = job's a (rows, registers), b streamed.
-void launch_warp(FastKind kind, int rows_per_lane, const DeviceData& data, const DevJob* jobs,
-                 std::size_t count, stream_t stream);
+  // A job whose register side has n samples.
+  static bool can_implement(const DistanceParams& params, std::size_t dims, std::size_t n);
+  // The smallest rows per lane that holds n (a job can_implement says yes to).
+  static int rows_per_lane(std::size_t n);
+  static constexpr std::size_t workspace_bytes() { return 0; }
+  // One warp per job of jobs[0, count), all of `kind` and `rows_per_lane`: a = the job's a
+  // (rows, registers), b streamed.
+  static void run(FastKind kind, int rows_per_lane, const DeviceData& data, const DevJob* jobs, std::size_t count,
+                  stream_t stream);
+};
 
 // --- one long pair --------------------------------------------------------------------
-inline constexpr int kLongRows = 8;  // rows per lane; a band is 32 * kLongRows rows
+struct LongPairDistance {
+  static constexpr int rows_per_lane = 8;  // a band is 32 * rows_per_lane rows
 
-// Device scratch one launch needs, in bytes, for a pair with n rows and m columns.
-std::size_t long_pair_scratch_bytes(std::size_t n, std::size_t m);
+  // Any lengths, for the parameters the fast kernels specialise on.
+  static bool can_implement(const DistanceParams& params, std::size_t dims) { return fast_kind(params, dims).has_value(); }
+  // Device workspace of one launch for a pair of n rows and m columns.
+  static std::size_t workspace_bytes(std::size_t n, std::size_t m);
+  // One job (its a as the rows) with `workspace` (workspace_bytes, 16-byte aligned). `job`
+  // is the host copy of the job, `job_on_device` the same job in device memory.
+  static void run(FastKind kind, const DeviceData& data, const DevJob& job, const DevJob* job_on_device,
+                  void* workspace, stream_t stream);
+};
 
-// Computes one job (its a as rows) with `scratch` (long_pair_scratch_bytes, 16-byte
-// aligned). `job` is the host copy of the job, `job_on_device` the same job in device
-// memory.
-void launch_long_pair(FastKind kind, const DeviceData& data, const DevJob& job,
-                      const DevJob* job_on_device, void* scratch, stream_t stream);
-
-// --- thread per job -----------------------------------------------------------------------
-// Doubles of scratch per job for jobs whose longest b has max_m samples.
-inline std::size_t generic_scratch_per_job(std::size_t max_m) { return 3 * (max_m + 1); }
-
-// jobs[0, count), every job's m <= max_m; scratch holds count * generic_scratch_per_job.
-void launch_generic(const DeviceData& data, const DevJob* jobs, std::size_t count,
-                    std::size_t max_m, double* scratch, stream_t stream);
+// --- thread per job -------------------------------------------------------------------
+struct GenericDistance {
+  static constexpr bool can_implement() { return true; }  // any metric, dims, band, lengths
+  // Device workspace of a launch of `jobs` jobs whose longest b has max_m samples.
+  static constexpr std::size_t workspace_bytes(std::size_t jobs, std::size_t max_m) {
+    return jobs * 3 * (max_m + 1) * sizeof(double);
+  }
+  // jobs[0, count), every job's m <= max_m; `workspace` of workspace_bytes(count, max_m).
+  static void run(const DeviceData& data, const DevJob* jobs, std::size_t count, std::size_t max_m,
+                  double* workspace, stream_t stream);
+};
 
 }  // namespace warpwatch::kernels::cuda::detail

@@ -13,11 +13,11 @@
 namespace warpwatch::kernels::cuda {
 
 struct ElasticBatcher::Impl {
-  detail::ElasticEngine engine;
+  detail::ElasticEngine& engine;
   std::vector<double> results;
 };
 
-ElasticBatcher::ElasticBatcher() : impl_(std::make_unique<Impl>()) {}
+ElasticBatcher::ElasticBatcher(detail::ElasticEngine& engine) : impl_(std::make_unique<Impl>(Impl{engine, {}})) {}
 ElasticBatcher::~ElasticBatcher() = default;
 
 void ElasticBatcher::run(std::span<const ElasticJob> jobs, DeviceTimings* timings) {

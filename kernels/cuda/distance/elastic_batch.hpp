@@ -27,16 +27,21 @@ struct ElasticJob {
   double* out = nullptr;                   // receives the distance
 };
 
-// Owns the device and pinned buffers, reused from call to call (they grow, never shrink).
+// Runs on an engine it is given (the device context's: its buffers are reused from call to
+// call; they grow, never shrink).
+namespace detail {
+class ElasticEngine;
+}
+
 class ElasticBatcher {
  public:
-  ElasticBatcher();
+  explicit ElasticBatcher(detail::ElasticEngine& engine);
   ~ElasticBatcher();
   ElasticBatcher(const ElasticBatcher&) = delete;
   ElasticBatcher& operator=(const ElasticBatcher&) = delete;
 
   // Computes every job; returns when all outputs are written. `timings` as in
-  // backends.hpp (optional).
+  // backends.hpp (optional). The caller holds the device context's lock.
   void run(std::span<const ElasticJob> jobs, DeviceTimings* timings = nullptr);
   std::size_t device_bytes() const;
 

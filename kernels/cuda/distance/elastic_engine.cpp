@@ -10,6 +10,7 @@
 
 #include "cuda/runtime/device_memory.hpp"
 #include "distance_launch.hpp"
+#include "warpwatch/kernels/errors.hpp"
 
 namespace warpwatch::kernels::cuda::detail {
 namespace {
@@ -28,20 +29,6 @@ struct HostSeries {
 struct HostJob {
   std::uint32_t a, b, params;
 };
-
-// The fast kernels' specialisation for these params, if any (dims 1, no band; twed has
-// no band).
-std::optional<FastKind> fast_kind(const DistanceParams& p, std::size_t dims) {
-  if (dims != 1) return std::nullopt;
-  const bool sq = p.cost == Cost::sq;
-  switch (p.metric) {
-    case Metric::dtw: return p.band ? std::nullopt : std::optional{sq ? FastKind::dtw_sq : FastKind::dtw_abs};
-    case Metric::dk: return p.band ? std::nullopt : std::optional{sq ? FastKind::dk_sq : FastKind::dk_abs};
-    case Metric::twed: return FastKind::twed;
-    case Metric::softdtw: return std::nullopt;
-  }
-  return std::nullopt;
-}
 
 DevParams flatten(const DistanceParams& p) {
   DevParams d;
@@ -64,35 +51,51 @@ struct Route {
   bool swap = false;  // a and b exchanged (the distances routed here are symmetric)
 };
 
-// dtw and dk without a band and twed are symmetric: D of (b, a) is the transposed table,
-// with every cell's float operations the same, so the kernels may take either side as rows.
+// The family for a job of n x m with these params: forced by `path` (tests; the family
+// must be able to run the job), or the fastest that can. dtw and dk without a band and
+// twed are symmetric: D of (b, a) is the transposed table, with every cell's float
+// operations the same, so the fast kernels may take either side as the rows.
 Route route(const DistanceParams& p, std::size_t dims, std::size_t n, std::size_t m, DistancePath path) {
-  const std::optional<FastKind> kind = fast_kind(p, dims);
+  static_assert(GenericDistance::can_implement());
   Route r;
-  if (path == DistancePath::generic) return r;
-  if (!kind) {
-    if (path != DistancePath::automatic)
-      throw std::invalid_argument("forced kernel path cannot compute these parameters or dims");
-    return r;
-  }
-  r.kind = *kind;
-  const int rows_a = warp_rows_per_lane(*kind, n), rows_b = warp_rows_per_lane(*kind, m);
-  if (path == DistancePath::long_pair || (path == DistancePath::automatic && !rows_a && !rows_b)) {
+  const bool automatic = path == DistancePath::automatic;
+  const bool long_pair = LongPairDistance::can_implement(p, dims);
+  if (path == DistancePath::generic || (automatic && !long_pair)) return r;
+  WW_ASSERT(long_pair, "a forced fast kernel for parameters only the generic kernel runs");
+  r.kind = *fast_kind(p, dims);
+  const bool warp_a = WarpDistance::can_implement(p, dims, n), warp_b = WarpDistance::can_implement(p, dims, m);
+  if (path == DistancePath::long_pair || (automatic && !warp_a && !warp_b)) {
     r.family = Family::long_pair;
     // More rows = more bands working at once; forced, a is kept as the rows side.
-    r.swap = path == DistancePath::automatic && m > n;
+    r.swap = automatic && m > n;
     return r;
   }
-  if (path == DistancePath::warp && !rows_a && !rows_b)
-    throw std::invalid_argument("forced warp path: both series too long for registers");
+  WW_ASSERT(warp_a || warp_b, "forced warp path for a job longer than its registers hold");
   r.family = Family::warp;
   // The shorter side in registers: fewer padding rows, fewer registers, longer sweep.
-  r.swap = !rows_a || (rows_b && m < n);
-  r.rows = r.swap ? rows_b : rows_a;
+  r.swap = !warp_a || (warp_b && m < n);
+  r.rows = WarpDistance::rows_per_lane(r.swap ? m : n);
   return r;
 }
 
 }  // namespace
+
+std::optional<FastKind> fast_kind(const DistanceParams& p, std::size_t dims) {
+  if (dims != 1) return std::nullopt;
+  const bool sq = p.cost == Cost::sq;
+  switch (p.metric) {
+    case Metric::dtw: return p.band ? std::nullopt : std::optional{sq ? FastKind::dtw_sq : FastKind::dtw_abs};
+    case Metric::dk: return p.band ? std::nullopt : std::optional{sq ? FastKind::dk_sq : FastKind::dk_abs};
+    case Metric::twed: return FastKind::twed;
+    case Metric::softdtw: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+bool WarpDistance::can_implement(const DistanceParams& p, std::size_t dims, std::size_t n) {
+  const std::optional<FastKind> kind = fast_kind(p, dims);
+  return kind && n >= 1 && n <= (*kind == FastKind::twed ? max_rows_twed : max_rows);
+}
 
 struct ElasticEngine::Impl {
   std::vector<HostSeries> series;
@@ -182,7 +185,6 @@ void ElasticEngine::add_job(std::uint32_t a, std::uint32_t b, std::uint32_t para
 
 std::size_t ElasticEngine::job_count() const { return impl_->jobs.size(); }
 std::size_t ElasticEngine::device_bytes() const { return impl_->held(); }
-std::size_t ElasticEngine::peak_device_bytes() const { return impl_->peak; }
 
 void ElasticEngine::run(std::size_t dims, std::span<double> results, DistancePath path,
                         DeviceTimings* timings) {
@@ -258,14 +260,15 @@ void ElasticEngine::run(std::size_t dims, std::span<double> results, DistancePat
   // Scratch first (an allocation inside the timed section would be timed too).
   std::size_t long_bytes = 0;
   for (const Routed& x : routed)
-    if (x.r.family == Family::long_pair) long_bytes = std::max(long_bytes, long_pair_scratch_bytes(x.job.n, x.job.m));
+    if (x.r.family == Family::long_pair)
+      long_bytes = std::max(long_bytes, LongPairDistance::workspace_bytes(x.job.n, x.job.m));
   if (long_bytes) s.long_scratch.reserve(long_bytes);
-  std::size_t generic_doubles = 0;
+  std::size_t generic_bytes = 0;
   for (const Routed& x : routed)
     if (x.r.family == Family::generic)
-      generic_doubles = std::max(generic_doubles, generic_scratch_per_job(x.job.m));
-  const std::size_t budget = std::max(generic_doubles, kGenericScratchBytes / sizeof(double));
-  if (generic_doubles) s.generic_scratch.reserve(budget);
+      generic_bytes = std::max(generic_bytes, GenericDistance::workspace_bytes(1, x.job.m));
+  const std::size_t budget = std::max(generic_bytes, kGenericScratchBytes);
+  if (generic_bytes) s.generic_scratch.reserve(budget / sizeof(double));
   s.note_peak();
 
   DeviceData data;
@@ -284,17 +287,17 @@ void ElasticEngine::run(std::size_t dims, std::span<double> results, DistancePat
       ++end;
     const DevJob* group = s.dev_jobs.data() + begin;
     switch (r.family) {
-      case Family::warp: launch_warp(r.kind, r.rows, data, group, end - begin, stream); break;
+      case Family::warp: WarpDistance::run(r.kind, r.rows, data, group, end - begin, stream); break;
       case Family::long_pair:
         for (std::size_t k = begin; k < end; ++k)
-          launch_long_pair(r.kind, data, routed[k].job, s.dev_jobs.data() + k, s.long_scratch.data(), stream);
+          LongPairDistance::run(r.kind, data, routed[k].job, s.dev_jobs.data() + k, s.long_scratch.data(), stream);
         break;
       case Family::generic:
         // Slices whose interleaved scratch fits the budget (m ascending: the last is the longest).
         for (std::size_t k = begin; k < end;) {
           std::size_t stop = k + 1;
-          while (stop < end && (stop - k + 1) * generic_scratch_per_job(routed[stop].job.m) <= budget) ++stop;
-          launch_generic(data, s.dev_jobs.data() + k, stop - k, routed[stop - 1].job.m, s.generic_scratch.data(),
+          while (stop < end && GenericDistance::workspace_bytes(stop - k + 1, routed[stop].job.m) <= budget) ++stop;
+          GenericDistance::run(data, s.dev_jobs.data() + k, stop - k, routed[stop - 1].job.m, s.generic_scratch.data(),
                          stream);
           k = stop;
         }

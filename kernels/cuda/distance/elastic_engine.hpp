@@ -14,9 +14,9 @@
 
 namespace warpwatch::kernels::cuda::detail {
 
-// Which kernel computes the jobs: automatic picks per job (the fastest that applies);
-// the others force one family (tests), and throw std::invalid_argument for a job it cannot
-// take.
+// Which kernel family computes the jobs: automatic picks per job the fastest whose
+// can_implement says yes (distance_launch.hpp); the others force one family (tests), which
+// must be able to run every job given (a broken precondition is asserted, not thrown).
 enum class DistancePath { automatic, generic, warp, long_pair };
 
 class ElasticEngine {
@@ -40,8 +40,7 @@ class ElasticEngine {
   void run(std::size_t dims, std::span<double> results, DistancePath path = DistancePath::automatic,
            DeviceTimings* timings = nullptr);
 
-  std::size_t device_bytes() const;       // device memory held now
-  std::size_t peak_device_bytes() const;  // the most held at once since construction
+  std::size_t device_bytes() const;  // device memory held now
 
  private:
   struct Impl;

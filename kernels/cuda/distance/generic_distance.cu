@@ -167,8 +167,8 @@ __global__ void __launch_bounds__(kThreads)
 
 }  // namespace
 
-void launch_generic(const DeviceData& data, const DevJob* jobs, std::size_t count,
-                    std::size_t max_m, double* scratch, stream_t stream) {
+void GenericDistance::run(const DeviceData& data, const DevJob* jobs, std::size_t count, std::size_t max_m,
+                          double* scratch, stream_t stream) {
   if (count == 0) return;
   const unsigned blocks = static_cast<unsigned>((count + kThreads - 1) / kThreads);
   generic_kernel<<<blocks, kThreads, 0, stream>>>(data, jobs, static_cast<unsigned>(count), max_m, scratch);

@@ -1,7 +1,7 @@
 // One long pair (10^5 .. 10^6 samples a side) of whole-series dtw, dk or twed (dims 1, no
-// band) as a tiled wavefront in ONE launch. Rows of a are cut into bands of 32 * kLongRows;
-// a warp computes a band as the warp kernel does a pair (lane l owns kLongRows rows, the
-// warp sweeps the columns as an anti-diagonal), reading the row above the band from a
+// band) as a tiled wavefront in ONE launch. Rows of a are cut into bands of 32 * R (R =
+// LongPairDistance::rows_per_lane); a warp computes a band as the warp kernel does a pair
+// (lane l owns R rows, the warp sweeps the columns as an anti-diagonal), reading the row above the band from a
 // boundary row in global memory and writing the band's last row there for the next band.
 //
 // One boundary row serves all bands: column j of it is written by band k only after band k
@@ -20,9 +20,9 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <stdexcept>
 
 #include "cuda/runtime/cuda_check.hpp"
+#include "warpwatch/kernels/errors.hpp"
 #include "distance_launch.hpp"
 
 namespace warpwatch::kernels::cuda::detail {
@@ -31,7 +31,7 @@ namespace {
 constexpr unsigned kFull = 0xffffffffu;
 constexpr int kWarps = 4;
 constexpr int kRing = 64;
-constexpr int R = kLongRows;
+constexpr int R = LongPairDistance::rows_per_lane;
 constexpr unsigned kBandRows = 32u * R;
 
 std::size_t align16(std::size_t x) { return (x + 15) & ~static_cast<std::size_t>(15); }
@@ -235,14 +235,14 @@ void launch_kind(const DeviceData& data, const DevJob& job, const DevJob* job_on
 
 }  // namespace
 
-std::size_t long_pair_scratch_bytes(std::size_t n, std::size_t m) {
+std::size_t LongPairDistance::workspace_bytes(std::size_t n, std::size_t m) {
   const std::size_t bands = (n + kBandRows - 1) / kBandRows;
   return 16 + align16(bands * sizeof(unsigned)) + m * sizeof(double2);
 }
 
-void launch_long_pair(FastKind kind, const DeviceData& data, const DevJob& job,
-                      const DevJob* job_on_device, void* scratch, stream_t stream) {
-  if (job.n == 0 || job.m == 0) throw std::logic_error("launch_long_pair: empty series");
+void LongPairDistance::run(FastKind kind, const DeviceData& data, const DevJob& job, const DevJob* job_on_device,
+                           void* scratch, stream_t stream) {
+  WW_ASSERT(job.n > 0 && job.m > 0, "long-pair distance: empty series (the inputs are checked before)");
   with_fast_kind(kind, [&](auto k) {
     launch_kind<decltype(k)::value>(data, job, job_on_device, scratch, stream);
   });

@@ -13,9 +13,10 @@
 #include <cuda_runtime.h>
 
 #include <cmath>
-#include <stdexcept>
+#include <string>
 
 #include "cuda/runtime/cuda_check.hpp"
+#include "warpwatch/kernels/errors.hpp"
 #include "distance_launch.hpp"
 
 namespace warpwatch::kernels::cuda::detail {
@@ -244,21 +245,19 @@ void launch_rows(int rows, const DeviceData& data, const DevJob* jobs, std::size
       break;
     default: break;
   }
-  throw std::logic_error("launch_warp: no kernel for this many rows per lane");
+  WW_ASSERT(false, "warp distance kernel: no instance for " + std::to_string(rows) + " rows a lane");
 }
 
 }  // namespace
 
-int warp_rows_per_lane(FastKind kind, std::size_t n) {
-  const std::size_t limit = kind == FastKind::twed ? kWarpMaxRowsTwed : kWarpMaxRows;
-  if (n == 0 || n > limit) return 0;
-  for (int r : kWarpRows)
+int WarpDistance::rows_per_lane(std::size_t n) {
+  for (int r : rows_options)
     if (32 * static_cast<std::size_t>(r) >= n) return r;
-  return 0;
+  WW_ASSERT(false, "warp distance: " + std::to_string(n) + " rows do not fit the registers");
 }
 
-void launch_warp(FastKind kind, int rows_per_lane, const DeviceData& data, const DevJob* jobs,
-                 std::size_t count, stream_t stream) {
+void WarpDistance::run(FastKind kind, int rows_per_lane, const DeviceData& data, const DevJob* jobs, std::size_t count,
+                       stream_t stream) {
   if (count == 0) return;
   with_fast_kind(kind, [&](auto k) {
     launch_rows<decltype(k)::value>(rows_per_lane, data, jobs, count, stream);

@@ -32,14 +32,14 @@ __global__ void float_ops_kernel(float b, float c, float* out) {
 }
 
 template <bool kMin>
-double rate(int blocks, DeviceBuffer<float>& out, const Stream& stream) {
+double rate(int blocks, DeviceBuffer<float>& out, cudaStream_t stream) {
   Event start, stop;
-  float_ops_kernel<kMin><<<blocks, threads, 0, stream.get()>>>(1e-7f, 1e30f, out.data());  // warm-up
+  float_ops_kernel<kMin><<<blocks, threads, 0, stream>>>(1e-7f, 1e30f, out.data());  // warm-up
   WW_CUDA(cudaGetLastError());
   double best = 0.0;
   for (int run = 0; run < 3; ++run) {
     start.record(stream);
-    float_ops_kernel<kMin><<<blocks, threads, 0, stream.get()>>>(1e-7f, 1e30f, out.data());
+    float_ops_kernel<kMin><<<blocks, threads, 0, stream>>>(1e-7f, 1e30f, out.data());
     WW_CUDA(cudaGetLastError());
     stop.record(stream);
     stop.synchronize();
@@ -51,12 +51,11 @@ double rate(int blocks, DeviceBuffer<float>& out, const Stream& stream) {
 
 }  // namespace
 
-FloatOpRates measure_float_op_rates() {
+FloatOpRates measure_float_op_rates(cudaStream_t stream) {
   int sms = 0;
   WW_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   const int blocks = sms * 16;  // enough resident warps to hide every latency
   DeviceBuffer<float> out(static_cast<std::size_t>(blocks) * threads);
-  Stream stream;
   return {rate<false>(blocks, out, stream), rate<true>(blocks, out, stream)};
 }
 

@@ -3,6 +3,8 @@
 
 #include <string>
 
+struct CUstream_st;  // cudaStream_t, without the CUDA headers
+
 namespace warpwatch::kernels::cuda {
 
 // Number of CUDA devices this process can use; on 0, `detail` says why (no driver,
@@ -19,6 +21,7 @@ struct FloatOpRates {
   double add_per_s = 0.0;      // a = a + b
   double add_min_per_s = 0.0;  // a = min(a + b, c): an add and a min, 2 ops a step
 };
-FloatOpRates measure_float_op_rates();
+// Runs on `stream` (the device context's compute stream), about a second.
+FloatOpRates measure_float_op_rates(CUstream_st* stream);
 
 }  // namespace warpwatch::kernels::cuda

@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <utility>
 
-#include "cuda_check.hpp"
+#include "cuda/runtime/cuda_check.hpp"
 
 namespace warpwatch::kernels::cuda {
 
@@ -105,7 +105,8 @@ class Event {
   Event(const Event&) = delete;
   Event& operator=(const Event&) = delete;
   cudaEvent_t get() const { return event_; }
-  void record(const Stream& s) const { WW_CUDA(cudaEventRecord(event_, s.get())); }
+  void record(const Stream& s) const { record(s.get()); }
+  void record(cudaStream_t s) const { WW_CUDA(cudaEventRecord(event_, s)); }
   void synchronize() const { WW_CUDA(cudaEventSynchronize(event_)); }
   // Seconds from `start` to this event (both recorded and complete).
   double seconds_since(const Event& start) const {
@@ -117,10 +118,5 @@ class Event {
  private:
   cudaEvent_t event_ = nullptr;
 };
-
-// Makes `waiter` wait (on the device, the host does not block) for work queued on `before`.
-inline void stream_wait(const Stream& waiter, const Event& recorded_on_before) {
-  WW_CUDA(cudaStreamWaitEvent(waiter.get(), recorded_on_before.get(), 0));
-}
 
 }  // namespace warpwatch::kernels::cuda

@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 
 #include "cuda_check.hpp"
+#include "warpwatch/kernels/backends.hpp"
 #include "warpwatch/kernels/cuda.hpp"
 
 namespace warpwatch::kernels::cuda {
@@ -21,8 +22,7 @@ DeviceProperties device_properties() {
   p.name = prop.name;
   p.sm_count = attribute(cudaDevAttrMultiProcessorCount);
   p.clock_khz = attribute(cudaDevAttrClockRate);
-  // sm_80 (A100) has 64 FP32 lanes an SM; sm_86 and later have 128.
-  p.fp32_lanes_per_sm = prop.major == 8 && prop.minor == 0 ? 64 : 128;
+  p.fp32_lanes_per_sm = fp32_lanes_per_sm(prop.major, prop.minor);
   const double memory_khz = attribute(cudaDevAttrMemoryClockRate);
   const double bus_bits = attribute(cudaDevAttrGlobalMemoryBusWidth);
   p.memory_bytes_per_s = memory_khz * 1e3 * 2.0 * bus_bits / 8.0;  // double data rate

@@ -173,7 +173,7 @@ void launch_spring_move_lane(const SpringTileDev& from, std::uint32_t from_lane,
   WW_CUDA(cudaGetLastError());
 }
 
-void launch_spring_exact(const SpringBatchDev& batch, cudaStream_t stream) {
+void SpringExact::run(const SpringBatchDev& batch, cudaStream_t stream) {
   if (batch.tile_count == 0) return;
   spring_exact<<<blocks_for(batch.tile_count, 4), 128, 0, stream>>>(batch);
   WW_CUDA(cudaGetLastError());

@@ -11,6 +11,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace warpwatch::kernels::cuda {
@@ -72,29 +73,58 @@ struct SpringBatchDev {
 // warp; 32: one), `rows` rows a lane, `tiles` row tiles (more than one: a warp per tile of
 // 512 rows, chained in a block; spring_wavefront_tiled.cu).
 struct WavefrontShape {
-  std::uint32_t lanes = 0, rows = 0, tiles = 1;  // rows 0: the wavefront does not take it
+  std::uint32_t lanes = 0, rows = 0, tiles = 1;
   bool operator==(const WavefrontShape& o) const {
     return lanes == o.lanes && rows == o.rows && tiles == o.tiles;
   }
 };
 
-// The most row tiles a tiled pair has (a block of 16 warps at 128 registers a thread fills
-// an SM's register file), and so the longest pattern the wavefront takes; longer ones run on
-// the exact kernel alone.
-inline constexpr std::uint32_t wavefront_max_tiles = 16;
-inline constexpr std::uint32_t wavefront_max_m = 512 * wavefront_max_tiles;
+// The stream-mode kernel families, each saying what it can run and the workspace it needs
+// before it runs (CUTLASS's can_implement / get_workspace_size / run):
+//   SpringWavefront  the register wavefront: a pair's column in registers for the whole
+//                    chunk; patterns of dims 1 and 16..8192 rows. Runs a pair until the
+//                    first column where a candidate appears, and leaves the rest to...
+//   SpringExact      thread per pair, every shape, all of SPEC.md 3.1's rules; continues
+//                    every pair from where the wavefront left it to the end of its chunk.
+struct SpringWavefront {
+  // The most row tiles a tiled pair has (a block of 16 warps at 128 registers a thread
+  // fills an SM's register file), and so the longest pattern the family takes.
+  static constexpr std::uint32_t max_tiles = 16;
+  static constexpr std::uint32_t max_m = 512 * max_tiles;
+  // Chunks shorter than this are left to SpringExact: a wavefront spends 15 (31 at 32
+  // lanes a pair) of its first iterations filling and as many of its last draining.
+  static constexpr std::uint32_t min_count = 32;
 
-// The shape for a pattern of m rows (dims 1): 16 lanes and the smallest power-of-two rows
-// with 16 * rows >= m up to m = 256, then 32 lanes of 16 rows up to 512, then tiles of 512
-// rows up to 8192; none below 16 rows (mostly padding lanes), above 8192 or with d > 1.
-inline WavefrontShape wavefront_shape(std::uint32_t m, std::uint32_t dims) {
-  if (dims != 1 || m < 16 || m > wavefront_max_m) return {};
-  if (m > 512) return {32, 16, (m + 511) / 512};
-  if (m > 16 * 16) return {32, 16, 1};
-  std::uint32_t rows = 1;
-  while (16 * rows < m) rows *= 2;
-  return {16, rows, 1};
-}
+  static constexpr bool can_implement(std::uint32_t m, std::uint32_t dims) {
+    return dims == 1 && m >= 16 && m <= max_m;
+  }
+  // The shape for a pattern can_implement takes: 16 lanes and the smallest power-of-two
+  // rows with 16 * rows >= m up to m = 256, then 32 lanes of 16 rows up to 512, then tiles
+  // of 512 rows.
+  static constexpr WavefrontShape shape(std::uint32_t m) {
+    if (m > 512) return {32, 16, (m + 511) / 512};
+    if (m > 16 * 16) return {32, 16, 1};
+    std::uint32_t rows = 1;
+    while (16 * rows < m) rows *= 2;
+    return {16, rows, 1};
+  }
+  static constexpr std::size_t workspace_bytes() { return 0; }
+  // The pairs listed (tile * 32 + lane), all of `shape`, metric and cost. A pair is skipped
+  // (left to SpringExact) when its chunk has fewer than min_count samples or a candidate
+  // is pending; otherwise it runs until the first column where a candidate appears and
+  // records how far it got in `done`.
+  static void run(const SpringBatchDev& batch, const std::uint32_t* pairs, std::uint32_t pair_count,
+                  WavefrontShape shape, bool dk, bool abs_cost, cudaStream_t stream);
+};
+
+struct SpringExact {
+  static constexpr bool can_implement(std::uint32_t /*m*/, std::uint32_t /*dims*/) { return true; }
+  static constexpr std::size_t workspace_bytes() { return 0; }  // reports go to the batch's buffer
+  // Every pair continues from `done` to the end of its chunk. Stops a pair early (leaving
+  // `done` where it stopped) when the report buffer is full: the caller collects, grows and
+  // runs again.
+  static void run(const SpringBatchDev& batch, cudaStream_t stream);
+};
 
 // Sets lane `lane` of a tile to a fresh pair: D = +inf, S = 0, no candidate.
 void launch_spring_fresh_lane(const SpringTileDev& tile, std::uint32_t m, std::uint32_t lane,
@@ -105,23 +135,14 @@ void launch_spring_move_lane(const SpringTileDev& from, std::uint32_t from_lane,
                              const SpringTileDev& to, std::uint32_t to_lane, std::uint32_t m,
                              cudaStream_t stream);
 
-// Register wavefront for the pairs listed (tile * 32 + lane), all of one shape (see
-// wavefront_shape), metric and cost. A pair is skipped (left to the exact kernel) when its
-// chunk has fewer than `min_count` samples or a candidate is pending; otherwise it runs
-// until the first column where a candidate appears and records how far it got in `done`.
-void launch_spring_wavefront(const SpringBatchDev& batch, const std::uint32_t* pairs,
-                             std::uint32_t pair_count, WavefrontShape shape, bool dk,
-                             bool abs_cost, std::uint32_t min_count, cudaStream_t stream);
-
-// The same for patterns of shape.tiles > 1: a block per pair, a warp per row tile.
+// SpringWavefront::run's two launchers: shape.tiles == 1 (spring_wavefront.cu) and > 1
+// (spring_wavefront_tiled.cu).
+void launch_spring_wavefront(const SpringBatchDev& batch, const std::uint32_t* pairs, std::uint32_t pair_count,
+                             WavefrontShape shape, bool dk, bool abs_cost, std::uint32_t min_count,
+                             cudaStream_t stream);
 void launch_spring_wavefront_tiled(const SpringBatchDev& batch, const std::uint32_t* pairs,
-                                   std::uint32_t pair_count, std::uint32_t tiles, bool dk,
-                                   bool abs_cost, std::uint32_t min_count, cudaStream_t stream);
-
-// Thread-per-pair exact kernel: every pair continues from `done` to the end of its chunk
-// with all of SPEC.md 3.1's rules. Stops a pair early (leaving `done` where it stopped)
-// when the report buffer is full: the caller collects, grows and launches again.
-void launch_spring_exact(const SpringBatchDev& batch, cudaStream_t stream);
+                                   std::uint32_t pair_count, std::uint32_t tiles, bool dk, bool abs_cost,
+                                   std::uint32_t min_count, cudaStream_t stream);
 
 // Per pair (tile * 32 + lane): how far back from its stream's next index (the chunk
 // table's `first` field holds the low 32 bits of it) the oldest start it may still report

@@ -9,9 +9,6 @@ namespace warpwatch::kernels::cuda {
 namespace {
 
 constexpr float inf = std::numeric_limits<float>::infinity();
-// Chunks shorter than this go to the thread-per-pair kernel: a wavefront spends 15 (31 at
-// 32 lanes a pair) of its first iterations filling and as many of its last draining.
-constexpr std::uint32_t wavefront_min_count = 32;
 
 template <typename T>
 void upload(DeviceBuffer<T>& buffer, const std::vector<T>& host, const Stream& stream) {
@@ -132,10 +129,10 @@ void SpringPairs::build_tables() {
   std::size_t t = 0;
   for (auto& [id, p] : patterns_) {
     const PatternDef& def = *p.state->def;
-    const WavefrontShape shape = wavefront_shape(static_cast<std::uint32_t>(def.length()),
-                                                 static_cast<std::uint32_t>(def.dims));
-    Variant* variant = nullptr;
-    if (shape.rows) {
+    const auto m = static_cast<std::uint32_t>(def.length()), dims = static_cast<std::uint32_t>(def.dims);
+    Variant* variant = nullptr;  // none: SpringExact alone runs the pattern
+    if (SpringWavefront::can_implement(m, dims)) {
+      const WavefrontShape shape = SpringWavefront::shape(m);
       const bool dk = def.params.distance.metric == Metric::dk;
       const bool abs_cost = def.params.distance.cost == Cost::abs;
       for (auto& v : variants_)
@@ -193,24 +190,17 @@ void SpringPairs::launch(const SpringChunkDev* chunks, const float* values, std:
   const cudaStream_t s = compute_.get();
   started_.record(compute_);
   WW_CUDA(cudaMemsetAsync(done_.data(), 0, std::size_t{tile_count_} * tile_lanes * 4, s));
-  if (max_count >= wavefront_min_count) {
-    for (const auto& v : variants_) {
-      const auto n = static_cast<std::uint32_t>(v.pairs.size());
-      if (v.shape.tiles > 1)
-        launch_spring_wavefront_tiled(batch_view(chunks, values), v.device_pairs.data(), n,
-                                      v.shape.tiles, v.dk, v.abs_cost, wavefront_min_count, s);
-      else
-        launch_spring_wavefront(batch_view(chunks, values), v.device_pairs.data(), n, v.shape,
-                                v.dk, v.abs_cost, wavefront_min_count, s);
-    }
-  }
+  if (max_count >= SpringWavefront::min_count)
+    for (const auto& v : variants_)
+      SpringWavefront::run(batch_view(chunks, values), v.device_pairs.data(), static_cast<std::uint32_t>(v.pairs.size()),
+                           v.shape, v.dk, v.abs_cost, s);
   launch_exact();
 }
 
 void SpringPairs::launch_exact() {
   const cudaStream_t s = compute_.get();
   WW_CUDA(cudaMemsetAsync(report_counters_.data(), 0, 8, s));
-  launch_spring_exact(batch_view(batch_chunks_, batch_values_), s);
+  SpringExact::run(batch_view(batch_chunks_, batch_values_), s);
   finished_.record(compute_);
   WW_CUDA(cudaMemcpyAsync(counters_host_.data(), report_counters_.data(), 8, cudaMemcpyDeviceToHost, s));
 }

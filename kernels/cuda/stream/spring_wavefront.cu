@@ -26,6 +26,7 @@
 #include <cstdint>
 
 #include "cuda/runtime/cuda_check.hpp"
+#include "warpwatch/kernels/errors.hpp"
 #include "spring_wave.cuh"
 
 namespace warpwatch::kernels::cuda {
@@ -165,12 +166,11 @@ void launch_spring_wavefront(const SpringBatchDev& batch, const std::uint32_t* p
   const auto go = [&](auto launch) {
     launch(batch, pairs, pair_count, dk, abs_cost, min_count, stream);
   };
-  if (shape.tiles != 1)
-    throw CudaError(cudaErrorInvalidValue, "spring wavefront: tiled shapes go to the tiled kernel");
-  if (shape.lanes == 32 && shape.rows == 16)
+  WW_ASSERT(shape.tiles == 1, "spring wavefront: tiled shapes go to the tiled kernel");
+  WW_ASSERT(shape.lanes == 16 || (shape.lanes == 32 && shape.rows == 16),
+            "spring wavefront: 16 lanes a pair, or 32 lanes of 16 rows");
+  if (shape.lanes == 32)
     go(launch_rows<16, 32>);
-  else if (shape.lanes != 16)
-    throw CudaError(cudaErrorInvalidValue, "spring wavefront: 16 or 32 lanes a pair");
   else if (shape.rows == 1)
     go(launch_rows<1, 16>);
   else if (shape.rows == 2)
@@ -182,9 +182,16 @@ void launch_spring_wavefront(const SpringBatchDev& batch, const std::uint32_t* p
   else if (shape.rows == 16)
     go(launch_rows<16, 16>);
   else
-    throw CudaError(cudaErrorInvalidValue,
-                    "spring wavefront: rows per lane must be 1, 2, 4, 8 or 16");
+    WW_ASSERT(false, "spring wavefront: rows per lane must be 1, 2, 4, 8 or 16");
   WW_CUDA(cudaGetLastError());
+}
+
+void SpringWavefront::run(const SpringBatchDev& batch, const std::uint32_t* pairs, std::uint32_t pair_count,
+                          WavefrontShape shape, bool dk, bool abs_cost, cudaStream_t stream) {
+  if (shape.tiles > 1)
+    launch_spring_wavefront_tiled(batch, pairs, pair_count, shape.tiles, dk, abs_cost, min_count, stream);
+  else
+    launch_spring_wavefront(batch, pairs, pair_count, shape, dk, abs_cost, min_count, stream);
 }
 
 }  // namespace warpwatch::kernels::cuda

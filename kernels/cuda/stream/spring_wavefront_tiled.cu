@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "cuda/runtime/cuda_check.hpp"
+#include "warpwatch/kernels/errors.hpp"
 #include "spring_wave.cuh"
 
 namespace warpwatch::kernels::cuda {
@@ -86,11 +87,11 @@ __device__ void tiled_pair(WaveLane<kRows>& w, Team& h, int tile, int tiles,
 }
 
 template <bool kDk, bool kAbs>
-__global__ void __launch_bounds__(wavefront_max_tiles * 32)
+__global__ void __launch_bounds__(SpringWavefront::max_tiles * 32)
     spring_wavefront_tiled(SpringBatchDev b, const std::uint32_t* pairs, std::uint32_t min_count) {
-  __shared__ float windows[wavefront_max_tiles][32 + kBlock];
-  __shared__ float link_d[wavefront_max_tiles - 1][kLinkSlots];
-  __shared__ std::int32_t link_s[wavefront_max_tiles - 1][kLinkSlots];
+  __shared__ float windows[SpringWavefront::max_tiles][32 + kBlock];
+  __shared__ float link_d[SpringWavefront::max_tiles - 1][kLinkSlots];
+  __shared__ std::int32_t link_s[SpringWavefront::max_tiles - 1][kLinkSlots];
   __shared__ int found_shared;
   const int lane = threadIdx.x & 31, tile = threadIdx.x >> 5, tiles = blockDim.x >> 5;
   const std::uint32_t pair = pairs[blockIdx.x];
@@ -137,8 +138,7 @@ void launch_spring_wavefront_tiled(const SpringBatchDev& batch, const std::uint3
                                    std::uint32_t pair_count, std::uint32_t tiles, bool dk,
                                    bool abs_cost, std::uint32_t min_count, cudaStream_t stream) {
   if (pair_count == 0) return;
-  if (tiles < 2 || tiles > wavefront_max_tiles)
-    throw CudaError(cudaErrorInvalidValue, "spring wavefront: 2 to 16 row tiles a pair");
+  WW_ASSERT(tiles >= 2 && tiles <= SpringWavefront::max_tiles, "spring wavefront: 2 to 16 row tiles a pair");
   const unsigned threads = 32 * tiles;
   with_metric(dk, abs_cost, [&](auto kDk, auto kAbs) {
     spring_wavefront_tiled<decltype(kDk)::value, decltype(kAbs)::value>

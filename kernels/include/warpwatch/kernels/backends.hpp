@@ -34,6 +34,11 @@ struct CudaStatus {
 // Asks the CUDA runtime (when compiled in); never throws.
 CudaStatus cuda_status();
 
+// FP32 lanes an SM of compute capability major.minor has: its results of 32-bit float add,
+// multiply or multiply-add per clock (the CUDA programming guide's throughput table; the
+// bench's nominal ceiling is SMs x this x clock). 128 for capabilities newer than the table.
+int fp32_lanes_per_sm(int major, int minor);
+
 // Measured on device 0 (about a second): independent float32 adds per second, and adds
 // interleaved with mins (2 ops a step) per second. nullopt without a usable device.
 struct CudaFloatOpRates {

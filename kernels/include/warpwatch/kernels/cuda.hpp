@@ -6,7 +6,8 @@
 // float32 operations in its order. Window mode and whole-series distances run in float32
 // (softdtw in float64) within 1e-5 relative of the float64 reference.
 //
-// Every failing CUDA call throws warpwatch::kernels::cuda::CudaError (a std::runtime_error)
+// Every failing CUDA call throws one of the types of warpwatch/kernels/errors.hpp:
+// CudaOutOfMemory, DeviceLost (the context is unusable: restart the process) or CudaError,
 // naming the call and the runtime's message.
 #pragma once
 
@@ -36,7 +37,7 @@ struct DeviceProperties {
   std::string name;
   int sm_count = 0;
   int clock_khz = 0;              // boost clock of the SMs
-  int fp32_lanes_per_sm = 128;    // FP32 lanes per SM (sm_80: 64, sm_86 and later: 128)
+  int fp32_lanes_per_sm = 128;    // FP32 lanes per SM (backends.hpp: fp32_lanes_per_sm)
   double memory_bytes_per_s = 0;  // peak DRAM bandwidth
   std::size_t memory_bytes = 0;   // total device memory
 };

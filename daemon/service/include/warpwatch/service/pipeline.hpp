@@ -54,6 +54,9 @@ class Pipeline {
   // Stops ingest, matches what is queued, reports pending candidates (SPEC.md 3.1),
   // publishes, and returns the totals.
   PipelineSummary shutdown();
+  // Stops ingest and matches nothing more: for when the Matcher cannot run any more (the
+  // CUDA device is lost). What was queued is dropped; the destructor then does nothing.
+  void abandon();
 
   // The configuration in effect (after the last successful reload).
   const config::DaemonConfig& config() const { return config_; }
