@@ -34,7 +34,7 @@ std::string parent_of(std::string_view name, bool& is_list_entry) {
 }
 
 TEST(OptionsTable, ReadmeContainsTheGeneratedReference) {
-  const fs::path readme = fs::path(__FILE__).parent_path().parent_path() / "README.md";
+  const fs::path readme = fs::path(WARPWATCH_SOURCE_DIR) / "README.md";
   const std::string text = read_text(readme);
   ASSERT_FALSE(text.empty()) << readme;
   EXPECT_NE(text.find(options_reference_markdown()), std::string::npos)

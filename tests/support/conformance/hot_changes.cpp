@@ -1,7 +1,5 @@
 // Conformance suite (overview: conformance.hpp), scenario 3: streams and patterns added and
 // removed between batches.
-#pragma once
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,9 +12,9 @@
 #include <vector>
 
 #include "conformance.hpp"
-#include "conformance_inputs.hpp"
-#include "conformance_window.hpp"
-#include "conformance_workload.hpp"
+#include "inputs.hpp"
+#include "window.hpp"
+#include "workload.hpp"
 
 namespace warpwatch::testing::conformance {
 
@@ -27,7 +25,7 @@ namespace warpwatch::testing::conformance {
 // added again under the same id (index 0 again, timestamps from the start), a pattern id
 // removed and added again with other parameters; removal returns the pending candidates
 // (copies are planted so that the stream-mode pairs removed have one); flush at the end.
-inline void run_hot_changes(const Backends& backends) {
+void run_hot_changes(const Backends& backends) {
   std::mt19937_64 rng(test_seed());
   Workload w;
   const auto walk = [&](std::size_t m, std::size_t d) { return random_walk(rng, m, d); };

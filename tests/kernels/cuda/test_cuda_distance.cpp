@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "conformance_distance.hpp"
+#include "conformance/conformance.hpp"
 #include "cuda/device_context.hpp"
 #include "cuda/distance/cuda_distance.hpp"
 #include "cuda/distance/elastic_batch.hpp"

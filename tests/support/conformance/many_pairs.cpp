@@ -1,7 +1,5 @@
 // Conformance suite (overview: conformance.hpp), scenario 2: many pairs in one matcher,
 // stream mode, and streams and patterns of mixed dimensions and modes.
-#pragma once
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,9 +13,9 @@
 #include <vector>
 
 #include "conformance.hpp"
-#include "conformance_inputs.hpp"
-#include "conformance_window.hpp"
-#include "conformance_workload.hpp"
+#include "inputs.hpp"
+#include "window.hpp"
+#include "workload.hpp"
 
 namespace warpwatch::testing::conformance {
 
@@ -26,9 +24,9 @@ namespace warpwatch::testing::conformance {
 
 // `n_streams` x `n_patterns` stream-mode pairs, all of dimension `dims`: short streams,
 // patterns of 2..max_m samples, each a noisy copy of a stretch of one stream.
-inline void run_many_pairs(const Backends& backends, std::size_t n_streams, std::size_t n_patterns,
+void run_many_pairs(const Backends& backends, std::size_t n_streams, std::size_t n_patterns,
                            std::size_t min_length, std::size_t max_length, std::size_t max_m,
-                           std::size_t dims = 1) {
+                           std::size_t dims) {
   std::mt19937_64 rng(test_seed());
   std::uniform_int_distribution<std::size_t> len(min_length, max_length), plen(2, max_m);
   std::vector<std::vector<float>> bases;
@@ -73,7 +71,7 @@ inline void run_many_pairs(const Backends& backends, std::size_t n_streams, std:
 // Streams and patterns of several dimensions (1..64) in one matcher, stream and window
 // mode: only pairs of equal dimension exist, patterns without a stream of their dimension
 // and streams without patterns are fine; a few streams x patterns of mixed modes.
-inline void run_mixed_dims_and_modes(const Backends& backends, const std::vector<std::size_t>& stream_dims,
+void run_mixed_dims_and_modes(const Backends& backends, const std::vector<std::size_t>& stream_dims,
                                      const std::vector<std::size_t>& pattern_dims, std::size_t length) {
   std::mt19937_64 rng(test_seed());
   std::uniform_int_distribution<std::size_t> plen(3, 9);

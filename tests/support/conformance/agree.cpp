@@ -1,7 +1,5 @@
 // Conformance suite (overview: conformance.hpp), scenario 6: several backends (thread
 // counts) agree bit for bit on larger work, distance matrices and a matcher.
-#pragma once
-
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -11,16 +9,15 @@
 #include <vector>
 
 #include "conformance.hpp"
-#include "conformance_distance.hpp"
-#include "conformance_inputs.hpp"
-#include "conformance_workload.hpp"
+#include "inputs.hpp"
+#include "workload.hpp"
 
 namespace warpwatch::testing::conformance {
 
 // =================================================================================
 // Scenario 6: several backends (thread counts) agree bit for bit on larger work, without
 // the reference. (Every scenario above also compares them on its own inputs.)
-inline void run_backends_agree(const Backends& backends) {
+void run_backends_agree(const Backends& backends) {
   if (backends.size() < 2) return;
   std::mt19937_64 rng(test_seed());
   // Distance matrices, every metric.

@@ -1,4 +1,4 @@
-// Conformance suite (overview: conformance.hpp): the inputs of the matcher scenarios,
+// Conformance suite, internal (overview: conformance.hpp): the inputs of the matcher scenarios,
 // random walks with planted noisy copies of the patterns, and pattern makers.
 #pragma once
 
@@ -25,20 +25,6 @@ struct TimeShape {
   std::int64_t step_max_ns = 3 * kSecond / 2;
 };
 
-// `length` x `dims` values: each component a random walk from N(0, 1) with N(0, step) steps.
-inline std::vector<float> random_walk(std::mt19937_64& rng, std::size_t length, std::size_t dims,
-                                      float step = 0.3f) {
-  std::normal_distribution<float> start(0.0f, 1.0f), delta(0.0f, step);
-  std::vector<float> v(length * dims);
-  for (std::size_t k = 0; k < dims; ++k) {
-    float x = start(rng);
-    for (std::size_t i = 0; i < length; ++i) {
-      if (i > 0) x += delta(rng);
-      v[i * dims + k] = x;
-    }
-  }
-  return v;
-}
 
 // A copy of `values` (m x dims) to write into a stream from sample `at` on.
 struct Plant {
@@ -148,6 +134,31 @@ inline double diagonal_cost(const PatternDef& p, const StreamData& s, std::size_
     total = p.params.distance.metric == Metric::dtw ? total + c : std::max(total, c);
   }
   return total;
+}
+
+// Series of random lengths in [1, max_length] (also exactly 1 and max_length), values from
+// random walks; with times (seconds from `origin`, steps 0.2..2 s) when asked.
+inline std::vector<Series> random_series(std::mt19937_64& rng, std::size_t count, std::size_t dims,
+                                         std::size_t max_length, bool with_times, double origin = 0.0) {
+  std::uniform_int_distribution<std::size_t> length(1, max_length);
+  std::uniform_real_distribution<double> step(0.2, 2.0), start(0.0, 5.0);
+  std::vector<Series> out;
+  for (std::size_t i = 0; i < count; ++i) {
+    Series s;
+    s.dims = dims;
+    const std::size_t n = i == 0 ? max_length : i == 1 ? 1 : length(rng);
+    s.values = random_walk(rng, n, dims, 0.5f);
+    if (with_times) {
+      double t = origin + start(rng);
+      for (std::size_t j = 0; j < n; ++j) {
+        s.times.push_back(t);
+        t += step(rng);
+      }
+    }
+    out.push_back(std::move(s));
+  }
+  std::shuffle(out.begin(), out.end(), rng);
+  return out;
 }
 
 }  // namespace warpwatch::testing::conformance

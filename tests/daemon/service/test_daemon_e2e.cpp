@@ -565,7 +565,7 @@ TEST(DaemonE2e, TextPayloadGivesTheSameEventsAsBinary) {
 
 TEST(DaemonE2e, DemoConfigurationChecksOut) {
   const auto path =
-      std::filesystem::weakly_canonical(std::filesystem::path(WARPWATCH_TEST_DATA_DIR) / "../../config/examples/demo.yaml");
+      std::filesystem::weakly_canonical(std::filesystem::path(WARPWATCH_SOURCE_DIR) / "config/examples/demo.yaml");
   ASSERT_TRUE(std::filesystem::exists(path)) << path;
   const auto r = run_cli({"check-config", path.string()});
   EXPECT_EQ(r.status, 0) << r.out << r.err;

@@ -1,4 +1,4 @@
-// Conformance suite (overview: conformance.hpp): workloads (streams, patterns and a script
+// Conformance suite, internal (overview: conformance.hpp): workloads (streams, patterns and a script
 // of Matcher calls), the chunkings they are replayed with, and their comparison with the
 // reference (check_workload), which every matcher scenario runs.
 #pragma once
@@ -23,23 +23,8 @@ namespace warpwatch::testing::conformance {
 // =================================================================================
 // Workloads: streams, patterns and a script of Matcher calls, replayed on every backend.
 
-enum class Chunking { one_sample, small_random, large_random, one_big };
 
-inline std::string to_string(Chunking c) {
-  switch (c) {
-    case Chunking::one_sample: return "one sample per batch";
-    case Chunking::small_random: return "random chunks of 0..9";
-    case Chunking::large_random: return "random large chunks";
-    case Chunking::one_big: return "one big batch";
-  }
-  return "?";
-}
 
-inline const std::vector<Chunking>& all_chunkings() {
-  static const std::vector<Chunking> all{Chunking::one_sample, Chunking::small_random,
-                                         Chunking::large_random, Chunking::one_big};
-  return all;
-}
 
 // Samples [from, to) of streams[stream].
 struct StreamRange {

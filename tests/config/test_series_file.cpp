@@ -49,7 +49,7 @@ SeriesFileOptions labelled() {
 
 // Normalized by hand: tests/data need not exist, and the kernel would not resolve ".." past it.
 const std::string shared_data =
-    fs::path(WARPWATCH_TEST_DATA_DIR "/../../../shared/data").lexically_normal().string();
+    fs::path(WARPWATCH_SOURCE_DIR "/../shared/data").lexically_normal().string();
 
 }  // namespace
 

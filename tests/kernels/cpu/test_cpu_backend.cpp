@@ -9,13 +9,7 @@
 #include <span>
 #include <string>
 
-#include "conformance.hpp"
-#include "conformance_agree.hpp"
-#include "conformance_distance.hpp"
-#include "conformance_hot_changes.hpp"
-#include "conformance_many_pairs.hpp"
-#include "conformance_stream.hpp"
-#include "conformance_window.hpp"
+#include "conformance/conformance.hpp"
 #include "warpwatch/kernels/cpu.hpp"
 
 using namespace warpwatch::testing::conformance;

@@ -1,7 +1,5 @@
 // Conformance suite (overview: conformance.hpp): whole-series series and distance-matrix
 // checks, and scenario 5, whole-series distance matrices against the reference.
-#pragma once
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -19,22 +17,15 @@
 #include <vector>
 
 #include "conformance.hpp"
-#include "conformance_inputs.hpp"
+#include "inputs.hpp"
 
 namespace warpwatch::testing::conformance {
 
 // =================================================================================
 // Whole-series distances.
 
-struct Series {
-  std::vector<float> values;
-  std::vector<double> times;  // seconds; empty: none (sample index)
-  std::size_t dims = 1;
-  std::size_t length() const { return values.size() / dims; }
-  SeriesView view() const { return {values.data(), length(), dims, times.empty() ? nullptr : times.data()}; }
-};
 
-inline std::vector<SeriesView> views(const std::vector<Series>& s) {
+std::vector<SeriesView> views(const std::vector<Series>& s) {
   std::vector<SeriesView> v;
   for (const auto& x : s) v.push_back(x.view());
   return v;
@@ -42,7 +33,7 @@ inline std::vector<SeriesView> views(const std::vector<Series>& s) {
 
 // The matrix of every backend against reference::distance (within tolerance, +inf where it
 // has +inf), and the backends with each other bit for bit.
-inline void check_distance_matrix(const Backends& backends, const std::vector<Series>& a,
+void check_distance_matrix(const Backends& backends, const std::vector<Series>& a,
                                   const std::vector<Series>& b, const DistanceParams& params,
                                   const std::string& what) {
   const auto va = views(a), vb = views(b);
@@ -82,30 +73,6 @@ inline void check_distance_matrix(const Backends& backends, const std::vector<Se
   }
 }
 
-// Series of random lengths in [1, max_length] (also exactly 1 and max_length), values from
-// random walks; with times (seconds from `origin`, steps 0.2..2 s) when asked.
-inline std::vector<Series> random_series(std::mt19937_64& rng, std::size_t count, std::size_t dims,
-                                         std::size_t max_length, bool with_times, double origin = 0.0) {
-  std::uniform_int_distribution<std::size_t> length(1, max_length);
-  std::uniform_real_distribution<double> step(0.2, 2.0), start(0.0, 5.0);
-  std::vector<Series> out;
-  for (std::size_t i = 0; i < count; ++i) {
-    Series s;
-    s.dims = dims;
-    const std::size_t n = i == 0 ? max_length : i == 1 ? 1 : length(rng);
-    s.values = random_walk(rng, n, dims, 0.5f);
-    if (with_times) {
-      double t = origin + start(rng);
-      for (std::size_t j = 0; j < n; ++j) {
-        s.times.push_back(t);
-        t += step(rng);
-      }
-    }
-    out.push_back(std::move(s));
-  }
-  std::shuffle(out.begin(), out.end(), rng);
-  return out;
-}
 
 // =================================================================================
 // Scenario 5: whole-series distance matrices.
@@ -113,8 +80,8 @@ inline std::vector<Series> random_series(std::mt19937_64& rng, std::size_t count
 // |A| x |B| with unequal lengths (1..300) inside A and inside B, d = 1 and 3, for one
 // metric: dtw/dk with band none/0/3.5 and cost sq/abs; softdtw also with gamma 0.1/1;
 // twed with nu/lambda/p variations, with and without timestamps.
-inline void run_distance_scenario(const Backends& backends, Metric metric, std::size_t na = 5, std::size_t nb = 4,
-                                  std::size_t max_length = 300) {
+void run_distance_scenario(const Backends& backends, Metric metric, std::size_t na, std::size_t nb,
+                                  std::size_t max_length) {
   std::mt19937_64 rng(test_seed());
   std::size_t configs = 0;
   for (std::size_t d : {1u, 3u}) {
@@ -162,7 +129,7 @@ inline void run_distance_scenario(const Backends& backends, Metric metric, std::
 // twed with timestamps far from 0 (seconds since the epoch, as a CSV time column gives
 // them): only differences of times enter SPEC.md 4.3, and the result must still be within
 // tolerance (float32 times of that size would be off by minutes).
-inline void run_distance_twed_large_time_origin(const Backends& backends) {
+void run_distance_twed_large_time_origin(const Backends& backends) {
   std::mt19937_64 rng(test_seed());
   for (std::size_t d : {1u, 3u}) {
     const auto a = random_series(rng, 4, d, 120, true, 1.7e9);
@@ -177,7 +144,7 @@ inline void run_distance_twed_large_time_origin(const Backends& backends) {
 
 // Empty sets give an empty matrix; mismatched dimensions, an empty series, a wrong output
 // size and invalid parameters throw std::invalid_argument.
-inline void run_distance_edge_cases(const Backend& backend) {
+void run_distance_edge_cases(const Backend& backend) {
   std::mt19937_64 rng(test_seed());
   const auto a = random_series(rng, 3, 2, 20, false), b = random_series(rng, 2, 2, 20, false);
   const auto va = views(a), vb = views(b);

@@ -12,12 +12,7 @@
 #include <span>
 #include <string>
 
-#include "conformance.hpp"
-#include "conformance_agree.hpp"
-#include "conformance_hot_changes.hpp"
-#include "conformance_many_pairs.hpp"
-#include "conformance_stream.hpp"
-#include "conformance_window.hpp"
+#include "conformance/conformance.hpp"
 #include "gpu_test_support.hpp"
 #include "warpwatch/kernels/cuda.hpp"
 

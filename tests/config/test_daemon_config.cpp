@@ -27,7 +27,7 @@ fs::path test_dir() {
 }
 
 const fs::path example_yaml =
-    fs::path(__FILE__).parent_path().parent_path() / "config" / "examples" / "example.yaml";
+    fs::path(WARPWATCH_SOURCE_DIR) / "config" / "examples" / "example.yaml";
 
 // The pattern files that error cases name.
 void write_pattern_files(const fs::path& dir) {

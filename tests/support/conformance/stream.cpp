@@ -1,7 +1,5 @@
 // Conformance suite (overview: conformance.hpp), scenario 1: stream mode (dtw, dk) against
 // the reference, bit for bit; planted copies, quantized values (exact ties), threshold edges.
-#pragma once
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,26 +14,16 @@
 #include <vector>
 
 #include "conformance.hpp"
-#include "conformance_inputs.hpp"
-#include "conformance_workload.hpp"
+#include "inputs.hpp"
+#include "workload.hpp"
 
 namespace warpwatch::testing::conformance {
 
 // =================================================================================
 // Scenario 1: stream mode against the reference, bit for bit.
 
-struct StreamScenario {
-  std::vector<std::size_t> ms;           // pattern lengths
-  std::vector<std::size_t> dims{1, 3};
-  std::size_t streams_per_dims = 3;
-  std::size_t min_length = 300;          // stream length before room for the copies
-  std::size_t copies = 1;                // noisy copies of each pattern per stream
-  bool four_variants = true;             // dtw/dk x sq/abs per m; else two (dims alternate)
-  std::vector<Chunking> chunkings = all_chunkings();
-  std::size_t large_chunk = 300;
-};
 
-inline void run_stream_scenario(const Backends& backends, const StreamScenario& sc) {
+void run_stream_scenario(const Backends& backends, const StreamScenario& sc) {
   std::mt19937_64 rng(test_seed());
   std::vector<StreamData> streams;
   std::vector<PatternDef> patterns;
@@ -114,7 +102,7 @@ inline void run_stream_scenario(const Backends& backends, const StreamScenario& 
 // Stream mode on quantized data (values in {0, 1, 2, 3}): D values tie exactly all the
 // time, so the tie rule of SPEC.md 3.1 (earlier predecessor wins, start S follows it)
 // decides the starts.
-inline void run_stream_quantized_ties(const Backends& backends) {
+void run_stream_quantized_ties(const Backends& backends) {
   std::mt19937_64 rng(test_seed());
   std::uniform_int_distribution<int> level(0, 3);
   const auto quantized = [&](std::size_t count) {
@@ -157,7 +145,7 @@ inline void run_stream_quantized_ties(const Backends& backends) {
 // rounded to float, clamped to FLT_MAX beyond it): exactly an attainable distance r, the
 // double just below r (rounds to r), the float below r, 0 with an exact copy, a negative
 // one, and thresholds beyond float range (everything qualifies, +inf never).
-inline void run_stream_threshold_edges(const Backends& backends) {
+void run_stream_threshold_edges(const Backends& backends) {
   std::mt19937_64 rng(test_seed());
   std::vector<StreamData> streams;
   std::vector<PatternDef> patterns;

@@ -1,0 +1,252 @@
+// The conformance suite of a fast backend: scenario runners that drive a backend and the
+// scalar reference (reference.hpp, the oracle) through the same inputs and compare what
+// they return. Backend-agnostic: a backend is a Matcher factory plus a distance-matrix
+// function, so the CPU suite (test_cpu_backend.cpp) and the CUDA suite run the same
+// scenarios with their own factories.
+//
+// What must hold (SPEC.md 3.1, 3.2, 4):
+// - stream mode (dtw, dk): exactly the reference's matches, distances bit-identical
+//   (RawMatch::operator==);
+// - window mode and whole-series distances: the same windows; distances within 1e-5 of
+//   the float64 reference relative to max(1, |reference|) (an absolute 1e-5 near zero);
+//   +inf exactly where the reference has +inf;
+// - every match comes back from the process() call whose chunk holds the sample that
+//   completes it (the reference, fed one sample per batch, tells which sample that is),
+//   or from the same flush()/remove_*() call as the reference's;
+// - process(), flush() and remove_*() return matches ordered by stream, pattern, end index;
+// - every chunking of the input (one sample per batch, random uneven chunks per stream with
+//   empty and missing chunks and empty batches, large chunks, one big batch) is compared
+//   with the reference;
+// - the backends of one list (one backend at several thread counts) return bit-identical
+//   results for the same inputs and the same chunking.
+//
+// Window-mode inputs are chosen so that float32 rounding cannot flip a decision: each
+// pattern's threshold lies in a gap of its reference window distances (more than 1e-3
+// relative from every one), and a pattern is re-drawn while two qualifying windows that
+// the exclusion zone compares are within 1e-4 of each other.
+//
+// Each runner calls test_seed() (printed; WARPWATCH_SEED replays a failure).
+//
+// The suite is one compiled library (warpwatch_test_support); this header is its whole
+// interface (namespace warpwatch::testing::conformance):
+//   conformance.hpp    this file: Backend/Backends, named tolerances, small helpers, the
+//                      scenario options and runners
+//   inputs.hpp/.cpp    inputs: random walks with planted noisy copies, pattern makers
+//   workload.hpp       workloads (a script of Matcher calls), chunkings, comparisons with
+//                      the reference, check_workload
+//   stream.cpp         scenario 1, stream mode (StreamScenario)
+//   many_pairs.cpp     scenario 2, many pairs
+//   hot_changes.cpp    scenario 3, hot changes
+//   window.hpp/.cpp    window-mode thresholds (calibrate_window_thresholds), scenario 4
+//   distance.cpp       scenario 5, whole-series distance matrices
+//   agree.cpp          scenario 6, backends agree bit for bit
+// The .hpp files other than this one are the library's own.
+//
+// Use from a backend's suite (see kernels/cpu/test_cpu_backend.cpp):
+//   #include "conformance/conformance.hpp"
+//   const Backends b{{"cuda", [] { return make_cuda_matcher(); },
+//                     [](auto a, auto bb, const auto& p, auto out) { cuda_distance_matrix(a, bb, p, out); }}};
+//   TEST(CudaStream, SmallPatterns) { StreamScenario sc; sc.ms = {2, 31, 32, 33}; run_stream_scenario(b, sc); }
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <random>
+#include <span>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "matcher_test_support.hpp"
+#include "test_support.hpp"
+#include "warpwatch/kernels/matcher.hpp"
+#include "warpwatch/kernels/params.hpp"
+#include "warpwatch/kernels/reference.hpp"
+#include "warpwatch/kernels/series.hpp"
+
+namespace warpwatch::testing::conformance {
+
+using kernels::Cost;
+using kernels::DistanceParams;
+using kernels::Matcher;
+using kernels::Metric;
+using kernels::Mode;
+using kernels::Normalize;
+using kernels::PatternDef;
+using kernels::RawMatch;
+using kernels::SeriesView;
+using kernels::StreamChunk;
+
+// =================================================================================
+// Backends under test.
+
+using MatcherFactory = std::function<std::unique_ptr<Matcher>()>;
+// out[i * b.size() + j] = distance(a[i], b[j]); throws std::invalid_argument on bad input.
+using DistanceMatrixFn = std::function<void(std::span<const SeriesView> a, std::span<const SeriesView> b,
+                                            const DistanceParams& params, std::span<double> out)>;
+
+struct Backend {
+  std::string name;  // in failure messages, e.g. "cpu threads=2"
+  MatcherFactory make_matcher;
+  DistanceMatrixFn distance_matrix;
+};
+// Every backend of a list is compared with the reference, and all of them with the first
+// one bit for bit (pass one backend when there is nothing to compare them with).
+using Backends = std::vector<Backend>;
+
+// =================================================================================
+// Tolerances and constants.
+
+inline constexpr double kRel = 1e-5;  // window mode, whole series: relative to max(1, |want|)
+inline constexpr double kGap = 1e-3;  // window thresholds: this far (relative) from every distance
+inline constexpr double kTie = 1e-4;  // compared qualifying windows closer than this: re-draw
+inline constexpr std::int64_t kSecond = 1'000'000'000;
+inline constexpr std::int64_t kEpochNs = 1'700'000'000'000'000'000;  // late 2023
+
+inline double magnitude(double x) { return std::max(1.0, std::abs(x)); }
+
+// A fast backend's whole-series distance against the reference's (SPEC.md 3.2, 4).
+inline bool within_tolerance(double got, double want) {
+  if (std::isnan(got) || std::isnan(want)) return false;
+  if (std::isinf(want) || std::isinf(got)) return got == want;
+  return std::abs(got - want) <= kRel * magnitude(want);
+}
+
+inline std::string format_double(double x) {
+  std::ostringstream os;
+  os.precision(17);
+  os << x;
+  return os.str();
+}
+
+// Concatenates the arguments as an ostream prints them (for ids and messages: GCC 12 at -O3
+// warns falsely, -Wrestrict, about "literal" + std::string chains).
+template <class... Args>
+std::string cat(const Args&... args) {
+  std::ostringstream os;
+  (os << ... << args);
+  return os.str();
+}
+
+// =================================================================================
+// Chunkings: how a workload's samples are cut into batches.
+
+enum class Chunking { one_sample, small_random, large_random, one_big };
+
+std::string to_string(Chunking c);
+const std::vector<Chunking>& all_chunkings();
+
+// =================================================================================
+// Scenario 1: stream mode against the reference, bit for bit (stream.cpp).
+
+struct StreamScenario {
+  std::vector<std::size_t> ms;           // pattern lengths
+  std::vector<std::size_t> dims{1, 3};
+  std::size_t streams_per_dims = 3;
+  std::size_t min_length = 300;          // stream length before room for the copies
+  std::size_t copies = 1;                // noisy copies of each pattern per stream
+  bool four_variants = true;             // dtw/dk x sq/abs per m; else two (dims alternate)
+  std::vector<Chunking> chunkings = all_chunkings();
+  std::size_t large_chunk = 300;
+};
+
+void run_stream_scenario(const Backends& backends, const StreamScenario& sc);
+
+// Stream mode on quantized data (values in {0, 1, 2, 3}): D values tie exactly all the
+// time, so the tie rule of SPEC.md 3.1 (earlier predecessor wins, start S follows it)
+// decides the starts.
+void run_stream_quantized_ties(const Backends& backends);
+
+// Thresholds at the edges of the float32 comparison D <= eps of the reference (threshold
+// rounded to float, clamped to FLT_MAX beyond it): exactly an attainable distance r, the
+// double just below r (rounds to r), the float below r, 0 with an exact copy, a negative
+// one, and thresholds beyond float range (everything qualifies, +inf never).
+void run_stream_threshold_edges(const Backends& backends);
+
+// =================================================================================
+// Scenario 2: many pairs (many_pairs.cpp).
+
+// `n_streams` x `n_patterns` stream-mode pairs, all of dimension `dims`: short streams,
+// patterns of 2..max_m samples, each a noisy copy of a stretch of one stream.
+void run_many_pairs(const Backends& backends, std::size_t n_streams, std::size_t n_patterns,
+                           std::size_t min_length, std::size_t max_length, std::size_t max_m,
+                           std::size_t dims = 1);
+
+// Streams and patterns of several dimensions (1..64) in one matcher, stream and window
+// mode: only pairs of equal dimension exist, patterns without a stream of their dimension
+// and streams without patterns are fine; a few streams x patterns of mixed modes.
+void run_mixed_dims_and_modes(const Backends& backends, const std::vector<std::size_t>& stream_dims,
+                                     const std::vector<std::size_t>& pattern_dims, std::size_t length);
+
+// =================================================================================
+// Scenario 3: hot changes (hot_changes.cpp).
+
+// Streams and patterns (both modes) added and removed between batches, a stream removed and
+// added again under the same id (index 0 again, timestamps from the start), a pattern id
+// removed and added again with other parameters; removal returns the pending candidates
+// (copies are planted so that the stream-mode pairs removed have one); flush at the end.
+void run_hot_changes(const Backends& backends);
+
+// =================================================================================
+// Scenario 4: window mode (window.cpp).
+
+// One metric in window mode: patterns with w = m, w < m, w > m, hop 1..3, normalize
+// none/znorm, bands (none, 0, fractional) for dtw/dk/softdtw, gamma 0.1/1 for softdtw; twed
+// with nu/lambda/p variations and patterns with and without times; streams of d = 1 and 3
+// with irregular timestamps and different nominal periods.
+void run_window_scenario(const Backends& backends, Metric metric);
+
+// znorm with exactly constant stretches (values that are not powers of two, so that a
+// float32 mean is not exact): those windows are flat (std 0 < 1e-8), skipped and counted
+// exactly as the reference does.
+void run_window_flat_znorm(const Backends& backends);
+
+// =================================================================================
+// Scenario 5: whole-series distances (distance.cpp); inputs (inputs.cpp).
+
+struct Series {
+  std::vector<float> values;
+  std::vector<double> times;  // seconds; empty: none (sample index)
+  std::size_t dims = 1;
+  std::size_t length() const { return values.size() / dims; }
+  SeriesView view() const { return {values.data(), length(), dims, times.empty() ? nullptr : times.data()}; }
+};
+
+// `length` x `dims` values: each component a random walk from N(0, 1) with N(0, step) steps.
+std::vector<float> random_walk(std::mt19937_64& rng, std::size_t length, std::size_t dims,
+                                      float step = 0.3f);
+
+std::vector<SeriesView> views(const std::vector<Series>& s);
+
+// The matrix of every backend against reference::distance (within tolerance, +inf where it
+// has +inf), and the backends with each other bit for bit.
+void check_distance_matrix(const Backends& backends, const std::vector<Series>& a,
+                                  const std::vector<Series>& b, const DistanceParams& params,
+                                  const std::string& what);
+
+// |A| x |B| with unequal lengths (1..300) inside A and inside B, d = 1 and 3, for one
+// metric: dtw/dk with band none/0/3.5 and cost sq/abs; softdtw also with gamma 0.1/1;
+// twed with nu/lambda/p variations, with and without timestamps.
+void run_distance_scenario(const Backends& backends, Metric metric, std::size_t na = 5, std::size_t nb = 4,
+                                  std::size_t max_length = 300);
+
+// twed with timestamps far from 0 (seconds since the epoch, as a CSV time column gives
+// them): only differences of times enter SPEC.md 4.3, and the result must still be within
+// tolerance (float32 times of that size would be off by minutes).
+void run_distance_twed_large_time_origin(const Backends& backends);
+
+// Empty sets give an empty matrix; mismatched dimensions, an empty series, a wrong output
+// size and invalid parameters throw std::invalid_argument.
+void run_distance_edge_cases(const Backend& backend);
+
+// =================================================================================
+// Scenario 6 (agree.cpp): several backends (thread counts) agree bit for bit on larger work, without
+// the reference. (Every scenario above also compares them on its own inputs.)
+void run_backends_agree(const Backends& backends);
+
+}  // namespace warpwatch::testing::conformance
