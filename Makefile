@@ -4,6 +4,8 @@
 #   make test   deps + build + ctest
 #   make clean  remove $(BUILD_DIR)
 #   make demo   deps + build, then run warpwatchd on the demo and print its events
+#   make format        clang-format every C++/CUDA source in place (.clang-format)
+#   make format-check  fail, naming file:line, where a source is not formatted (CI runs it)
 # Variables: BUILD_DIR, BUILD_TYPE, WARPWATCH_CUDA (AUTO|ON|OFF), CUDA_ARCHITECTURES,
 # WERROR (ON in CI), JOBS.
 BUILD_DIR ?= build
@@ -16,7 +18,7 @@ CUDA_ARCHITECTURES ?=
 DEB_PACKAGES := cmake g++ make pkg-config \
   libgtest-dev libyaml-cpp-dev libcli11-dev nlohmann-json3-dev \
   libspdlog-dev libfmt-dev libhwy-dev libzmq3-dev cppzmq-dev libboost-dev \
-  libsystemd-dev prometheus-cpp-dev libcivetweb-dev
+  libsystemd-dev prometheus-cpp-dev libcivetweb-dev clang-format
 
 CMAKE_FLAGS := -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DWARPWATCH_CUDA=$(WARPWATCH_CUDA) \
   -DWARPWATCH_WERROR=$(WERROR)
@@ -24,7 +26,7 @@ ifneq ($(strip $(CUDA_ARCHITECTURES)),)
 CMAKE_FLAGS += -DCMAKE_CUDA_ARCHITECTURES=$(CUDA_ARCHITECTURES)
 endif
 
-.PHONY: deps configure build test clean demo
+.PHONY: deps configure build test clean demo format format-check
 
 deps:
 	@missing=""; \
@@ -48,6 +50,13 @@ test: build
 
 clean:
 	rm -rf $(BUILD_DIR)
+
+# The sources git knows (a fresh clone's), formatted by the committed .clang-format.
+SOURCES = git ls-files '*.cpp' '*.hpp' '*.cu' '*.cuh'
+format: deps
+	$(SOURCES) | xargs clang-format -i
+format-check: deps
+	$(SOURCES) | xargs clang-format --dry-run --Werror
 
 # The demo: warpwatchd replays a generated series (config/examples/demo.yaml) and
 # `warpwatch tail` prints the events it publishes; the daemon drains and exits when the

@@ -75,6 +75,23 @@ PresentKeys read_section(const YAML::Node& node, const SourceLocation& where, st
 // The entries of a list option read by read_section (empty when absent).
 std::vector<YAML::Node> list_entries(const PresentKeys& keys, std::string_view name);
 
+// Reads each entry of the list option `name` ("ingest", "rules", "streams.declared") into a
+// fresh Item, located at the entry, through the table's "<name>[]" options (`target` says
+// which OptionTargets member points the setters at it), and hands it with its keys to
+// keep(item, keys), which checks what spans keys and stores it.
+template <typename Item, typename Keep>
+void read_list(const PresentKeys& keys, const ReadContext& ctx, std::string_view name,
+               Item* OptionTargets::*target, Keep keep) {
+  for (const YAML::Node& entry : list_entries(keys, name)) {
+    Item item;
+    item.where = where_is(ctx, entry);
+    OptionTargets targets;
+    targets.*target = &item;
+    const PresentKeys item_keys = read_section(entry, item.where, cat(name, "[]"), targets, ctx);
+    keep(item, item_keys);
+  }
+}
+
 // Checks "is a duplicate" for ids, names: throws at `where` naming the first one.
 class UniqueNames {
  public:

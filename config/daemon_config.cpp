@@ -22,37 +22,29 @@ void check_stream_id(const std::string& id, const SourceLocation& where) {
 std::vector<StreamDecl> read_streams(const PresentKeys& top, const ReadContext& ctx) {
   std::vector<StreamDecl> streams;
   UniqueNames ids("stream id");
-  for (const YAML::Node& entry : list_entries(top, "streams.declared")) {
-    StreamDecl stream;
-    stream.where = where_is(ctx, entry);
-    OptionTargets targets;
-    targets.stream = &stream;
-    const PresentKeys keys = read_section(entry, stream.where, "streams.declared[]", targets, ctx);
-    const SourceLocation& id_at = keys.find("id")->second.value;
-    check_stream_id(stream.def.id, id_at);
-    ids.add(stream.def.id, id_at);
-    streams.push_back(std::move(stream));
-  }
+  read_list(top, ctx, "streams.declared", &OptionTargets::stream,
+            [&](StreamDecl& stream, const PresentKeys& keys) {
+              const SourceLocation& id_at = keys.find("id")->second.value;
+              check_stream_id(stream.def.id, id_at);
+              ids.add(stream.def.id, id_at);
+              streams.push_back(std::move(stream));
+            });
   return streams;
 }
 
 std::vector<Rule> read_rules(const PresentKeys& top, const ReadContext& ctx) {
   std::vector<Rule> rules;
   UniqueNames names("rule name");
-  OptionTargets targets;
-  for (const YAML::Node& entry : list_entries(top, "rules")) {
-    Rule rule;
-    rule.where = where_is(ctx, entry);
-    targets.rule = &rule;
-    const PresentKeys keys = read_section(entry, rule.where, "rules[]", targets, ctx);
+  read_list(top, ctx, "rules", &OptionTargets::rule, [&](Rule& rule, const PresentKeys& keys) {
     names.add(rule.name, keys.find("name")->second.value);
     rules.push_back(std::move(rule));
-  }
+  });
   if (rules.empty()) {
     // No rules: one implicit rule passes every match, with the table's defaults.
     Rule rule;
     const auto it = top.find("rules");
     rule.where = it == top.end() ? SourceLocation{ctx.file, 0, 0} : it->second.key;
+    OptionTargets targets;
     targets.rule = &rule;
     read_section(YAML::Load("{name: default}"), rule.where, "rules[]", targets, ctx);
     rules.push_back(std::move(rule));
@@ -80,53 +72,50 @@ std::vector<IngestSource> read_ingest(const PresentKeys& top, const ReadContext&
                                       const DaemonConfig& config) {
   std::vector<IngestSource> sources;
   UniqueNames bound("pull endpoint");  // two sockets cannot bind one endpoint
-  for (const YAML::Node& entry : list_entries(top, "ingest")) {
-    IngestSource src;
-    src.where = where_is(ctx, entry);
-    OptionTargets targets;
-    targets.ingest = &src;
-    const PresentKeys keys = read_section(entry, src.where, "ingest[]", targets, ctx);
-    const char* kind_key = nullptr;
-    for (const char* name : {"pull", "sub", "replay"}) {
-      const auto it = keys.find(name);
-      if (it == keys.end()) continue;
-      if (kind_key)
-        throw ConfigError(it->second.key, cat("an ingest entry has one source: '", kind_key,
-                                              "' and '", name, "' need two entries"));
-      kind_key = name;
-    }
-    if (!kind_key)
-      throw ConfigError(src.where, "an ingest entry needs one of 'pull', 'sub', 'replay'");
-    check_ingest_keys(keys, src);
-    const SourceLocation& at = keys.find(kind_key)->second.value;
-    // tcp://host:* (or :0) binds a port of the system's choosing, a different one each time.
-    const bool any_port = src.endpoint.starts_with("tcp://") &&
-                          (src.endpoint.ends_with(":*") || src.endpoint.ends_with(":0"));
-    if (src.kind == IngestSource::Kind::pull && !any_port) {
-      bound.add(src.endpoint, at);
-      if (src.endpoint == config.publish_endpoint)  // the PUB socket binds too
-        throw ConfigError(at, cat("pull endpoint ", in_quotes(src.endpoint),
-                                  " is also "
-                                  "'publish.endpoint': two sockets cannot bind one endpoint"));
-    }
-    if (src.kind == IngestSource::Kind::replay) {
-      const auto stream = keys.find("stream");
-      if (stream == keys.end())
-        throw ConfigError(src.where, "missing required key 'stream' in a 'replay' entry");
-      check_stream_id(src.stream, stream->second.value);
-      std::error_code ec;
-      if (!std::filesystem::is_regular_file(src.file, ec))
-        throw ConfigError(at, cat("cannot read replay file ", in_quotes(src.file)));
-      const bool declared = std::any_of(config.live.streams.begin(), config.live.streams.end(),
-                                        [&](const StreamDecl& s) { return s.def.id == src.stream; });
-      if (!declared && !config.live.auto_create_streams)
-        throw ConfigError(stream->second.value,
-                          cat("replay stream ", in_quotes(src.stream),
-                              " is not declared in "
-                              "'streams.declared' and 'streams.auto_create' is false"));
-    }
-    sources.push_back(std::move(src));
-  }
+  read_list(
+      top, ctx, "ingest", &OptionTargets::ingest, [&](IngestSource& src, const PresentKeys& keys) {
+        const char* kind_key = nullptr;
+        for (const char* name : {"pull", "sub", "replay"}) {
+          const auto it = keys.find(name);
+          if (it == keys.end()) continue;
+          if (kind_key)
+            throw ConfigError(it->second.key, cat("an ingest entry has one source: '", kind_key,
+                                                  "' and '", name, "' need two entries"));
+          kind_key = name;
+        }
+        if (!kind_key)
+          throw ConfigError(src.where, "an ingest entry needs one of 'pull', 'sub', 'replay'");
+        check_ingest_keys(keys, src);
+        const SourceLocation& at = keys.find(kind_key)->second.value;
+        // tcp://host:* (or :0) binds a port of the system's choosing, a different one each time.
+        const bool any_port = src.endpoint.starts_with("tcp://") &&
+                              (src.endpoint.ends_with(":*") || src.endpoint.ends_with(":0"));
+        if (src.kind == IngestSource::Kind::pull && !any_port) {
+          bound.add(src.endpoint, at);
+          if (src.endpoint == config.publish_endpoint)  // the PUB socket binds too
+            throw ConfigError(at, cat("pull endpoint ", in_quotes(src.endpoint),
+                                      " is also "
+                                      "'publish.endpoint': two sockets cannot bind one endpoint"));
+        }
+        if (src.kind == IngestSource::Kind::replay) {
+          const auto stream = keys.find("stream");
+          if (stream == keys.end())
+            throw ConfigError(src.where, "missing required key 'stream' in a 'replay' entry");
+          check_stream_id(src.stream, stream->second.value);
+          std::error_code ec;
+          if (!std::filesystem::is_regular_file(src.file, ec))
+            throw ConfigError(at, cat("cannot read replay file ", in_quotes(src.file)));
+          const bool declared =
+              std::any_of(config.live.streams.begin(), config.live.streams.end(),
+                          [&](const StreamDecl& s) { return s.def.id == src.stream; });
+          if (!declared && !config.live.auto_create_streams)
+            throw ConfigError(stream->second.value,
+                              cat("replay stream ", in_quotes(src.stream),
+                                  " is not declared in "
+                                  "'streams.declared' and 'streams.auto_create' is false"));
+        }
+        sources.push_back(std::move(src));
+      });
   return sources;
 }
 
@@ -161,16 +150,26 @@ bool same_source(const IngestSource& a, const IngestSource& b) {
 
 }  // namespace
 
-std::string_view to_string(LogLevel level) { return log_level_names[static_cast<std::size_t>(level)]; }
-std::string_view to_string(Severity severity) { return severity_names[static_cast<std::size_t>(severity)]; }
-std::optional<LogLevel> parse_log_level(std::string_view name) { return parse_name<LogLevel>(log_level_names, name); }
-std::optional<Severity> parse_severity(std::string_view name) { return parse_name<Severity>(severity_names, name); }
+std::string_view to_string(LogLevel level) {
+  return log_level_names[static_cast<std::size_t>(level)];
+}
+std::string_view to_string(Severity severity) {
+  return severity_names[static_cast<std::size_t>(severity)];
+}
+std::optional<LogLevel> parse_log_level(std::string_view name) {
+  return parse_name<LogLevel>(log_level_names, name);
+}
+std::optional<Severity> parse_severity(std::string_view name) {
+  return parse_name<Severity>(severity_names, name);
+}
 
-std::vector<std::string> startup_options_changed(const DaemonConfig& running, const DaemonConfig& next) {
+std::vector<std::string> startup_options_changed(const DaemonConfig& running,
+                                                 const DaemonConfig& next) {
   const auto& a = running;
   const auto& b = next;
-  const bool same_ingest = a.ingest.size() == b.ingest.size() &&
-                           std::equal(a.ingest.begin(), a.ingest.end(), b.ingest.begin(), same_source);
+  const bool same_ingest =
+      a.ingest.size() == b.ingest.size() &&
+      std::equal(a.ingest.begin(), a.ingest.end(), b.ingest.begin(), same_source);
   const std::pair<const char*, bool> options[] = {
       {"instance", a.instance == b.instance},
       {"backend", a.backend == b.backend},

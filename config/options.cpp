@@ -36,7 +36,10 @@ std::vector<OptionInfo> daemon_options() {
        .help = "matching backend; `auto` uses cuda when a device is usable, else cpu (one log "
                "line says which)",
        .choices = {"auto", "cuda", "cpu", "reference"},
-       .set = [](T& t, const V& v) { t.config->backend = chosen(kernels::parse_backend(v.text), v.text); }},
+       .set =
+           [](T& t, const V& v) {
+             t.config->backend = chosen(kernels::parse_backend(v.text), v.text);
+           }},
       {.name = "cpu_threads",
        .type = OT::integer,
        .default_yaml = "0",
@@ -146,7 +149,8 @@ std::vector<OptionInfo> daemon_options() {
        .help = "dimension of auto-created streams",
        .min = 1,
        .max = 64,
-       .set = [](T& t, const V& v) { t.config->live.auto_dims = static_cast<std::size_t>(v.integer); }},
+       .set = [](T& t,
+                 const V& v) { t.config->live.auto_dims = static_cast<std::size_t>(v.integer); }},
       {.name = "streams.declared",
        .type = OT::list,
        .help = "streams known in advance; ids are unique"},
@@ -204,14 +208,19 @@ std::vector<OptionInfo> daemon_options() {
        .min = 1,
        .max = 3600000,
        .set = [](T& t, const V& v) { t.config->metrics_stale_after = milliseconds(v.integer); }},
-      {.name = "log", .type = OT::section, .help = "the daemon's own log (stderr, or the journal under systemd)"},
+      {.name = "log",
+       .type = OT::section,
+       .help = "the daemon's own log (stderr, or the journal under systemd)"},
       {.name = "log.level",
        .type = OT::choice,
        .default_yaml = "info",
        .help = "least severe messages logged; `warpwatchd --log-level` overrides it; a reload "
                "applies it",
        .choices = {std::begin(log_level_names), std::end(log_level_names)},
-       .set = [](T& t, const V& v) { t.config->live.log_level = chosen(parse_log_level(v.text), v.text); }},
+       .set =
+           [](T& t, const V& v) {
+             t.config->live.log_level = chosen(parse_log_level(v.text), v.text);
+           }},
       {.name = "shutdown", .type = OT::section, .help = "SIGTERM and SIGINT"},
       {.name = "shutdown.drain_grace_ms",
        .type = OT::integer,

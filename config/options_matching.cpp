@@ -36,21 +36,28 @@ std::vector<OptionInfo> matching_options() {
        .default_yaml = "dtw",
        .help = "elastic measure",
        .choices = {"dtw", "dk", "softdtw", "twed"},
-       .set = [](T& t,
-                 const V& v) { t.params->match.distance.metric = chosen(kernels::parse_metric(v.text), v.text); }},
+       .set =
+           [](T& t, const V& v) {
+             t.params->match.distance.metric = chosen(kernels::parse_metric(v.text), v.text);
+           }},
       {.name = "libraries[].defaults.mode",
        .type = OT::choice,
        .default_yaml = "stream",
        .help = "`stream`: SPRING subsequence matching (dtw, dk); `window`: sliding windows",
        .choices = {"stream", "window"},
-       .set = [](T& t, const V& v) { t.params->match.mode = chosen(kernels::parse_mode(v.text), v.text); }},
+       .set =
+           [](T& t, const V& v) {
+             t.params->match.mode = chosen(kernels::parse_mode(v.text), v.text);
+           }},
       {.name = "libraries[].defaults.cost",
        .type = OT::choice,
        .default_yaml = "sq",
        .help = "local cost of dtw, dk, softdtw: squared or absolute differences",
        .choices = {"sq", "abs"},
-       .set = [](T& t,
-                 const V& v) { t.params->match.distance.cost = chosen(kernels::parse_cost(v.text), v.text); }},
+       .set =
+           [](T& t, const V& v) {
+             t.params->match.distance.cost = chosen(kernels::parse_cost(v.text), v.text);
+           }},
       {.name = "libraries[].defaults.threshold",
        .type = OT::number,
        .help = "a match qualifies when its distance <= threshold; required here or on each "

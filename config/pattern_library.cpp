@@ -95,8 +95,11 @@ struct PatternReader {
       if (src.row && static_cast<std::size_t>(*src.row) != i) continue;
       const LoadedSeries& s = series[i];
       const bool one = src.row || series.size() == 1;
-      kernels::PatternDef def{
-          one ? src.id : cat(src.id, ":", std::to_string(i)), s.dims, s.values, {}, params};
+      kernels::PatternDef def;
+      def.id = one ? src.id : cat(src.id, ":", std::to_string(i));
+      def.dims = s.dims;
+      def.values = s.values;
+      def.params = params;
       for (const double t : s.times) def.times.push_back(t - s.times.front());  // relative
       defs.push_back(std::move(def));
     }
@@ -105,8 +108,10 @@ struct PatternReader {
 
   kernels::PatternDef from_values(const kernels::MatchParams& params) const {
     const YAML::Node& values = key("values").node;
-    kernels::PatternDef def{
-        src.id, src.values.empty() ? 1 : src.values.front().size(), {}, {}, params};
+    kernels::PatternDef def;
+    def.id = src.id;
+    def.dims = src.values.empty() ? 1 : src.values.front().size();
+    def.params = params;
     for (std::size_t i = 0; i < src.values.size(); ++i)
       for (std::size_t k = 0; k < src.values[i].size(); ++k) {
         const double v = src.values[i][k];

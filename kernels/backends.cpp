@@ -16,10 +16,14 @@ namespace warpwatch::kernels {
 
 std::string_view to_string(Backend b) {
   switch (b) {
-    case Backend::reference: return "reference";
-    case Backend::cpu: return "cpu";
-    case Backend::cuda: return "cuda";
-    case Backend::automatic: return "auto";
+    case Backend::reference:
+      return "reference";
+    case Backend::cpu:
+      return "cpu";
+    case Backend::cuda:
+      return "cuda";
+    case Backend::automatic:
+      return "auto";
   }
   return "?";
 }
@@ -65,7 +69,7 @@ int fp32_lanes_per_sm(int major, int minor) {
   if (major == 6 && minor == 0) return 64;  // P100
   if (major == 7) return 64;                // Volta (7.0, 7.2), Turing (7.5)
   if (major == 8 && minor == 0) return 64;  // A100; 8.6, 8.7, 8.9 have 128
-  return 128;                               // Maxwell, Pascal 6.1/6.2, Ampere GA10x, Ada, Hopper, Blackwell
+  return 128;  // Maxwell, Pascal 6.1/6.2, Ampere GA10x, Ada, Hopper, Blackwell
 }
 
 Backend resolve_backend(Backend requested, std::string* why) {
@@ -75,7 +79,8 @@ Backend resolve_backend(Backend requested, std::string* why) {
     if (why) *why = "backend auto: using the cuda backend (" + cuda.detail + ")";
     return Backend::cuda;
   }
-  if (why) *why = "backend auto: " + cuda.detail + ": using the cpu backend (" + cpu::simd_target() + ")";
+  if (why)
+    *why = "backend auto: " + cuda.detail + ": using the cpu backend (" + cpu::simd_target() + ")";
   return Backend::cpu;
 }
 
@@ -83,16 +88,20 @@ namespace {
 // Asked for cuda explicitly, on a machine or build without it: say why, never fall back.
 void require_cuda() {
   const CudaStatus cuda = cuda_status();
-  if (cuda.device_count == 0) throw std::runtime_error("the cuda backend cannot run: " + cuda.detail);
+  if (cuda.device_count == 0)
+    throw std::runtime_error("the cuda backend cannot run: " + cuda.detail);
 }
 }  // namespace
 
 std::unique_ptr<Matcher> make_matcher(Backend backend, const BackendOptions& options) {
   switch (resolve_backend(backend)) {
-    case Backend::reference: return reference::make_matcher();
-    case Backend::cpu: return cpu::make_matcher({options.cpu_threads});
+    case Backend::reference:
+      return reference::make_matcher();
+    case Backend::cpu:
+      return cpu::make_matcher({options.cpu_threads});
     case Backend::cuda:
-    case Backend::automatic: break;
+    case Backend::automatic:
+      break;
   }
   require_cuda();
 #if WARPWATCH_HAVE_CUDA
@@ -113,9 +122,11 @@ void distance_matrix(Backend backend, std::span<const SeriesView> a, std::span<c
         for (std::size_t j = 0; j < b.size(); ++j)
           out[i * b.size() + j] = reference::distance(a[i], b[j], params);
       return;
-    case Backend::cpu: return cpu::distance_matrix(a, b, params, out, {options.cpu_threads});
+    case Backend::cpu:
+      return cpu::distance_matrix(a, b, params, out, {options.cpu_threads});
     case Backend::cuda:
-    case Backend::automatic: break;
+    case Backend::automatic:
+      break;
   }
   require_cuda();
 #if WARPWATCH_HAVE_CUDA

@@ -5,8 +5,10 @@
 
 namespace warpwatch::kernels {
 
-void assertion_failed(const char* condition, const char* file, int line, const std::string& message) {
-  std::fprintf(stderr, "warpwatch: internal error at %s:%d: %s: %s\n", file, line, condition, message.c_str());
+void assertion_failed(const char* condition, const char* file, int line,
+                      const std::string& message) {
+  std::fprintf(stderr, "warpwatch: internal error at %s:%d: %s: %s\n", file, line, condition,
+               message.c_str());
   std::fflush(stderr);
   std::abort();
 }

@@ -19,7 +19,9 @@ using common::Pair;
 using common::PatternState;
 using common::StreamState;
 
-[[noreturn]] void fail(const std::string& message) { throw std::invalid_argument(message); }
+[[noreturn]] void fail(const std::string& message) {
+  throw std::invalid_argument(message);
+}
 
 // Histories are trimmed in bulk, once this many samples arrived since the last trim:
 // finding the oldest live start scans every stream-mode column, O(m) a pair, which done
@@ -29,13 +31,16 @@ constexpr std::uint64_t trim_interval_samples = 1 << 16;
 void check_pattern(const PatternDef& pattern) {
   const std::string& id = pattern.id;
   if (id.empty()) fail("pattern id is empty");
-  if (pattern.dims < 1 || pattern.dims > stream::max_dims) fail("pattern '" + id + "': dims must be 1..64");
-  if (pattern.values.size() % pattern.dims != 0) fail("pattern '" + id + "': values are not a whole number of samples");
+  if (pattern.dims < 1 || pattern.dims > stream::max_dims)
+    fail("pattern '" + id + "': dims must be 1..64");
+  if (pattern.values.size() % pattern.dims != 0)
+    fail("pattern '" + id + "': values are not a whole number of samples");
   if (pattern.length() < 2) fail("pattern '" + id + "': needs at least 2 samples");
   for (float v : pattern.values)
     if (!std::isfinite(v)) fail("pattern '" + id + "': values must be finite");
   if (!pattern.times.empty()) {
-    if (pattern.times.size() != pattern.length()) fail("pattern '" + id + "': needs one timestamp per sample");
+    if (pattern.times.size() != pattern.length())
+      fail("pattern '" + id + "': needs one timestamp per sample");
     for (std::size_t i = 0; i < pattern.times.size(); ++i)
       if (!std::isfinite(pattern.times[i]) || (i > 0 && pattern.times[i] <= pattern.times[i - 1]))
         fail("pattern '" + id + "': timestamps must be finite and increasing");
@@ -52,14 +57,15 @@ void check_pattern(const PatternDef& pattern) {
 }  // namespace
 
 bool operator==(const RawMatch& a, const RawMatch& b) {
-  return a.stream_id() == b.stream_id() && a.pattern_id() == b.pattern_id() && a.distance == b.distance &&
-         a.start_index == b.start_index && a.end_index == b.end_index && a.start_ns == b.start_ns &&
-         a.end_ns == b.end_ns;
+  return a.stream_id() == b.stream_id() && a.pattern_id() == b.pattern_id() &&
+         a.distance == b.distance && a.start_index == b.start_index && a.end_index == b.end_index &&
+         a.start_ns == b.start_ns && a.end_ns == b.end_ns;
 }
 
 void sort_matches(std::vector<RawMatch>& matches) {
   std::stable_sort(matches.begin(), matches.end(), [](const RawMatch& x, const RawMatch& y) {
-    return std::tie(x.stream_id(), x.pattern_id(), x.end_index) < std::tie(y.stream_id(), y.pattern_id(), y.end_index);
+    return std::tie(x.stream_id(), x.pattern_id(), x.end_index) <
+           std::tie(y.stream_id(), y.pattern_id(), y.end_index);
   });
 }
 
@@ -69,10 +75,18 @@ Matcher::~Matcher() = default;
 void Matcher::on_stream_pattern_added(PatternState&) {}
 void Matcher::add_backend_counters(MatcherCounters&) const {}
 
-bool Matcher::has_stream(std::string_view id) const { return state_->streams.find(id) != state_->streams.end(); }
-bool Matcher::has_pattern(std::string_view id) const { return state_->patterns.find(id) != state_->patterns.end(); }
-std::size_t Matcher::stream_count() const { return state_->streams.size(); }
-std::size_t Matcher::pattern_count() const { return state_->patterns.size(); }
+bool Matcher::has_stream(std::string_view id) const {
+  return state_->streams.find(id) != state_->streams.end();
+}
+bool Matcher::has_pattern(std::string_view id) const {
+  return state_->patterns.find(id) != state_->patterns.end();
+}
+std::size_t Matcher::stream_count() const {
+  return state_->streams.size();
+}
+std::size_t Matcher::pattern_count() const {
+  return state_->patterns.size();
+}
 
 StreamRef Matcher::find_stream(std::string_view id) const {
   const auto it = state_->streams.find(id);
@@ -90,10 +104,8 @@ MatcherCounters Matcher::counters() const {
   return c;
 }
 
-namespace {
-
-// Pairs `stream` and `pattern` from the stream's next sample on; the caller tells the backend.
-Pair& make_pair(StreamState& stream, PatternState& pattern) {
+// Pairs `stream` and `pattern` from the stream's next sample on.
+void Matcher::pair_up(StreamState& stream, PatternState& pattern) {
   auto pair = std::make_unique<Pair>();
   pair->stream = &stream;
   pair->pattern = &pattern;
@@ -101,21 +113,28 @@ Pair& make_pair(StreamState& stream, PatternState& pattern) {
     pair->window.emplace(*pattern.def, stream.def->nominal_period_ns, stream.next_index());
   Pair& p = *pattern.pairs.emplace_back(std::move(pair));
   stream.pairs.push_back(&p);
-  return p;
+  if (pattern.stream_mode()) on_stream_pair_added(p);
 }
+
+namespace {
 
 // The precondition of process() on a chunk's samples (the stream layer's validator drops
 // and counts what breaks it; here it is an invariant: one compare a sample, against m cells).
 bool valid_samples(const StreamState& stream, const StreamChunk& chunk) {
   const auto& t = chunk.timestamps_ns;
-  const bool after_last = t.empty() || stream.next_index() == 0 || t.front() > stream.history.last_time_ns();
-  return after_last && std::adjacent_find(t.begin(), t.end(), [](std::int64_t a, std::int64_t b) { return a >= b; }) == t.end() &&
-         std::all_of(chunk.values.begin(), chunk.values.end(), [](float v) { return std::isfinite(v); });
+  const bool after_last =
+      t.empty() || stream.next_index() == 0 || t.front() > stream.history.last_time_ns();
+  return after_last &&
+         std::adjacent_find(t.begin(), t.end(),
+                            [](std::int64_t a, std::int64_t b) { return a >= b; }) == t.end() &&
+         std::all_of(chunk.values.begin(), chunk.values.end(),
+                     [](float v) { return std::isfinite(v); });
 }
 
-void append_window(const Pair& pair, const common::WindowOccurrence& o, std::vector<RawMatch>& out) {
-  out.push_back(RawMatch{pair.stream->def, pair.pattern->def, o.distance, o.start_index, o.end_index, o.start_ns,
-                         o.end_ns});
+void append_window(const Pair& pair, const common::WindowOccurrence& o,
+                   std::vector<RawMatch>& out) {
+  out.push_back(RawMatch{pair.stream->def, pair.pattern->def, o.distance, o.start_index,
+                         o.end_index, o.start_ns, o.end_ns});
 }
 
 }  // namespace
@@ -126,7 +145,8 @@ void Matcher::add_stream(StreamRef stream) {
   const StreamDef& def = *stream;
   if (def.id.empty()) fail("stream id is empty");
   if (has_stream(def.id)) fail("stream '" + def.id + "' already exists");
-  if (def.dims < 1 || def.dims > stream::max_dims) fail("stream '" + def.id + "': dims must be 1..64");
+  if (def.dims < 1 || def.dims > stream::max_dims)
+    fail("stream '" + def.id + "': dims must be 1..64");
   if (def.nominal_period_ns <= 0) fail("stream '" + def.id + "': nominal period must be > 0");
   std::uint32_t slot = s.slot_count;
   if (!s.free_slots.empty()) {
@@ -135,12 +155,11 @@ void Matcher::add_stream(StreamRef stream) {
   } else {
     ++s.slot_count;
   }
-  StreamState& added = *s.streams.emplace(def.id, std::make_unique<StreamState>(std::move(stream), slot)).first->second;
+  StreamState& added =
+      *s.streams.emplace(def.id, std::make_unique<StreamState>(std::move(stream), slot))
+           .first->second;
   for (auto& [id, pattern] : s.patterns)
-    if (pattern->def->dims == def.dims) {
-      Pair& pair = make_pair(added, *pattern);
-      if (pattern->stream_mode()) on_stream_pair_added(pair);
-    }
+    if (pattern->def->dims == def.dims) pair_up(added, *pattern);
 }
 
 std::vector<RawMatch> Matcher::remove_stream(std::string_view stream_id) {
@@ -155,7 +174,8 @@ std::vector<RawMatch> Matcher::remove_stream(std::string_view stream_id) {
     } else {
       on_stream_pair_removed(*pair, out);
     }
-    std::erase_if(pair->pattern->pairs, [&](const std::unique_ptr<Pair>& p) { return p.get() == pair; });
+    std::erase_if(pair->pattern->pairs,
+                  [&](const std::unique_ptr<Pair>& p) { return p.get() == pair; });
   }
   s.free_slots.push_back(stream.slot);
   s.streams.erase(it);
@@ -174,10 +194,7 @@ void Matcher::add_pattern(PatternRef pattern) {
   PatternState& p = *s.patterns.emplace(added->def->id, std::move(added)).first->second;
   if (p.stream_mode()) on_stream_pattern_added(p);
   for (auto& [id, stream] : s.streams)
-    if (stream->def->dims == p.def->dims) {
-      Pair& pair = make_pair(*stream, p);
-      if (p.stream_mode()) on_stream_pair_added(pair);
-    }
+    if (stream->def->dims == p.def->dims) pair_up(*stream, p);
 }
 
 std::vector<RawMatch> Matcher::remove_pattern(std::string_view pattern_id) {
@@ -212,8 +229,9 @@ std::vector<RawMatch> Matcher::process(std::span<const StreamChunk> batch) {
       fail("stream '" + id + "' appears twice in one batch");
     const std::size_t dims = stream.def->dims;
     if (chunk.values.size() != chunk.timestamps_ns.size() * dims)
-      fail("stream '" + id + "': chunk has " + std::to_string(chunk.values.size()) + " values for " +
-           std::to_string(chunk.timestamps_ns.size()) + " samples of dimension " + std::to_string(dims));
+      fail("stream '" + id + "': chunk has " + std::to_string(chunk.values.size()) +
+           " values for " + std::to_string(chunk.timestamps_ns.size()) + " samples of dimension " +
+           std::to_string(dims));
     touched.push_back(&stream);
   }
   for (auto& [id, stream] : s.streams) {  // no chunk (yet) for anyone
@@ -226,14 +244,16 @@ std::vector<RawMatch> Matcher::process(std::span<const StreamChunk> batch) {
     const StreamChunk& chunk = batch[k];
     StreamState& stream = *touched[k];
     WW_ASSERT(valid_samples(stream, chunk),
-                    "stream '" + stream.def->id + "': non-finite values or timestamps that do not increase (the "
-                    "stream layer validates samples before they are matched)");
+              "stream '" + stream.def->id +
+                  "': non-finite values or timestamps that do not increase (the "
+                  "stream layer validates samples before they are matched)");
     stream.chunk_count = static_cast<std::uint32_t>(chunk.timestamps_ns.size());
     stream.chunk_values = chunk.values;
     stream.history.append(chunk.values, chunk.timestamps_ns);
     samples += chunk.timestamps_ns.size();
     for (const Pair* pair : stream.pairs)
-      if (pair->pattern->stream_mode()) s.counters.cells += std::uint64_t{stream.chunk_count} * pair->pattern->def->length();
+      if (pair->pattern->stream_mode())
+        s.counters.cells += std::uint64_t{stream.chunk_count} * pair->pattern->def->length();
   }
   s.counters.samples += samples;
   s.samples_since_trim += samples;
@@ -260,10 +280,12 @@ std::vector<RawMatch> Matcher::process(std::span<const StreamChunk> batch) {
   for (WindowBatch& w : windows) {
     Pair& pair = *w.pair;
     const StreamState& stream = *pair.stream;
-    const std::uint64_t flat = pair.window->group(stream.chunk_first, stream.chunk_first + stream.chunk_count, w.ends,
-                                                  w.distances, w.flat, stream.history, occurrences);
+    const std::uint64_t flat =
+        pair.window->group(stream.chunk_first, stream.chunk_first + stream.chunk_count, w.ends,
+                           w.distances, w.flat, stream.history, occurrences);
     s.counters.flat_windows_skipped += flat;
-    s.counters.cells += (w.ends.size() - flat) * pair.pattern->def->length() * pair.window->window();
+    s.counters.cells +=
+        (w.ends.size() - flat) * pair.pattern->def->length() * pair.window->window();
     for (const auto& o : occurrences) append_window(pair, o, out);
     occurrences.clear();
   }

@@ -34,14 +34,28 @@ std::optional<E> value_of(const NameTable<E, N>& table, std::string_view name) {
 
 }  // namespace
 
-std::string_view to_string(Metric m) { return name_of(metric_names, m); }
-std::string_view to_string(Mode m) { return name_of(mode_names, m); }
-std::string_view to_string(Cost c) { return name_of(cost_names, c); }
-std::string_view to_string(Normalize n) { return name_of(normalize_names, n); }
+std::string_view to_string(Metric m) {
+  return name_of(metric_names, m);
+}
+std::string_view to_string(Mode m) {
+  return name_of(mode_names, m);
+}
+std::string_view to_string(Cost c) {
+  return name_of(cost_names, c);
+}
+std::string_view to_string(Normalize n) {
+  return name_of(normalize_names, n);
+}
 
-std::optional<Metric> parse_metric(std::string_view s) { return value_of(metric_names, s); }
-std::optional<Mode> parse_mode(std::string_view s) { return value_of(mode_names, s); }
-std::optional<Cost> parse_cost(std::string_view s) { return value_of(cost_names, s); }
+std::optional<Metric> parse_metric(std::string_view s) {
+  return value_of(metric_names, s);
+}
+std::optional<Mode> parse_mode(std::string_view s) {
+  return value_of(mode_names, s);
+}
+std::optional<Cost> parse_cost(std::string_view s) {
+  return value_of(cost_names, s);
+}
 std::optional<Normalize> parse_normalize(std::string_view s) {
   return value_of(normalize_names, s);
 }

@@ -10,8 +10,9 @@ IngestHub::IngestHub(StreamRegistry& registry, std::size_t max_message_bytes)
 void IngestHub::offer_message(std::string_view id, std::span<const std::byte> payload) {
   const std::shared_lock declarations(declarations_mu_);
   if (payload.size() > max_message_bytes_) {
-    registry_.reject(id, RejectReason::oversized_message,
-                     std::to_string(payload.size()) + " bytes, limit " + std::to_string(max_message_bytes_));
+    registry_.reject(
+        id, RejectReason::oversized_message,
+        std::to_string(payload.size()) + " bytes, limit " + std::to_string(max_message_bytes_));
     return;
   }
   // Text payloads carry no dims: decode them with the stream's (or auto-create) dims.
@@ -45,12 +46,14 @@ void IngestHub::accept(const Samples& samples, const Admit& admit) {
   RejectCounts counts;
   std::unique_lock lock(mu_);
   auto it = validators_.find(stream.id);
-  if (it == validators_.end()) it = validators_.emplace(stream.id, StreamValidator(stream.dims)).first;
+  if (it == validators_.end())
+    it = validators_.emplace(stream.id, StreamValidator(stream.dims)).first;
   Accepted accepted = it->second.accept(samples, counts);
   QueuedSamples& q = pending_[stream.id];
   q.stream = admit.stream;
   q.values.insert(q.values.end(), accepted.samples.values.begin(), accepted.samples.values.end());
-  q.times_ns.insert(q.times_ns.end(), accepted.samples.times_ns.begin(), accepted.samples.times_ns.end());
+  q.times_ns.insert(q.times_ns.end(), accepted.samples.times_ns.begin(),
+                    accepted.samples.times_ns.end());
   pending_samples_ += accepted.samples.size();
   lock.unlock();
   registry_.count_accepted(stream.id, accepted.samples.size());
@@ -78,7 +81,8 @@ IngestBatch IngestHub::take() {
   return batch;
 }
 
-IngestHub::Redeclared IngestHub::redeclare(const std::vector<StreamDef>& declared, const RegistryOptions& options) {
+IngestHub::Redeclared IngestHub::redeclare(const std::vector<StreamDef>& declared,
+                                           const RegistryOptions& options) {
   const std::unique_lock declarations(declarations_mu_);
   Redeclared out;
   out.changes = registry_.redeclare(declared, options);
@@ -96,6 +100,8 @@ void IngestHub::wait(std::size_t samples, std::chrono::steady_clock::time_point 
   cv_.wait_until(lock, deadline, [&] { return pending_samples_ >= samples || !ended_.empty(); });
 }
 
-void IngestHub::notify() { cv_.notify_all(); }
+void IngestHub::notify() {
+  cv_.notify_all();
+}
 
 }  // namespace warpwatch::stream

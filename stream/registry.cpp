@@ -96,7 +96,8 @@ StreamChanges StreamRegistry::redeclare(const std::vector<StreamDef>& declared,
       if (s.declared || !options.auto_create) {
         if (!s.declared) --auto_created_;
         changes.removed.push_back(it->first);
-        std::erase_if(log_state_, [&](const auto& entry) { return entry.first.first == it->first; });
+        std::erase_if(log_state_,
+                      [&](const auto& entry) { return entry.first.first == it->first; });
         it = streams_.erase(it);
         continue;
       }

@@ -6,9 +6,12 @@
 
 namespace warpwatch::stream {
 
-ReplaySource::ReplaySource(ReplaySourceOptions options, IngestHub& hub) : options_(std::move(options)), hub_(hub) {}
+ReplaySource::ReplaySource(ReplaySourceOptions options, IngestHub& hub)
+    : options_(std::move(options)), hub_(hub) {}
 
-ReplaySource::~ReplaySource() { stop(); }
+ReplaySource::~ReplaySource() {
+  stop();
+}
 
 std::string ReplaySource::describe() const {
   return "replay " + (options_.origin.empty() ? std::string("samples") : options_.origin) + " -> " +
@@ -17,7 +20,8 @@ std::string ReplaySource::describe() const {
 
 void ReplaySource::run(std::stop_token stop) {
   const double rate = options_.rate_hz;
-  const std::size_t chunk = rate > 0 ? std::max<std::size_t>(1, static_cast<std::size_t>(rate / 100)) : 1024;
+  const std::size_t chunk =
+      rate > 0 ? std::max<std::size_t>(1, static_cast<std::size_t>(rate / 100)) : 1024;
   bool complete = true;
   replay_paced(options_.samples, chunk, rate, [&](const Samples& part) {
     if (!wait_while_paused(stop)) return complete = false;

@@ -15,7 +15,9 @@ void ThreadedSource::stop() {
   thread_.join();
 }
 
-void ThreadedSource::pause() { paused_ = true; }
+void ThreadedSource::pause() {
+  paused_ = true;
+}
 
 void ThreadedSource::resume() {
   {

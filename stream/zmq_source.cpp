@@ -10,7 +10,8 @@ namespace warpwatch::stream {
 
 ZmqSource::ZmqSource(zmq::context_t& context, const ZmqSourceOptions& options, IngestHub& hub)
     : options_(options),
-      socket_(context, options.kind == ZmqSourceOptions::Kind::sub ? zmq::socket_type::sub : zmq::socket_type::pull),
+      socket_(context, options.kind == ZmqSourceOptions::Kind::sub ? zmq::socket_type::sub
+                                                                   : zmq::socket_type::pull),
       hub_(hub) {
   try {
     if (options.kind == ZmqSourceOptions::Kind::sub) {
@@ -26,7 +27,9 @@ ZmqSource::ZmqSource(zmq::context_t& context, const ZmqSourceOptions& options, I
   if (endpoint_.empty()) endpoint_ = options.endpoint;
 }
 
-ZmqSource::~ZmqSource() { stop(); }
+ZmqSource::~ZmqSource() {
+  stop();
+}
 
 std::string ZmqSource::describe() const {
   return (options_.kind == ZmqSourceOptions::Kind::sub ? "sub " : "pull ") + endpoint_;
@@ -46,15 +49,18 @@ void ZmqSource::drain(std::size_t max_messages) {
   std::vector<zmq::message_t> parts;
   for (std::size_t n = 0; max_messages == 0 || n < max_messages; ++n) {
     parts.clear();
-    const auto received = zmq::recv_multipart(socket_, std::back_inserter(parts), zmq::recv_flags::dontwait);
+    const auto received =
+        zmq::recv_multipart(socket_, std::back_inserter(parts), zmq::recv_flags::dontwait);
     if (!received) return;
     if (parts.size() != 2) {
-      hub_.offer_malformed(parts.empty() ? "" : parts[0].to_string_view(),
-                           "expected 2 frames [stream id][payload], got " + std::to_string(parts.size()));
+      hub_.offer_malformed(
+          parts.empty() ? "" : parts[0].to_string_view(),
+          "expected 2 frames [stream id][payload], got " + std::to_string(parts.size()));
       continue;
     }
     hub_.offer_message(parts[0].to_string_view(),
-                       std::span<const std::byte>(static_cast<const std::byte*>(parts[1].data()), parts[1].size()));
+                       std::span<const std::byte>(static_cast<const std::byte*>(parts[1].data()),
+                                                  parts[1].size()));
   }
 }
 

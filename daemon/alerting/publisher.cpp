@@ -51,8 +51,10 @@ void Publisher::start() {
 }
 
 PublisherCounters Publisher::counters() const {
-  PublisherCounters out{published_.load(std::memory_order_relaxed), dropped_.load(std::memory_order_relaxed),
-                        file_errors_.load(std::memory_order_relaxed), {}};
+  PublisherCounters out{published_.load(std::memory_order_relaxed),
+                        dropped_.load(std::memory_order_relaxed),
+                        file_errors_.load(std::memory_order_relaxed),
+                        {}};
   const std::lock_guard lock(by_rule_mu_);
   out.by_rule = by_rule_;
   return out;
@@ -105,7 +107,8 @@ void Publisher::append_to_file(const std::string& lines) {
   const std::string& path = *options_.events_file;
   const auto fail = [&](const std::string& what, int error) {
     file_errors_.fetch_add(1, std::memory_order_relaxed);
-    if (!file_failing_) options_.log->error("events file '{}': {}: {}", path, what, errno_text(error));
+    if (!file_failing_)
+      options_.log->error("events file '{}': {}: {}", path, what, errno_text(error));
     file_failing_ = true;
   };
   if (file_ < 0) {

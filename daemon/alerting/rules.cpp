@@ -33,7 +33,8 @@ RuleEngine::RuleEngine(std::vector<config::Rule> rules, std::string instance)
     : rules_(std::move(rules)), instance_(std::move(instance)), counters_(rules_.size()) {}
 
 bool RuleEngine::selects(const config::Rule& rule, const kernels::RawMatch& match) {
-  return any_glob_matches(rule.streams, match.stream_id()) && any_glob_matches(rule.patterns, match.pattern_id()) &&
+  return any_glob_matches(rule.streams, match.stream_id()) &&
+         any_glob_matches(rule.patterns, match.pattern_id()) &&
          any_glob_matches(rule.libraries, match.pattern->library);
 }
 
@@ -43,7 +44,8 @@ std::vector<Event> RuleEngine::apply(const std::vector<kernels::RawMatch>& match
   ordered.reserve(matches.size());
   for (const auto& match : matches) ordered.push_back(&match);
   // Chronological, so the first event in stream time is the one that opens a cooldown.
-  std::stable_sort(ordered.begin(), ordered.end(), [](const auto* a, const auto* b) { return a->end_ns < b->end_ns; });
+  std::stable_sort(ordered.begin(), ordered.end(),
+                   [](const auto* a, const auto* b) { return a->end_ns < b->end_ns; });
 
   std::vector<Event> events;
   for (const kernels::RawMatch* match : ordered) {

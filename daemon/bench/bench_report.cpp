@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "warpwatch/bench/bench.hpp"
 #include "bench_internal.hpp"
+#include "warpwatch/bench/bench.hpp"
 
 namespace warpwatch::bench {
 namespace {
@@ -167,8 +167,9 @@ void print_table(const Report& report, std::ostream& out) {
   }
   if (report.device_float_ops_per_s) {
     out << "ceiling (cuda): a device loop of independent float32 add+min ran at "
-        << si(*report.device_float_ops_per_s) << " ops/s (adds alone: "
-        << si(report.device_add_ops_per_s.value_or(0.0)) << " ops/s; SMs x FP32 lanes x clock = "
+        << si(*report.device_float_ops_per_s)
+        << " ops/s (adds alone: " << si(report.device_add_ops_per_s.value_or(0.0))
+        << " ops/s; SMs x FP32 lanes x clock = "
         << si(report.device_nominal_float_ops_per_s.value_or(0.0)) << "); ceiling cells/s = that / "
         << dtw_ops_per_cell << " per dtw cell, / " << twed_ops_per_cell << " per twed cell\n";
     // The ceiling keeps DESIGN.md's 4 operations a dtw cell on every backend; say where the

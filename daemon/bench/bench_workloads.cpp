@@ -127,7 +127,8 @@ Measurement measure_stream(const Shape& shape, kernels::Backend backend, unsigne
     const double seconds = seconds_since(start);
     if (b < stream_warmup_batches) continue;
     const std::uint64_t cells_before = before.cells;
-    r.seconds.push_back(device ? matcher->counters().device_seconds - before.device_seconds : seconds);
+    r.seconds.push_back(device ? matcher->counters().device_seconds - before.device_seconds
+                               : seconds);
     wall.push_back(seconds);
     matches += found.size();
     counted_cells += matcher->counters().cells - cells_before;
@@ -142,10 +143,12 @@ Measurement measure_stream(const Shape& shape, kernels::Backend backend, unsigne
   r.extra.emplace_back("matches", static_cast<double>(matches));
   if (device) {
     std::sort(wall.begin(), wall.end());
-    r.extra.emplace_back("wall_cells_per_s", static_cast<double>(r.cells_per_run) / wall[wall.size() / 2]);
+    r.extra.emplace_back("wall_cells_per_s",
+                         static_cast<double>(r.cells_per_run) / wall[wall.size() / 2]);
     const double bytes = static_cast<double>(matcher->counters().device_bytes);
     r.extra.emplace_back("device_bytes", bytes);
-    r.extra.emplace_back("device_bytes_per_pair", bytes / static_cast<double>(shape.streams * shape.patterns));
+    r.extra.emplace_back("device_bytes_per_pair",
+                         bytes / static_cast<double>(shape.streams * shape.patterns));
   }
   if (counted_cells != r.cells()) {
     log << "bench: warning: the " << kernels::to_string(backend) << " backend counted "
@@ -195,7 +198,8 @@ Measurement measure_matrix(const Shape& shape, kernels::Backend backend, unsigne
   }
   if (device) {
     std::sort(wall.begin(), wall.end());
-    r.extra.emplace_back("wall_cells_per_s", static_cast<double>(r.cells_per_run) / wall[wall.size() / 2]);
+    r.extra.emplace_back("wall_cells_per_s",
+                         static_cast<double>(r.cells_per_run) / wall[wall.size() / 2]);
     r.extra.emplace_back("device_bytes", static_cast<double>(timings.device_bytes));
   }
   // Neither metric can be infinite or NaN here: a backend that says so did not do the work.

@@ -7,8 +7,8 @@
 #include <thread>
 #include <vector>
 
-#include "warpwatch/bench/bench.hpp"
 #include "commands.hpp"
+#include "warpwatch/bench/bench.hpp"
 #include "warpwatch/kernels/backends.hpp"
 
 namespace warpwatch::cli {

@@ -53,9 +53,9 @@ void print_list(std::ostream& out, const char* title, const Items& items, Print 
 
 void print_summary(const config::DaemonConfig& c, std::ostream& out) {
   out << c.source_file << ": OK\n";
-  out << "instance " << c.instance << ", backend " << kernels::to_string(c.backend) << ", cpu threads "
-      << (c.cpu_threads ? std::to_string(c.cpu_threads) : "all") << ", tick " << c.tick.count()
-      << " ms, batch " << c.batch_samples << " samples\n";
+  out << "instance " << c.instance << ", backend " << kernels::to_string(c.backend)
+      << ", cpu threads " << (c.cpu_threads ? std::to_string(c.cpu_threads) : "all") << ", tick "
+      << c.tick.count() << " ms, batch " << c.batch_samples << " samples\n";
   print_list(out, "ingest", c.ingest, [&](const config::IngestSource& s) {
     using Kind = config::IngestSource::Kind;
     if (s.kind == Kind::pull) out << "pull   " << s.endpoint;
@@ -67,8 +67,8 @@ void print_summary(const config::DaemonConfig& c, std::ostream& out) {
   });
   out << "streams: " << c.live.streams.size() << " declared, auto-create "
       << (c.live.auto_create_streams ? std::string("on (dims ") + std::to_string(c.live.auto_dims) +
-                                      ", max " + std::to_string(c.live.max_streams) + ")"
-                                : std::string("off"))
+                                           ", max " + std::to_string(c.live.max_streams) + ")"
+                                     : std::string("off"))
       << ", messages up to " << c.max_message_bytes << " bytes\n";
   print_list(out, "declared streams", c.live.streams, [&](const config::StreamDecl& s) {
     out << s.def.id << ": dims " << s.def.dims << ", period " << ms(s.def.nominal_period_ns);

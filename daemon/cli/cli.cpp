@@ -27,7 +27,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       {add_distance_command(app, distance), [&] { return run_distance(distance, out, err); }},
       {add_search_command(app, search), [&] { return run_search(search, out, err); }},
       {add_bench_command(app, bench), [&] { return run_bench(bench, out, err); }},
-      {add_check_config_command(app, check_config), [&] { return run_check_config(check_config, out, err); }},
+      {add_check_config_command(app, check_config),
+       [&] { return run_check_config(check_config, out, err); }},
       {add_replay_command(app, replay), [&] { return run_replay(replay, out, err); }},
       {add_tail_command(app, tail), [&] { return run_tail(tail, out, err); }}};
   try {

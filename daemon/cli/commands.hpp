@@ -37,8 +37,8 @@ struct SearchCommand {
   double threshold = 0.0;
   std::size_t window = 0, hop = 1;
   bool znorm = false;
-  double period_s = 1.0;    // spacing of samples (and patterns) given without timestamps
-  std::size_t chunk = 0;    // feed the input in chunks of this many samples; 0 = whole
+  double period_s = 1.0;  // spacing of samples (and patterns) given without timestamps
+  std::size_t chunk = 0;  // feed the input in chunks of this many samples; 0 = whole
   std::string backend = "auto";
 };
 CLI::App* add_search_command(CLI::App& app, SearchCommand& cmd);

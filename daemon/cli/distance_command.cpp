@@ -49,7 +49,8 @@ int run_distance(const DistanceCommand& cmd, std::ostream& out, std::ostream& er
     const std::size_t n = a.front().length(), dims = a.front().dims;
     for (const auto& s : a)
       if (s.length() != n)
-        throw std::runtime_error("--grad needs the series of A to have one length (" + s.name + ")");
+        throw std::runtime_error("--grad needs the series of A to have one length (" + s.name +
+                                 ")");
     shape.push_back(n);
     if (dims > 1) shape.push_back(dims);
   }
@@ -57,7 +58,8 @@ int run_distance(const DistanceCommand& cmd, std::ostream& out, std::ostream& er
 
   double cells = 0.0;
   for (const auto& sa : a)
-    for (const auto& sb : b) cells += static_cast<double>(sa.length()) * static_cast<double>(sb.length());
+    for (const auto& sb : b)
+      cells += static_cast<double>(sa.length()) * static_cast<double>(sb.length());
   const auto start = std::chrono::steady_clock::now();
   if (cmd.grad) {
     std::vector<double> grad;
@@ -75,12 +77,14 @@ int run_distance(const DistanceCommand& cmd, std::ostream& out, std::ostream& er
     result.resize(a.size() * b.size());
     kernels::distance_matrix(backend, va, vb, params, result);
   }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   config::write_array(cmd.output, result, shape, out);
   err << "distance: " << a.size() << " x " << b.size() << " " << cmd.metric.metric
       << (cmd.grad ? " gradients" : "") << ", " << cells << " cells in " << seconds << " s ("
-      << (seconds > 0 ? cells / seconds : 0.0) << " cells/s), backend " << kernels::to_string(backend)
-      << (cmd.output == "-" ? "" : ", written to " + cmd.output) << "\n";
+      << (seconds > 0 ? cells / seconds : 0.0) << " cells/s), backend "
+      << kernels::to_string(backend) << (cmd.output == "-" ? "" : ", written to " + cmd.output)
+      << "\n";
   return 0;
 }
 

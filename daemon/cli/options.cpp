@@ -50,7 +50,8 @@ std::vector<config::LoadedSeries> load_series_for_cli(const std::string& path,
                                                       const SeriesInputOptions& opts,
                                                       std::ostream& err) {
   config::SeriesFileOptions file_opts;
-  file_opts.layout = opts.layout == "columns" ? config::SeriesLayout::columns : config::SeriesLayout::rows;
+  file_opts.layout =
+      opts.layout == "columns" ? config::SeriesLayout::columns : config::SeriesLayout::rows;
   file_opts.time_column = opts.time_column;
   file_opts.value_columns = opts.value_columns;
   file_opts.time_scale = seconds_per_unit(opts.time_unit);
@@ -63,7 +64,8 @@ std::vector<config::LoadedSeries> load_series_for_cli(const std::string& path,
     bool all_integer = true;
     for (const auto& s : labelled) all_integer = all_integer && is_integer(s.label);
     if (all_integer) {
-      err << path << ": first column read as class labels (UCR layout); --labels no reads it as data\n";
+      err << path
+          << ": first column read as class labels (UCR layout); --labels no reads it as data\n";
       return labelled;
     }
     file_opts.label_column = false;
@@ -80,7 +82,8 @@ void add_metric_options(CLI::App& cmd, MetricOptions& opts) {
       ->capture_default_str();
   cmd.add_option("--band", opts.band, "Sakoe-Chiba radius in cells (dtw, dk, softdtw)");
   cmd.add_option("--gamma", opts.gamma, "softdtw smoothing, > 0")->capture_default_str();
-  cmd.add_option("--nu", opts.nu, "twed stiffness (cost per second of misalignment)")->capture_default_str();
+  cmd.add_option("--nu", opts.nu, "twed stiffness (cost per second of misalignment)")
+      ->capture_default_str();
   cmd.add_option("--lambda", opts.lambda, "twed deletion penalty")->capture_default_str();
   cmd.add_option("--p", opts.p, "twed norm degree, >= 1")->capture_default_str();
 }

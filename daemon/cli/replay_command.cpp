@@ -15,12 +15,16 @@ namespace warpwatch::cli {
 
 CLI::App* add_replay_command(CLI::App& app, ReplayCommand& cmd) {
   auto* sub = app.add_subcommand("replay", "send a series file to a daemon as frames");
-  sub->add_option("FILE", cmd.file, "series file (CSV, TSV, .npy); its first series is sent")->required();
+  sub->add_option("FILE", cmd.file, "series file (CSV, TSV, .npy); its first series is sent")
+      ->required();
   sub->add_option("--endpoint", cmd.endpoint, "the daemon's PULL endpoint")->required();
   sub->add_option("--stream", cmd.stream, "stream id")->required();
-  sub->add_option("--rate", cmd.rate_hz, "samples per second; 0 = as fast as possible")->capture_default_str();
-  sub->add_option("--period-ms", cmd.period_ms, "timestamp spacing of the samples")->capture_default_str();
-  sub->add_option("--start-ns", cmd.start_ns, "timestamp of the first sample")->capture_default_str();
+  sub->add_option("--rate", cmd.rate_hz, "samples per second; 0 = as fast as possible")
+      ->capture_default_str();
+  sub->add_option("--period-ms", cmd.period_ms, "timestamp spacing of the samples")
+      ->capture_default_str();
+  sub->add_option("--start-ns", cmd.start_ns, "timestamp of the first sample")
+      ->capture_default_str();
   sub->add_option("--chunk", cmd.chunk, "samples per message")->capture_default_str();
   sub->add_flag("--text", cmd.text, "send text lines (t_ns,v1,...) instead of binary frames");
   add_series_input_options(*sub, cmd.input);
@@ -40,17 +44,21 @@ int run_replay(const ReplayCommand& cmd, std::ostream& out, std::ostream& err) {
   stream::Samples all;
   all.dims = s.dims;
   all.values = s.values;
-  for (std::size_t i = 0; i < s.length(); ++i) all.times_ns.push_back(cmd.start_ns + static_cast<std::int64_t>(i) * period_ns);
-  const std::size_t messages = stream::replay_paced(all, cmd.chunk, cmd.rate_hz, [&](const stream::Samples& part) {
-    const std::string text = cmd.text ? stream::encode_text(part) : std::string();
-    const std::vector<std::byte> frame = cmd.text ? std::vector<std::byte>() : stream::encode_frame(part, false);
-    const std::array<zmq::const_buffer, 2> parts = {
-        zmq::buffer(cmd.stream), cmd.text ? zmq::buffer(text) : zmq::buffer(frame.data(), frame.size())};
-    zmq::send_multipart(socket, parts);
-    return true;
-  });
-  out << "replayed " << s.length() << " samples of " << s.name << " as stream '" << cmd.stream << "' in "
-      << messages << " messages to " << cmd.endpoint << "\n";
+  for (std::size_t i = 0; i < s.length(); ++i)
+    all.times_ns.push_back(cmd.start_ns + static_cast<std::int64_t>(i) * period_ns);
+  const std::size_t messages =
+      stream::replay_paced(all, cmd.chunk, cmd.rate_hz, [&](const stream::Samples& part) {
+        const std::string text = cmd.text ? stream::encode_text(part) : std::string();
+        const std::vector<std::byte> frame =
+            cmd.text ? std::vector<std::byte>() : stream::encode_frame(part, false);
+        const std::array<zmq::const_buffer, 2> parts = {
+            zmq::buffer(cmd.stream),
+            cmd.text ? zmq::buffer(text) : zmq::buffer(frame.data(), frame.size())};
+        zmq::send_multipart(socket, parts);
+        return true;
+      });
+  out << "replayed " << s.length() << " samples of " << s.name << " as stream '" << cmd.stream
+      << "' in " << messages << " messages to " << cmd.endpoint << "\n";
   return 0;
 }
 

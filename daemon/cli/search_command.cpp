@@ -22,7 +22,8 @@ struct InputStream {
 // The series as streams, checked by the stream layer's validator (the one check of SPEC.md
 // 1 that the daemon's ingest applies too): a series whose timestamps, once in whole
 // nanoseconds, do not strictly increase is refused with the sample that breaks them.
-std::vector<InputStream> to_streams(const std::vector<config::LoadedSeries>& series, double period_s) {
+std::vector<InputStream> to_streams(const std::vector<config::LoadedSeries>& series,
+                                    double period_s) {
   std::vector<InputStream> streams;
   const auto period_ns = static_cast<std::int64_t>(std::llround(period_s * 1e9));
   for (const auto& s : series) {
@@ -31,14 +32,16 @@ std::vector<InputStream> to_streams(const std::vector<config::LoadedSeries>& ser
     samples.values = s.values;
     samples.times_ns.resize(s.length());
     for (std::size_t i = 0; i < s.length(); ++i)
-      samples.times_ns[i] = s.times.empty() ? static_cast<std::int64_t>(i) * period_ns
-                                            : static_cast<std::int64_t>(std::llround(s.times[i] * 1e9));
+      samples.times_ns[i] = s.times.empty()
+                                ? static_cast<std::int64_t>(i) * period_ns
+                                : static_cast<std::int64_t>(std::llround(s.times[i] * 1e9));
     stream::RejectCounts rejected;
     stream::Accepted valid = stream::StreamValidator(s.dims).accept(samples, rejected);
     if (!valid.dropped.empty())
       throw std::runtime_error(s.name + ": " + valid.dropped.front().first + " (" +
                                std::string(stream::to_string(valid.dropped.front().reason)) + ")");
-    streams.push_back({{s.name, s.dims, period_ns}, std::move(samples.values), std::move(samples.times_ns)});
+    streams.push_back(
+        {{s.name, s.dims, period_ns}, std::move(samples.values), std::move(samples.times_ns)});
   }
   return streams;
 }
@@ -47,10 +50,11 @@ void print_events(const std::vector<kernels::RawMatch>& matches, const SearchCom
                   std::ostream& out) {
   for (const auto& m : matches) {
     const nlohmann::ordered_json event = {
-        {"stream", m.stream_id()},       {"pattern", m.pattern_id()},   {"metric", cmd.metric.metric},
-        {"mode", cmd.mode},            {"distance", m.distance},    {"threshold", cmd.threshold},
-        {"start_index", m.start_index}, {"end_index", m.end_index}, {"start_ns", m.start_ns},
-        {"end_ns", m.end_ns}};
+        {"stream", m.stream_id()},      {"pattern", m.pattern_id()},
+        {"metric", cmd.metric.metric},  {"mode", cmd.mode},
+        {"distance", m.distance},       {"threshold", cmd.threshold},
+        {"start_index", m.start_index}, {"end_index", m.end_index},
+        {"start_ns", m.start_ns},       {"end_ns", m.end_ns}};
     out << event.dump() << "\n";
   }
 }
@@ -58,9 +62,11 @@ void print_events(const std::vector<kernels::RawMatch>& matches, const SearchCom
 }  // namespace
 
 CLI::App* add_search_command(CLI::App& app, SearchCommand& cmd) {
-  auto* sub = app.add_subcommand("search", "find a pattern library's matches in series files; "
-                                           "prints events as JSON lines");
-  sub->add_option("--patterns", cmd.patterns_path, "pattern file or directory (each series is a pattern)")
+  auto* sub = app.add_subcommand("search",
+                                 "find a pattern library's matches in series files; "
+                                 "prints events as JSON lines");
+  sub->add_option("--patterns", cmd.patterns_path,
+                  "pattern file or directory (each series is a pattern)")
       ->required();
   sub->add_option("--input", cmd.input_path, "series file or directory (each series is a stream)")
       ->required();
@@ -69,11 +75,13 @@ CLI::App* add_search_command(CLI::App& app, SearchCommand& cmd) {
       ->capture_default_str();
   sub->add_option("--threshold", cmd.threshold, "report distances <= threshold")->required();
   sub->add_option("--w", cmd.window, "window mode: window length (default: pattern length)");
-  sub->add_option("--hop", cmd.hop, "window mode: a window ends every hop samples")->capture_default_str();
+  sub->add_option("--hop", cmd.hop, "window mode: a window ends every hop samples")
+      ->capture_default_str();
   sub->add_flag("--znorm", cmd.znorm, "window mode: z-normalize each window and the pattern");
   sub->add_option("--period", cmd.period_s, "seconds between samples of series without timestamps")
       ->capture_default_str();
-  sub->add_option("--chunk", cmd.chunk, "feed the input in batches of this many samples (0 = all at once)")
+  sub->add_option("--chunk", cmd.chunk,
+                  "feed the input in batches of this many samples (0 = all at once)")
       ->capture_default_str();
   sub->add_option("--backend", cmd.backend, "reference | cpu | cuda | auto")
       ->check(CLI::IsMember({"reference", "cpu", "cuda", "auto"}))
@@ -96,11 +104,16 @@ int run_search(const SearchCommand& cmd, std::ostream& out, std::ostream& err) {
 
   auto matcher = kernels::make_matcher(resolve_cli_backend(cmd.backend, err));
   for (const auto& p : load_series_for_cli(cmd.patterns_path, cmd.input, err)) {
-    kernels::PatternDef def{p.name, p.dims, p.values, {}, params};
+    kernels::PatternDef def;
+    def.id = p.name;
+    def.dims = p.dims;
+    def.values = p.values;
+    def.params = params;
     for (double t : p.times) def.times.push_back(t - p.times.front());  // relative to its start
     matcher->add_pattern(def);
   }
-  const auto streams = to_streams(load_series_for_cli(cmd.input_path, cmd.input, err), cmd.period_s);
+  const auto streams =
+      to_streams(load_series_for_cli(cmd.input_path, cmd.input, err), cmd.period_s);
   std::size_t longest = 0;
   for (const auto& s : streams) {
     matcher->add_stream(s.def);
@@ -113,9 +126,10 @@ int run_search(const SearchCommand& cmd, std::ostream& out, std::ostream& err) {
     for (const auto& s : streams) {
       const std::size_t begin = std::min(offset, s.times_ns.size());
       const std::size_t count = std::min(step, s.times_ns.size() - begin);
-      batch.push_back({s.def.id,
-                       std::span<const float>(s.values).subspan(begin * s.def.dims, count * s.def.dims),
-                       std::span<const std::int64_t>(s.times_ns).subspan(begin, count)});
+      batch.push_back(
+          {s.def.id,
+           std::span<const float>(s.values).subspan(begin * s.def.dims, count * s.def.dims),
+           std::span<const std::int64_t>(s.times_ns).subspan(begin, count)});
     }
     print_events(matcher->process(batch), cmd, out);
   }

@@ -11,13 +11,17 @@
 namespace warpwatch::cli {
 
 CLI::App* add_tail_command(CLI::App& app, TailCommand& cmd) {
-  auto* sub = app.add_subcommand("tail", "print events published by a daemon, one JSON object per line");
+  auto* sub =
+      app.add_subcommand("tail", "print events published by a daemon, one JSON object per line");
   sub->add_option("--endpoint", cmd.endpoint, "the daemon's PUB endpoint")->capture_default_str();
-  sub->add_option("--topic", cmd.topic, "topic prefix: \"<rule>/\" or \"<rule>/<stream>\"; empty = all")
+  sub->add_option("--topic", cmd.topic,
+                  "topic prefix: \"<rule>/\" or \"<rule>/<stream>\"; empty = all")
       ->capture_default_str();
-  sub->add_option("--count", cmd.count, "exit after this many events (0 = never)")->capture_default_str();
+  sub->add_option("--count", cmd.count, "exit after this many events (0 = never)")
+      ->capture_default_str();
   sub->add_option("--idle-exit-ms", cmd.idle_exit_ms,
-                  "exit after this long without an event (0 = never)")->capture_default_str();
+                  "exit after this long without an event (0 = never)")
+      ->capture_default_str();
   sub->add_flag("--topics", cmd.show_topic, "print the topic before each event");
   return sub;
 }
@@ -40,7 +44,8 @@ int run_tail(const TailCommand& cmd, std::ostream& out, std::ostream& err) {
       continue;
     }
     parts.clear();
-    if (!zmq::recv_multipart(socket, std::back_inserter(parts), zmq::recv_flags::dontwait)) continue;
+    if (!zmq::recv_multipart(socket, std::back_inserter(parts), zmq::recv_flags::dontwait))
+      continue;
     last = std::chrono::steady_clock::now();
     if (parts.size() != 2) {
       err << "warpwatch tail: skipped a message of " << parts.size() << " frames\n";

@@ -23,15 +23,19 @@ constexpr std::chrono::seconds status_interval{10};
 volatile std::sig_atomic_t stop_signal = 0;
 volatile std::sig_atomic_t reload_signal = 0;
 
-extern "C" void on_stop(int signal) { stop_signal = signal; }
-extern "C" void on_reload(int) { reload_signal = 1; }
+extern "C" void on_stop(int signal) {
+  stop_signal = signal;
+}
+extern "C" void on_reload(int) {
+  reload_signal = 1;
+}
 
 // systemctl status shows the last STATUS= line: what the daemon is doing, in one line.
 std::string status_line(const Pipeline& pipeline) {
   const PipelineStats s = pipeline.stats();
-  return "running: backend " + pipeline.backend_name() + ", " + std::to_string(s.streams) + " streams, " +
-         std::to_string(s.patterns) + " patterns, " + std::to_string(s.samples) + " samples matched, " +
-         std::to_string(s.events) + " events";
+  return "running: backend " + pipeline.backend_name() + ", " + std::to_string(s.streams) +
+         " streams, " + std::to_string(s.patterns) + " patterns, " + std::to_string(s.samples) +
+         " samples matched, " + std::to_string(s.events) + " events";
 }
 
 // config::LogLevel follows spdlog's level order, trace to off.
@@ -40,7 +44,8 @@ static_assert(static_cast<int>(config::LogLevel::trace) == spdlog::level::trace 
               static_cast<int>(config::LogLevel::off) == spdlog::level::off);
 
 // The configuration's level unless --log-level pinned one.
-void apply_log_level(const Logger& log, std::optional<config::LogLevel> pinned, config::LogLevel configured) {
+void apply_log_level(const Logger& log, std::optional<config::LogLevel> pinned,
+                     config::LogLevel configured) {
   log->set_level(static_cast<spdlog::level::level_enum>(pinned.value_or(configured)));
 }
 
@@ -68,7 +73,8 @@ int run_daemon(int argc, const char* const* argv, std::ostream& out, std::ostrea
     return app.exit(e, out, err);
   }
   const Logger log = make_stream_logger("warpwatchd", err, stderr_is_journal());
-  const std::optional<config::LogLevel> log_level = config::parse_log_level(log_level_name);  // CLI11 checked it
+  const std::optional<config::LogLevel> log_level =
+      config::parse_log_level(log_level_name);  // CLI11 checked it
   apply_log_level(log, log_level, config::LiveConfig{}.log_level);
   ServiceNotifier systemd(log);
   std::unique_ptr<Pipeline> pipeline;
@@ -86,7 +92,8 @@ int run_daemon(int argc, const char* const* argv, std::ostream& out, std::ostrea
   std::signal(SIGTERM, on_stop);
   std::signal(SIGINT, on_stop);
   std::signal(SIGHUP, on_reload);
-  log->info("running: backend {}, publishing on {}", pipeline->backend_name(), pipeline->publish_endpoint());
+  log->info("running: backend {}, publishing on {}", pipeline->backend_name(),
+            pipeline->publish_endpoint());
   pipeline->start();
   // Every socket is bound and the configuration loaded: systemd may start what depends on us.
   systemd.ready(status_line(*pipeline));
@@ -100,7 +107,8 @@ int run_daemon(int argc, const char* const* argv, std::ostream& out, std::ostrea
         systemd.reloading();
         const bool applied = pipeline->reload(config_path);
         apply_log_level(log, log_level, pipeline->config().live.log_level);
-        systemd.ready(status_line(*pipeline) + (applied ? "" : " (last reload refused: see the log)"));
+        systemd.ready(status_line(*pipeline) +
+                      (applied ? "" : " (last reload refused: see the log)"));
       } else if (std::chrono::steady_clock::now() >= next_status) {
         systemd.status(status_line(*pipeline));
         next_status = std::chrono::steady_clock::now() + status_interval;
@@ -112,12 +120,16 @@ int run_daemon(int argc, const char* const* argv, std::ostream& out, std::ostrea
       log->info("every replay source is done: draining");
     systemd.stopping("draining");
     const PipelineSummary s = pipeline->shutdown();
-    log->info("stopped: {} samples in {} batches, {} matches, {} events ({} published, {} dropped), {} rejected inputs",
-              s.samples, s.batches, s.matches, s.events, s.published, s.dropped, s.rejected);
+    log->info(
+        "stopped: {} samples in {} batches, {} matches, {} events ({} published, {} dropped), {} "
+        "rejected inputs",
+        s.samples, s.batches, s.matches, s.events, s.published, s.dropped, s.rejected);
   } catch (const kernels::DeviceLost& e) {
-    log->critical("the CUDA device is lost: {}; exiting with status {} without draining (the device's matching "
-                  "state is gone), for the service manager to restart warpwatchd",
-                  e.what(), exit_device_lost);
+    log->critical(
+        "the CUDA device is lost: {}; exiting with status {} without draining (the device's "
+        "matching "
+        "state is gone), for the service manager to restart warpwatchd",
+        e.what(), exit_device_lost);
     systemd.status(std::string("CUDA device lost: ") + e.what());
     pipeline->abandon();
     return exit_status_for(e);

@@ -17,7 +17,8 @@ namespace {
 // stores as the entry's PRIORITY.
 class SyslogPriorityFlag final : public spdlog::custom_flag_formatter {
  public:
-  void format(const spdlog::details::log_msg& msg, const std::tm&, spdlog::memory_buf_t& dest) override {
+  void format(const spdlog::details::log_msg& msg, const std::tm&,
+              spdlog::memory_buf_t& dest) override {
     dest.push_back(priority_digit(msg.level));
   }
   std::unique_ptr<custom_flag_formatter> clone() const override {
@@ -27,11 +28,16 @@ class SyslogPriorityFlag final : public spdlog::custom_flag_formatter {
  private:
   static char priority_digit(spdlog::level::level_enum level) {
     switch (level) {
-      case spdlog::level::critical: return '2';
-      case spdlog::level::err: return '3';
-      case spdlog::level::warn: return '4';
-      case spdlog::level::info: return '6';
-      default: return '7';  // debug, trace
+      case spdlog::level::critical:
+        return '2';
+      case spdlog::level::err:
+        return '3';
+      case spdlog::level::warn:
+        return '4';
+      case spdlog::level::info:
+        return '6';
+      default:
+        return '7';  // debug, trace
     }
   }
 };
@@ -62,7 +68,8 @@ Logger make_stream_logger(std::string_view name, std::ostream& out, bool journal
 }
 
 Logger stderr_logger() {
-  static const Logger logger = make_stream_logger("warpwatch", std::cerr, stderr_is_journal(), spdlog::level::warn);
+  static const Logger logger =
+      make_stream_logger("warpwatch", std::cerr, stderr_is_journal(), spdlog::level::warn);
   return logger;
 }
 

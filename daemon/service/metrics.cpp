@@ -16,8 +16,12 @@ using Labels = std::initializer_list<std::pair<std::string, std::string>>;
 // Builds the families in order; each add() is one sample of the family begun last.
 class Families {
  public:
-  Families& counter(std::string name, std::string help) { return begin(std::move(name), std::move(help), MetricType::Counter); }
-  Families& gauge(std::string name, std::string help) { return begin(std::move(name), std::move(help), MetricType::Gauge); }
+  Families& counter(std::string name, std::string help) {
+    return begin(std::move(name), std::move(help), MetricType::Counter);
+  }
+  Families& gauge(std::string name, std::string help) {
+    return begin(std::move(name), std::move(help), MetricType::Gauge);
+  }
 
   Families& add(double value, Labels labels = {}) {
     ClientMetric metric;
@@ -40,14 +44,20 @@ class Families {
   std::vector<MetricFamily> families_;
 };
 
-double d(std::uint64_t n) { return static_cast<double>(n); }
+double d(std::uint64_t n) {
+  return static_cast<double>(n);
+}
 
 void ingest_families(Families& f, const stream::RegistrySnapshot& in) {
   f.counter("ingest_messages_total", "Messages admitted to a stream").add(d(in.messages));
-  f.counter("ingest_accepted_samples_total", "Samples accepted, all streams").add(d(in.accepted_samples));
-  f.counter("ingest_rejected_total", "Rejected inputs per reason (README: What is rejected), ids without a stream included");
-  for (const auto reason : stream::all_reject_reasons) f.add(d(in.rejected[reason]), {{"reason", std::string(stream::to_string(reason))}});
-  f.counter("ingest_log_suppressed_total", "Rejections the log rate limit kept out of the log").add(d(in.log_suppressed));
+  f.counter("ingest_accepted_samples_total", "Samples accepted, all streams")
+      .add(d(in.accepted_samples));
+  f.counter("ingest_rejected_total",
+            "Rejected inputs per reason (README: What is rejected), ids without a stream included");
+  for (const auto reason : stream::all_reject_reasons)
+    f.add(d(in.rejected[reason]), {{"reason", std::string(stream::to_string(reason))}});
+  f.counter("ingest_log_suppressed_total", "Rejections the log rate limit kept out of the log")
+      .add(d(in.log_suppressed));
 
   std::uint64_t declared = 0;
   for (const auto& s : in.streams) declared += s.declared ? 1 : 0;
@@ -58,11 +68,13 @@ void ingest_families(Families& f, const stream::RegistrySnapshot& in) {
   for (const auto& s : in.streams) f.add(d(s.messages), {{"stream", s.stream->id}});
   f.counter("stream_accepted_samples_total", "Samples accepted, per stream");
   for (const auto& s : in.streams) f.add(d(s.accepted_samples), {{"stream", s.stream->id}});
-  f.counter("stream_rejected_total", "Rejected inputs per stream and reason (reasons that occurred)");
+  f.counter("stream_rejected_total",
+            "Rejected inputs per stream and reason (reasons that occurred)");
   for (const auto& s : in.streams)
     for (const auto reason : stream::all_reject_reasons)
       if (s.rejected[reason] > 0)
-        f.add(d(s.rejected[reason]), {{"stream", s.stream->id}, {"reason", std::string(stream::to_string(reason))}});
+        f.add(d(s.rejected[reason]),
+              {{"stream", s.stream->id}, {"reason", std::string(stream::to_string(reason))}});
 }
 
 void pipeline_families(Families& f, const PipelineStats& p) {
@@ -70,8 +82,10 @@ void pipeline_families(Families& f, const PipelineStats& p) {
   f.counter("batch_samples_total", "Samples matched").add(d(p.samples));
   f.counter("matches_total", "Raw matches, before the alert rules").add(d(p.matches));
   f.counter("events_total", "Events the alert rules produced").add(d(p.events));
-  f.gauge("last_batch_duration_seconds", "Matching, rules and publishing of the last batch").add(p.last_batch_seconds);
-  f.counter("batch_duration_seconds_total", "Matching, rules and publishing, all batches").add(p.batch_seconds);
+  f.gauge("last_batch_duration_seconds", "Matching, rules and publishing of the last batch")
+      .add(p.last_batch_seconds);
+  f.counter("batch_duration_seconds_total", "Matching, rules and publishing, all batches")
+      .add(p.batch_seconds);
   f.counter("reloads_total", "Configuration reloads (SIGHUP)")
       .add(d(p.reloads), {{"result", "applied"}})
       .add(d(p.reloads_refused), {{"result", "refused"}});
@@ -84,7 +98,8 @@ void pipeline_families(Families& f, const PipelineStats& p) {
 
   f.counter("rule_events_total", "Events per alert rule");
   for (const auto& [rule, c] : p.rules) f.add(d(c.events), {{"rule", rule}});
-  f.counter("rule_cooldown_dropped_total", "Matches a rule selected but dropped inside its cooldown");
+  f.counter("rule_cooldown_dropped_total",
+            "Matches a rule selected but dropped inside its cooldown");
   for (const auto& [rule, c] : p.rules) f.add(d(c.dropped_cooldown), {{"rule", rule}});
   f.counter("rule_threshold_filtered_total", "Matches a rule selected but its threshold refused");
   for (const auto& [rule, c] : p.rules) f.add(d(c.filtered_threshold), {{"rule", rule}});
@@ -95,7 +110,8 @@ void publisher_families(Families& f, const alerting::PublisherCounters& c) {
   for (const auto& [rule, n] : c.by_rule) f.add(d(n.published), {{"rule", rule}});
   f.counter("events_dropped_total", "Events dropped at a subscriber's high-water mark, per rule");
   for (const auto& [rule, n] : c.by_rule) f.add(d(n.dropped), {{"rule", rule}});
-  f.counter("events_file_errors_total", "Batches the events file failed to take").add(d(c.file_errors));
+  f.counter("events_file_errors_total", "Batches the events file failed to take")
+      .add(d(c.file_errors));
 }
 
 }  // namespace
@@ -103,7 +119,9 @@ void publisher_families(Families& f, const alerting::PublisherCounters& c) {
 std::string render_metrics(const MetricsSnapshot& snapshot) {
   Families f;
   f.gauge("info", "Always 1; the labels name the daemon")
-      .add(1.0, {{"instance", snapshot.instance}, {"backend", snapshot.backend}, {"version", snapshot.version}});
+      .add(1.0, {{"instance", snapshot.instance},
+                 {"backend", snapshot.backend},
+                 {"version", snapshot.version}});
   ingest_families(f, snapshot.ingest);
   pipeline_families(f, snapshot.pipeline);
   publisher_families(f, snapshot.publisher);

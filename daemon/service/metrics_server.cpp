@@ -11,7 +11,8 @@ namespace {
 // Prometheus' text exposition format, version 0.0.4.
 constexpr const char* metrics_content_type = "text/plain; version=0.0.4; charset=utf-8";
 
-void respond(mg_connection* connection, int status, const char* content_type, const std::string& body) {
+void respond(mg_connection* connection, int status, const char* content_type,
+             const std::string& body) {
   mg_response_header_start(connection, status);
   mg_response_header_add(connection, "Content-Type", content_type, -1);
   mg_response_header_add(connection, "Content-Length", std::to_string(body.size()).c_str(), -1);
@@ -47,7 +48,8 @@ class MetricsServer::Handler final : public CivetHandler {
 MetricsServer::MetricsServer(const std::string& listen, MetricsCallbacks callbacks, Logger log)
     : callbacks_(std::move(callbacks)), log_(log ? std::move(log) : stderr_logger()) {
   metrics_handler_ = std::make_unique<Handler>(
-      [this](mg_connection* c) { respond(c, 200, metrics_content_type, callbacks_.metrics()); }, log_);
+      [this](mg_connection* c) { respond(c, 200, metrics_content_type, callbacks_.metrics()); },
+      log_);
   health_handler_ = std::make_unique<Handler>(
       [this](mg_connection* c) {
         if (const auto why = callbacks_.unhealthy())

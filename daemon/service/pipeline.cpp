@@ -19,7 +19,8 @@ std::int64_t wall_clock_ns() {
 }
 
 std::int64_t steady_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
 
@@ -31,7 +32,8 @@ stream::ReplaySourceOptions replay_options(const config::IngestSource& source) {
   o.samples.dims = s.dims;
   o.samples.values = s.values;
   o.samples.times_ns.resize(s.length());
-  for (std::size_t i = 0; i < s.length(); ++i) o.samples.times_ns[i] = static_cast<std::int64_t>(i) * source.period_ns;
+  for (std::size_t i = 0; i < s.length(); ++i)
+    o.samples.times_ns[i] = static_cast<std::int64_t>(i) * source.period_ns;
   return o;
 }
 
@@ -52,7 +54,9 @@ stream::RegistryOptions registry_options(const config::DaemonConfig& c) {
 }
 
 Pipeline::Pipeline(config::DaemonConfig config, Logger log)
-    : config_(std::move(config)), log_(log ? std::move(log) : stderr_logger()), instance_(config_.instance) {
+    : config_(std::move(config)),
+      log_(log ? std::move(log) : stderr_logger()),
+      instance_(config_.instance) {
   registry_ = std::make_unique<stream::StreamRegistry>(
       declared_streams(config_), registry_options(config_),
       [this](std::string_view stream, stream::RejectReason reason, std::string_view detail) {
@@ -87,8 +91,10 @@ Pipeline::Pipeline(config::DaemonConfig config, Logger log)
       replays_.push_back(sources_.back().get());
       continue;
     }
-    const auto kind = source.kind == Kind::sub ? stream::ZmqSourceOptions::Kind::sub : stream::ZmqSourceOptions::Kind::pull;
-    auto zmq_source = std::make_unique<stream::ZmqSource>(context_, stream::ZmqSourceOptions{kind, source.endpoint, source.topic}, *hub_);
+    const auto kind = source.kind == Kind::sub ? stream::ZmqSourceOptions::Kind::sub
+                                               : stream::ZmqSourceOptions::Kind::pull;
+    auto zmq_source = std::make_unique<stream::ZmqSource>(
+        context_, stream::ZmqSourceOptions{kind, source.endpoint, source.topic}, *hub_);
     ingest_endpoints_.push_back(zmq_source->endpoint());
     sources_.push_back(std::move(zmq_source));
   }
@@ -96,8 +102,11 @@ Pipeline::Pipeline(config::DaemonConfig config, Logger log)
   if (!config_.metrics_listen.empty()) {
     metrics_ = std::make_unique<MetricsServer>(
         config_.metrics_listen,
-        MetricsCallbacks{[this] { return render_metrics(metrics_snapshot()); }, [this] { return unhealthy(); }}, log_);
-    log_->info("serving /metrics and /healthz on {} (port {})", config_.metrics_listen, metrics_->port());
+        MetricsCallbacks{[this] { return render_metrics(metrics_snapshot()); },
+                         [this] { return unhealthy(); }},
+        log_);
+    log_->info("serving /metrics and /healthz on {} (port {})", config_.metrics_listen,
+               metrics_->port());
   }
 }
 
@@ -115,7 +124,9 @@ void Pipeline::add_patterns(const std::vector<config::Library>& libraries) {
     for (const auto& pattern : library.patterns) matcher_->add_pattern(pattern);
 }
 
-std::vector<std::string> Pipeline::ingest_endpoints() const { return ingest_endpoints_; }
+std::vector<std::string> Pipeline::ingest_endpoints() const {
+  return ingest_endpoints_;
+}
 
 void Pipeline::start() {
   last_round_ns_ = steady_ns();
@@ -149,7 +160,9 @@ PipelineStats Pipeline::stats() const {
 }
 
 MetricsSnapshot Pipeline::metrics_snapshot() const {
-  return {instance_, backend_name(), WARPWATCH_VERSION, registry_->snapshot(), publisher_->counters(), stats()};
+  return {
+      instance_, backend_name(), WARPWATCH_VERSION, registry_->snapshot(), publisher_->counters(),
+      stats()};
 }
 
 std::optional<std::string> Pipeline::unhealthy() const {
@@ -157,11 +170,14 @@ std::optional<std::string> Pipeline::unhealthy() const {
   const auto age = std::chrono::nanoseconds(steady_ns() - last_round_ns_.load());
   if (age > config_.metrics_stale_after)
     return "scheduler stalled: last round " +
-           std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(age).count()) + " ms ago";
+           std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(age).count()) +
+           " ms ago";
   return std::nullopt;
 }
 
-void Pipeline::run_batch() { process(hub_->take()); }
+void Pipeline::run_batch() {
+  process(hub_->take());
+}
 
 void Pipeline::process(stream::IngestBatch batch) {
   std::vector<kernels::StreamChunk> chunks;
@@ -180,7 +196,8 @@ void Pipeline::process(stream::IngestBatch batch) {
     }
   if (!matches.empty()) publish(std::move(matches), *rules_);
   if (!chunks.empty()) {
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
     const std::lock_guard lock(stats_mu_);
     ++stats_.batches;
     stats_.samples += batch.samples;
@@ -201,7 +218,9 @@ void Pipeline::step() {
   last_round_ns_ = steady_ns();
 }
 
-bool Pipeline::replays_done() const { return !replays_.empty() && replay_batches_done_.load(); }
+bool Pipeline::replays_done() const {
+  return !replays_.empty() && replay_batches_done_.load();
+}
 
 PipelineSummary Pipeline::shutdown() {
   if (stopped_) return summary();
@@ -226,7 +245,12 @@ void Pipeline::abandon() {
 PipelineSummary Pipeline::summary() const {
   const PipelineStats s = stats();
   const auto counters = publisher_->counters();
-  return {s.batches, s.samples, s.matches, s.events, counters.published, counters.dropped,
+  return {s.batches,
+          s.samples,
+          s.matches,
+          s.events,
+          counters.published,
+          counters.dropped,
           registry_->snapshot().rejected.total()};
 }
 

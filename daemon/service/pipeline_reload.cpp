@@ -11,11 +11,12 @@ namespace {
 std::string describe_change(const stream::StreamChanges::Changed& c) {
   std::string out;
   const stream::StreamDef &before = *c.before, &after = *c.after;
-  if (before.dims != after.dims) out += "dims " + std::to_string(before.dims) + " -> " + std::to_string(after.dims);
+  if (before.dims != after.dims)
+    out += "dims " + std::to_string(before.dims) + " -> " + std::to_string(after.dims);
   if (before.nominal_period_ns != after.nominal_period_ns) {
     if (!out.empty()) out += ", ";
-    out += "period " + std::to_string(before.nominal_period_ns) + " ns -> " + std::to_string(after.nominal_period_ns) +
-           " ns";
+    out += "period " + std::to_string(before.nominal_period_ns) + " ns -> " +
+           std::to_string(after.nominal_period_ns) + " ns";
   }
   return out;
 }
@@ -40,12 +41,14 @@ bool Pipeline::reload(const std::string& path) {
   rules->carry_cooldowns_from(*rules_);  // rules kept by name keep their cooldowns
   rules->carry_counters_from(*rules_);   // and their /metrics counters
   rules_ = std::move(rules);
-  log_->info("configuration reloaded: streams {} added, {} restarted, {} removed; {} pattern(s) replaced "
-             "or removed; {} streams and {} patterns active",
-             streams.added.size(), streams.changed.size(), streams.removed.size(), replaced,
-             matcher_->stream_count(), matcher_->pattern_count());
+  log_->info(
+      "configuration reloaded: streams {} added, {} restarted, {} removed; {} pattern(s) replaced "
+      "or removed; {} streams and {} patterns active",
+      streams.added.size(), streams.changed.size(), streams.removed.size(), replaced,
+      matcher_->stream_count(), matcher_->pattern_count());
   for (const std::string& option : config::startup_options_changed(config_, next))
-    log_->warn("reload: '{}' changed in the file; it takes effect when warpwatchd restarts", option);
+    log_->warn("reload: '{}' changed in the file; it takes effect when warpwatchd restarts",
+               option);
   config_.live = std::move(next.live);
   {
     const std::lock_guard lock(stats_mu_);
@@ -56,7 +59,7 @@ bool Pipeline::reload(const std::string& path) {
 }
 
 stream::StreamChanges Pipeline::reload_streams(const config::DaemonConfig& next,
-                                              std::vector<kernels::RawMatch>& flushed) {
+                                               std::vector<kernels::RawMatch>& flushed) {
   stream::IngestHub::Redeclared r = hub_->redeclare(declared_streams(next), registry_options(next));
   // Samples admitted under the old declarations belong to the old streams: match them
   // before those streams change (for a changed stream they have the old dims).
@@ -73,9 +76,10 @@ stream::StreamChanges Pipeline::reload_streams(const config::DaemonConfig& next,
   for (const auto& c : r.changes.changed) {
     end_stream(c.after->id);
     matcher_->add_stream(c.after);
-    log_->info("stream '{}' restarted by the reload ({}): its pending matches are reported, its sample "
-               "indices start again at 0",
-               c.after->id, describe_change(c));
+    log_->info(
+        "stream '{}' restarted by the reload ({}): its pending matches are reported, its sample "
+        "indices start again at 0",
+        c.after->id, describe_change(c));
   }
   for (const auto& d : r.changes.added) {
     // An id that was auto-created and is now declared with the same shape is in the
@@ -86,7 +90,8 @@ stream::StreamChanges Pipeline::reload_streams(const config::DaemonConfig& next,
   return std::move(r.changes);
 }
 
-std::size_t Pipeline::reload_patterns(const config::DaemonConfig& next, std::vector<kernels::RawMatch>& flushed) {
+std::size_t Pipeline::reload_patterns(const config::DaemonConfig& next,
+                                      std::vector<kernels::RawMatch>& flushed) {
   // Patterns whose definition changed are replaced; unchanged ones keep their state.
   std::map<std::string, const kernels::PatternDef*> wanted;
   for (const auto& lib : next.live.libraries)

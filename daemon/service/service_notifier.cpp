@@ -32,13 +32,21 @@ void ServiceNotifier::send(const std::string& state) {
   failing_ = result < 0;
 }
 
-void ServiceNotifier::ready(std::string_view status) { send("READY=1\nSTATUS=" + std::string(status)); }
+void ServiceNotifier::ready(std::string_view status) {
+  send("READY=1\nSTATUS=" + std::string(status));
+}
 
-void ServiceNotifier::reloading() { send("RELOADING=1\nMONOTONIC_USEC=" + monotonic_usec()); }
+void ServiceNotifier::reloading() {
+  send("RELOADING=1\nMONOTONIC_USEC=" + monotonic_usec());
+}
 
-void ServiceNotifier::stopping(std::string_view status) { send("STOPPING=1\nSTATUS=" + std::string(status)); }
+void ServiceNotifier::stopping(std::string_view status) {
+  send("STOPPING=1\nSTATUS=" + std::string(status));
+}
 
-void ServiceNotifier::status(std::string_view status) { send("STATUS=" + std::string(status)); }
+void ServiceNotifier::status(std::string_view status) {
+  send("STATUS=" + std::string(status));
+}
 
 void ServiceNotifier::watchdog_tick(Clock::time_point now) {
   if (!watchdog_) return;

@@ -24,7 +24,8 @@ struct StreamState {
   std::vector<Pair*> pairs;       // one per pattern of its dims
   // This batch's chunk (chunk_count 0 and no values: none); its samples are in `history`
   // already. Set by Matcher::process for every stream, chunk or not.
-  std::uint64_t chunk_first = 0;  // index of the chunk's first sample: the next index before the batch
+  std::uint64_t chunk_first =
+      0;  // index of the chunk's first sample: the next index before the batch
   std::uint32_t chunk_count = 0;
   std::span<const float> chunk_values;
 
@@ -57,10 +58,16 @@ struct WindowBatch {
 };
 
 // The match of `pair` with absolute sample indices; timestamps from the stream's history.
-inline RawMatch make_match(const Pair& pair, double distance, std::uint64_t start_index, std::uint64_t end_index) {
+inline RawMatch make_match(const Pair& pair, double distance, std::uint64_t start_index,
+                           std::uint64_t end_index) {
   const stream::StreamHistory& history = pair.stream->history;
-  return RawMatch{pair.stream->def,           pair.pattern->def,           distance, start_index, end_index,
-                  history.time_ns(start_index), history.time_ns(end_index)};
+  return RawMatch{pair.stream->def,
+                  pair.pattern->def,
+                  distance,
+                  start_index,
+                  end_index,
+                  history.time_ns(start_index),
+                  history.time_ns(end_index)};
 }
 
 class MatcherState {
@@ -68,7 +75,7 @@ class MatcherState {
   std::map<std::string, std::unique_ptr<StreamState>, std::less<>> streams;
   std::map<std::string, std::unique_ptr<PatternState>, std::less<>> patterns;
   std::vector<std::uint32_t> free_slots;
-  std::uint32_t slot_count = 0;  // every slot ever used is below this
+  std::uint32_t slot_count = 0;      // every slot ever used is below this
   std::vector<WindowBatch> windows;  // this batch's; reused, so steady batches allocate nothing
   MatcherCounters counters;
   std::uint64_t samples_since_trim = 0;

@@ -52,7 +52,8 @@ class ExclusionZone {
   // The window ending at window.end_index was evaluated (call before close_after for
   // the same index).
   void offer(const WindowOccurrence& window) {
-    if (window.distance <= threshold_ && (!best_ || window.distance < best_->distance)) best_ = window;
+    if (window.distance <= threshold_ && (!best_ || window.distance < best_->distance))
+      best_ = window;
   }
   // Sample `index` has been seen: the occurrence it makes final, if any.
   std::optional<WindowOccurrence> close_after(std::uint64_t index) {

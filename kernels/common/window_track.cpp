@@ -4,7 +4,8 @@
 
 namespace warpwatch::kernels::common {
 
-WindowTrack::WindowTrack(const PatternDef& pattern, std::int64_t nominal_period_ns, std::uint64_t first_index)
+WindowTrack::WindowTrack(const PatternDef& pattern, std::int64_t nominal_period_ns,
+                         std::uint64_t first_index)
     : pattern_(&pattern),
       schedule_{window_length(pattern), pattern.params.hop, first_index},
       znorm_(pattern.params.normalize == Normalize::znorm),
@@ -16,15 +17,16 @@ WindowTrack::WindowTrack(const PatternDef& pattern, std::int64_t nominal_period_
   for (double t : times64_) times_.push_back(static_cast<float>(t));
 }
 
-void WindowTrack::ends(std::uint64_t from, std::uint64_t to, std::vector<std::uint64_t>& out) const {
+void WindowTrack::ends(std::uint64_t from, std::uint64_t to,
+                       std::vector<std::uint64_t>& out) const {
   out.clear();
   for (std::uint64_t e = from; e < to; ++e)
     if (schedule_.ends_at(e)) out.push_back(e);
 }
 
 template <typename T>
-bool WindowTrack::window_as(const stream::StreamHistory& history, std::uint64_t end, std::vector<float>& values,
-                            T* times, T first_time) const {
+bool WindowTrack::window_as(const stream::StreamHistory& history, std::uint64_t end,
+                            std::vector<float>& values, T* times, T first_time) const {
   const std::size_t w = schedule_.w, dims = pattern_->dims;
   const std::uint64_t start = end + 1 - w;
   values.assign(history.sample(start), history.sample(start) + w * dims);
@@ -38,19 +40,22 @@ bool WindowTrack::window_as(const stream::StreamHistory& history, std::uint64_t 
   return true;
 }
 
-bool WindowTrack::window(const stream::StreamHistory& history, std::uint64_t end, std::vector<float>& values,
-                         float* times) const {
+bool WindowTrack::window(const stream::StreamHistory& history, std::uint64_t end,
+                         std::vector<float>& values, float* times) const {
   return window_as(history, end, values, times, times_[0]);
 }
 
-bool WindowTrack::window(const stream::StreamHistory& history, std::uint64_t end, std::vector<float>& values,
-                         double* times) const {
+bool WindowTrack::window(const stream::StreamHistory& history, std::uint64_t end,
+                         std::vector<float>& values, double* times) const {
   return window_as(history, end, values, times, times64_[0]);
 }
 
-std::uint64_t WindowTrack::group(std::uint64_t from, std::uint64_t to, const std::vector<std::uint64_t>& ends,
-                                 const std::vector<double>& distances, const std::vector<std::uint8_t>& flat,
-                                 const stream::StreamHistory& history, std::vector<WindowOccurrence>& out) {
+std::uint64_t WindowTrack::group(std::uint64_t from, std::uint64_t to,
+                                 const std::vector<std::uint64_t>& ends,
+                                 const std::vector<double>& distances,
+                                 const std::vector<std::uint8_t>& flat,
+                                 const stream::StreamHistory& history,
+                                 std::vector<WindowOccurrence>& out) {
   // Sample by sample, as SPEC.md 3.2 reads.
   std::uint64_t skipped = 0;
   std::size_t next = 0;

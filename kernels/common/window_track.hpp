@@ -56,8 +56,8 @@ class WindowTrack {
 
  private:
   template <typename T>
-  bool window_as(const stream::StreamHistory& history, std::uint64_t end, std::vector<float>& values, T* times,
-                 T first_time) const;
+  bool window_as(const stream::StreamHistory& history, std::uint64_t end,
+                 std::vector<float>& values, T* times, T first_time) const;
 
   const PatternDef* pattern_;
   WindowSchedule schedule_;

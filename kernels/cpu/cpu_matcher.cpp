@@ -40,7 +40,8 @@ class CpuMatcher final : public Matcher {
     // One task per stream-mode lane group and per window-mode pair with windows.
     tasks_.clear();
     for (auto& [pattern, spring] : springs_)
-      for (std::size_t g = 0; g < spring->group_count(); ++g) tasks_.push_back({spring.get(), g, nullptr});
+      for (std::size_t g = 0; g < spring->group_count(); ++g)
+        tasks_.push_back({spring.get(), g, nullptr});
     for (WindowBatch& w : windows)
       if (!w.ends.empty()) tasks_.push_back({nullptr, 0, &w});
     for (auto& s : scratch_) s.matches.clear();
@@ -60,14 +61,15 @@ class CpuMatcher final : public Matcher {
 
   void lower_to_live_starts(std::span<std::uint64_t> keep_from) override {
     for (auto& [pattern, spring] : springs_)
-      for (std::size_t g = 0; g < spring->group_count(); ++g) spring->lower_to_live_starts(g, keep_from);
+      for (std::size_t g = 0; g < spring->group_count(); ++g)
+        spring->lower_to_live_starts(g, keep_from);
   }
 
  private:
   struct Task {
     SpringPattern* spring;  // a stream-mode lane group, or
     std::size_t group;
-    WindowBatch* windows;   // a window-mode pair's windows
+    WindowBatch* windows;  // a window-mode pair's windows
   };
 
   WorkerPool pool_;
@@ -78,6 +80,8 @@ class CpuMatcher final : public Matcher {
 
 }  // namespace
 
-std::unique_ptr<Matcher> make_matcher(const Options& options) { return std::make_unique<CpuMatcher>(options); }
+std::unique_ptr<Matcher> make_matcher(const Options& options) {
+  return std::make_unique<CpuMatcher>(options);
+}
 
 }  // namespace warpwatch::kernels::cpu

@@ -13,13 +13,13 @@ namespace warpwatch::kernels::cpu {
 // Scratch owned by one worker thread, grown on first use and then reused, so that the
 // steady state allocates nothing.
 struct WorkerScratch {
-  std::vector<float> x;                       // transposed samples / windows
-  std::vector<float> times;                   // transposed window times (twed)
-  std::vector<float> window;                  // one window, for normalization
-  std::vector<float> window_times;            // twed: one window's rebased clock
+  std::vector<float> x;             // transposed samples / windows
+  std::vector<float> times;         // transposed window times (twed)
+  std::vector<float> window;        // one window, for normalization
+  std::vector<float> window_times;  // twed: one window's rebased clock
   std::vector<SpringLaneReport> reports;
   ElasticScratch elastic;
-  std::vector<RawMatch> matches;              // this worker's matches of the batch
+  std::vector<RawMatch> matches;  // this worker's matches of the batch
 };
 
 }  // namespace warpwatch::kernels::cpu

@@ -39,7 +39,8 @@ std::vector<ColumnGroup> group_columns(std::span<const SeriesView> b, std::size_
     for (std::size_t lane = 0; lane < g.columns.size(); ++lane) {
       const SeriesView& s = b[g.columns[lane]];
       for (std::size_t j = 0; j < m; ++j) {
-        for (std::size_t c = 0; c < dims; ++c) g.values[(j * dims + c) * width + lane] = s.sample(j)[c];
+        for (std::size_t c = 0; c < dims; ++c)
+          g.values[(j * dims + c) * width + lane] = s.sample(j)[c];
         if (twed) g.times[j * width + lane] = static_cast<float>(s.time(j) - origin);
       }
     }
@@ -79,14 +80,16 @@ void distance_matrix(std::span<const SeriesView> a, std::span<const SeriesView> 
     job.width = width;
     if (twed && row.times) {
       s.a_times.resize(row.length);
-      for (std::size_t i = 0; i < row.length; ++i) s.a_times[i] = static_cast<float>(row.time(i) - origin);
+      for (std::size_t i = 0; i < row.length; ++i)
+        s.a_times[i] = static_cast<float>(row.time(i) - origin);
       job.a_times = s.a_times.data();
       job.b_times = g.times.data();
     }
     double result[64];
     one_vs_many(job, params, s.elastic, result);
     const std::size_t i = task / groups.size();
-    for (std::size_t lane = 0; lane < g.columns.size(); ++lane) out[i * b.size() + g.columns[lane]] = result[lane];
+    for (std::size_t lane = 0; lane < g.columns.size(); ++lane)
+      out[i * b.size() + g.columns[lane]] = result[lane];
   });
 }
 

@@ -5,9 +5,12 @@
 // chains (the D(i,j-1) -> D(i,j) chain is what bounds a row).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/elastic_kernel.cpp"
+// Highway's per-target inclusion needs this order (no include sorting here).
+// clang-format off
 #include <hwy/foreach_target.h>  // must precede highway.h
 #include <hwy/highway.h>
 #include <hwy/contrib/math/math-inl.h>
+// clang-format on
 
 #include <algorithm>
 #include <cmath>
@@ -23,7 +26,9 @@ namespace hn = hwy::HWY_NAMESPACE;
 using DF = hn::CappedTag<float, 16>;
 using VF = hn::Vec<DF>;
 
-std::size_t Width() { return 2 * hn::Lanes(DF()); }
+std::size_t Width() {
+  return 2 * hn::Lanes(DF());
+}
 
 // Local cost (SPEC.md 2) of a_i against one lane-vector of b_j.
 template <Cost kCost>
@@ -50,7 +55,8 @@ HWY_INLINE RowRange Range(const ElasticScratch& s, bool banded, std::size_t i, s
 // Sets cells [from, to] of the row buffer to +inf (outside the band, or j = 0).
 HWY_INLINE void FillInf(DF df, float* row, std::size_t from, std::size_t to, std::size_t width) {
   for (std::size_t j = from; j <= to; ++j)
-    for (std::size_t o = 0; o < width; o += hn::Lanes(df)) hn::StoreU(hn::Inf(df), df, row + j * width + o);
+    for (std::size_t o = 0; o < width; o += hn::Lanes(df))
+      hn::StoreU(hn::Inf(df), df, row + j * width + o);
 }
 
 template <Metric kMetric, Cost kCost>
@@ -97,8 +103,9 @@ HWY_INLINE VF PNorm(DF df, const float* HWY_RESTRICT x_row, bool x_is_zero,
                     const float* HWY_RESTRICT y, std::size_t y_stride, std::size_t dims, float p,
                     bool broadcast_x) {
   const auto diff = [&](std::size_t k) {
-    const VF x = x_is_zero ? hn::Zero(df)
-                           : (broadcast_x ? hn::Set(df, x_row[k]) : hn::LoadU(df, x_row + k * y_stride));
+    const VF x = x_is_zero
+                     ? hn::Zero(df)
+                     : (broadcast_x ? hn::Set(df, x_row[k]) : hn::LoadU(df, x_row + k * y_stride));
     return hn::Abs(hn::Sub(x, hn::LoadU(df, y + k * y_stride)));
   };
   if (dims == 1) return diff(0);  // |x| for every p
@@ -143,7 +150,7 @@ void Twed(const OneVsMany& job, const DistanceParams& params, ElasticScratch& s,
                              : PNorm(df, b_j - dims * w, false, b_j, w, dims, p, false);
       const VF dt = j == 1 ? tb(j, o) : hn::Sub(tb(j, o), tb(j - 1, o));
       hn::StoreU(hn::Add(hn::Add(step, hn::Mul(hn::Set(df, nu), dt)), hn::Set(df, lambda)), df,
-                del_b + j * w + o);
+                 del_b + j * w + o);
     }
   }
   FillInf(df, row, 1, m, w);
@@ -159,7 +166,8 @@ void Twed(const OneVsMany& job, const DistanceParams& params, ElasticScratch& s,
         sum += dims == 1 ? d : std::pow(d, params.p);
       }
       const double norm = dims == 1 ? sum : std::pow(sum, 1.0 / params.p);
-      del_a = static_cast<float>(norm + params.nu * (ta(i) - (i > 1 ? ta(i - 1) : 0.0f)) + params.lambda);
+      del_a = static_cast<float>(norm + params.nu * (ta(i) - (i > 1 ? ta(i - 1) : 0.0f)) +
+                                 params.lambda);
     }
     for (std::size_t o = 0; o < w; o += n) {
       VF diag = hn::LoadU(df, row + o);
@@ -170,8 +178,9 @@ void Twed(const OneVsMany& job, const DistanceParams& params, ElasticScratch& s,
       for (std::size_t j = 1; j <= m; ++j) {
         float* cell = row + j * w + o;
         const VF up = hn::LoadU(df, cell);
-        const VF g = hn::Add(PNorm(df, a_i, false, job.b + (j - 1) * dims * w + o, w, dims, p, true),
-                             hn::Mul(hn::Set(df, nu), hn::Abs(hn::Sub(ta_i, tb(j, o)))));
+        const VF g =
+            hn::Add(PNorm(df, a_i, false, job.b + (j - 1) * dims * w + o, w, dims, p, true),
+                    hn::Mul(hn::Set(df, nu), hn::Abs(hn::Sub(ta_i, tb(j, o)))));
         VF match = hn::Add(diag, g);
         if (i > 1 && j > 1) match = hn::Add(match, hn::LoadU(df, g_prev + (j - 1) * w + o));
         if (j > 1) hn::StoreU(g_left, df, g_prev + (j - 1) * w + o);  // g(i, j-1) for row i+1
@@ -256,7 +265,8 @@ void OneVsManyImpl(const OneVsMany& job, const DistanceParams& params, ElasticSc
     case Metric::softdtw:
       return sq ? SoftDtw<Cost::sq>(job, params, banded, s, out)
                 : SoftDtw<Cost::abs>(job, params, banded, s, out);
-    case Metric::twed: return Twed(job, params, s, out);
+    case Metric::twed:
+      return Twed(job, params, s, out);
   }
 }
 
@@ -297,9 +307,12 @@ void band_ranges(std::size_t n, std::size_t m, double band, std::vector<std::int
     if (!inside(i, static_cast<std::size_t>(j))) {
       // The nearest column may still be outside for a narrow band: look at its neighbours.
       const auto below = j - 1, above = j + 1;
-      if (below >= 1 && inside(i, static_cast<std::size_t>(below))) j = below;
-      else if (above <= static_cast<std::int64_t>(m) && inside(i, static_cast<std::size_t>(above))) j = above;
-      else continue;  // empty row
+      if (below >= 1 && inside(i, static_cast<std::size_t>(below)))
+        j = below;
+      else if (above <= static_cast<std::int64_t>(m) && inside(i, static_cast<std::size_t>(above)))
+        j = above;
+      else
+        continue;  // empty row
     }
     std::int64_t a = j, b = j;
     while (a > 1 && inside(i, static_cast<std::size_t>(a - 1))) --a;

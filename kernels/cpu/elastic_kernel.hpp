@@ -20,11 +20,12 @@ struct OneVsMany {
   const float* a = nullptr;        // n x dims, row-major
   const float* a_times = nullptr;  // twed: n times in seconds, relative to `origin`; null = index
   std::size_t n = 0;
-  const float* b = nullptr;        // transposed: [m][dims][width]
-  const float* b_times = nullptr;  // twed: [m][width] seconds relative to the same origin; null = index
+  const float* b = nullptr;  // transposed: [m][dims][width]
+  const float* b_times =
+      nullptr;  // twed: [m][width] seconds relative to the same origin; null = index
   std::size_t m = 0;
   std::size_t dims = 1;
-  std::size_t width = 0;           // elastic_group_width()
+  std::size_t width = 0;  // elastic_group_width()
 };
 
 // Reusable scratch (grown on first use, then reused: no allocation on the hot path).

@@ -10,8 +10,11 @@
 // -ffp-contract=off, so no multiply-add is fused.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/spring_kernel.cpp"
+// Highway's per-target inclusion needs this order (no include sorting here).
+// clang-format off
 #include <hwy/foreach_target.h>  // must precede highway.h
 #include <hwy/highway.h>
+// clang-format on
 
 #include <algorithm>
 #include <limits>
@@ -31,7 +34,9 @@ using VI = hn::Vec<DI>;
 using MF = hn::Mask<DF>;
 using MI = hn::Mask<DI>;
 
-std::size_t GroupWidth() { return 2 * hn::Lanes(DF()); }
+std::size_t GroupWidth() {
+  return 2 * hn::Lanes(DF());
+}
 
 // c(x, p) of SPEC.md 2 for one lane-vector; x holds component k at x + k * width, and
 // x0 is component 0 already loaded (the sample is the same all down the column).
@@ -50,10 +55,9 @@ HWY_INLINE VF LocalCost(DF df, VF x0, const float* HWY_RESTRICT x, std::size_t w
 // One cell update for one lane-vector: reads left = (t-1, i) from memory, returns the new
 // D and S in d_out / s_out, keeps diag/up moving down the column.
 template <Metric kMetric, Cost kCost, bool kAllActive>
-HWY_INLINE void Cell(DF df, DI di, float* HWY_RESTRICT drow, std::int32_t* HWY_RESTRICT srow,
-                     VF x0, const float* HWY_RESTRICT x, std::size_t width,
-                     const float* HWY_RESTRICT p, std::size_t dims, MF active, VF& up_d, VI& up_s,
-                     VF& diag_d, VI& diag_s) {
+HWY_INLINE void Cell(DF df, DI di, float* HWY_RESTRICT drow, std::int32_t* HWY_RESTRICT srow, VF x0,
+                     const float* HWY_RESTRICT x, std::size_t width, const float* HWY_RESTRICT p,
+                     std::size_t dims, MF active, VF& up_d, VI& up_s, VF& diag_d, VI& diag_s) {
   const VF left_d = hn::LoadU(df, drow);
   const VI left_s = hn::LoadU(di, srow);
   const VF c = LocalCost<kCost>(df, x0, x, width, p, dims);
@@ -104,10 +108,10 @@ HWY_NOINLINE void Column(const SpringGroupState& st, const float* HWY_RESTRICT x
   const float* p = st.pattern;
   for (std::size_t i = 0; i < m; ++i, drow += w, srow += w, p += dims) {
     Cell<kMetric, kCost, kAllActive>(df, di, drow, srow, x00, x_t, w, p, dims, act0, up0, ups0,
-                                      diag0, diags0);
+                                     diag0, diags0);
     if (kUpper)
       Cell<kMetric, kCost, kAllActive>(df, di, drow + n, srow + n, x01, x_t + n, w, p, dims, act1,
-                                        up1, ups1, diag1, diags1);
+                                       up1, ups1, diag1, diags1);
     if (kTrack) {
       ok0 = StillFinal(df, di, ok0, up0, ups0, dmin0, te0);
       if (kUpper) ok1 = StillFinal(df, di, ok1, up1, ups1, dmin1, te1);
@@ -150,7 +154,8 @@ void Report(const SpringGroupState& st, std::size_t o, std::size_t lanes, std::u
   const MF better = hn::And(active, hn::And(hn::Le(d_m, eps), hn::Lt(d_m, d_min)));
   const MI better_i = hn::RebindMask(di, better);
   hn::StoreU(hn::IfThenElse(better, d_m, d_min), df, st.d_min + o);
-  hn::StoreU(hn::IfThenElse(better_i, hn::LoadU(di, st.s + (st.m - 1) * w + o), t_s), di, st.t_s + o);
+  hn::StoreU(hn::IfThenElse(better_i, hn::LoadU(di, st.s + (st.m - 1) * w + o), t_s), di,
+             st.t_s + o);
   hn::StoreU(hn::IfThenElse(better_i, cur, t_e), di, st.t_e + o);
 }
 

@@ -20,7 +20,7 @@ std::size_t spring_group_width();
 // with wrap-around arithmetic ((int32)(a - b) > 0), exact while a match, or a live path,
 // spans fewer than 2^31 samples.
 struct SpringGroupState {
-  std::size_t width = 0;           // lanes: spring_group_width()
+  std::size_t width = 0;  // lanes: spring_group_width()
   std::size_t m = 0, dims = 1;
   Metric metric = Metric::dtw;
   Cost cost = Cost::sq;
@@ -34,16 +34,16 @@ struct SpringGroupState {
 };
 
 struct SpringBatch {
-  const float* x = nullptr;          // samples, [steps][dims][group width]
+  const float* x = nullptr;              // samples, [steps][dims][group width]
   const std::uint32_t* count = nullptr;  // samples per lane this batch, [group width]
   const std::int32_t* first = nullptr;   // low 32 bits of each lane's first index, [group width]
-  std::size_t steps = 0;             // max of count
-  std::size_t lanes = 0;             // lanes holding a pair: [0, lanes); the rest are idle
+  std::size_t steps = 0;                 // max of count
+  std::size_t lanes = 0;                 // lanes holding a pair: [0, lanes); the rest are idle
 };
 
 struct SpringLaneReport {
   std::uint32_t lane;
-  std::uint32_t step;   // the report happened after the column of this step
+  std::uint32_t step;  // the report happened after the column of this step
   float distance;
   std::int32_t t_s, t_e;  // low 32 bits
 };

@@ -13,7 +13,8 @@ using common::low32;
 
 }  // namespace
 
-SpringGroupState SpringPattern::Group::state(const PatternDef& pattern, float eps, std::size_t width) {
+SpringGroupState SpringPattern::Group::state(const PatternDef& pattern, float eps,
+                                             std::size_t width) {
   SpringGroupState st;
   st.width = width;
   st.m = pattern.length();
@@ -97,14 +98,16 @@ void SpringPattern::run_group(std::size_t gi, WorkerScratch& scratch) {
   for (std::size_t lane = 0; lane < g.lanes.size(); ++lane) {
     const float* values = g.lanes[lane]->stream->chunk_values.data();
     for (std::size_t t = 0; t < count[lane]; ++t)
-      for (std::size_t k = 0; k < dims; ++k) scratch.x[(t * dims + k) * width_ + lane] = values[t * dims + k];
+      for (std::size_t k = 0; k < dims; ++k)
+        scratch.x[(t * dims + k) * width_ + lane] = values[t * dims + k];
   }
   scratch.reports.clear();
-  spring_group_run(g.state(pattern, pattern_.eps, width_), {scratch.x.data(), count, first, steps, g.lanes.size()},
-                   scratch.reports);
+  spring_group_run(g.state(pattern, pattern_.eps, width_),
+                   {scratch.x.data(), count, first, steps, g.lanes.size()}, scratch.reports);
   for (const SpringLaneReport& r : scratch.reports) {
     const common::Pair& pair = *g.lanes[r.lane];
-    const common::MatchSpan span = common::unwrap_match(pair.stream->chunk_first + r.step, r.t_s, r.t_e);
+    const common::MatchSpan span =
+        common::unwrap_match(pair.stream->chunk_first + r.step, r.t_s, r.t_e);
     scratch.matches.push_back(common::make_match(pair, r.distance, span.start, span.end));
   }
 }
@@ -113,7 +116,8 @@ void SpringPattern::lower_to_live_starts(std::size_t gi, std::span<std::uint64_t
   Group& g = *groups_[gi];
   alignas(64) std::int32_t next[64] = {};
   alignas(64) std::uint32_t age[64] = {};
-  for (std::size_t lane = 0; lane < g.lanes.size(); ++lane) next[lane] = low32(g.lanes[lane]->stream->next_index());
+  for (std::size_t lane = 0; lane < g.lanes.size(); ++lane)
+    next[lane] = low32(g.lanes[lane]->stream->next_index());
   spring_group_live_age(g.state(*pattern_.def, pattern_.eps, width_), next, age);
   for (std::size_t lane = 0; lane < g.lanes.size(); ++lane) {
     const common::StreamState& stream = *g.lanes[lane]->stream;
@@ -125,7 +129,8 @@ void SpringPattern::lower_to_live_starts(std::size_t gi, std::span<std::uint64_t
 void SpringPattern::flush_lane(Group& g, std::size_t lane, std::vector<RawMatch>& out) {
   if (!(g.d_min[lane] <= pattern_.eps)) return;
   const common::Pair& pair = *g.lanes[lane];
-  const common::MatchSpan span = common::unwrap_match(pair.stream->next_index() - 1, g.t_s[lane], g.t_e[lane]);
+  const common::MatchSpan span =
+      common::unwrap_match(pair.stream->next_index() - 1, g.t_s[lane], g.t_e[lane]);
   out.push_back(common::make_match(pair, g.d_min[lane], span.start, span.end));
   g.d_min[lane] = inf;
 }

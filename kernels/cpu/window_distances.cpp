@@ -16,12 +16,14 @@ void compute_window_distances(common::WindowBatch& windows, WorkerScratch& s) {
     s.x.assign(w * dims * width, 0.0f);
     if (twed) s.times.assign(w * width, 0.0f);
     for (std::size_t lane = 0; lane < lanes; ++lane) {
-      if (!track.window(history, ends[g + lane], s.window, twed ? s.window_times.data() : nullptr)) {
+      if (!track.window(history, ends[g + lane], s.window,
+                        twed ? s.window_times.data() : nullptr)) {
         windows.flat[g + lane] = 1;
         continue;
       }
       for (std::size_t j = 0; j < w; ++j)
-        for (std::size_t k = 0; k < dims; ++k) s.x[(j * dims + k) * width + lane] = s.window[j * dims + k];
+        for (std::size_t k = 0; k < dims; ++k)
+          s.x[(j * dims + k) * width + lane] = s.window[j * dims + k];
       if (twed)
         for (std::size_t j = 0; j < w; ++j) s.times[j * width + lane] = s.window_times[j];
     }

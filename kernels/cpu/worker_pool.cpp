@@ -32,7 +32,8 @@ void WorkerPool::for_each(std::size_t count, const std::function<void(std::size_
   std::latch done(workers);
   const auto work = [&](unsigned worker) {
     try {
-      for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < count;) fn(i, worker);
+      for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < count;)
+        fn(i, worker);
     } catch (...) {
       const std::lock_guard lock(error_mutex);
       if (!error) error = std::current_exception();

@@ -1,7 +1,7 @@
 // The CUDA backend's Matcher: its device state around the Matcher base's bookkeeping, on
 // the process's device context (streams, the whole-series engine), whose lock each hook
-// holds while it works. A batch: pack every chunk into pinned memory, copy it up on the copy stream while the
-// compute stream waits only for that copy; run stream mode (stream/spring_pairs.hpp) on
+// holds while it works. A batch: pack every chunk into pinned memory, copy it up on the copy stream
+// while the compute stream waits only for that copy; run stream mode (stream/spring_pairs.hpp) on
 // the compute stream; while it runs, prepare and run window mode (ElasticBatcher, its own
 // stream); then collect both. Stream-mode state stays on the device from batch to batch.
 #include <algorithm>
@@ -20,13 +20,15 @@ using common::low32;
 
 class CudaMatcher final : public Matcher {
  public:
-  CudaMatcher() : context_(DeviceContext::get()), spring_(context_.compute()), batcher_(context_.engine()) {}
+  CudaMatcher()
+      : context_(DeviceContext::get()), spring_(context_.compute()), batcher_(context_.engine()) {}
 
   std::string_view name() const override { return "cuda"; }
 
  protected:
   void add_backend_counters(MatcherCounters& c) const override {
-    c.device_bytes = spring_.device_bytes() + batcher_.device_bytes() + values_dev_.bytes() + chunks_dev_.bytes();
+    c.device_bytes = spring_.device_bytes() + batcher_.device_bytes() + values_dev_.bytes() +
+                     chunks_dev_.bytes();
     c.device_seconds = device_seconds_;
   }
 
@@ -66,10 +68,12 @@ class CudaMatcher final : public Matcher {
     const std::uint32_t slots = std::max<std::uint32_t>(state().slot_count, 1);
     uploaded_.synchronize();  // the pinned chunk table may still be on its way up
     chunks_host_.reserve(slots);
-    for (const auto& [id, s] : state().streams) chunks_host_[s->slot] = SpringChunkDev{0, 0, low32(s->next_index())};
+    for (const auto& [id, s] : state().streams)
+      chunks_host_[s->slot] = SpringChunkDev{0, 0, low32(s->next_index())};
     chunks_dev_.reserve(slots);
-    WW_CUDA(cudaMemcpyAsync(chunks_dev_.data(), chunks_host_.data(), state().slot_count * sizeof(SpringChunkDev),
-                            cudaMemcpyHostToDevice, context_.compute().get()));
+    WW_CUDA(cudaMemcpyAsync(chunks_dev_.data(), chunks_host_.data(),
+                            state().slot_count * sizeof(SpringChunkDev), cudaMemcpyHostToDevice,
+                            context_.compute().get()));
     spring_.lower_to_live_starts(chunks_dev_.data(), keep_from);
   }
 
@@ -96,9 +100,11 @@ class CudaMatcher final : public Matcher {
     values_dev_.reserve(std::max<std::size_t>(floats, 1));
     chunks_dev_.reserve(slots);
     const cudaStream_t s = context_.copy().get();
-    WW_CUDA(cudaMemcpyAsync(values_dev_.data(), values_host_.data(), floats * 4, cudaMemcpyHostToDevice, s));
-    WW_CUDA(cudaMemcpyAsync(chunks_dev_.data(), chunks_host_.data(), state().slot_count * sizeof(SpringChunkDev),
+    WW_CUDA(cudaMemcpyAsync(values_dev_.data(), values_host_.data(), floats * 4,
                             cudaMemcpyHostToDevice, s));
+    WW_CUDA(cudaMemcpyAsync(chunks_dev_.data(), chunks_host_.data(),
+                            state().slot_count * sizeof(SpringChunkDev), cudaMemcpyHostToDevice,
+                            s));
     uploaded_.record(context_.copy());
     return max_count;
   }
@@ -122,7 +128,8 @@ class CudaMatcher final : public Matcher {
           w.flat[i] = 1;
           continue;
         }
-        std::copy(window_.begin(), window_.end(), sc.values.begin() + static_cast<std::ptrdiff_t>(i * len));
+        std::copy(window_.begin(), window_.end(),
+                  sc.values.begin() + static_cast<std::ptrdiff_t>(i * len));
         ElasticJob job;
         job.a = track.values().data();
         job.a_times = twed ? track.times().data() : nullptr;
@@ -160,6 +167,8 @@ class CudaMatcher final : public Matcher {
 
 }  // namespace
 
-std::unique_ptr<Matcher> make_matcher() { return std::make_unique<CudaMatcher>(); }
+std::unique_ptr<Matcher> make_matcher() {
+  return std::make_unique<CudaMatcher>();
+}
 
 }  // namespace warpwatch::kernels::cuda

@@ -28,8 +28,8 @@ class DeviceContext {
   DeviceContext& operator=(const DeviceContext&) = delete;
 
   std::mutex& mutex() { return mu_; }
-  const Stream& compute() const { return compute_; }  // stream-mode kernels, calibration
-  const Stream& copy() const { return copy_; }        // uploads that overlap compute
+  const Stream& compute() const { return compute_; }   // stream-mode kernels, calibration
+  const Stream& copy() const { return copy_; }         // uploads that overlap compute
   detail::ElasticEngine& engine() { return engine_; }  // whole-series distances (own stream)
 
  private:

@@ -20,8 +20,8 @@ class ReferenceMatcher final : public Matcher {
  protected:
   void on_stream_pair_added(Pair& pair) override {
     const PatternDef& p = *pair.pattern->def;
-    springs_.try_emplace(&pair, p.values.data(), p.length(), p.dims, p.params.distance.metric, p.params.distance.cost,
-                         p.params.threshold);
+    springs_.try_emplace(&pair, p.values.data(), p.length(), p.dims, p.params.distance.metric,
+                         p.params.distance.cost, p.params.threshold);
   }
 
   void on_stream_pair_removed(Pair& pair, std::vector<RawMatch>& out) override {
@@ -37,7 +37,8 @@ class ReferenceMatcher final : public Matcher {
   void run_batch(std::span<WindowBatch> windows, std::vector<RawMatch>& out) override {
     for (auto& [pair, spring] : springs_) {
       const StreamState& stream = *pair->stream;
-      for (std::uint64_t index = stream.chunk_first; index < stream.chunk_first + stream.chunk_count; ++index)
+      for (std::uint64_t index = stream.chunk_first;
+           index < stream.chunk_first + stream.chunk_count; ++index)
         if (auto r = spring.step(stream.history.sample(index), index))
           out.push_back(common::make_match(*pair, r->distance, r->start_index, r->end_index));
     }
@@ -58,7 +59,8 @@ class ReferenceMatcher final : public Matcher {
 
  private:
   static void flush(const Pair& pair, SpringPair& spring, std::vector<RawMatch>& out) {
-    if (auto r = spring.flush()) out.push_back(common::make_match(pair, r->distance, r->start_index, r->end_index));
+    if (auto r = spring.flush())
+      out.push_back(common::make_match(pair, r->distance, r->start_index, r->end_index));
   }
 
   // Each window (normalized, with its rebased float64 clock) against the pattern, SPEC.md 4.
@@ -84,6 +86,8 @@ class ReferenceMatcher final : public Matcher {
 
 }  // namespace
 
-std::unique_ptr<Matcher> make_matcher() { return std::make_unique<ReferenceMatcher>(); }
+std::unique_ptr<Matcher> make_matcher() {
+  return std::make_unique<ReferenceMatcher>();
+}
 
 }  // namespace warpwatch::kernels::reference

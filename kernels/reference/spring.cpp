@@ -8,9 +8,13 @@ namespace warpwatch::kernels::reference {
 
 SpringPair::SpringPair(const float* pattern, std::size_t m, std::size_t dims, Metric metric,
                        Cost cost, double threshold)
-    : pattern_(pattern), m_(m), dims_(dims), metric_(metric), cost_(cost),
+    : pattern_(pattern),
+      m_(m),
+      dims_(dims),
+      metric_(metric),
+      cost_(cost),
       eps_(stream_eps(threshold)),
-      d_(m, inf),   // D(0, i) = +inf
+      d_(m, inf),  // D(0, i) = +inf
       s_(m, 0) {}
 
 std::optional<SpringReport> SpringPair::step(const float* sample, std::uint64_t index) {
@@ -23,8 +27,14 @@ std::optional<SpringReport> SpringPair::step(const float* sample, std::uint64_t 
     const std::uint64_t left_s = s_[i];
     float best_d = up_d;
     std::uint64_t best_s = up_s;
-    if (diag_d < best_d) { best_d = diag_d; best_s = diag_s; }
-    if (left_d < best_d) { best_d = left_d; best_s = left_s; }
+    if (diag_d < best_d) {
+      best_d = diag_d;
+      best_s = diag_s;
+    }
+    if (left_d < best_d) {
+      best_d = left_d;
+      best_s = left_s;
+    }
     const float c = local_cost_f32(sample, pattern_ + i * dims_, dims_, cost_);
     const float d = metric_ == Metric::dtw ? c + best_d : std::max(c, best_d);
     d_[i] = d;

@@ -46,8 +46,8 @@ class SpringPair {
   Metric metric_;
   Cost cost_;
   float eps_;
-  std::vector<float> d_;             // D(t, 1..m)
-  std::vector<std::uint64_t> s_;     // S(t, 1..m), 0-based start indices
+  std::vector<float> d_;          // D(t, 1..m)
+  std::vector<std::uint64_t> s_;  // S(t, 1..m), 0-based start indices
   float d_min_ = inf;
   std::uint64_t t_s_ = 0, t_e_ = 0;
 };

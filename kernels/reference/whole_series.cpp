@@ -16,7 +16,8 @@ constexpr double inf = std::numeric_limits<double>::infinity();
 // An (n+1) x (m+1) table, cell (i, j) for 0 <= i <= n, 0 <= j <= m.
 class Table {
  public:
-  Table(std::size_t n, std::size_t m, double fill) : cols_(m + 1), cells_((n + 1) * (m + 1), fill) {}
+  Table(std::size_t n, std::size_t m, double fill)
+      : cols_(m + 1), cells_((n + 1) * (m + 1), fill) {}
   double& operator()(std::size_t i, std::size_t j) { return cells_[i * cols_ + j]; }
   double operator()(std::size_t i, std::size_t j) const { return cells_[i * cols_ + j]; }
 
@@ -51,8 +52,8 @@ void check_pair(const SeriesView& a, const SeriesView& b) {
 double softmin(double x, double y, double z, double gamma) {
   const double r = std::min({x, y, z});
   if (r == inf) return inf;
-  const double sum = std::exp(-(x - r) / gamma) + std::exp(-(y - r) / gamma) +
-                     std::exp(-(z - r) / gamma);
+  const double sum =
+      std::exp(-(x - r) / gamma) + std::exp(-(y - r) / gamma) + std::exp(-(z - r) / gamma);
   return r - gamma * std::log(sum);
 }
 
@@ -86,7 +87,8 @@ Table softdtw_table(const SeriesView& a, const SeriesView& b, Cost cost, double 
 double pnorm_diff(const float* x, const float* y, std::size_t dims, double p) {
   double s = 0.0;
   for (std::size_t k = 0; k < dims; ++k) {
-    const double diff = std::fabs(static_cast<double>(x[k]) - (y ? static_cast<double>(y[k]) : 0.0));
+    const double diff =
+        std::fabs(static_cast<double>(x[k]) - (y ? static_cast<double>(y[k]) : 0.0));
     s += p == 1.0 ? diff : p == 2.0 ? diff * diff : std::pow(diff, p);
   }
   return p == 1.0 ? s : p == 2.0 ? std::sqrt(s) : std::pow(s, 1.0 / p);
@@ -130,10 +132,12 @@ double softdtw_grad(const SeriesView& a, const SeriesView& b, Cost cost, double 
   for (std::size_t i = n; i >= 1; --i) {
     for (std::size_t j = m; j >= 1; --j) {
       if (!std::isfinite(r(i, j))) continue;
-      if (i != n || j != m) e(i, j) = term(i, j, i + 1, j) + term(i, j, i, j + 1) + term(i, j, i + 1, j + 1);
+      if (i != n || j != m)
+        e(i, j) = term(i, j, i + 1, j) + term(i, j, i, j + 1) + term(i, j, i + 1, j + 1);
       if (e(i, j) == 0.0) continue;
       for (std::size_t k = 0; k < dims; ++k) {
-        const double diff = static_cast<double>(a.sample(i - 1)[k]) - static_cast<double>(b.sample(j - 1)[k]);
+        const double diff =
+            static_cast<double>(a.sample(i - 1)[k]) - static_cast<double>(b.sample(j - 1)[k]);
         const double dcost = cost == Cost::sq ? 2.0 * diff : (diff > 0.0) - (diff < 0.0);
         grad_a[(i - 1) * dims + k] += e(i, j) * dcost;
       }
@@ -178,10 +182,14 @@ double twed(const SeriesView& a, const SeriesView& b, double nu, double lambda, 
 double distance(const SeriesView& a, const SeriesView& b, const DistanceParams& params) {
   validate(params);
   switch (params.metric) {
-    case Metric::dtw: return dtw(a, b, params.cost, params.band);
-    case Metric::dk: return dk(a, b, params.cost, params.band);
-    case Metric::softdtw: return softdtw(a, b, params.cost, params.gamma, params.band);
-    case Metric::twed: return twed(a, b, params.nu, params.lambda, params.p);
+    case Metric::dtw:
+      return dtw(a, b, params.cost, params.band);
+    case Metric::dk:
+      return dk(a, b, params.cost, params.band);
+    case Metric::softdtw:
+      return softdtw(a, b, params.cost, params.gamma, params.band);
+    case Metric::twed:
+      return twed(a, b, params.nu, params.lambda, params.p);
   }
   throw std::invalid_argument("unknown metric");
 }

@@ -245,9 +245,10 @@ TEST(DaemonConfig, EmptyFileGivesTheDefaultsAndTheImplicitRule) {
 TEST(DaemonConfig, WildcardPortsNeverClash) {
   // Each tcp://host:* bind gets its own port, so these are three different endpoints.
   const fs::path dir = test_dir();
-  const DaemonConfig c = load_daemon_config(write_file(
-      dir / "warpwatch.yaml",
-      "ingest:\n  - pull: 'tcp://127.0.0.1:*'\n  - pull: 'tcp://127.0.0.1:*'\npublish: {endpoint: 'tcp://127.0.0.1:*'}\n"));
+  const DaemonConfig c = load_daemon_config(
+      write_file(dir / "warpwatch.yaml",
+                 "ingest:\n  - pull: 'tcp://127.0.0.1:*'\n  - pull: 'tcp://127.0.0.1:*'\npublish: "
+                 "{endpoint: 'tcp://127.0.0.1:*'}\n"));
   EXPECT_EQ(c.ingest.size(), 2u);
 }
 

@@ -63,7 +63,8 @@ void expect_error(const std::function<void()>& load, const std::string& file,
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.where().file, file) << e.what();
     EXPECT_EQ(e.where().line, 0) << e.what();
-    EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what() << " lacks: " << text;
+    EXPECT_NE(std::string(e.what()).find(text), std::string::npos)
+        << e.what() << " lacks: " << text;
   }
 }
 

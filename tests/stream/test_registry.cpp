@@ -13,10 +13,10 @@
 namespace {
 
 using warpwatch::stream::Admit;
-using warpwatch::stream::StreamDef;
 using warpwatch::stream::RegistryOptions;
 using warpwatch::stream::RegistrySnapshot;
 using warpwatch::stream::RejectReason;
+using warpwatch::stream::StreamDef;
 using warpwatch::stream::StreamRegistry;
 using namespace std::chrono_literals;
 
@@ -42,8 +42,7 @@ struct Harness {
   }
 };
 
-const std::vector<StreamDef> pumps = {{"pump-1", 2, 1'000'000'000},
-                                           {"pump-2", 1, 500'000'000}};
+const std::vector<StreamDef> pumps = {{"pump-1", 2, 1'000'000'000}, {"pump-2", 1, 500'000'000}};
 
 TEST(Registry, DeclaredStreams) {
   Harness h;

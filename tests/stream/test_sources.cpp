@@ -46,9 +46,27 @@ std::size_t take_until(IngestHub& hub, std::size_t want, IngestBatch* last = nul
 
 void send(zmq::socket_t& push, const std::string& id, const Samples& s) {
   const auto frame = encode_frame(s, true);
-  const std::array<zmq::const_buffer, 2> parts = {zmq::buffer(id), zmq::buffer(frame.data(), frame.size())};
+  const std::array<zmq::const_buffer, 2> parts = {zmq::buffer(id),
+                                                  zmq::buffer(frame.data(), frame.size())};
   zmq::send_multipart(push, parts);
 }
+
+// A declared stream "s", the hub, and a ZeroMQ PULL source on a free loopback port with a
+// PUSH socket connected to it.
+class ZmqSourceTest : public ::testing::Test {
+ protected:
+  ZmqSourceTest() : source(context, {ZmqSourceOptions::Kind::pull, "tcp://127.0.0.1:*", ""}, hub) {
+    push.set(zmq::sockopt::linger, 0);
+    push.connect(source.endpoint());
+    source.start();
+  }
+
+  StreamRegistry registry{{{"s", 1, 10}}};
+  IngestHub hub{registry, 1 << 20};
+  zmq::context_t context;
+  ZmqSource source;
+  zmq::socket_t push{context, zmq::socket_type::push};
+};
 
 TEST(Sources, HubQueuesTheRegistrysStreamDef) {
   StreamRegistry registry({{"s", 1, 10}});
@@ -58,20 +76,13 @@ TEST(Sources, HubQueuesTheRegistrysStreamDef) {
   ASSERT_EQ(b.streams.size(), 1u);
   EXPECT_EQ(b.samples, 3u);
   const Admit admit = registry.admit("s", 1);
-  EXPECT_EQ(b.streams[0].stream, admit.stream) << "the batch shares the registry's definition, not a copy";
+  EXPECT_EQ(b.streams[0].stream, admit.stream)
+      << "the batch shares the registry's definition, not a copy";
   EXPECT_EQ(b.streams[0].stream->nominal_period_ns, 10);
 }
 
-TEST(Sources, ZmqPullDeliversAndPauseWithholds) {
-  StreamRegistry registry({{"s", 1, 10}});
-  IngestHub hub(registry, 1 << 20);
-  zmq::context_t context;
-  ZmqSource source(context, {ZmqSourceOptions::Kind::pull, "tcp://127.0.0.1:*", ""}, hub);
+TEST_F(ZmqSourceTest, PullDeliversAndPauseWithholds) {
   EXPECT_EQ(source.describe(), "pull " + source.endpoint());
-  zmq::socket_t push(context, zmq::socket_type::push);
-  push.set(zmq::sockopt::linger, 0);
-  push.connect(source.endpoint());
-  source.start();
 
   send(push, "s", ramp(4, 100));
   EXPECT_EQ(take_until(hub, 4), 4u);
@@ -90,16 +101,9 @@ TEST(Sources, ZmqPullDeliversAndPauseWithholds) {
   EXPECT_EQ(registry.snapshot().accepted_samples, 9u);
 }
 
-TEST(Sources, ZmqMalformedMessagesAreCountedThroughTheHub) {
-  StreamRegistry registry({{"s", 1, 10}});
-  IngestHub hub(registry, 1 << 20);
-  zmq::context_t context;
-  ZmqSource source(context, {ZmqSourceOptions::Kind::pull, "tcp://127.0.0.1:*", ""}, hub);
-  zmq::socket_t push(context, zmq::socket_type::push);
-  push.set(zmq::sockopt::linger, 0);
-  push.connect(source.endpoint());
-  source.start();
-  const std::array<zmq::const_buffer, 3> three = {zmq::str_buffer("s"), zmq::str_buffer("a"), zmq::str_buffer("b")};
+TEST_F(ZmqSourceTest, MalformedMessagesAreCountedThroughTheHub) {
+  const std::array<zmq::const_buffer, 3> three = {zmq::str_buffer("s"), zmq::str_buffer("a"),
+                                                  zmq::str_buffer("b")};
   zmq::send_multipart(push, three);
   send(push, "s", ramp(2));
   EXPECT_EQ(take_until(hub, 2), 2u);
@@ -107,15 +111,7 @@ TEST(Sources, ZmqMalformedMessagesAreCountedThroughTheHub) {
   EXPECT_EQ(registry.snapshot().rejected[RejectReason::malformed_frame], 1u);
 }
 
-TEST(Sources, StopDeliversWhatTheSocketHolds) {
-  StreamRegistry registry({{"s", 1, 10}});
-  IngestHub hub(registry, 1 << 20);
-  zmq::context_t context;
-  ZmqSource source(context, {ZmqSourceOptions::Kind::pull, "tcp://127.0.0.1:*", ""}, hub);
-  zmq::socket_t push(context, zmq::socket_type::push);
-  push.set(zmq::sockopt::linger, 0);
-  push.connect(source.endpoint());
-  source.start();
+TEST_F(ZmqSourceTest, StopDeliversWhatTheSocketHolds) {
   send(push, "s", ramp(1));
   EXPECT_EQ(take_until(hub, 1), 1u);  // connected and flowing
   source.pause();

@@ -17,7 +17,7 @@ TEST(StreamId, RejectsWithAReason) {
   EXPECT_EQ(invalid_stream_id_reason(std::string(256, 'x')), "stream id longer than 255 bytes");
   EXPECT_EQ(invalid_stream_id_reason("a b"), "whitespace in stream id");
   EXPECT_EQ(invalid_stream_id_reason(std::string("a\0b", 3)), "NUL byte in stream id");
-  EXPECT_EQ(invalid_stream_id_reason("\xC3"), "stream id is not valid UTF-8");        // truncated
-  EXPECT_EQ(invalid_stream_id_reason("\xC0\xAF"), "stream id is not valid UTF-8");    // overlong
+  EXPECT_EQ(invalid_stream_id_reason("\xC3"), "stream id is not valid UTF-8");          // truncated
+  EXPECT_EQ(invalid_stream_id_reason("\xC0\xAF"), "stream id is not valid UTF-8");      // overlong
   EXPECT_EQ(invalid_stream_id_reason("\xED\xA0\x80"), "stream id is not valid UTF-8");  // surrogate
 }

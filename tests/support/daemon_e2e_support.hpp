@@ -18,8 +18,8 @@
 
 #include "planted_support.hpp"
 #include "warpwatch/config/daemon_config.hpp"
-#include "warpwatch/service/pipeline.hpp"
 #include "warpwatch/kernels/reference.hpp"
+#include "warpwatch/service/pipeline.hpp"
 #include "warpwatch/stream/frame.hpp"
 
 namespace warpwatch::testing {
@@ -36,13 +36,15 @@ constexpr std::int64_t kPeriod = 10'000'000;  // 10 ms
 
 inline std::vector<float> wave_pattern() {  // -3, 3, two sine periods, 3, -3 (40 samples)
   std::vector<float> p{-3.0f, 3.0f};
-  for (int i = 2; i < 38; ++i) p.push_back(static_cast<float>(2.0 * std::sin(2.0 * std::numbers::pi * i / 18.0)));
+  for (int i = 2; i < 38; ++i)
+    p.push_back(static_cast<float>(2.0 * std::sin(2.0 * std::numbers::pi * i / 18.0)));
   p.push_back(3.0f);
   p.push_back(-3.0f);
   return p;
 }
 
-inline kernels::PatternDef make_pattern(std::string id, std::vector<float> values, kernels::Mode mode, double threshold) {
+inline kernels::PatternDef make_pattern(std::string id, std::vector<float> values,
+                                        kernels::Mode mode, double threshold) {
   kernels::PatternDef p;
   p.id = std::move(id);
   p.dims = 1;
@@ -62,9 +64,10 @@ struct Series {
 
 // A stream of `n` noise samples with copies of the patterns planted at `positions`
 // (pattern index, start); returns the planted [start, end] per pattern index.
-inline Series make_series(std::string id, std::size_t n, const std::vector<std::vector<float>>& patterns,
-                   const std::vector<std::pair<std::size_t, std::size_t>>& positions, std::mt19937_64& rng,
-                   bool warped = true) {
+inline Series make_series(std::string id, std::size_t n,
+                          const std::vector<std::vector<float>>& patterns,
+                          const std::vector<std::pair<std::size_t, std::size_t>>& positions,
+                          std::mt19937_64& rng, bool warped = true) {
   std::normal_distribution<float> noise(0.0f, 0.05f);
   std::uniform_int_distribution<int> amount(0, 6);
   Series s;
@@ -72,8 +75,10 @@ inline Series make_series(std::string id, std::size_t n, const std::vector<std::
   s.values.resize(n);
   for (float& x : s.values) x = noise(rng);
   for (const auto& [which, start] : positions) {
-    const auto copy = warped ? warp(patterns[which], amount(rng), amount(rng), rng) : patterns[which];
-    for (std::size_t i = 0; i < copy.size() && start + i < n; ++i) s.values[start + i] = copy[i] + noise(rng);
+    const auto copy =
+        warped ? warp(patterns[which], amount(rng), amount(rng), rng) : patterns[which];
+    for (std::size_t i = 0; i < copy.size() && start + i < n; ++i)
+      s.values[start + i] = copy[i] + noise(rng);
   }
   s.times.resize(n);
   for (std::size_t i = 0; i < n; ++i) s.times[i] = kT0 + static_cast<std::int64_t>(i) * kPeriod;
@@ -92,7 +97,8 @@ inline stream::Samples slice(const Series& s, std::size_t from, std::size_t coun
 
 // Samples with `dims` values each, timestamped as samples first_index, first_index + 1,
 // ... of a stream that starts at kT0 with period kPeriod.
-inline stream::Samples samples_at(std::size_t first_index, std::vector<float> values, std::size_t dims = 1) {
+inline stream::Samples samples_at(std::size_t first_index, std::vector<float> values,
+                                  std::size_t dims = 1) {
   stream::Samples s;
   s.dims = dims;
   s.values = std::move(values);
@@ -102,9 +108,9 @@ inline stream::Samples samples_at(std::size_t first_index, std::vector<float> va
 }
 
 // The reference's matches for whole series (any partition gives the same matches).
-inline std::vector<kernels::RawMatch> reference_matches(const std::vector<Series>& series,
-                                                 const std::vector<kernels::PatternDef>& patterns,
-                                                 bool flush) {
+inline std::vector<kernels::RawMatch> reference_matches(
+    const std::vector<Series>& series, const std::vector<kernels::PatternDef>& patterns,
+    bool flush) {
   auto m = kernels::reference::make_matcher();
   for (const auto& s : series) m->add_stream({s.id, 1, kPeriod});
   for (const auto& p : patterns) m->add_pattern(p);
@@ -122,7 +128,8 @@ inline std::vector<kernels::RawMatch> reference_matches(const std::vector<Series
 // ---------------------------------------------------------------------------------------
 // The daemon side.
 
-inline config::DaemonConfig base_config(std::vector<std::string> stream_ids, std::vector<kernels::PatternDef> patterns) {
+inline config::DaemonConfig base_config(std::vector<std::string> stream_ids,
+                                        std::vector<kernels::PatternDef> patterns) {
   config::DaemonConfig c;
   c.instance = "e2e";
   c.backend = kernels::Backend::cpu;
@@ -169,7 +176,8 @@ class Subscriber {
   void drain() {
     for (;;) {
       std::vector<zmq::message_t> parts;
-      if (!zmq::recv_multipart(socket_, std::back_inserter(parts), zmq::recv_flags::dontwait)) return;
+      if (!zmq::recv_multipart(socket_, std::back_inserter(parts), zmq::recv_flags::dontwait))
+        return;
       ASSERT_EQ(parts.size(), 2u);
       events.push_back({parts[0].to_string(), nlohmann::json::parse(parts[1].to_string_view())});
     }
@@ -191,7 +199,8 @@ class Subscriber {
 
 class Producer {
  public:
-  Producer(zmq::context_t& ctx, const std::string& endpoint) : socket_(ctx, zmq::socket_type::push) {
+  Producer(zmq::context_t& ctx, const std::string& endpoint)
+      : socket_(ctx, zmq::socket_type::push) {
     socket_.set(zmq::sockopt::linger, 2000);
     socket_.set(zmq::sockopt::sndhwm, 0);
     socket_.connect(endpoint);
@@ -200,11 +209,16 @@ class Producer {
     socket_.send(zmq::buffer(id), zmq::send_flags::sndmore);
     socket_.send(zmq::const_buffer(data, size), zmq::send_flags::none);
   }
-  void send(const std::string& id, const std::vector<std::byte>& payload) { send(id, payload.data(), payload.size()); }
-  void send(const std::string& id, const std::string& payload) { send(id, payload.data(), payload.size()); }
+  void send(const std::string& id, const std::vector<std::byte>& payload) {
+    send(id, payload.data(), payload.size());
+  }
+  void send(const std::string& id, const std::string& payload) {
+    send(id, payload.data(), payload.size());
+  }
   void send_parts(const std::vector<std::string>& parts) {
     for (std::size_t i = 0; i < parts.size(); ++i)
-      socket_.send(zmq::buffer(parts[i]), i + 1 < parts.size() ? zmq::send_flags::sndmore : zmq::send_flags::none);
+      socket_.send(zmq::buffer(parts[i]),
+                   i + 1 < parts.size() ? zmq::send_flags::sndmore : zmq::send_flags::none);
   }
 
  private:
@@ -213,7 +227,8 @@ class Producer {
 
 // Calls step() until `done` or `limit`; returns whether `done` held.
 template <class Done>
-inline bool step_until(service::Pipeline& p, Done done, std::chrono::milliseconds limit, Subscriber* sub = nullptr) {
+inline bool step_until(service::Pipeline& p, Done done, std::chrono::milliseconds limit,
+                       Subscriber* sub = nullptr) {
   const auto deadline = Clock::now() + limit;
   while (Clock::now() < deadline) {
     p.step();

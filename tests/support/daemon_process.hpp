@@ -9,9 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fcntl.h>
 #include <chrono>
 #include <cstring>
-#include <fcntl.h>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -50,7 +50,8 @@ class DaemonProcess {
     for (char** e = environ; *e; ++e) {
       const std::string var = *e;
       bool systemd = false;
-      for (const char* name : {"NOTIFY_SOCKET=", "JOURNAL_STREAM=", "WATCHDOG_USEC=", "WATCHDOG_PID="})
+      for (const char* name :
+           {"NOTIFY_SOCKET=", "JOURNAL_STREAM=", "WATCHDOG_USEC=", "WATCHDOG_PID="})
         systemd = systemd || var.rfind(name, 0) == 0;
       if (!systemd) env.push_back(var);
     }
@@ -66,10 +67,13 @@ class DaemonProcess {
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int error = ::posix_spawn(&pid_, program.c_str(), &actions, nullptr, argv.data(), envp.data());
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, stderr_path.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int error =
+        ::posix_spawn(&pid_, program.c_str(), &actions, nullptr, argv.data(), envp.data());
     posix_spawn_file_actions_destroy(&actions);
-    if (error != 0) throw std::runtime_error("cannot start " + program + ": " + std::strerror(error));
+    if (error != 0)
+      throw std::runtime_error("cannot start " + program + ": " + std::strerror(error));
   }
   ~DaemonProcess() {
     if (pid_ > 0 && !status_) {  // a failed test must not leave a daemon behind

@@ -24,7 +24,8 @@ inline HttpResponse http_get(int port, const std::string& target) {
   using boost::asio::ip::tcp;
   boost::asio::io_context io;
   tcp::socket socket(io);
-  socket.connect(tcp::endpoint(boost::asio::ip::address_v4::loopback(), static_cast<unsigned short>(port)));
+  socket.connect(
+      tcp::endpoint(boost::asio::ip::address_v4::loopback(), static_cast<unsigned short>(port)));
   http::request<http::empty_body> request{http::verb::get, target, 11};
   request.set(http::field::host, "127.0.0.1");
   request.set(http::field::connection, "close");

@@ -30,9 +30,9 @@ class CapturedLog {
   // How many lines contain `text`.
   std::size_t count(const std::string& text) const {
     const auto all = lines();
-    return static_cast<std::size_t>(std::count_if(all.begin(), all.end(), [&](const std::string& l) {
-      return l.find(text) != std::string::npos;
-    }));
+    return static_cast<std::size_t>(
+        std::count_if(all.begin(), all.end(),
+                      [&](const std::string& l) { return l.find(text) != std::string::npos; }));
   }
   std::string joined() const {
     std::string out;

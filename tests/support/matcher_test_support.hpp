@@ -22,14 +22,19 @@ namespace warpwatch::testing {
 // A match as a test expects it: what RawMatch's operator== compares (the stream and pattern
 // ids and the numbers), its definitions carrying only the ids.
 inline kernels::RawMatch raw_match(std::string stream_id, std::string pattern_id, double distance,
-                                   std::uint64_t start_index, std::uint64_t end_index, std::int64_t start_ns,
-                                   std::int64_t end_ns) {
+                                   std::uint64_t start_index, std::uint64_t end_index,
+                                   std::int64_t start_ns, std::int64_t end_ns) {
   kernels::StreamDef stream;
   stream.id = std::move(stream_id);
   kernels::PatternDef pattern;
   pattern.id = std::move(pattern_id);
-  return kernels::RawMatch{stream::make_stream(std::move(stream)), kernels::make_pattern(std::move(pattern)),
-                           distance, start_index, end_index, start_ns, end_ns};
+  return kernels::RawMatch{stream::make_stream(std::move(stream)),
+                           kernels::make_pattern(std::move(pattern)),
+                           distance,
+                           start_index,
+                           end_index,
+                           start_ns,
+                           end_ns};
 }
 
 // One match for failure messages; 17 digits so that distances that differ in the last
@@ -230,9 +235,15 @@ inline std::vector<kernels::RawMatch> feed(kernels::Matcher& matcher,
       const std::size_t left = streams[s].length() - pos[s];
       std::size_t n = 0;
       switch (partition) {
-        case Partition::one_big: n = left; break;
-        case Partition::one_sample: n = std::min<std::size_t>(1, left); break;
-        case Partition::random_sizes: n = std::min(size(rng), left); break;
+        case Partition::one_big:
+          n = left;
+          break;
+        case Partition::one_sample:
+          n = std::min<std::size_t>(1, left);
+          break;
+        case Partition::random_sizes:
+          n = std::min(size(rng), left);
+          break;
       }
       if (n == 0 && coin(rng) == 0) continue;  // sometimes no chunk at all, else an empty one
       batch.push_back(streams[s].chunk(pos[s], pos[s] + n));

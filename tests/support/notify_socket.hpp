@@ -21,10 +21,12 @@ class NotifySocket {
     fd_ = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     sockaddr_un address{};
     address.sun_family = AF_UNIX;
-    if (fd_ < 0 || path_.size() >= sizeof(address.sun_path)) throw std::runtime_error("notify socket: " + path_);
+    if (fd_ < 0 || path_.size() >= sizeof(address.sun_path))
+      throw std::runtime_error("notify socket: " + path_);
     std::memcpy(address.sun_path, path_.c_str(), path_.size() + 1);
     if (::bind(fd_, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0)
-      throw std::runtime_error("cannot bind the notify socket " + path_ + ": " + std::strerror(errno));
+      throw std::runtime_error("cannot bind the notify socket " + path_ + ": " +
+                               std::strerror(errno));
   }
   ~NotifySocket() {
     ::close(fd_);
@@ -45,10 +47,12 @@ class NotifySocket {
     return std::string(buffer, static_cast<std::size_t>(n));
   }
   // Receives until a datagram contains `text` (returned) or `limit` passes (nullopt).
-  std::optional<std::string> receive_containing(const std::string& text, std::chrono::milliseconds limit) {
+  std::optional<std::string> receive_containing(const std::string& text,
+                                                std::chrono::milliseconds limit) {
     const auto deadline = std::chrono::steady_clock::now() + limit;
     for (;;) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) return std::nullopt;
       auto message = receive(left);
       if (!message) return std::nullopt;

@@ -15,7 +15,8 @@ namespace warpwatch::testing {
 template <typename T>
 std::vector<T> bump_pattern() {
   std::vector<T> p{T(3), T(-3)};
-  for (int i = 2; i < 38; ++i) p.push_back(static_cast<T>(2.0 * std::sin(2.0 * std::numbers::pi * i / 36.0)));
+  for (int i = 2; i < 38; ++i)
+    p.push_back(static_cast<T>(2.0 * std::sin(2.0 * std::numbers::pi * i / 36.0)));
   p.push_back(T(-3));
   p.push_back(T(3));
   return p;

@@ -26,7 +26,8 @@ std::size_t series_bytes(const SeriesView& s, bool twed) {
 // Consecutive ranges of `set`, each at most `max_bytes` (but at least one series) and
 // `max_count` series.
 std::vector<std::pair<std::size_t, std::size_t>> chunks(std::span<const SeriesView> set, bool twed,
-                                                        std::size_t max_bytes, std::size_t max_count) {
+                                                        std::size_t max_bytes,
+                                                        std::size_t max_count) {
   std::vector<std::pair<std::size_t, std::size_t>> out;
   for (std::size_t begin = 0; begin < set.size();) {
     std::size_t end = begin, bytes = 0;
@@ -53,11 +54,13 @@ void distance_matrix_path(std::span<const SeriesView> a, std::span<const SeriesV
   const double origin = twed ? common::twed_time_origin(a, b) : 0.0;
   std::vector<std::vector<float>> a_times(a.size()), b_times(b.size());
   if (twed) {
-    const auto convert = [origin](std::span<const SeriesView> set, std::vector<std::vector<float>>& to) {
+    const auto convert = [origin](std::span<const SeriesView> set,
+                                  std::vector<std::vector<float>>& to) {
       for (std::size_t k = 0; k < set.size(); ++k) {
         if (!set[k].times) continue;
         to[k].resize(set[k].length);
-        for (std::size_t i = 0; i < set[k].length; ++i) to[k][i] = static_cast<float>(set[k].times[i] - origin);
+        for (std::size_t i = 0; i < set[k].length; ++i)
+          to[k][i] = static_cast<float>(set[k].times[i] - origin);
       }
     };
     convert(a, a_times);
@@ -76,12 +79,15 @@ void distance_matrix_path(std::span<const SeriesView> a, std::span<const SeriesV
   DeviceTimings total;
   std::vector<double> results;
   for (const auto& [a0, a1] : a_chunks) {
-    const auto b_chunks = chunks(b, twed, budget, std::max<std::size_t>(1, kMaxPairsPerSlice / (a1 - a0)));
+    const auto b_chunks =
+        chunks(b, twed, budget, std::max<std::size_t>(1, kMaxPairsPerSlice / (a1 - a0)));
     for (const auto& [b0, b1] : b_chunks) {
       engine.clear();
       const std::uint32_t q = engine.add_params(params);
-      for (std::size_t i = a0; i < a1; ++i) engine.add_series(a[i].values, a[i].length, times_of(a_times[i]));
-      for (std::size_t j = b0; j < b1; ++j) engine.add_series(b[j].values, b[j].length, times_of(b_times[j]));
+      for (std::size_t i = a0; i < a1; ++i)
+        engine.add_series(a[i].values, a[i].length, times_of(a_times[i]));
+      for (std::size_t j = b0; j < b1; ++j)
+        engine.add_series(b[j].values, b[j].length, times_of(b_times[j]));
       const auto na = static_cast<std::uint32_t>(a1 - a0);
       for (std::uint32_t i = 0; i < na; ++i)
         for (std::uint32_t j = 0; j < b1 - b0; ++j) engine.add_job(i, na + j, q);

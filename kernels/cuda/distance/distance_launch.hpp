@@ -73,11 +73,16 @@ enum class FastKind : int { dtw_sq = 0, dtw_abs = 1, dk_sq = 2, dk_abs = 3, twed
 template <typename F>
 decltype(auto) with_fast_kind(FastKind kind, F&& f) {
   switch (kind) {
-    case FastKind::dtw_sq: return f(std::integral_constant<FastKind, FastKind::dtw_sq>{});
-    case FastKind::dtw_abs: return f(std::integral_constant<FastKind, FastKind::dtw_abs>{});
-    case FastKind::dk_sq: return f(std::integral_constant<FastKind, FastKind::dk_sq>{});
-    case FastKind::dk_abs: return f(std::integral_constant<FastKind, FastKind::dk_abs>{});
-    case FastKind::twed: break;
+    case FastKind::dtw_sq:
+      return f(std::integral_constant<FastKind, FastKind::dtw_sq>{});
+    case FastKind::dtw_abs:
+      return f(std::integral_constant<FastKind, FastKind::dtw_abs>{});
+    case FastKind::dk_sq:
+      return f(std::integral_constant<FastKind, FastKind::dk_sq>{});
+    case FastKind::dk_abs:
+      return f(std::integral_constant<FastKind, FastKind::dk_abs>{});
+    case FastKind::twed:
+      break;
   }
   return f(std::integral_constant<FastKind, FastKind::twed>{});
 }
@@ -92,7 +97,8 @@ struct WarpDistance {
   // Rows per lane the kernel is built for; a job uses the smallest with 32*R >= n.
   static constexpr int rows_options[] = {1, 2, 4, 8, 16, 32, 48};
   static constexpr std::size_t max_rows = 32 * 48;
-  static constexpr std::size_t max_rows_twed = 32 * 16;  // twed keeps five values a row: more spills
+  static constexpr std::size_t max_rows_twed =
+      32 * 16;  // twed keeps five values a row: more spills
 
   // A job whose register side has n samples.
   static bool can_implement(const DistanceParams& params, std::size_t dims, std::size_t n);
@@ -101,8 +107,8 @@ struct WarpDistance {
   static constexpr std::size_t workspace_bytes() { return 0; }
   // One warp per job of jobs[0, count), all of `kind` and `rows_per_lane`: a = the job's a
   // (rows, registers), b streamed.
-  static void run(FastKind kind, int rows_per_lane, const DeviceData& data, const DevJob* jobs, std::size_t count,
-                  stream_t stream);
+  static void run(FastKind kind, int rows_per_lane, const DeviceData& data, const DevJob* jobs,
+                  std::size_t count, stream_t stream);
 };
 
 // --- one long pair --------------------------------------------------------------------
@@ -110,13 +116,15 @@ struct LongPairDistance {
   static constexpr int rows_per_lane = 8;  // a band is 32 * rows_per_lane rows
 
   // Any lengths, for the parameters the fast kernels specialise on.
-  static bool can_implement(const DistanceParams& params, std::size_t dims) { return fast_kind(params, dims).has_value(); }
+  static bool can_implement(const DistanceParams& params, std::size_t dims) {
+    return fast_kind(params, dims).has_value();
+  }
   // Device workspace of one launch for a pair of n rows and m columns.
   static std::size_t workspace_bytes(std::size_t n, std::size_t m);
   // One job (its a as the rows) with `workspace` (workspace_bytes, 16-byte aligned). `job`
   // is the host copy of the job, `job_on_device` the same job in device memory.
-  static void run(FastKind kind, const DeviceData& data, const DevJob& job, const DevJob* job_on_device,
-                  void* workspace, stream_t stream);
+  static void run(FastKind kind, const DeviceData& data, const DevJob& job,
+                  const DevJob* job_on_device, void* workspace, stream_t stream);
 };
 
 // --- thread per job -------------------------------------------------------------------

@@ -17,13 +17,15 @@ struct ElasticBatcher::Impl {
   std::vector<double> results;
 };
 
-ElasticBatcher::ElasticBatcher(detail::ElasticEngine& engine) : impl_(std::make_unique<Impl>(Impl{engine, {}})) {}
+ElasticBatcher::ElasticBatcher(detail::ElasticEngine& engine)
+    : impl_(std::make_unique<Impl>(Impl{engine, {}})) {}
 ElasticBatcher::~ElasticBatcher() = default;
 
 void ElasticBatcher::run(std::span<const ElasticJob> jobs, DeviceTimings* timings) {
   std::vector<std::size_t> all_dims;
   for (const ElasticJob& j : jobs)
-    if (std::find(all_dims.begin(), all_dims.end(), j.dims) == all_dims.end()) all_dims.push_back(j.dims);
+    if (std::find(all_dims.begin(), all_dims.end(), j.dims) == all_dims.end())
+      all_dims.push_back(j.dims);
   DeviceTimings total;
   for (const std::size_t dims : all_dims) {
     detail::ElasticEngine& e = impl_->engine;
@@ -48,6 +50,8 @@ void ElasticBatcher::run(std::span<const ElasticJob> jobs, DeviceTimings* timing
   if (timings) *timings = total;
 }
 
-std::size_t ElasticBatcher::device_bytes() const { return impl_->engine.device_bytes(); }
+std::size_t ElasticBatcher::device_bytes() const {
+  return impl_->engine.device_bytes();
+}
 
 }  // namespace warpwatch::kernels::cuda

@@ -15,7 +15,7 @@
 namespace warpwatch::kernels::cuda::detail {
 namespace {
 
-constexpr std::size_t kStagingBytes = std::size_t{32} << 20;       // one of two pinned chunks
+constexpr std::size_t kStagingBytes = std::size_t{32} << 20;          // one of two pinned chunks
 constexpr std::size_t kGenericScratchBytes = std::size_t{256} << 20;  // per generic launch
 
 struct HostSeries {
@@ -55,7 +55,8 @@ struct Route {
 // must be able to run the job), or the fastest that can. dtw and dk without a band and
 // twed are symmetric: D of (b, a) is the transposed table, with every cell's float
 // operations the same, so the fast kernels may take either side as the rows.
-Route route(const DistanceParams& p, std::size_t dims, std::size_t n, std::size_t m, DistancePath path) {
+Route route(const DistanceParams& p, std::size_t dims, std::size_t n, std::size_t m,
+            DistancePath path) {
   static_assert(GenericDistance::can_implement());
   Route r;
   const bool automatic = path == DistancePath::automatic;
@@ -63,7 +64,8 @@ Route route(const DistanceParams& p, std::size_t dims, std::size_t n, std::size_
   if (path == DistancePath::generic || (automatic && !long_pair)) return r;
   WW_ASSERT(long_pair, "a forced fast kernel for parameters only the generic kernel runs");
   r.kind = *fast_kind(p, dims);
-  const bool warp_a = WarpDistance::can_implement(p, dims, n), warp_b = WarpDistance::can_implement(p, dims, m);
+  const bool warp_a = WarpDistance::can_implement(p, dims, n),
+             warp_b = WarpDistance::can_implement(p, dims, m);
   if (path == DistancePath::long_pair || (automatic && !warp_a && !warp_b)) {
     r.family = Family::long_pair;
     // More rows = more bands working at once; forced, a is kept as the rows side.
@@ -84,10 +86,14 @@ std::optional<FastKind> fast_kind(const DistanceParams& p, std::size_t dims) {
   if (dims != 1) return std::nullopt;
   const bool sq = p.cost == Cost::sq;
   switch (p.metric) {
-    case Metric::dtw: return p.band ? std::nullopt : std::optional{sq ? FastKind::dtw_sq : FastKind::dtw_abs};
-    case Metric::dk: return p.band ? std::nullopt : std::optional{sq ? FastKind::dk_sq : FastKind::dk_abs};
-    case Metric::twed: return FastKind::twed;
-    case Metric::softdtw: return std::nullopt;
+    case Metric::dtw:
+      return p.band ? std::nullopt : std::optional{sq ? FastKind::dtw_sq : FastKind::dtw_abs};
+    case Metric::dk:
+      return p.band ? std::nullopt : std::optional{sq ? FastKind::dk_sq : FastKind::dk_abs};
+    case Metric::twed:
+      return FastKind::twed;
+    case Metric::softdtw:
+      return std::nullopt;
   }
   return std::nullopt;
 }
@@ -131,7 +137,8 @@ struct ElasticEngine::Impl {
     std::size_t fill = 0, done = 0;
     const auto flush = [&] {
       if (fill == 0) return;
-      WW_CUDA(cudaMemcpyAsync(dst + done, staging[buf].data(), fill, cudaMemcpyHostToDevice, stream.get()));
+      WW_CUDA(cudaMemcpyAsync(dst + done, staging[buf].data(), fill, cudaMemcpyHostToDevice,
+                              stream.get()));
       staged[buf].record(stream);
       done += fill;
       fill = 0;
@@ -164,7 +171,8 @@ void ElasticEngine::clear() {
   impl_->jobs.clear();
 }
 
-std::uint32_t ElasticEngine::add_series(const float* values, std::size_t length, const float* times) {
+std::uint32_t ElasticEngine::add_series(const float* values, std::size_t length,
+                                        const float* times) {
   if (length == 0 || length > std::numeric_limits<std::uint32_t>::max())
     throw std::invalid_argument("series length out of range for the CUDA backend");
   impl_->series.push_back({values, length, times});
@@ -183,13 +191,18 @@ void ElasticEngine::add_job(std::uint32_t a, std::uint32_t b, std::uint32_t para
   impl_->jobs.push_back({a, b, params});
 }
 
-std::size_t ElasticEngine::job_count() const { return impl_->jobs.size(); }
-std::size_t ElasticEngine::device_bytes() const { return impl_->held(); }
+std::size_t ElasticEngine::job_count() const {
+  return impl_->jobs.size();
+}
+std::size_t ElasticEngine::device_bytes() const {
+  return impl_->held();
+}
 
 void ElasticEngine::run(std::size_t dims, std::span<double> results, DistancePath path,
                         DeviceTimings* timings) {
   Impl& s = *impl_;
-  if (results.size() != s.jobs.size()) throw std::invalid_argument("ElasticEngine::run: results size");
+  if (results.size() != s.jobs.size())
+    throw std::invalid_argument("ElasticEngine::run: results size");
   if (s.jobs.empty()) return;
   const cudaStream_t stream = s.stream.get();
 
@@ -235,7 +248,8 @@ void ElasticEngine::run(std::size_t dims, std::span<double> results, DistancePat
   const auto key = [](const Routed& x) {
     return std::tuple(static_cast<int>(x.r.family), static_cast<int>(x.r.kind), x.r.rows, x.job.m);
   };
-  std::stable_sort(routed.begin(), routed.end(), [&](const Routed& x, const Routed& y) { return key(x) < key(y); });
+  std::stable_sort(routed.begin(), routed.end(),
+                   [&](const Routed& x, const Routed& y) { return key(x) < key(y); });
   std::vector<DevJob> dev_jobs(routed.size());
   for (std::size_t k = 0; k < routed.size(); ++k) dev_jobs[k] = routed[k].job;
   std::vector<DevParams> dev_params;
@@ -254,7 +268,8 @@ void ElasticEngine::run(std::size_t dims, std::span<double> results, DistancePat
   if (!time_pieces.empty()) s.upload(reinterpret_cast<unsigned char*>(s.times.data()), time_pieces);
   s.upload(reinterpret_cast<unsigned char*>(s.dev_params.data()),
            {{dev_params.data(), dev_params.size() * sizeof(DevParams)}});
-  s.upload(reinterpret_cast<unsigned char*>(s.dev_jobs.data()), {{dev_jobs.data(), dev_jobs.size() * sizeof(DevJob)}});
+  s.upload(reinterpret_cast<unsigned char*>(s.dev_jobs.data()),
+           {{dev_jobs.data(), dev_jobs.size() * sizeof(DevJob)}});
   s.copy_end.record(s.stream);
 
   // Scratch first (an allocation inside the timed section would be timed too).
@@ -282,23 +297,28 @@ void ElasticEngine::run(std::size_t dims, std::span<double> results, DistancePat
   for (std::size_t begin = 0; begin < routed.size();) {
     const Route& r = routed[begin].r;
     std::size_t end = begin + 1;
-    while (end < routed.size() && routed[end].r.family == r.family && routed[end].r.kind == r.kind &&
-           routed[end].r.rows == r.rows)
+    while (end < routed.size() && routed[end].r.family == r.family &&
+           routed[end].r.kind == r.kind && routed[end].r.rows == r.rows)
       ++end;
     const DevJob* group = s.dev_jobs.data() + begin;
     switch (r.family) {
-      case Family::warp: WarpDistance::run(r.kind, r.rows, data, group, end - begin, stream); break;
+      case Family::warp:
+        WarpDistance::run(r.kind, r.rows, data, group, end - begin, stream);
+        break;
       case Family::long_pair:
         for (std::size_t k = begin; k < end; ++k)
-          LongPairDistance::run(r.kind, data, routed[k].job, s.dev_jobs.data() + k, s.long_scratch.data(), stream);
+          LongPairDistance::run(r.kind, data, routed[k].job, s.dev_jobs.data() + k,
+                                s.long_scratch.data(), stream);
         break;
       case Family::generic:
         // Slices whose interleaved scratch fits the budget (m ascending: the last is the longest).
         for (std::size_t k = begin; k < end;) {
           std::size_t stop = k + 1;
-          while (stop < end && GenericDistance::workspace_bytes(stop - k + 1, routed[stop].job.m) <= budget) ++stop;
-          GenericDistance::run(data, s.dev_jobs.data() + k, stop - k, routed[stop - 1].job.m, s.generic_scratch.data(),
-                         stream);
+          while (stop < end &&
+                 GenericDistance::workspace_bytes(stop - k + 1, routed[stop].job.m) <= budget)
+            ++stop;
+          GenericDistance::run(data, s.dev_jobs.data() + k, stop - k, routed[stop - 1].job.m,
+                               s.generic_scratch.data(), stream);
           k = stop;
         }
         break;
@@ -315,7 +335,8 @@ void ElasticEngine::run(std::size_t dims, std::span<double> results, DistancePat
   std::memcpy(results.data(), s.results_host.data(), results.size() * sizeof(double));
   if (timings) {
     timings->kernel_seconds += s.kernel_end.seconds_since(s.kernel_start);
-    timings->copy_seconds += s.copy_end.seconds_since(s.copy_start) + s.back_end.seconds_since(s.back_start);
+    timings->copy_seconds +=
+        s.copy_end.seconds_since(s.copy_start) + s.back_end.seconds_since(s.back_start);
     timings->device_bytes = std::max(timings->device_bytes, s.peak);
   }
 }

@@ -16,7 +16,9 @@ constexpr int kThreads = 128;
 constexpr int kMetricDtw = 0, kMetricDk = 1, kMetricTwed = 3;
 constexpr int kCostSq = 0;
 
-__device__ __forceinline__ double inf_d() { return __longlong_as_double(0x7ff0000000000000ll); }
+__device__ __forceinline__ double inf_d() {
+  return __longlong_as_double(0x7ff0000000000000ll);
+}
 
 // Row view of the interleaved scratch.
 struct Strided {
@@ -81,11 +83,12 @@ __device__ double warping(const DeviceData& d, const DevJob& job, const DevParam
     for (unsigned j = lo; j <= hi; ++j) {
       const double up = row[j];
       double v = inf;
-      const bool inside = !banded || fabs(static_cast<double>(i) - static_cast<double>(j) * dn / dm) <= p.band;
+      const bool inside =
+          !banded || fabs(static_cast<double>(i) - static_cast<double>(j) * dn / dm) <= p.band;
       if (inside) {
         const double c = local_cost(a_i, bv + static_cast<std::size_t>(j - 1) * dims, dims, p.cost);
         const double best = fmin(fmin(up, left), diag);
-        v = p.metric == kMetricDtw ? c + best
+        v = p.metric == kMetricDtw  ? c + best
             : p.metric == kMetricDk ? fmax(c, best)
                                     : c + softmin(up, left, diag, p.gamma);
       }
@@ -107,8 +110,12 @@ __device__ double twed(const DeviceData& d, const DevJob& job, const DevParams& 
   const float* bv = d.values + job.b_off;
   const float* at = job.a_toff >= 0 ? d.times + job.a_toff : nullptr;
   const float* bt = job.b_toff >= 0 ? d.times + job.b_toff : nullptr;
-  const auto ta = [&](unsigned i) { return i == 0 ? 0.0 : at ? static_cast<double>(at[i - 1]) : i - 1.0; };
-  const auto tb = [&](unsigned j) { return j == 0 ? 0.0 : bt ? static_cast<double>(bt[j - 1]) : j - 1.0; };
+  const auto ta = [&](unsigned i) {
+    return i == 0 ? 0.0 : at ? static_cast<double>(at[i - 1]) : i - 1.0;
+  };
+  const auto tb = [&](unsigned j) {
+    return j == 0 ? 0.0 : bt ? static_cast<double>(bt[j - 1]) : j - 1.0;
+  };
   const auto sample = [&](const float* v, unsigned i) {  // 1-based; 0 is the zero sample
     return i == 0 ? nullptr : v + static_cast<std::size_t>(i - 1) * dims;
   };
@@ -157,7 +164,8 @@ __global__ void __launch_bounds__(kThreads)
   const Strided row{scratch + k, count};
   double result;
   if (p.metric == kMetricTwed) {
-    const Strided g{scratch + width * count + k, count}, del_b{scratch + 2 * width * count + k, count};
+    const Strided g{scratch + width * count + k, count},
+        del_b{scratch + 2 * width * count + k, count};
     result = twed(d, job, p, row, g, del_b);
   } else {
     result = warping(d, job, p, row);
@@ -167,11 +175,12 @@ __global__ void __launch_bounds__(kThreads)
 
 }  // namespace
 
-void GenericDistance::run(const DeviceData& data, const DevJob* jobs, std::size_t count, std::size_t max_m,
-                          double* scratch, stream_t stream) {
+void GenericDistance::run(const DeviceData& data, const DevJob* jobs, std::size_t count,
+                          std::size_t max_m, double* scratch, stream_t stream) {
   if (count == 0) return;
   const unsigned blocks = static_cast<unsigned>((count + kThreads - 1) / kThreads);
-  generic_kernel<<<blocks, kThreads, 0, stream>>>(data, jobs, static_cast<unsigned>(count), max_m, scratch);
+  generic_kernel<<<blocks, kThreads, 0, stream>>>(data, jobs, static_cast<unsigned>(count), max_m,
+                                                  scratch);
   WW_CUDA(cudaGetLastError());
 }
 

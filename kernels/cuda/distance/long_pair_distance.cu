@@ -1,8 +1,9 @@
 // One long pair (10^5 .. 10^6 samples a side) of whole-series dtw, dk or twed (dims 1, no
 // band) as a tiled wavefront in ONE launch. Rows of a are cut into bands of 32 * R (R =
 // LongPairDistance::rows_per_lane); a warp computes a band as the warp kernel does a pair
-// (lane l owns R rows, the warp sweeps the columns as an anti-diagonal), reading the row above the band from a
-// boundary row in global memory and writing the band's last row there for the next band.
+// (lane l owns R rows, the warp sweeps the columns as an anti-diagonal), reading the row above the
+// band from a boundary row in global memory and writing the band's last row there for the next
+// band.
 //
 // One boundary row serves all bands: column j of it is written by band k only after band k
 // has read band k-1's value of column j, and band k+1 reads it only after band k published
@@ -22,8 +23,8 @@
 #include <algorithm>
 
 #include "cuda/runtime/cuda_check.hpp"
-#include "warpwatch/kernels/errors.hpp"
 #include "distance_launch.hpp"
+#include "warpwatch/kernels/errors.hpp"
 
 namespace warpwatch::kernels::cuda::detail {
 namespace {
@@ -34,7 +35,9 @@ constexpr int kRing = 64;
 constexpr int R = LongPairDistance::rows_per_lane;
 constexpr unsigned kBandRows = 32u * R;
 
-std::size_t align16(std::size_t x) { return (x + 15) & ~static_cast<std::size_t>(15); }
+std::size_t align16(std::size_t x) {
+  return (x + 15) & ~static_cast<std::size_t>(15);
+}
 
 struct LongScratch {
   unsigned* ticket;    // next band to take
@@ -135,7 +138,8 @@ __global__ void __launch_bounds__(kWarps * 32)
         const double b = k < m ? static_cast<double>(bv[k]) : 0.0;
         ring_b[warp][slot + lane] = b;
         if constexpr (kTwed) {
-          const double tb = k < m ? (bt ? static_cast<double>(bt[k]) : static_cast<double>(k)) : 0.0;
+          const double tb =
+              k < m ? (bt ? static_cast<double>(bt[k]) : static_cast<double>(k)) : 0.0;
           double pb = __shfl_up_sync(kFull, b, 1), ptb = __shfl_up_sync(kFull, tb, 1);
           if (lane == 0) {
             pb = carry_b;
@@ -225,9 +229,12 @@ void launch_kind(const DeviceData& data, const DevJob& job, const DevJob* job_on
   int device = 0, sms = 0, per_sm = 0;
   WW_CUDA(cudaGetDevice(&device));
   WW_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  WW_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, long_pair_kernel<K>, kWarps * 32, 0));
-  const std::size_t resident = static_cast<std::size_t>(std::max(1, per_sm)) * static_cast<std::size_t>(sms);
-  const std::size_t blocks = std::max<std::size_t>(1, std::min(resident, (bands + kWarps - 1) / kWarps));
+  WW_CUDA(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, long_pair_kernel<K>, kWarps * 32, 0));
+  const std::size_t resident =
+      static_cast<std::size_t>(std::max(1, per_sm)) * static_cast<std::size_t>(sms);
+  const std::size_t blocks =
+      std::max<std::size_t>(1, std::min(resident, (bands + kWarps - 1) / kWarps));
   long_pair_kernel<K><<<static_cast<unsigned>(blocks), kWarps * 32, 0, stream>>>(
       data, job_on_device, carve(scratch, bands), static_cast<unsigned>(bands));
   WW_CUDA(cudaGetLastError());
@@ -240,9 +247,10 @@ std::size_t LongPairDistance::workspace_bytes(std::size_t n, std::size_t m) {
   return 16 + align16(bands * sizeof(unsigned)) + m * sizeof(double2);
 }
 
-void LongPairDistance::run(FastKind kind, const DeviceData& data, const DevJob& job, const DevJob* job_on_device,
-                           void* scratch, stream_t stream) {
-  WW_ASSERT(job.n > 0 && job.m > 0, "long-pair distance: empty series (the inputs are checked before)");
+void LongPairDistance::run(FastKind kind, const DeviceData& data, const DevJob& job,
+                           const DevJob* job_on_device, void* scratch, stream_t stream) {
+  WW_ASSERT(job.n > 0 && job.m > 0,
+            "long-pair distance: empty series (the inputs are checked before)");
   with_fast_kind(kind, [&](auto k) {
     launch_kind<decltype(k)::value>(data, job, job_on_device, scratch, stream);
   });

@@ -16,8 +16,8 @@
 #include <string>
 
 #include "cuda/runtime/cuda_check.hpp"
-#include "warpwatch/kernels/errors.hpp"
 #include "distance_launch.hpp"
+#include "warpwatch/kernels/errors.hpp"
 
 namespace warpwatch::kernels::cuda::detail {
 namespace {
@@ -25,7 +25,9 @@ namespace {
 constexpr unsigned kFull = 0xffffffffu;
 constexpr int kWarps = 4;  // warps per block; each warp is independent
 
-__device__ __forceinline__ float inf_f() { return __int_as_float(0x7f800000); }
+__device__ __forceinline__ float inf_f() {
+  return __int_as_float(0x7f800000);
+}
 
 // The new cell from its local cost terms and three predecessors (dtw, dk).
 template <FastKind K>
@@ -33,8 +35,8 @@ __device__ __forceinline__ float warp_cell(float a, float b, float up, float lef
   // D >= 0 here (costs are >= 0; +inf outside), and non-negative floats order like their
   // bit patterns as integers: the min of three is one instruction on sm_90 (VIMNMX3, a DPX
   // instruction) where fminf(fminf()) would be two.
-  const float best = __int_as_float(
-      __vimin3_s32(__float_as_int(left), __float_as_int(diag), __float_as_int(up)));
+  const float best =
+      __int_as_float(__vimin3_s32(__float_as_int(left), __float_as_int(diag), __float_as_int(up)));
   const float d = a - b;
   if constexpr (K == FastKind::dtw_sq) return __fmaf_rn(d, d, best);
   if constexpr (K == FastKind::dtw_abs) return fabsf(d) + best;
@@ -55,9 +57,8 @@ __device__ __forceinline__ float twed_step(float x, float prev, float t, float t
 template <FastKind K, int R>
 __device__ __forceinline__ void warp_column(const float (&a)[R], const float (&ta)[R],
                                             const float (&dela)[R], float (&left)[R],
-                                            float (&gl)[R], float b, float tb, float delb,
-                                            float up, float up_prev, float gup, float gup_prev,
-                                            float nu) {
+                                            float (&gl)[R], float b, float tb, float delb, float up,
+                                            float up_prev, float gup, float gup_prev, float nu) {
   float diag = up_prev, above = up;
   if constexpr (K != FastKind::twed) {
 #pragma unroll
@@ -116,7 +117,8 @@ __global__ void __launch_bounds__(kWarps * 32)
   float ta[R], dela[R], gl[R];     // twed: times, deletion costs, g(i, j-1) then g(i, j)
   {
     float prev = row0 >= 1 && row0 <= n ? av[row0 - 1] : 0.0f;
-    float tprev = row0 == 0 ? 0.0f : (at && row0 <= n ? at[row0 - 1] : static_cast<float>(row0 - 1));
+    float tprev =
+        row0 == 0 ? 0.0f : (at && row0 <= n ? at[row0 - 1] : static_cast<float>(row0 - 1));
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       const unsigned i = row0 + r + 1;
@@ -124,7 +126,7 @@ __global__ void __launch_bounds__(kWarps * 32)
       left[r] = inf;  // D(i, 0)
       ta[r] = 0.0f;
       dela[r] = 0.0f;
-      gl[r] = 0.0f;   // g(i, 0): column 0 contributes no match term
+      gl[r] = 0.0f;  // g(i, 0): column 0 contributes no match term
       if constexpr (kTwed) {
         ta[r] = at && i <= n ? at[i - 1] : static_cast<float>(i - 1);
         dela[r] = twed_step(a[r], prev, ta[r], tprev, nu, lambda);
@@ -175,7 +177,8 @@ __global__ void __launch_bounds__(kWarps * 32)
     if constexpr (kTwed) {
       // The sample before each: lane l-1's, or for lane 0 the last of the previous block.
       float prev_b = __shfl_up_sync(kFull, next_b, 1), prev_tb = __shfl_up_sync(kFull, next_tb, 1);
-      const float carry_b = __shfl_sync(kFull, held_b, 31), carry_tb = __shfl_sync(kFull, held_tb, 31);
+      const float carry_b = __shfl_sync(kFull, held_b, 31),
+                  carry_tb = __shfl_sync(kFull, held_tb, 31);
       if (first_lane) {
         prev_b = carry_b;
         prev_tb = carry_tb;
@@ -232,20 +235,27 @@ template <FastKind K>
 void launch_rows(int rows, const DeviceData& data, const DevJob* jobs, std::size_t count,
                  stream_t stream) {
   switch (rows) {
-    case 1: return launch_one<K, 1>(data, jobs, count, stream);
-    case 2: return launch_one<K, 2>(data, jobs, count, stream);
-    case 4: return launch_one<K, 4>(data, jobs, count, stream);
-    case 8: return launch_one<K, 8>(data, jobs, count, stream);
-    case 16: return launch_one<K, 16>(data, jobs, count, stream);
+    case 1:
+      return launch_one<K, 1>(data, jobs, count, stream);
+    case 2:
+      return launch_one<K, 2>(data, jobs, count, stream);
+    case 4:
+      return launch_one<K, 4>(data, jobs, count, stream);
+    case 8:
+      return launch_one<K, 8>(data, jobs, count, stream);
+    case 16:
+      return launch_one<K, 16>(data, jobs, count, stream);
     case 32:
       if constexpr (K != FastKind::twed) return launch_one<K, 32>(data, jobs, count, stream);
       break;
     case 48:
       if constexpr (K != FastKind::twed) return launch_one<K, 48>(data, jobs, count, stream);
       break;
-    default: break;
+    default:
+      break;
   }
-  WW_ASSERT(false, "warp distance kernel: no instance for " + std::to_string(rows) + " rows a lane");
+  WW_ASSERT(false,
+            "warp distance kernel: no instance for " + std::to_string(rows) + " rows a lane");
 }
 
 }  // namespace
@@ -256,8 +266,8 @@ int WarpDistance::rows_per_lane(std::size_t n) {
   WW_ASSERT(false, "warp distance: " + std::to_string(n) + " rows do not fit the registers");
 }
 
-void WarpDistance::run(FastKind kind, int rows_per_lane, const DeviceData& data, const DevJob* jobs, std::size_t count,
-                       stream_t stream) {
+void WarpDistance::run(FastKind kind, int rows_per_lane, const DeviceData& data, const DevJob* jobs,
+                       std::size_t count, stream_t stream) {
   if (count == 0) return;
   with_fast_kind(kind, [&](auto k) {
     launch_rows<decltype(k)::value>(rows_per_lane, data, jobs, count, stream);

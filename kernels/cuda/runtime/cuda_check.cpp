@@ -26,8 +26,9 @@ void throw_cuda_error(cudaError_t code, const char* call, const char* file, int 
   // Clear a non-sticky error so that the next call starts clean; a sticky one (a kernel
   // fault) stays, and every later call reports it too.
   cudaGetLastError();
-  const std::string what = std::string("CUDA error ") + cudaGetErrorName(code) + " (" + cudaGetErrorString(code) +
-                           ") in " + call + " at " + file + ":" + std::to_string(line);
+  const std::string what = std::string("CUDA error ") + cudaGetErrorName(code) + " (" +
+                           cudaGetErrorString(code) + ") in " + call + " at " + file + ":" +
+                           std::to_string(line);
   const int c = static_cast<int>(code);
   if (code == cudaErrorMemoryAllocation) throw CudaOutOfMemory(c, what);
   if (is_device_lost(code)) throw DeviceLost(c, what + ": the device context is lost");

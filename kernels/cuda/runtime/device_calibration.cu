@@ -12,8 +12,8 @@
 namespace warpwatch::kernels::cuda {
 namespace {
 
-constexpr int chains = 8;       // independent dependency chains per thread
-constexpr int steps = 4096;     // steps per chain
+constexpr int chains = 8;    // independent dependency chains per thread
+constexpr int steps = 4096;  // steps per chain
 constexpr int threads = 256;
 
 template <bool kMin>

@@ -19,7 +19,8 @@ class DeviceBuffer {
   DeviceBuffer() = default;
   explicit DeviceBuffer(std::size_t count) { reserve(count); }
   ~DeviceBuffer() { release(); }
-  DeviceBuffer(DeviceBuffer&& o) noexcept : data_(std::exchange(o.data_, nullptr)), capacity_(std::exchange(o.capacity_, 0)) {}
+  DeviceBuffer(DeviceBuffer&& o) noexcept
+      : data_(std::exchange(o.data_, nullptr)), capacity_(std::exchange(o.capacity_, 0)) {}
   DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
     if (this != &o) {
       release();
@@ -100,7 +101,9 @@ class Stream {
 
 class Event {
  public:
-  explicit Event(unsigned flags = cudaEventDefault) { WW_CUDA(cudaEventCreateWithFlags(&event_, flags)); }
+  explicit Event(unsigned flags = cudaEventDefault) {
+    WW_CUDA(cudaEventCreateWithFlags(&event_, flags));
+  }
   ~Event() { cudaEventDestroy(event_); }
   Event(const Event&) = delete;
   Event& operator=(const Event&) = delete;

@@ -22,12 +22,18 @@ __device__ __forceinline__ float spring_combine(float c, float best) {
 
 // Picks the predecessor; returns its D, writes its S.
 __device__ __forceinline__ float spring_best(float up_d, std::int32_t up_s, float diag_d,
-                                             std::int32_t diag_s, float left_d,
-                                             std::int32_t left_s, std::int32_t& best_s) {
+                                             std::int32_t diag_s, float left_d, std::int32_t left_s,
+                                             std::int32_t& best_s) {
   float best_d = up_d;
   best_s = up_s;
-  if (diag_d < best_d) { best_d = diag_d; best_s = diag_s; }
-  if (left_d < best_d) { best_d = left_d; best_s = left_s; }
+  if (diag_d < best_d) {
+    best_d = diag_d;
+    best_s = diag_s;
+  }
+  if (left_d < best_d) {
+    best_d = left_d;
+    best_s = left_s;
+  }
   return best_d;
 }
 
@@ -38,12 +44,13 @@ __device__ __forceinline__ float spring_best(float up_d, std::int32_t up_s, floa
 //    one instruction on sm_90: VIMNMX3, a DPX instruction);
 //  - S: up's when up is that min (a tie keeps up), otherwise that of min(left, diag) in the
 //    reference's order: left's only when left is strictly smaller than diag.
-__device__ __forceinline__ std::int32_t spring_pre_s(float diag_d, std::int32_t diag_s, float left_d,
-                                                     std::int32_t left_s) {
+__device__ __forceinline__ std::int32_t spring_pre_s(float diag_d, std::int32_t diag_s,
+                                                     float left_d, std::int32_t left_s) {
   return left_d < diag_d ? left_s : diag_s;
 }
 __device__ __forceinline__ float spring_min3(float up_d, float diag_d, float left_d) {
-  return __int_as_float(__vimin3_s32(__float_as_int(up_d), __float_as_int(diag_d), __float_as_int(left_d)));
+  return __int_as_float(
+      __vimin3_s32(__float_as_int(up_d), __float_as_int(diag_d), __float_as_int(left_d)));
 }
 __device__ __forceinline__ std::int32_t spring_best_s(float best_d, float up_d, std::int32_t up_s,
                                                       std::int32_t pre_s) {
@@ -52,7 +59,8 @@ __device__ __forceinline__ std::int32_t spring_best_s(float best_d, float up_d, 
 
 // Wrap-around order of 32-bit start indices (exact while spans stay below 2^31).
 __device__ __forceinline__ bool starts_after(std::int32_t s, std::int32_t t_e) {
-  return static_cast<std::int32_t>(static_cast<std::uint32_t>(s) - static_cast<std::uint32_t>(t_e)) > 0;
+  return static_cast<std::int32_t>(static_cast<std::uint32_t>(s) -
+                                   static_cast<std::uint32_t>(t_e)) > 0;
 }
 
 }  // namespace warpwatch::kernels::cuda

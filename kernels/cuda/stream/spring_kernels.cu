@@ -13,6 +13,7 @@
 // Both compute each cell as spring_cell.cuh says, so results are bit-identical.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cstdint>
 
@@ -23,7 +24,9 @@
 namespace warpwatch::kernels::cuda {
 namespace {
 
-__device__ __forceinline__ float f_inf() { return __int_as_float(0x7f800000); }
+__device__ __forceinline__ float f_inf() {
+  return __int_as_float(0x7f800000);
+}
 
 // ---------------------------------------------------------------------------------
 // Thread per pair: kernels/reference/spring.cpp's step(), with the column in global
@@ -107,11 +110,15 @@ __global__ void spring_exact(SpringBatchDev b) {
   const SpringPatternDev& pat = b.patterns[tile.pattern];
   const std::uint32_t pair = tile_index * 32 + static_cast<std::uint32_t>(pl);
   if (pat.dk) {
-    if (pat.abs_cost) exact_pair<true, true>(b, tile, pl, pair);
-    else exact_pair<true, false>(b, tile, pl, pair);
+    if (pat.abs_cost)
+      exact_pair<true, true>(b, tile, pl, pair);
+    else
+      exact_pair<true, false>(b, tile, pl, pair);
   } else {
-    if (pat.abs_cost) exact_pair<false, true>(b, tile, pl, pair);
-    else exact_pair<false, false>(b, tile, pl, pair);
+    if (pat.abs_cost)
+      exact_pair<false, true>(b, tile, pl, pair);
+    else
+      exact_pair<false, false>(b, tile, pl, pair);
   }
 }
 
@@ -132,7 +139,8 @@ __global__ void spring_live_age(SpringBatchDev b, std::uint32_t* age) {
 }
 
 __global__ void spring_fresh_lane(SpringTileDev tile, std::uint32_t m, std::uint32_t lane) {
-  for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < m; i += gridDim.x * blockDim.x) {
+  for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < m;
+       i += gridDim.x * blockDim.x) {
     tile.d[i * 32 + lane] = f_inf();
     tile.s[i * 32 + lane] = 0;
   }
@@ -145,7 +153,8 @@ __global__ void spring_fresh_lane(SpringTileDev tile, std::uint32_t m, std::uint
 
 __global__ void spring_move_lane(SpringTileDev from, std::uint32_t from_lane, SpringTileDev to,
                                  std::uint32_t to_lane, std::uint32_t m) {
-  for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < m; i += gridDim.x * blockDim.x) {
+  for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < m;
+       i += gridDim.x * blockDim.x) {
     to.d[i * 32 + to_lane] = from.d[i * 32 + from_lane];
     to.s[i * 32 + to_lane] = from.s[i * 32 + from_lane];
   }
@@ -156,20 +165,27 @@ __global__ void spring_move_lane(SpringTileDev from, std::uint32_t from_lane, Sp
   }
 }
 
-unsigned blocks_for(std::uint32_t items, unsigned per_block) { return (items + per_block - 1) / per_block; }
+unsigned blocks_for(std::uint32_t items, unsigned per_block) {
+  return (items + per_block - 1) / per_block;
+}
+
+// A lane's column of m rows, 256 threads a block, at most 64 blocks (a grid-stride loop).
+unsigned column_blocks(std::uint32_t m) {
+  return std::min(blocks_for(m, 256), 64u);
+}
 
 }  // namespace
 
 void launch_spring_fresh_lane(const SpringTileDev& tile, std::uint32_t m, std::uint32_t lane,
                               cudaStream_t stream) {
-  spring_fresh_lane<<<blocks_for(m, 256) > 64 ? 64 : blocks_for(m, 256), 256, 0, stream>>>(tile, m, lane);
+  spring_fresh_lane<<<column_blocks(m), 256, 0, stream>>>(tile, m, lane);
   WW_CUDA(cudaGetLastError());
 }
 
 void launch_spring_move_lane(const SpringTileDev& from, std::uint32_t from_lane,
                              const SpringTileDev& to, std::uint32_t to_lane, std::uint32_t m,
                              cudaStream_t stream) {
-  spring_move_lane<<<blocks_for(m, 256) > 64 ? 64 : blocks_for(m, 256), 256, 0, stream>>>(from, from_lane, to, to_lane, m);
+  spring_move_lane<<<column_blocks(m), 256, 0, stream>>>(from, from_lane, to, to_lane, m);
   WW_CUDA(cudaGetLastError());
 }
 

@@ -23,20 +23,20 @@ struct SpringPatternDev {
   std::uint32_t value_offset = 0;  // into the pattern value buffer
   std::uint32_t m = 0;
   std::uint32_t dims = 1;
-  std::uint32_t dk = 0;            // metric: 0 dtw, 1 dk
-  std::uint32_t abs_cost = 0;      // cost: 0 sq, 1 abs
-  float eps = 0.0f;                // reference::stream_eps(threshold)
+  std::uint32_t dk = 0;        // metric: 0 dtw, 1 dk
+  std::uint32_t abs_cost = 0;  // cost: 0 sq, 1 abs
+  float eps = 0.0f;            // reference::stream_eps(threshold)
 };
 
 struct SpringTileDev {
-  float* d = nullptr;            // [m][32]
-  std::int32_t* s = nullptr;     // [m][32]
-  float* d_min = nullptr;        // [32] pending candidate (inf: none)
-  std::int32_t* t_s = nullptr;   // [32]
-  std::int32_t* t_e = nullptr;   // [32]
-  std::uint32_t* done = nullptr; // [32] samples of this batch already processed (per batch)
+  float* d = nullptr;             // [m][32]
+  std::int32_t* s = nullptr;      // [m][32]
+  float* d_min = nullptr;         // [32] pending candidate (inf: none)
+  std::int32_t* t_s = nullptr;    // [32]
+  std::int32_t* t_e = nullptr;    // [32]
+  std::uint32_t* done = nullptr;  // [32] samples of this batch already processed (per batch)
   std::uint32_t pattern = 0;
-  std::uint32_t lanes = 0;       // pairs held: lanes [0, lanes)
+  std::uint32_t lanes = 0;                // pairs held: lanes [0, lanes)
   std::uint32_t stream[tile_lanes] = {};  // per lane: the stream's slot in the chunk table
 };
 
@@ -44,7 +44,7 @@ struct SpringTileDev {
 struct SpringChunkDev {
   std::uint64_t value_offset = 0;  // first float in the batch's value buffer
   std::uint32_t count = 0;
-  std::int32_t first = 0;          // low 32 bits of the chunk's first sample index
+  std::int32_t first = 0;  // low 32 bits of the chunk's first sample index
 };
 
 // A report: the candidate of pair `pair` (tile * 32 + lane) became final after the
@@ -65,8 +65,8 @@ struct SpringBatchDev {
   const float* values = nullptr;           // all chunks' samples, count x dims each
   SpringReportDev* reports = nullptr;
   std::uint32_t report_capacity = 0;
-  std::uint32_t* report_count = nullptr;   // device counters: [0] reports reserved,
-                                           // [1] 1 when a reservation did not fit
+  std::uint32_t* report_count = nullptr;  // device counters: [0] reports reserved,
+                                          // [1] 1 when a reservation did not fit
 };
 
 // How the register wavefront lays out a pattern: `lanes` lanes a pair (16: two pairs a
@@ -137,12 +137,12 @@ void launch_spring_move_lane(const SpringTileDev& from, std::uint32_t from_lane,
 
 // SpringWavefront::run's two launchers: shape.tiles == 1 (spring_wavefront.cu) and > 1
 // (spring_wavefront_tiled.cu).
-void launch_spring_wavefront(const SpringBatchDev& batch, const std::uint32_t* pairs, std::uint32_t pair_count,
-                             WavefrontShape shape, bool dk, bool abs_cost, std::uint32_t min_count,
-                             cudaStream_t stream);
+void launch_spring_wavefront(const SpringBatchDev& batch, const std::uint32_t* pairs,
+                             std::uint32_t pair_count, WavefrontShape shape, bool dk, bool abs_cost,
+                             std::uint32_t min_count, cudaStream_t stream);
 void launch_spring_wavefront_tiled(const SpringBatchDev& batch, const std::uint32_t* pairs,
-                                   std::uint32_t pair_count, std::uint32_t tiles, bool dk, bool abs_cost,
-                                   std::uint32_t min_count, cudaStream_t stream);
+                                   std::uint32_t pair_count, std::uint32_t tiles, bool dk,
+                                   bool abs_cost, std::uint32_t min_count, cudaStream_t stream);
 
 // Per pair (tile * 32 + lane): how far back from its stream's next index (the chunk
 // table's `first` field holds the low 32 bits of it) the oldest start it may still report

@@ -4,7 +4,6 @@
 #include <limits>
 #include <stdexcept>
 
-
 namespace warpwatch::kernels::cuda {
 namespace {
 
@@ -14,8 +13,8 @@ template <typename T>
 void upload(DeviceBuffer<T>& buffer, const std::vector<T>& host, const Stream& stream) {
   buffer.reserve(std::max<std::size_t>(host.size(), 1));
   if (!host.empty())
-    WW_CUDA(cudaMemcpyAsync(buffer.data(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice,
-                            stream.get()));
+    WW_CUDA(cudaMemcpyAsync(buffer.data(), host.data(), host.size() * sizeof(T),
+                            cudaMemcpyHostToDevice, stream.get()));
 }
 
 }  // namespace
@@ -50,8 +49,8 @@ void SpringPairs::add_pair(common::Pair* pair) {
   dirty_ = true;
 }
 
-void SpringPairs::flush_lanes(const Pattern& p, const Tile& tile, std::uint32_t first, std::uint32_t last,
-                              std::vector<RawMatch>& out) {
+void SpringPairs::flush_lanes(const Pattern& p, const Tile& tile, std::uint32_t first,
+                              std::uint32_t last, std::vector<RawMatch>& out) {
   candidates_host_.reserve(3 * tile_lanes);
   float* d_min = candidates_host_.data();
   auto* t_s = reinterpret_cast<std::int32_t*>(d_min + tile_lanes);
@@ -64,7 +63,8 @@ void SpringPairs::flush_lanes(const Pattern& p, const Tile& tile, std::uint32_t 
   for (std::uint32_t lane = first; lane < last; ++lane) {
     if (!(d_min[lane] <= p.state->eps)) continue;
     const common::Pair& pair = *tile.lanes[lane];
-    const common::MatchSpan span = common::unwrap_match(pair.stream->next_index() - 1, t_s[lane], t_e[lane]);
+    const common::MatchSpan span =
+        common::unwrap_match(pair.stream->next_index() - 1, t_s[lane], t_e[lane]);
     out.push_back(common::make_match(pair, d_min[lane], span.start, span.end));
     d_min[lane] = inf;
     cleared = true;
@@ -83,8 +83,8 @@ void SpringPairs::remove_pair(common::Pair* pair, std::vector<RawMatch>& out) {
   Tile& last = *p.tiles.back();
   const auto from = static_cast<std::uint32_t>(last.lanes.size() - 1);
   if (&last != &tile || from != lane) {  // fill the hole with the pattern's last pair
-    launch_spring_move_lane(last.dev, from, tile.dev, lane, static_cast<std::uint32_t>(p.state->def->length()),
-                            compute_.get());
+    launch_spring_move_lane(last.dev, from, tile.dev, lane,
+                            static_cast<std::uint32_t>(p.state->def->length()), compute_.get());
     tile.lanes[lane] = last.lanes[from];
     tile.lanes[lane]->handle = pair->handle;
   }
@@ -129,7 +129,8 @@ void SpringPairs::build_tables() {
   std::size_t t = 0;
   for (auto& [id, p] : patterns_) {
     const PatternDef& def = *p.state->def;
-    const auto m = static_cast<std::uint32_t>(def.length()), dims = static_cast<std::uint32_t>(def.dims);
+    const auto m = static_cast<std::uint32_t>(def.length()),
+               dims = static_cast<std::uint32_t>(def.dims);
     Variant* variant = nullptr;  // none: SpringExact alone runs the pattern
     if (SpringWavefront::can_implement(m, dims)) {
       const WavefrontShape shape = SpringWavefront::shape(m);
@@ -177,7 +178,8 @@ SpringBatchDev SpringPairs::batch_view(const SpringChunkDev* chunks, const float
   return b;
 }
 
-void SpringPairs::launch(const SpringChunkDev* chunks, const float* values, std::uint32_t max_count) {
+void SpringPairs::launch(const SpringChunkDev* chunks, const float* values,
+                         std::uint32_t max_count) {
   if (dirty_) build_tables();
   launched_ = tile_count_ != 0 && max_count != 0;
   if (!launched_) return;
@@ -192,8 +194,9 @@ void SpringPairs::launch(const SpringChunkDev* chunks, const float* values, std:
   WW_CUDA(cudaMemsetAsync(done_.data(), 0, std::size_t{tile_count_} * tile_lanes * 4, s));
   if (max_count >= SpringWavefront::min_count)
     for (const auto& v : variants_)
-      SpringWavefront::run(batch_view(chunks, values), v.device_pairs.data(), static_cast<std::uint32_t>(v.pairs.size()),
-                           v.shape, v.dk, v.abs_cost, s);
+      SpringWavefront::run(batch_view(chunks, values), v.device_pairs.data(),
+                           static_cast<std::uint32_t>(v.pairs.size()), v.shape, v.dk, v.abs_cost,
+                           s);
   launch_exact();
 }
 
@@ -202,7 +205,8 @@ void SpringPairs::launch_exact() {
   WW_CUDA(cudaMemsetAsync(report_counters_.data(), 0, 8, s));
   SpringExact::run(batch_view(batch_chunks_, batch_values_), s);
   finished_.record(compute_);
-  WW_CUDA(cudaMemcpyAsync(counters_host_.data(), report_counters_.data(), 8, cudaMemcpyDeviceToHost, s));
+  WW_CUDA(cudaMemcpyAsync(counters_host_.data(), report_counters_.data(), 8, cudaMemcpyDeviceToHost,
+                          s));
 }
 
 double SpringPairs::collect(std::vector<RawMatch>& out) {
@@ -228,7 +232,8 @@ double SpringPairs::collect(std::vector<RawMatch>& out) {
   for (const SpringReportDev& r : reports_seen_) {
     if (r.pair == no_pair) continue;
     const common::Pair& pair = *tile_order_[r.pair / tile_lanes]->lanes[r.pair % tile_lanes];
-    const common::MatchSpan span = common::unwrap_match(pair.stream->chunk_first + r.step, r.t_s, r.t_e);
+    const common::MatchSpan span =
+        common::unwrap_match(pair.stream->chunk_first + r.step, r.t_s, r.t_e);
     out.push_back(common::make_match(pair, r.distance, span.start, span.end));
   }
   return finished_.seconds_since(started_);
@@ -236,17 +241,20 @@ double SpringPairs::collect(std::vector<RawMatch>& out) {
 
 void SpringPairs::flush(std::vector<RawMatch>& out) {
   for (auto& [id, p] : patterns_)
-    for (auto& tile : p.tiles) flush_lanes(p, *tile, 0, static_cast<std::uint32_t>(tile->lanes.size()), out);
+    for (auto& tile : p.tiles)
+      flush_lanes(p, *tile, 0, static_cast<std::uint32_t>(tile->lanes.size()), out);
 }
 
-void SpringPairs::lower_to_live_starts(const SpringChunkDev* next_chunks, std::span<std::uint64_t> keep_from) {
+void SpringPairs::lower_to_live_starts(const SpringChunkDev* next_chunks,
+                                       std::span<std::uint64_t> keep_from) {
   if (dirty_) build_tables();
   if (tile_count_ == 0) return;
   const std::size_t pairs = std::size_t{tile_count_} * tile_lanes;
   ages_.reserve(pairs);
   ages_host_.resize(pairs);
   launch_spring_live_age(batch_view(next_chunks, nullptr), ages_.data(), compute_.get());
-  WW_CUDA(cudaMemcpyAsync(ages_host_.data(), ages_.data(), pairs * 4, cudaMemcpyDeviceToHost, compute_.get()));
+  WW_CUDA(cudaMemcpyAsync(ages_host_.data(), ages_.data(), pairs * 4, cudaMemcpyDeviceToHost,
+                          compute_.get()));
   compute_.synchronize();
   for (std::size_t t = 0; t < tile_order_.size(); ++t)
     for (std::size_t lane = 0; lane < tile_order_[t]->lanes.size(); ++lane) {
@@ -257,8 +265,8 @@ void SpringPairs::lower_to_live_starts(const SpringChunkDev* next_chunks, std::s
 }
 
 std::size_t SpringPairs::device_bytes() const {
-  std::size_t bytes = patterns_dev_.bytes() + pattern_values_.bytes() + tiles_dev_.bytes() + done_.bytes() +
-                      reports_.bytes() + report_counters_.bytes() + ages_.bytes();
+  std::size_t bytes = patterns_dev_.bytes() + pattern_values_.bytes() + tiles_dev_.bytes() +
+                      done_.bytes() + reports_.bytes() + report_counters_.bytes() + ages_.bytes();
   for (const auto& [id, p] : patterns_)
     for (const auto& tile : p.tiles) bytes += tile->memory.bytes();
   for (const auto& v : variants_) bytes += v.device_pairs.bytes();

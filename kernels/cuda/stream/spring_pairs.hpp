@@ -92,7 +92,7 @@ class SpringPairs {
   DeviceBuffer<std::uint32_t> ages_;
   std::vector<std::uint32_t> ages_host_;
   PinnedBuffer<float> candidates_host_;  // d_min, t_s, t_e of one tile (3 x 32 words)
-  Event started_, finished_;  // around a batch's kernels
+  Event started_, finished_;             // around a batch's kernels
 };
 
 }  // namespace warpwatch::kernels::cuda

@@ -26,8 +26,8 @@
 #include <cstdint>
 
 #include "cuda/runtime/cuda_check.hpp"
-#include "warpwatch/kernels/errors.hpp"
 #include "spring_wave.cuh"
+#include "warpwatch/kernels/errors.hpp"
 
 namespace warpwatch::kernels::cuda {
 namespace {
@@ -186,10 +186,12 @@ void launch_spring_wavefront(const SpringBatchDev& batch, const std::uint32_t* p
   WW_CUDA(cudaGetLastError());
 }
 
-void SpringWavefront::run(const SpringBatchDev& batch, const std::uint32_t* pairs, std::uint32_t pair_count,
-                          WavefrontShape shape, bool dk, bool abs_cost, cudaStream_t stream) {
+void SpringWavefront::run(const SpringBatchDev& batch, const std::uint32_t* pairs,
+                          std::uint32_t pair_count, WavefrontShape shape, bool dk, bool abs_cost,
+                          cudaStream_t stream) {
   if (shape.tiles > 1)
-    launch_spring_wavefront_tiled(batch, pairs, pair_count, shape.tiles, dk, abs_cost, min_count, stream);
+    launch_spring_wavefront_tiled(batch, pairs, pair_count, shape.tiles, dk, abs_cost, min_count,
+                                  stream);
   else
     launch_spring_wavefront(batch, pairs, pair_count, shape, dk, abs_cost, min_count, stream);
 }

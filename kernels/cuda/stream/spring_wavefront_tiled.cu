@@ -16,8 +16,8 @@
 #include <cstdint>
 
 #include "cuda/runtime/cuda_check.hpp"
-#include "warpwatch/kernels/errors.hpp"
 #include "spring_wave.cuh"
+#include "warpwatch/kernels/errors.hpp"
 
 namespace warpwatch::kernels::cuda {
 namespace {
@@ -138,7 +138,8 @@ void launch_spring_wavefront_tiled(const SpringBatchDev& batch, const std::uint3
                                    std::uint32_t pair_count, std::uint32_t tiles, bool dk,
                                    bool abs_cost, std::uint32_t min_count, cudaStream_t stream) {
   if (pair_count == 0) return;
-  WW_ASSERT(tiles >= 2 && tiles <= SpringWavefront::max_tiles, "spring wavefront: 2 to 16 row tiles a pair");
+  WW_ASSERT(tiles >= 2 && tiles <= SpringWavefront::max_tiles,
+            "spring wavefront: 2 to 16 row tiles a pair");
   const unsigned threads = 32 * tiles;
   with_metric(dk, abs_cost, [&](auto kDk, auto kAbs) {
     spring_wavefront_tiled<decltype(kDk)::value, decltype(kAbs)::value>

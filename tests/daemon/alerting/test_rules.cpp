@@ -15,9 +15,9 @@
 
 namespace {
 
-using warpwatch::config::Rule;
 using warpwatch::alerting::Event;
 using warpwatch::alerting::RuleEngine;
+using warpwatch::config::Rule;
 using warpwatch::kernels::Metric;
 using warpwatch::kernels::Mode;
 using warpwatch::kernels::PatternDef;
@@ -46,13 +46,19 @@ PatternRef pattern(const std::string& id) {
   return all.at(id);
 }
 
-RawMatch match(std::string stream, PatternRef p, double distance, std::int64_t end_s, std::uint64_t end_index = 10) {
-  return {warpwatch::stream::make_stream({std::move(stream), 1, kSecond}), std::move(p), distance, end_index - 4,
-          end_index, (end_s - 4) * kSecond, end_s * kSecond};
+RawMatch match(std::string stream, PatternRef p, double distance, std::int64_t end_s,
+               std::uint64_t end_index = 10) {
+  return {warpwatch::stream::make_stream({std::move(stream), 1, kSecond}),
+          std::move(p),
+          distance,
+          end_index - 4,
+          end_index,
+          (end_s - 4) * kSecond,
+          end_s * kSecond};
 }
 
-RawMatch match(std::string stream, const std::string& pattern_id, double distance, std::int64_t end_s,
-               std::uint64_t end_index = 10) {
+RawMatch match(std::string stream, const std::string& pattern_id, double distance,
+               std::int64_t end_s, std::uint64_t end_index = 10) {
   return match(std::move(stream), pattern(pattern_id), distance, end_s, end_index);
 }
 
@@ -76,7 +82,8 @@ std::vector<std::string> rules_of(const std::vector<Event>& events) {
 TEST(Rules, NoRulesMeansOneDefaultRuleForEverything) {
   // The configuration supplies the implicit rule when the file has none.
   const warpwatch::testing::TempDir dir;
-  const auto config = warpwatch::config::load_daemon_config(dir.write("c.yaml", "instance: node-1\n"));
+  const auto config =
+      warpwatch::config::load_daemon_config(dir.write("c.yaml", "instance: node-1\n"));
   RuleEngine engine(config.live.rules, "node-1");
   ASSERT_EQ(engine.rules().size(), 1u);
   EXPECT_EQ(engine.rules()[0].name, "default");
@@ -277,11 +284,16 @@ TEST(Rules, EmptyBatchGivesNoEvents) {
 TEST(Rules, EachPatternNamesItsLibrary) {
   const warpwatch::testing::TempDir dir;
   const auto config = warpwatch::config::load_daemon_config(
-      dir.write("c.yaml", "streams: {declared: [{id: s}]}\nlibraries:\n  - name: shapes\n    defaults: {threshold: 3.5, metric: softdtw, mode: window}\n"
-                          "    patterns:\n      - {id: w, values: [0, 1, 0]}\n"));
+      dir.write("c.yaml",
+                "streams: {declared: [{id: s}]}\nlibraries:\n  - name: shapes\n    defaults: "
+                "{threshold: 3.5, metric: softdtw, mode: window}\n"
+                "    patterns:\n      - {id: w, values: [0, 1, 0]}\n"));
   ASSERT_EQ(config.live.libraries.size(), 1u);
   RuleEngine engine(config.live.rules, "i");
-  const auto ev = engine.apply({match("s", warpwatch::kernels::make_pattern(config.live.libraries[0].patterns[0]), 1.0, 100)}, 0);
+  const auto ev = engine.apply(
+      {match("s", warpwatch::kernels::make_pattern(config.live.libraries[0].patterns[0]), 1.0,
+             100)},
+      0);
   ASSERT_EQ(ev.size(), 1u);
   EXPECT_EQ(ev[0].library, "shapes");
   EXPECT_EQ(ev[0].metric, "softdtw");

@@ -23,8 +23,11 @@ TEST(Cli, BackendsSayWhetherEachCanRun) {
   const auto r = run_cli({"backends"});
   ASSERT_EQ(r.status, 0);
   EXPECT_EQ(r.out.find("not implemented"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("cpu: available, " + warpwatch::kernels::cpu::simd_target()), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("cpu: available, " + warpwatch::kernels::cpu::simd_target()),
+            std::string::npos)
+      << r.out;
   const warpwatch::kernels::CudaStatus cuda = warpwatch::kernels::cuda_status();
-  const std::string want = cuda.device_count > 0 ? "cuda: available, " + cuda.detail : "cuda: unavailable: " + cuda.detail;
+  const std::string want = cuda.device_count > 0 ? "cuda: available, " + cuda.detail
+                                                 : "cuda: unavailable: " + cuda.detail;
   EXPECT_NE(r.out.find(want), std::string::npos) << r.out;
 }

@@ -73,22 +73,24 @@ void expect_exactly_planted(const std::vector<nlohmann::json>& events, const Pla
 
 TEST(CliSearch, StreamModeDtwFindsExactlyThePlantedCopies) {
   const Planted planted = make_planted_files("search_dtw");
-  const auto r = run_cli({"search", "--patterns", planted.pattern_path, "--input", planted.series_path,
-                          "--mode", "stream", "--metric", "dtw", "--threshold", "20"});
+  const auto r =
+      run_cli({"search", "--patterns", planted.pattern_path, "--input", planted.series_path,
+               "--mode", "stream", "--metric", "dtw", "--threshold", "20"});
   ASSERT_EQ(r.status, 0) << r.err;
   // Planted copies score about 0.1..2 (noise and dropped samples); anywhere else the
   // steep ends cost at least 9 each, measured above 90.
   expect_exactly_planted(parse_events(r.out), planted, 20.0);
   // Chunking invariance through the CLI: the same events, byte for byte.
-  const auto chunked = run_cli({"search", "--patterns", planted.pattern_path, "--input",
-                                planted.series_path, "--metric", "dtw", "--threshold", "20", "--chunk", "7"});
+  const auto chunked =
+      run_cli({"search", "--patterns", planted.pattern_path, "--input", planted.series_path,
+               "--metric", "dtw", "--threshold", "20", "--chunk", "7"});
   EXPECT_EQ(chunked.out, r.out);
 }
 
 TEST(CliSearch, StreamModeDkFindsExactlyThePlantedCopies) {
   const Planted planted = make_planted_files("search_dk");
-  const auto r = run_cli({"search", "--patterns", planted.pattern_path, "--input", planted.series_path,
-                          "--metric", "dk", "--threshold", "4"});
+  const auto r = run_cli({"search", "--patterns", planted.pattern_path, "--input",
+                          planted.series_path, "--metric", "dk", "--threshold", "4"});
   ASSERT_EQ(r.status, 0) << r.err;
   // Planted copies: largest step cost about 0.01..1.5; elsewhere above 8.
   expect_exactly_planted(parse_events(r.out), planted, 4.0);
@@ -96,14 +98,17 @@ TEST(CliSearch, StreamModeDkFindsExactlyThePlantedCopies) {
 
 TEST(CliSearch, WindowModeReportsOneEventPerPlantedCopy) {
   const Planted planted = make_planted_files("search_window");
-  const auto r = run_cli({"search", "--patterns", planted.pattern_path, "--input", planted.series_path,
-                          "--mode", "window", "--metric", "dtw", "--threshold", "40"});
+  const auto r =
+      run_cli({"search", "--patterns", planted.pattern_path, "--input", planted.series_path,
+               "--mode", "window", "--metric", "dtw", "--threshold", "40"});
   ASSERT_EQ(r.status, 0) << r.err;
   const auto events = parse_events(r.out);
   ASSERT_EQ(events.size(), 3u) << r.out;
   for (std::size_t k = 0; k < 3; ++k) {
     const auto [start, end] = planted.occurrences[k];
-    EXPECT_EQ(events[k]["end_index"].get<std::uint64_t>() - events[k]["start_index"].get<std::uint64_t>(), 39u);
+    EXPECT_EQ(
+        events[k]["end_index"].get<std::uint64_t>() - events[k]["start_index"].get<std::uint64_t>(),
+        39u);
     // The best window lies on the occurrence: it overlaps it by more than half its length.
     const auto overlap = std::min<std::uint64_t>(end, events[k]["end_index"]) + 1 -
                          std::max<std::uint64_t>(start, events[k]["start_index"]);
@@ -124,9 +129,11 @@ TEST(CliSearch, BadPatternFileNamesFileAndRowAndFails) {
 TEST(CliSearch, StreamModeRefusesTwed) {
   const auto dir = temp_dir("search_twed_stream");
   const auto p = write_file(dir / "p.csv", "1,2,3\n");
-  const auto r = run_cli({"search", "--patterns", p, "--input", p, "--metric", "twed", "--threshold", "1"});
+  const auto r =
+      run_cli({"search", "--patterns", p, "--input", p, "--metric", "twed", "--threshold", "1"});
   EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.err.find("stream mode supports the metrics dtw and dk only"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("stream mode supports the metrics dtw and dk only"), std::string::npos)
+      << r.err;
 }
 
 }  // namespace
@@ -139,10 +146,12 @@ TEST(CliSearch, TimestampsThatDoNotIncreaseInNanosecondsAreRefused) {
   const auto dir = warpwatch::testing::temp_dir("search_period");
   const std::string series = warpwatch::testing::write_file(dir / "s.csv", "0,1,2,3,4,5\n");
   const std::string pattern = warpwatch::testing::write_file(dir / "p.csv", "1,2,3\n");
-  const auto r = warpwatch::testing::run_cli(
-      {"search", "--patterns", pattern, "--input", series, "--threshold", "1", "--period", "1e-10"});
+  const auto r = warpwatch::testing::run_cli({"search", "--patterns", pattern, "--input", series,
+                                              "--threshold", "1", "--period", "1e-10"});
   EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.err.find("sample 1 (t_ns 0): not after the last accepted timestamp 0"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("sample 1 (t_ns 0): not after the last accepted timestamp 0"),
+            std::string::npos)
+      << r.err;
   EXPECT_NE(r.err.find("non_increasing_timestamp"), std::string::npos) << r.err;
 }
 

@@ -28,8 +28,8 @@
 #include "planted_support.hpp"
 #include "test_support.hpp"
 #include "warpwatch/config/daemon_config.hpp"
-#include "warpwatch/service/pipeline.hpp"
 #include "warpwatch/kernels/reference.hpp"
+#include "warpwatch/service/pipeline.hpp"
 #include "warpwatch/stream/frame.hpp"
 
 namespace {
@@ -38,7 +38,8 @@ using namespace warpwatch;
 using namespace warpwatch::testing;
 
 kernels::RawMatch to_match(const nlohmann::json& e) {
-  kernels::RawMatch m = raw_match(e.at("stream").get<std::string>(), e.at("pattern").get<std::string>(), 0.0, 0, 0, 0, 0);
+  kernels::RawMatch m = raw_match(e.at("stream").get<std::string>(),
+                                  e.at("pattern").get<std::string>(), 0.0, 0, 0, 0, 0);
   m.distance = e.at("distance").get<double>();
   m.start_index = e.at("start_index").get<std::uint64_t>();
   m.end_index = e.at("end_index").get<std::uint64_t>();
@@ -49,7 +50,8 @@ kernels::RawMatch to_match(const nlohmann::json& e) {
 
 std::string describe(const kernels::RawMatch& m) {
   std::string s = m.stream_id();
-  s += "/" + m.pattern_id() + " [" + std::to_string(m.start_index) + "," + std::to_string(m.end_index) + "] d=";
+  s += "/" + m.pattern_id() + " [" + std::to_string(m.start_index) + "," +
+       std::to_string(m.end_index) + "] d=";
   s += std::to_string(m.distance);
   return s;
 }
@@ -104,7 +106,8 @@ struct Message {
   std::string id;
   stream::Samples samples;
 };
-std::vector<Message> chunked_messages(const std::vector<Series>& series, std::size_t max_chunk, std::mt19937_64& rng) {
+std::vector<Message> chunked_messages(const std::vector<Series>& series, std::size_t max_chunk,
+                                      std::mt19937_64& rng) {
   std::vector<std::vector<Message>> per;
   for (const auto& s : series) {
     std::vector<Message> msgs;
@@ -160,12 +163,16 @@ TEST(DaemonE2e, PlantedPatternsGiveExactlyTheReferenceEvents) {
   std::uniform_int_distribution<std::size_t> jitter(0, 60);
   for (std::size_t k = 0; k < 20; ++k) {
     ids.push_back(stream_name(k));
-    series.push_back(make_series(ids.back(), 700, shapes, {{0, 100 + jitter(rng)}, {1, 300 + jitter(rng)}, {0, 500 + jitter(rng)}}, rng));
+    series.push_back(
+        make_series(ids.back(), 700, shapes,
+                    {{0, 100 + jitter(rng)}, {1, 300 + jitter(rng)}, {0, 500 + jitter(rng)}}, rng));
   }
   const auto want = reference_matches(series, patterns, true);
   // The planted copies, and nothing else: 2 bumps and 1 wave per stream.
   ASSERT_EQ(want.size(), 60u);
-  ASSERT_EQ(std::count_if(want.begin(), want.end(), [](const auto& m) { return m.pattern_id() == "bump"; }), 40);
+  ASSERT_EQ(std::count_if(want.begin(), want.end(),
+                          [](const auto& m) { return m.pattern_id() == "bump"; }),
+            40);
 
   CapturedLog log;
   service::Pipeline pipeline(base_config(ids, patterns), log.logger());
@@ -182,7 +189,9 @@ TEST(DaemonE2e, PlantedPatternsGiveExactlyTheReferenceEvents) {
     push.send(m.id, stream::encode_frame(m.samples, explicit_times(rng)));
     total += m.samples.size();
   }
-  ASSERT_TRUE(step_until(pipeline, [&] { return pipeline.registry().snapshot().accepted_samples == total; }, 5000ms, &sub))
+  ASSERT_TRUE(step_until(
+      pipeline, [&] { return pipeline.registry().snapshot().accepted_samples == total; }, 5000ms,
+      &sub))
       << "accepted " << pipeline.registry().snapshot().accepted_samples << " of " << total;
   const auto summary = pipeline.shutdown();
   sub.wait_for(want.size(), 3000ms);
@@ -290,7 +299,8 @@ TEST(DaemonE2e, BadFramesAreCountedAndGoodSamplesAllMatched) {
       }
       case 6: {  // three frames
         const auto f = stream::encode_frame(m.samples, false);
-        push.send_parts({m.id, std::string(reinterpret_cast<const char*>(f.data()), f.size()), "extra"});
+        push.send_parts(
+            {m.id, std::string(reinterpret_cast<const char*>(f.data()), f.size()), "extra"});
         reject(m.id, stream::RejectReason::malformed_frame);
         break;
       }
@@ -306,7 +316,8 @@ TEST(DaemonE2e, BadFramesAreCountedAndGoodSamplesAllMatched) {
       for (std::size_t i = 0; i < m.samples.size(); ++i) {
         if (i > 0) {
           s.times_ns.push_back(m.samples.times_ns[i] - kPeriod / 2);
-          s.values.push_back(bad % 2 ? std::numeric_limits<float>::infinity() : std::numeric_limits<float>::quiet_NaN());
+          s.values.push_back(bad % 2 ? std::numeric_limits<float>::infinity()
+                                     : std::numeric_limits<float>::quiet_NaN());
           ++bad;
         }
         s.times_ns.push_back(m.samples.times_ns[i]);
@@ -320,7 +331,9 @@ TEST(DaemonE2e, BadFramesAreCountedAndGoodSamplesAllMatched) {
     last_good[m.id] = m.samples;
     total += m.samples.size();
   }
-  ASSERT_TRUE(step_until(pipeline, [&] { return pipeline.registry().snapshot().accepted_samples == total; }, 5000ms, &sub))
+  ASSERT_TRUE(step_until(
+      pipeline, [&] { return pipeline.registry().snapshot().accepted_samples == total; }, 5000ms,
+      &sub))
       << "accepted " << pipeline.registry().snapshot().accepted_samples << " of " << total;
   // Every bad message was sent before the last good one (one PUSH to one PULL keeps order).
   const auto summary = pipeline.shutdown();
@@ -334,7 +347,8 @@ TEST(DaemonE2e, BadFramesAreCountedAndGoodSamplesAllMatched) {
   for (const auto& s : snap.streams) {
     SCOPED_TRACE(s.stream->id);
     for (const auto reason : stream::all_reject_reasons)
-      EXPECT_EQ(s.rejected[reason], expected_per_stream[s.stream->id][reason]) << stream::to_string(reason);
+      EXPECT_EQ(s.rejected[reason], expected_per_stream[s.stream->id][reason])
+          << stream::to_string(reason);
   }
   EXPECT_EQ(summary.rejected, expected.total());
   EXPECT_EQ(snap.accepted_samples, total);
@@ -364,7 +378,8 @@ void send_all(Producer& push, const std::vector<Series>& series, std::size_t chu
     bool any = false;
     for (const auto& s : series)
       if (i < s.values.size()) {
-        push.send(s.id, stream::encode_frame(slice(s, i, std::min(chunk, s.values.size() - i)), false));
+        push.send(s.id,
+                  stream::encode_frame(slice(s, i, std::min(chunk, s.values.size() - i)), false));
         any = true;
       }
     if (!any) return;
@@ -372,7 +387,8 @@ void send_all(Producer& push, const std::vector<Series>& series, std::size_t chu
 }
 
 TEST(DaemonE2e, NoSubscriberPublishesWithoutBlocking) {
-  const std::vector<kernels::PatternDef> patterns = {make_pattern("blip", {5.0f, -5.0f}, kernels::Mode::stream, 1.0)};
+  const std::vector<kernels::PatternDef> patterns = {
+      make_pattern("blip", {5.0f, -5.0f}, kernels::Mode::stream, 1.0)};
   const auto series = frequent_series(4, 2000);
   const auto want = reference_matches(series, patterns, true);
   ASSERT_GT(want.size(), 1000u);
@@ -405,7 +421,8 @@ TEST(DaemonE2e, NoSubscriberPublishesWithoutBlocking) {
 }
 
 TEST(DaemonE2e, StuckSubscriberCausesDropsNotBlocking) {
-  const std::vector<kernels::PatternDef> patterns = {make_pattern("blip", {5.0f, -5.0f}, kernels::Mode::stream, 1.0)};
+  const std::vector<kernels::PatternDef> patterns = {
+      make_pattern("blip", {5.0f, -5.0f}, kernels::Mode::stream, 1.0)};
   const auto series = frequent_series(20, 2000);  // 8000 events, ~2.5 MB of JSON
   const auto want = reference_matches(series, patterns, true);
   std::vector<std::string> ids;
@@ -454,7 +471,8 @@ TEST(DaemonE2e, ShutdownDrainsQueuedSamplesAndPendingCandidates) {
   for (std::size_t k = 0; k < 3; ++k) {
     ids.push_back(stream_name(k));
     // The last bump ends on the last sample: unwarped, 40 samples at n - 40.
-    series.push_back(make_series(ids.back(), 500, shapes, {{0, 100}, {1, 250}, {0, 460}}, rng, false));
+    series.push_back(
+        make_series(ids.back(), 500, shapes, {{0, 100}, {1, 250}, {0, 460}}, rng, false));
   }
   const auto without_flush = reference_matches(series, patterns, false);
   const auto want = reference_matches(series, patterns, true);
@@ -480,12 +498,15 @@ TEST(DaemonE2e, ShutdownDrainsQueuedSamplesAndPendingCandidates) {
     s.times.resize(400);
   }
   send_all(push, head, 64);
-  ASSERT_TRUE(step_until(pipeline, [&] { return pipeline.registry().snapshot().accepted_samples == 1200; }, 5000ms, &sub));
+  ASSERT_TRUE(step_until(
+      pipeline, [&] { return pipeline.registry().snapshot().accepted_samples == 1200; }, 5000ms,
+      &sub));
   pipeline.step();
   for (const auto& s : series) push.send(s.id, stream::encode_frame(slice(s, 400, 100), false));
   // Wait until the ingest thread has queued them, without stepping.
   const auto deadline = Clock::now() + 3000ms;
-  while (pipeline.registry().snapshot().accepted_samples < 1500 && Clock::now() < deadline) std::this_thread::sleep_for(1ms);
+  while (pipeline.registry().snapshot().accepted_samples < 1500 && Clock::now() < deadline)
+    std::this_thread::sleep_for(1ms);
   ASSERT_EQ(pipeline.registry().snapshot().accepted_samples, 1500u);
   const auto summary = pipeline.shutdown();
   sub.wait_for(want.size(), 3000ms);
@@ -501,10 +522,13 @@ TEST(DaemonE2e, ShutdownDrainsQueuedSamplesAndPendingCandidates) {
 // threads take what is queued on their sockets before they stop (this once lost every
 // sample in about 1 run of 5).
 TEST(DaemonE2e, ShutdownRightAfterSendMatchesEverySample) {
-  const std::vector<kernels::PatternDef> patterns = {make_pattern("blip", {5.0f, -5.0f}, kernels::Mode::stream, 1.0)};
+  const std::vector<kernels::PatternDef> patterns = {
+      make_pattern("blip", {5.0f, -5.0f}, kernels::Mode::stream, 1.0)};
   const auto series = frequent_series(4, 500);
   CapturedLog log;
-  service::Pipeline pipeline(base_config({series[0].id, series[1].id, series[2].id, series[3].id}, patterns), log.logger());
+  service::Pipeline pipeline(
+      base_config({series[0].id, series[1].id, series[2].id, series[3].id}, patterns),
+      log.logger());
   zmq::context_t ctx;
   Producer push(ctx, pipeline.ingest_endpoints().at(0));
   pipeline.start();
@@ -541,7 +565,9 @@ TEST(DaemonE2e, TextPayloadGivesTheSameEventsAsBinary) {
     else
       push.send(m.id, stream::encode_frame(m.samples, false));
   }
-  ASSERT_TRUE(step_until(pipeline, [&] { return pipeline.registry().snapshot().accepted_samples == 1400; }, 5000ms, &sub));
+  ASSERT_TRUE(step_until(
+      pipeline, [&] { return pipeline.registry().snapshot().accepted_samples == 1400; }, 5000ms,
+      &sub));
   const auto summary = pipeline.shutdown();
   sub.wait_for(2 * want.size(), 3000ms);
   sub.drain();
@@ -549,7 +575,8 @@ TEST(DaemonE2e, TextPayloadGivesTheSameEventsAsBinary) {
   std::vector<kernels::RawMatch> from_bin, from_txt;
   for (auto m : matches_of(sub.events)) {
     if (m.stream_id() == txt.id) {
-      m.stream = kernels::StreamRef(std::make_shared<const kernels::StreamDef>(kernels::StreamDef{bin.id, 1, 1}));
+      m.stream = kernels::StreamRef(
+          std::make_shared<const kernels::StreamDef>(kernels::StreamDef{bin.id, 1, 1}));
       from_txt.push_back(m);
     } else {
       from_bin.push_back(m);
@@ -564,8 +591,8 @@ TEST(DaemonE2e, TextPayloadGivesTheSameEventsAsBinary) {
 }
 
 TEST(DaemonE2e, DemoConfigurationChecksOut) {
-  const auto path =
-      std::filesystem::weakly_canonical(std::filesystem::path(WARPWATCH_SOURCE_DIR) / "config/examples/demo.yaml");
+  const auto path = std::filesystem::weakly_canonical(std::filesystem::path(WARPWATCH_SOURCE_DIR) /
+                                                      "config/examples/demo.yaml");
   ASSERT_TRUE(std::filesystem::exists(path)) << path;
   const auto r = run_cli({"check-config", path.string()});
   EXPECT_EQ(r.status, 0) << r.out << r.err;

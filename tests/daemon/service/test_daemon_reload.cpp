@@ -19,10 +19,11 @@ using namespace warpwatch::testing;
 std::string config(const std::string& streams, const std::string& patterns) {
   return "instance: e2e\nbackend: cpu\ncpu_threads: 1\nscheduler: {tick_ms: 5}\n"
          "ingest:\n  - pull: \"tcp://127.0.0.1:*\"\n"
-         "streams:\n  declared:\n" + streams +
+         "streams:\n  declared:\n" +
+         streams +
          "libraries:\n  - name: shapes\n    defaults: {metric: dtw, mode: stream, threshold: 1}\n"
-         "    patterns:\n      - {id: blip, values: [5, -5]}\n" + patterns +
-         "publish: {endpoint: \"tcp://127.0.0.1:*\"}\n";
+         "    patterns:\n      - {id: blip, values: [5, -5]}\n" +
+         patterns + "publish: {endpoint: \"tcp://127.0.0.1:*\"}\n";
 }
 
 const std::string kBefore = config(
@@ -40,7 +41,8 @@ const std::string kAfter = config(
 std::vector<std::string> describe(const std::vector<Received>& events) {
   std::vector<std::string> out;
   for (const auto& e : events)
-    out.push_back(e.event.at("stream").get<std::string>() + "/" + e.event.at("pattern").get<std::string>() + " [" +
+    out.push_back(e.event.at("stream").get<std::string>() + "/" +
+                  e.event.at("pattern").get<std::string>() + " [" +
                   std::to_string(e.event.at("start_index").get<int>()) + "," +
                   std::to_string(e.event.at("end_index").get<int>()) + "]");
   std::sort(out.begin(), out.end());
@@ -61,7 +63,9 @@ TEST(DaemonReload, StreamChangesTakeEffectAndUnchangedStreamsKeepState) {
   push.send("keep", stream::encode_frame(samples_at(0, {0, 0, 5}), false));
   push.send("grow", stream::encode_frame(samples_at(0, {0, 5, -5}), false));
   push.send("gone", stream::encode_frame(samples_at(0, {0, 5, -5}), false));
-  ASSERT_TRUE(step_until(pipeline, [&] { return pipeline.stats().samples == 9; }, 5000ms, &sub)) << log.joined();
+  ASSERT_TRUE(step_until(
+      pipeline, [&] { return pipeline.stats().samples == 9; }, 5000ms, &sub))
+      << log.joined();
   EXPECT_TRUE(sub.events.empty());
 
   dir.write("warpwatch.yaml", kAfter);
@@ -69,18 +73,24 @@ TEST(DaemonReload, StreamChangesTakeEffectAndUnchangedStreamsKeepState) {
   EXPECT_EQ(log.count("stream 'grow' restarted by the reload (dims 1 -> 2)"), 1u) << log.joined();
   EXPECT_EQ(log.count("stream 'gone' removed by the reload"), 1u) << log.joined();
   EXPECT_EQ(log.count("stream 'new' added by the reload (1 dims)"), 1u) << log.joined();
-  EXPECT_EQ(log.count("configuration reloaded: streams 1 added, 1 restarted, 1 removed"), 1u) << log.joined();
+  EXPECT_EQ(log.count("configuration reloaded: streams 1 added, 1 restarted, 1 removed"), 1u)
+      << log.joined();
 
-  push.send("keep", stream::encode_frame(samples_at(3, {-5, 0, 0}), false));  // completes the blip at 2-3
+  push.send("keep",
+            stream::encode_frame(samples_at(3, {-5, 0, 0}), false));  // completes the blip at 2-3
   push.send("grow", stream::encode_frame(samples_at(100, {0, 0, 5, 5, -5, -5, 0, 0}, 2), false));
-  push.send("grow", stream::encode_frame(samples_at(200, {1}), false));  // the old shape: wrong_dims
+  push.send("grow",
+            stream::encode_frame(samples_at(200, {1}), false));  // the old shape: wrong_dims
   push.send("gone", stream::encode_frame(samples_at(100, {1}), false));  // unknown_stream now
   push.send("new", stream::encode_frame(samples_at(0, {0, 5, -5, 0}), false));
-  ASSERT_TRUE(step_until(pipeline, [&] { return sub.events.size() >= 5; }, 5000ms, &sub)) << log.joined();
+  ASSERT_TRUE(step_until(
+      pipeline, [&] { return sub.events.size() >= 5; }, 5000ms, &sub))
+      << log.joined();
   pipeline.shutdown();
   sub.wait_for(6, 200ms);  // nothing more is due: the shutdown flush has no candidates left
-  EXPECT_EQ(describe(sub.events), (std::vector<std::string>{"gone/blip [1,2]", "grow/blip [1,2]", "grow/blip2 [1,2]",
-                                                            "keep/blip [2,3]", "new/blip [1,2]"}));
+  EXPECT_EQ(describe(sub.events),
+            (std::vector<std::string>{"gone/blip [1,2]", "grow/blip [1,2]", "grow/blip2 [1,2]",
+                                      "keep/blip [2,3]", "new/blip [1,2]"}));
   const auto ingest = pipeline.registry().snapshot();
   EXPECT_EQ(ingest.rejected[stream::RejectReason::wrong_dims], 1u);
   EXPECT_EQ(ingest.rejected[stream::RejectReason::unknown_stream], 1u);
@@ -96,7 +106,8 @@ TEST(DaemonReload, BadFileKeepsTheRunningConfiguration) {
   pipeline.start();
   dir.write("warpwatch.yaml", kAfter + "scheduler: {tick_msec: 5}\n");
   EXPECT_FALSE(pipeline.reload(path));
-  EXPECT_EQ(log.count("reload refused, keeping the running configuration: " + path + ":"), 1u) << log.joined();
+  EXPECT_EQ(log.count("reload refused, keeping the running configuration: " + path + ":"), 1u)
+      << log.joined();
   EXPECT_EQ(pipeline.stats().reloads_refused, 1u);
   EXPECT_EQ(pipeline.stats().reloads, 0u);
   EXPECT_EQ(pipeline.stats().streams, 3u);
@@ -113,16 +124,20 @@ TEST(DaemonReload, StartupOptionsWaitForARestartAndSaySo) {
   service::Pipeline pipeline(config::load_daemon_config(path), log.logger());
   const std::string endpoint = pipeline.publish_endpoint();
   pipeline.start();
-  std::string after = kAfter + "log: {level: debug}\npublish: {endpoint: \"tcp://127.0.0.1:*\", send_hwm: 7}\n";
+  std::string after =
+      kAfter + "log: {level: debug}\npublish: {endpoint: \"tcp://127.0.0.1:*\", send_hwm: 7}\n";
   after.replace(after.find("instance: e2e"), 13, "instance: other");
   const std::string first_publish = "publish: {endpoint: \"tcp://127.0.0.1:*\"}\n";
   after.erase(after.find(first_publish), first_publish.size());  // the one with send_hwm stays
   dir.write("warpwatch.yaml", after);
   ASSERT_TRUE(pipeline.reload(path)) << log.joined();
-  EXPECT_EQ(log.count("reload: 'instance' changed in the file; it takes effect when warpwatchd restarts"), 1u)
+  EXPECT_EQ(
+      log.count("reload: 'instance' changed in the file; it takes effect when warpwatchd restarts"),
+      1u)
       << log.joined();
   EXPECT_EQ(log.count("reload: 'publish.send_hwm' changed in the file"), 1u) << log.joined();
-  EXPECT_EQ(log.count("changed in the file"), 2u) << "only the options that changed are named: " << log.joined();
+  EXPECT_EQ(log.count("changed in the file"), 2u)
+      << "only the options that changed are named: " << log.joined();
   EXPECT_EQ(pipeline.config().instance, "e2e");
   EXPECT_EQ(pipeline.publish_endpoint(), endpoint);
   EXPECT_EQ(pipeline.config().live.log_level, config::LogLevel::debug);

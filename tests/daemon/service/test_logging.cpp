@@ -6,9 +6,9 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <string>
 #include <regex>
 #include <sstream>
+#include <string>
 
 #include "warpwatch/config/daemon_config.hpp"
 #include "warpwatch/service/logging.hpp"
@@ -28,7 +28,8 @@ TEST(Logging, LevelNamesParseAndOthersDoNot) {
   EXPECT_EQ(parse_log_level("off"), LogLevel::off);
   EXPECT_EQ(parse_log_level("loud"), std::nullopt);
   EXPECT_EQ(parse_log_level(""), std::nullopt);
-  for (const auto name : warpwatch::config::log_level_names) EXPECT_EQ(to_string(*parse_log_level(name)), name);
+  for (const auto name : warpwatch::config::log_level_names)
+    EXPECT_EQ(to_string(*parse_log_level(name)), name);
 }
 
 TEST(Logging, TerminalLinesCarryTimeNameAndLevel) {
@@ -60,7 +61,8 @@ TEST(Logging, JournalStreamMustNameStderr) {
   const std::string mine = std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
   ::setenv("JOURNAL_STREAM", mine.c_str(), 1);
   EXPECT_TRUE(stderr_is_journal());
-  ::setenv("JOURNAL_STREAM", (std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino + 1)).c_str(), 1);
+  ::setenv("JOURNAL_STREAM",
+           (std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino + 1)).c_str(), 1);
   EXPECT_FALSE(stderr_is_journal());
   ::unsetenv("JOURNAL_STREAM");
   EXPECT_FALSE(stderr_is_journal());

@@ -39,10 +39,12 @@ TEST(Metrics, RendersKnownCountersInPrometheusTextFormat) {
   EXPECT_EQ(m.at(R"(warpwatch_info{instance="plant-1",backend="cpu",version="0.1.0"})"), 1);
   EXPECT_EQ(m.at("warpwatch_ingest_messages_total"), 7);
   EXPECT_EQ(m.at(R"(warpwatch_ingest_rejected_total{reason="wrong_dims"})"), 2);
-  EXPECT_EQ(m.at(R"(warpwatch_ingest_rejected_total{reason="malformed_frame"})"), 0) << "every reason is listed";
+  EXPECT_EQ(m.at(R"(warpwatch_ingest_rejected_total{reason="malformed_frame"})"), 0)
+      << "every reason is listed";
   EXPECT_EQ(m.at(R"(warpwatch_stream_accepted_samples_total{stream="pump-1"})"), 70);
   EXPECT_EQ(m.at(R"(warpwatch_stream_rejected_total{stream="pump-1",reason="wrong_dims"})"), 2);
-  EXPECT_EQ(m.count(R"(warpwatch_stream_rejected_total{stream="pump-1",reason="malformed_frame"})"), 0u)
+  EXPECT_EQ(m.count(R"(warpwatch_stream_rejected_total{stream="pump-1",reason="malformed_frame"})"),
+            0u)
       << "per stream, only the reasons that occurred";
   EXPECT_EQ(m.at(R"(warpwatch_streams{origin="declared"})"), 1);
   EXPECT_EQ(m.at("warpwatch_batches_total"), 3);
@@ -54,11 +56,13 @@ TEST(Metrics, RendersKnownCountersInPrometheusTextFormat) {
   EXPECT_EQ(m.at(R"(warpwatch_events_dropped_total{rule="hot"})"), 1);
   const std::string text = service::render_metrics(s);
   EXPECT_NE(text.find("# TYPE warpwatch_ingest_rejected_total counter"), std::string::npos) << text;
-  EXPECT_NE(text.find("# TYPE warpwatch_last_batch_duration_seconds gauge"), std::string::npos) << text;
+  EXPECT_NE(text.find("# TYPE warpwatch_last_batch_duration_seconds gauge"), std::string::npos)
+      << text;
 }
 
 config::DaemonConfig metrics_config() {
-  auto c = base_config({"s-a", "s-b"}, {make_pattern("blip", {5.0f, -5.0f}, kernels::Mode::stream, 1.0)});
+  auto c = base_config({"s-a", "s-b"},
+                       {make_pattern("blip", {5.0f, -5.0f}, kernels::Mode::stream, 1.0)});
   c.metrics_listen = "127.0.0.1:0";
   return c;
 }
@@ -76,15 +80,21 @@ TEST(Metrics, ScrapeAfterGoodAndBadFramesShowsExactCounters) {
   // s-a: 10 good samples holding one "blip" (one match, one event of rule "default").
   const auto good = samples_at(0, {0, 0, 0, 5, -5, 0, 0, 0, 0, 0});
   push.send("s-a", stream::encode_frame(good, false));
-  push.send("s-a", stream::encode_frame(good, true));                                // 10 non_increasing_timestamp
+  push.send("s-a", stream::encode_frame(good, true));  // 10 non_increasing_timestamp
   push.send("s-a", stream::encode_frame(samples_at(100, {1, 2}, 2), false));  // wrong_dims
   // s-b: 5 samples, one NaN.
-  push.send("s-b", stream::encode_frame(samples_at(0, {0, nan, 0, 0, 0}), false));   // non_finite_value
-  push.send("s-b", std::string("WWF\x01 not a frame"));                              // malformed_frame
-  push.send("nobody", stream::encode_frame(good, false));                            // unknown_stream
-  ASSERT_TRUE(step_until(pipeline, [&] {
-    return pipeline.stats().samples == 14 && pipeline.registry().snapshot().rejected.total() == 14;
-  }, 5000ms)) << log.joined();
+  push.send("s-b",
+            stream::encode_frame(samples_at(0, {0, nan, 0, 0, 0}), false));  // non_finite_value
+  push.send("s-b", std::string("WWF\x01 not a frame"));                      // malformed_frame
+  push.send("nobody", stream::encode_frame(good, false));                    // unknown_stream
+  ASSERT_TRUE(step_until(
+      pipeline,
+      [&] {
+        return pipeline.stats().samples == 14 &&
+               pipeline.registry().snapshot().rejected.total() == 14;
+      },
+      5000ms))
+      << log.joined();
   pipeline.step();  // the rule's event is published in the batch that matched it
 
   const HttpResponse scrape = http_get(pipeline.metrics_port(), "/metrics");
@@ -93,7 +103,9 @@ TEST(Metrics, ScrapeAfterGoodAndBadFramesShowsExactCounters) {
   const auto m = parse_prometheus_text(scrape.body);
   EXPECT_EQ(m.at(R"(warpwatch_stream_accepted_samples_total{stream="s-a"})"), 10) << scrape.body;
   EXPECT_EQ(m.at(R"(warpwatch_stream_accepted_samples_total{stream="s-b"})"), 4);
-  EXPECT_EQ(m.at(R"(warpwatch_stream_rejected_total{stream="s-a",reason="non_increasing_timestamp"})"), 10);
+  EXPECT_EQ(
+      m.at(R"(warpwatch_stream_rejected_total{stream="s-a",reason="non_increasing_timestamp"})"),
+      10);
   EXPECT_EQ(m.at(R"(warpwatch_stream_rejected_total{stream="s-a",reason="wrong_dims"})"), 1);
   EXPECT_EQ(m.at(R"(warpwatch_stream_rejected_total{stream="s-b",reason="non_finite_value"})"), 1);
   EXPECT_EQ(m.at(R"(warpwatch_stream_rejected_total{stream="s-b",reason="malformed_frame"})"), 1);
@@ -108,7 +120,9 @@ TEST(Metrics, ScrapeAfterGoodAndBadFramesShowsExactCounters) {
   EXPECT_EQ(m.at(R"(warpwatch_events_published_total{rule="default"})"), 1);
   EXPECT_EQ(m.at(R"(warpwatch_events_dropped_total{rule="default"})"), 0);
   EXPECT_EQ(m.at("warpwatch_matcher_patterns"), 1);
-  EXPECT_EQ(m.count(std::string(R"(warpwatch_info{instance="e2e",backend="cpu",version=")") + WARPWATCH_VERSION_FOR_TESTS + "\"}"), 1u);
+  EXPECT_EQ(m.count(std::string(R"(warpwatch_info{instance="e2e",backend="cpu",version=")") +
+                    WARPWATCH_VERSION_FOR_TESTS + "\"}"),
+            1u);
   EXPECT_GE(m.at("warpwatch_last_batch_duration_seconds"), 0);
 
   // Bad input is logged naming the stream and the reason.

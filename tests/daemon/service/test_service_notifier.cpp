@@ -61,7 +61,9 @@ TEST(ServiceNotifier, PingsTheWatchdogAtHalfItsInterval) {
   TempDir dir;
   NotifySocket systemd(dir.path() + "/notify");
   Environment env;
-  env.set("NOTIFY_SOCKET", systemd.path()).set("WATCHDOG_USEC", "100000").set("WATCHDOG_PID", std::to_string(::getpid()));
+  env.set("NOTIFY_SOCKET", systemd.path())
+      .set("WATCHDOG_USEC", "100000")
+      .set("WATCHDOG_PID", std::to_string(::getpid()));
   ServiceNotifier notifier(nullptr);
   ASSERT_EQ(notifier.watchdog_interval(), std::chrono::microseconds(100000));
   const auto t0 = ServiceNotifier::Clock::now();

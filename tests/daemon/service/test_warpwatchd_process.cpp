@@ -28,7 +28,8 @@ struct Ports {
 std::string config_text(const Ports& ports, const std::string& extra_stream) {
   std::string c = "instance: proc\nbackend: cpu\ncpu_threads: 1\nscheduler: {tick_ms: 5}\n";
   c += "ingest:\n  - pull: tcp://127.0.0.1:" + std::to_string(ports.ingest) + "\n";
-  c += "streams:\n  declared:\n    - {id: probe, period_ms: 10}\n    - {id: s1, period_ms: 10}\n" + extra_stream;
+  c += "streams:\n  declared:\n    - {id: probe, period_ms: 10}\n    - {id: s1, period_ms: 10}\n" +
+       extra_stream;
   c += "libraries:\n  - name: shapes\n    defaults: {metric: dtw, mode: stream, threshold: 1}\n";
   c += "    patterns:\n      - {id: blip, values: [5, -5]}\n";
   c += "publish: {endpoint: tcp://127.0.0.1:" + std::to_string(ports.publish) + "}\n";
@@ -61,7 +62,8 @@ class WarpwatchdProcess : public ::testing::Test {
   void start(const std::string& config) {
     config_path_ = dir_.write("warpwatch.yaml", config);
     daemon_.emplace(WARPWATCHD_PATH, std::vector<std::string>{"--config", config_path_},
-                    std::vector<std::string>{"NOTIFY_SOCKET=" + systemd_.path()}, dir_.path() + "/stderr.log");
+                    std::vector<std::string>{"NOTIFY_SOCKET=" + systemd_.path()},
+                    dir_.path() + "/stderr.log");
     ASSERT_TRUE(systemd_.receive_containing("READY=1", 20s)) << daemon_->stderr_text();
     const std::string loopback = "tcp://127.0.0.1:";
     sub_.emplace(ctx_, loopback + std::to_string(ports_.publish));
@@ -108,7 +110,8 @@ TEST_F(WarpwatchdProcess, SigtermDrainsPublishesTheLastBatchAndExitsZero) {
   EXPECT_TRUE(systemd_.receive_containing("STOPPING=1", 5s));
   sub_->wait_for(sub_->events.size() + 1, 5000ms);
   const auto s1 = events_of(sub_->events, "s1");
-  ASSERT_EQ(s1.size(), 2u) << "the pending candidate is flushed and published on SIGTERM\n" << daemon_->stderr_text();
+  ASSERT_EQ(s1.size(), 2u) << "the pending candidate is flushed and published on SIGTERM\n"
+                           << daemon_->stderr_text();
   EXPECT_EQ(s1[0].event.at("start_index"), 3);
   EXPECT_EQ(s1[0].event.at("end_index"), 4);
   EXPECT_EQ(s1[1].event.at("start_index"), 8);
@@ -118,9 +121,10 @@ TEST_F(WarpwatchdProcess, SigtermDrainsPublishesTheLastBatchAndExitsZero) {
   EXPECT_NE(log.find("warpwatchd info: stopping on signal 15: draining"), std::string::npos) << log;
   // Probe events published before the subscription count too: compare the line with itself.
   std::smatch summary;
-  ASSERT_TRUE(std::regex_search(log, summary,
-                                std::regex(R"(warpwatchd info: stopped: \d+ samples in \d+ batches, (\d+) matches, )"
-                                           R"((\d+) events \((\d+) published, 0 dropped\), 0 rejected inputs)")))
+  ASSERT_TRUE(std::regex_search(
+      log, summary,
+      std::regex(R"(warpwatchd info: stopped: \d+ samples in \d+ batches, (\d+) matches, )"
+                 R"((\d+) events \((\d+) published, 0 dropped\), 0 rejected inputs)")))
       << log;
   EXPECT_EQ(summary[1], summary[2]);
   EXPECT_EQ(summary[2], summary[3]);
@@ -134,7 +138,8 @@ TEST_F(WarpwatchdProcess, SighupReloadAddsAStream) {
   ASSERT_TRUE(systemd_.receive_containing("READY=1", 10s)) << daemon_->stderr_text();
   push_->send("s2", stream::encode_frame(samples_at(0, {0, 5, -5, 0}), false));
   ASSERT_EQ(wait_for_event_of("s2").size(), 1u) << daemon_->stderr_text();
-  EXPECT_NE(daemon_->stderr_text().find("stream 's2' added by the reload"), std::string::npos) << daemon_->stderr_text();
+  EXPECT_NE(daemon_->stderr_text().find("stream 's2' added by the reload"), std::string::npos)
+      << daemon_->stderr_text();
   stop_and_expect_clean_exit();
 }
 
@@ -143,7 +148,10 @@ TEST_F(WarpwatchdProcess, SighupReloadAddsAStream) {
 // A lost CUDA device ends the daemon with its own status (for the service manager to
 // restart it); every other fatal error with 1.
 TEST(WarpwatchdExitStatus, NamesALostDevice) {
-  EXPECT_EQ(warpwatch::service::exit_status_for(warpwatch::kernels::DeviceLost(719, "launch failure")), 3);
-  EXPECT_EQ(warpwatch::service::exit_status_for(warpwatch::kernels::CudaError(2, "out of memory")), 1);
+  EXPECT_EQ(
+      warpwatch::service::exit_status_for(warpwatch::kernels::DeviceLost(719, "launch failure")),
+      3);
+  EXPECT_EQ(warpwatch::service::exit_status_for(warpwatch::kernels::CudaError(2, "out of memory")),
+            1);
   EXPECT_EQ(warpwatch::service::exit_status_for(std::runtime_error("bad endpoint")), 1);
 }

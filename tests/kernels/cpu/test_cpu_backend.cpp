@@ -44,76 +44,95 @@ TEST(CpuBackend, NameAndSimdTarget) {
 // 1. Stream mode (dtw, dk; sq, abs; d = 1, 3): bit-identical to the reference, every chunking.
 
 TEST(CpuStream, SmallPatterns) {
-  StreamScenario sc;
-  sc.ms = {2, 31, 32, 33};
-  run_stream_scenario(cpu_backends(), sc);
+  run_stream_scenario(cpu_backends(), StreamScenario::small_patterns());
 }
 
 TEST(CpuStream, Pattern257) {
-  StreamScenario sc;
-  sc.ms = {257};
-  sc.streams_per_dims = 2;
-  sc.copies = 2;
-  sc.min_length = 1200;
-  run_stream_scenario(cpu_backends(), sc);
+  run_stream_scenario(cpu_backends(), StreamScenario::pattern_257());
 }
 
-// The reference does ~3e7 cells/s: one stream of 3300 samples per dimension, two patterns
-// each (dtw/sq and dk/abs for d = 1, dtw/abs and dk/sq for d = 3).
 TEST(CpuStream, Pattern3000) {
-  StreamScenario sc;
-  sc.ms = {3000};
-  sc.streams_per_dims = 1;
-  sc.min_length = 3300;
-  sc.four_variants = false;
-  sc.chunkings = {Chunking::one_sample, Chunking::large_random, Chunking::one_big};
-  sc.large_chunk = 1000;
-  run_stream_scenario(cpu_backends(), sc);
+  run_stream_scenario(cpu_backends(), StreamScenario::pattern_3000());
 }
 
-TEST(CpuStream, QuantizedValuesTieBreaking) { run_stream_quantized_ties(cpu_backends()); }
+TEST(CpuStream, QuantizedValuesTieBreaking) {
+  run_stream_quantized_ties(cpu_backends());
+}
 
-TEST(CpuStream, ThresholdEdges) { run_stream_threshold_edges(cpu_backends()); }
+TEST(CpuStream, ThresholdEdges) {
+  run_stream_threshold_edges(cpu_backends());
+}
 
 // ---------------------------------------------------------------------------------
 // 2. Many pairs.
 
-TEST(CpuManyPairs, OneByOne) { run_many_pairs(cpu_backends(), 1, 1, 400, 400, 40, 3); }
+TEST(CpuManyPairs, OneByOne) {
+  run_many_pairs(cpu_backends(), 1, 1, 400, 400, 40, 3);
+}
 
-TEST(CpuManyPairs, SevenByFive) { run_many_pairs(cpu_backends(), 7, 5, 150, 260, 24); }
+TEST(CpuManyPairs, SevenByFive) {
+  run_many_pairs(cpu_backends(), 7, 5, 150, 260, 24);
+}
 
-TEST(CpuManyPairs, HundredByHundred) { run_many_pairs(cpu_backends(), 100, 100, 30, 60, 8); }
+TEST(CpuManyPairs, HundredByHundred) {
+  run_many_pairs(cpu_backends(), 100, 100, 30, 60, 8);
+}
 
 // Dimensions 1..64; patterns of a dimension no stream has (5), streams no pattern pairs
 // with (4, 17). Pattern i is stream dtw, stream dk, window softdtw, window twed+znorm by
 // i % 4: d = 64 gets stream dk and window softdtw, d = 8 stream dtw and window softdtw.
 TEST(CpuManyPairs, MixedDimsAndModes) {
-  run_mixed_dims_and_modes(cpu_backends(), {1, 2, 3, 4, 8, 17, 64, 1}, {1, 2, 3, 5, 8, 64, 64, 2, 3, 1, 8, 5}, 260);
+  run_mixed_dims_and_modes(cpu_backends(), {1, 2, 3, 4, 8, 17, 64, 1},
+                           {1, 2, 3, 5, 8, 64, 64, 2, 3, 1, 8, 5}, 260);
 }
 
 // ---------------------------------------------------------------------------------
 // 3. Hot changes.
 
-TEST(CpuHotChanges, AddRemoveBetweenBatches) { run_hot_changes(cpu_backends()); }
+TEST(CpuHotChanges, AddRemoveBetweenBatches) {
+  run_hot_changes(cpu_backends());
+}
 
 // ---------------------------------------------------------------------------------
 // 4. Window mode.
 
-TEST(CpuWindow, Dtw) { run_window_scenario(cpu_backends(), kernels::Metric::dtw); }
-TEST(CpuWindow, Dk) { run_window_scenario(cpu_backends(), kernels::Metric::dk); }
-TEST(CpuWindow, Softdtw) { run_window_scenario(cpu_backends(), kernels::Metric::softdtw); }
-TEST(CpuWindow, Twed) { run_window_scenario(cpu_backends(), kernels::Metric::twed); }
-TEST(CpuWindow, FlatWindowsUnderZnorm) { run_window_flat_znorm(cpu_backends()); }
+TEST(CpuWindow, Dtw) {
+  run_window_scenario(cpu_backends(), kernels::Metric::dtw);
+}
+TEST(CpuWindow, Dk) {
+  run_window_scenario(cpu_backends(), kernels::Metric::dk);
+}
+TEST(CpuWindow, Softdtw) {
+  run_window_scenario(cpu_backends(), kernels::Metric::softdtw);
+}
+TEST(CpuWindow, Twed) {
+  run_window_scenario(cpu_backends(), kernels::Metric::twed);
+}
+TEST(CpuWindow, FlatWindowsUnderZnorm) {
+  run_window_flat_znorm(cpu_backends());
+}
 
 // ---------------------------------------------------------------------------------
 // 5. Whole-series distance matrices.
 
-TEST(CpuDistance, Dtw) { run_distance_scenario(cpu_backends(), kernels::Metric::dtw); }
-TEST(CpuDistance, Dk) { run_distance_scenario(cpu_backends(), kernels::Metric::dk); }
-TEST(CpuDistance, Softdtw) { run_distance_scenario(cpu_backends(), kernels::Metric::softdtw); }
-TEST(CpuDistance, Twed) { run_distance_scenario(cpu_backends(), kernels::Metric::twed); }
-TEST(CpuDistance, TwedLargeTimeOrigin) { run_distance_twed_large_time_origin(cpu_backends()); }
-TEST(CpuDistance, EmptyAndInvalidInput) { run_distance_edge_cases(cpu_backend(2)); }
+TEST(CpuDistance, Dtw) {
+  run_distance_scenario(cpu_backends(), kernels::Metric::dtw);
+}
+TEST(CpuDistance, Dk) {
+  run_distance_scenario(cpu_backends(), kernels::Metric::dk);
+}
+TEST(CpuDistance, Softdtw) {
+  run_distance_scenario(cpu_backends(), kernels::Metric::softdtw);
+}
+TEST(CpuDistance, Twed) {
+  run_distance_scenario(cpu_backends(), kernels::Metric::twed);
+}
+TEST(CpuDistance, TwedLargeTimeOrigin) {
+  run_distance_twed_large_time_origin(cpu_backends());
+}
+TEST(CpuDistance, EmptyAndInvalidInput) {
+  run_distance_edge_cases(cpu_backend(2));
+}
 
 // ---------------------------------------------------------------------------------
 // 6. Threads: 1, 2, 3 and the default (one per hardware thread) agree bit for bit.

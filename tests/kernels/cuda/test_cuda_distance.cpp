@@ -31,15 +31,18 @@ using cuda::detail::DistancePath;
 namespace {
 
 Backend cuda_backend() {
-  return Backend{"cuda", [] { return cuda::make_matcher(); },
-                 [](std::span<const SeriesView> a, std::span<const SeriesView> b, const DistanceParams& params,
-                    std::span<double> out) { cuda::distance_matrix(a, b, params, out); }};
+  return Backend{
+      "cuda", [] { return cuda::make_matcher(); },
+      [](std::span<const SeriesView> a, std::span<const SeriesView> b, const DistanceParams& params,
+         std::span<double> out) { cuda::distance_matrix(a, b, params, out); }};
 }
 
 Backend forced(DistancePath path, const std::string& name) {
   return Backend{name, [] { return cuda::make_matcher(); },
-                 [path](std::span<const SeriesView> a, std::span<const SeriesView> b, const DistanceParams& params,
-                        std::span<double> out) { cuda::detail::distance_matrix_path(a, b, params, out, path); }};
+                 [path](std::span<const SeriesView> a, std::span<const SeriesView> b,
+                        const DistanceParams& params, std::span<double> out) {
+                   cuda::detail::distance_matrix_path(a, b, params, out, path);
+                 }};
 }
 
 Series walk(std::mt19937_64& rng, std::size_t length, std::size_t dims, bool times) {
@@ -54,8 +57,8 @@ Series walk(std::mt19937_64& rng, std::size_t length, std::size_t dims, bool tim
   return s;
 }
 
-std::vector<Series> walks(std::mt19937_64& rng, const std::vector<std::size_t>& lengths, std::size_t dims,
-                          bool times) {
+std::vector<Series> walks(std::mt19937_64& rng, const std::vector<std::size_t>& lengths,
+                          std::size_t dims, bool times) {
   std::vector<Series> out;
   for (std::size_t n : lengths) out.push_back(walk(rng, n, dims, times));
   return out;
@@ -180,9 +183,10 @@ TEST(CudaDistance, GenericPathAllMetricsDimsBands) {
           p.nu = 0.1;
           p.lambda = 0.7;
           p.p = cost == Cost::sq ? 2.0 : 1.5;  // twed: p = 2 and a general p
-          check_distance_matrix(generic, a, b, p,
-                                cat(kernels::to_string(metric), " d=", dims, " cost ", kernels::to_string(cost),
-                                    " band ", band ? format_double(*band) : "none"));
+          check_distance_matrix(
+              generic, a, b, p,
+              cat(kernels::to_string(metric), " d=", dims, " cost ", kernels::to_string(cost),
+                  " band ", band ? format_double(*band) : "none"));
         }
       }
     }
@@ -199,7 +203,8 @@ TEST(CudaDistance, AutomaticChoiceAcrossLengthsAndTimings) {
     const auto b = walks(rng, {1, 1024, 1537, 1800}, 1, c.times);
     check_distance_matrix({cuda_backend()}, a, b, c.params, c.name);
   }
-  const auto a = walks(rng, {1023}, 1, false), b = walks(rng, std::vector<std::size_t>(300, 1023), 1, false);
+  const auto a = walks(rng, {1023}, 1, false),
+             b = walks(rng, std::vector<std::size_t>(300, 1023), 1, false);
   const auto va = views(a), vb = views(b);
   std::vector<double> out(vb.size());
   kernels::DeviceTimings t;
@@ -208,7 +213,9 @@ TEST(CudaDistance, AutomaticChoiceAcrossLengthsAndTimings) {
   EXPECT_GT(t.copy_seconds, 0.0);
   EXPECT_GE(t.device_bytes, vb.size() * 1023 * sizeof(float));
   for (std::size_t j = 0; j < vb.size(); j += 37)
-    EXPECT_TRUE(within_tolerance(out[j], kernels::reference::distance(va[0], vb[j], DistanceParams{}))) << j;
+    EXPECT_TRUE(
+        within_tolerance(out[j], kernels::reference::distance(va[0], vb[j], DistanceParams{})))
+        << j;
 }
 
 // ---------------------------------------------------------------------------------
@@ -235,7 +242,8 @@ double row_dtw(const std::vector<float>& a, const std::vector<float>& b) {
 }
 
 // SPEC.md 4.3, dims 1 (||x|| = |x| for every p), index times.
-double row_twed(const std::vector<float>& a, const std::vector<float>& b, double nu, double lambda) {
+double row_twed(const std::vector<float>& a, const std::vector<float>& b, double nu,
+                double lambda) {
   const double inf = std::numeric_limits<double>::infinity();
   const auto av = [&](std::size_t i) { return i == 0 ? 0.0 : static_cast<double>(a[i - 1]); };
   const auto bv = [&](std::size_t j) { return j == 0 ? 0.0 : static_cast<double>(b[j - 1]); };
@@ -247,7 +255,8 @@ double row_twed(const std::vector<float>& a, const std::vector<float>& b, double
     row[0] = inf;
     for (std::size_t j = 1; j <= b.size(); ++j) {
       double match = diag + std::fabs(av(i) - bv(j)) + nu * std::fabs(t(i) - t(j));
-      if (i > 1 && j > 1) match += std::fabs(av(i - 1) - bv(j - 1)) + nu * std::fabs(t(i - 1) - t(j - 1));
+      if (i > 1 && j > 1)
+        match += std::fabs(av(i - 1) - bv(j - 1)) + nu * std::fabs(t(i - 1) - t(j - 1));
       const double del_a = row[j] + std::fabs(av(i) - av(i - 1)) + nu * (t(i) - t(i - 1)) + lambda;
       const double del_b = left + std::fabs(bv(j) - bv(j - 1)) + nu * (t(j) - t(j - 1)) + lambda;
       diag = row[j];
@@ -268,14 +277,16 @@ TEST(CudaDistance, LongPair20000) {
   DistanceParams dtw;
   cuda::distance_matrix(va, vb, dtw, std::span<double>(&got, 1));
   const double want_dtw = row_dtw(a.values, b.values);
-  EXPECT_LE(std::abs(got - want_dtw), kRel * magnitude(want_dtw)) << "dtw got " << got << " want " << want_dtw;
+  EXPECT_LE(std::abs(got - want_dtw), kRel * magnitude(want_dtw))
+      << "dtw got " << got << " want " << want_dtw;
   DistanceParams twed;
   twed.metric = Metric::twed;
   twed.nu = 0.01;
   twed.lambda = 0.5;
   cuda::distance_matrix(va, vb, twed, std::span<double>(&got, 1));
   const double want_twed = row_twed(a.values, b.values, twed.nu, twed.lambda);
-  EXPECT_LE(std::abs(got - want_twed), kRel * magnitude(want_twed)) << "twed got " << got << " want " << want_twed;
+  EXPECT_LE(std::abs(got - want_twed), kRel * magnitude(want_twed))
+      << "twed got " << got << " want " << want_twed;
 }
 
 // ---------------------------------------------------------------------------------
@@ -314,7 +325,8 @@ TEST(CudaElasticBatcher, MixedParamsAndDims) {
   for (int k = 0; k < 60; ++k) windows.push_back(make(len(rng), k % 4 == 3 ? 3 : 1));
 
   std::vector<cuda::ElasticJob> jobs;
-  std::vector<double> got(windows.size() * params.size(), std::numeric_limits<double>::quiet_NaN()), want(got.size());
+  std::vector<double> got(windows.size() * params.size(), std::numeric_limits<double>::quiet_NaN()),
+      want(got.size());
   for (std::size_t w = 0; w < windows.size(); ++w) {
     for (std::size_t q = 0; q < params.size(); ++q) {
       const Owned& win = windows[w];
@@ -331,7 +343,8 @@ TEST(CudaElasticBatcher, MixedParamsAndDims) {
       j.params = &params[q];
       j.out = &got[w * params.size() + q];
       jobs.push_back(j);
-      std::vector<double> ta(win.times.begin(), win.times.end()), tb(pat.times.begin(), pat.times.end());
+      std::vector<double> ta(win.times.begin(), win.times.end()),
+          tb(pat.times.begin(), pat.times.end());
       const SeriesView va{win.values.data(), win.length, win.dims, timed ? ta.data() : nullptr};
       const SeriesView vb{pat.values.data(), pat.length, pat.dims, timed ? tb.data() : nullptr};
       want[w * params.size() + q] = kernels::reference::distance(va, vb, params[q]);
@@ -345,8 +358,9 @@ TEST(CudaElasticBatcher, MixedParamsAndDims) {
     std::size_t bad = 0;
     for (std::size_t k = 0; k < got.size(); ++k)
       if (!within_tolerance(got[k], want[k]) && ++bad <= 8)
-        ADD_FAILURE() << "round " << round << " job " << k << " (window " << k / params.size() << ", params "
-                      << k % params.size() << "): got " << format_double(got[k]) << " want " << format_double(want[k]);
+        ADD_FAILURE() << "round " << round << " job " << k << " (window " << k / params.size()
+                      << ", params " << k % params.size() << "): got " << format_double(got[k])
+                      << " want " << format_double(want[k]);
     EXPECT_EQ(bad, 0u);
   }
   EXPECT_GT(batcher.device_bytes(), 0u);
@@ -365,9 +379,10 @@ TEST(CudaDistance, DeviceProperties) {
   ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
   ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), cudaSuccess);
   ASSERT_EQ(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device), cudaSuccess);
-  EXPECT_EQ(p.fp32_lanes_per_sm, kernels::fp32_lanes_per_sm(major, minor)) << "sm_" << major << minor;
+  EXPECT_EQ(p.fp32_lanes_per_sm, kernels::fp32_lanes_per_sm(major, minor))
+      << "sm_" << major << minor;
   EXPECT_GT(p.memory_bytes_per_s, 1e11);
   EXPECT_GT(p.memory_bytes, std::size_t{1} << 30);
-  std::cout << "[ device   ] " << p.name << ": " << p.sm_count << " SMs at " << p.clock_khz / 1000 << " MHz, "
-            << p.memory_bytes_per_s / 1e12 << " TB/s\n";
+  std::cout << "[ device   ] " << p.name << ": " << p.sm_count << " SMs at " << p.clock_khz / 1000
+            << " MHz, " << p.memory_bytes_per_s / 1e12 << " TB/s\n";
 }

@@ -24,9 +24,8 @@ namespace {
 Backend cuda_backend() {
   return Backend{"cuda", [] { return kernels::cuda::make_matcher(); },
                  [](std::span<const kernels::SeriesView> a, std::span<const kernels::SeriesView> b,
-                    const kernels::DistanceParams& params, std::span<double> out) {
-                   kernels::cuda::distance_matrix(a, b, params, out);
-                 }};
+                    const kernels::DistanceParams& params,
+                    std::span<double> out) { kernels::cuda::distance_matrix(a, b, params, out); }};
 }
 
 const Backends& cuda_backends() {
@@ -56,9 +55,7 @@ TEST(CudaMatcher, NameAndDeviceMemory) {
 
 TEST(CudaStream, SmallPatterns) {
   WARPWATCH_REQUIRE_CUDA_DEVICE();
-  StreamScenario sc;
-  sc.ms = {2, 31, 32, 33};
-  run_stream_scenario(cuda_backends(), sc);
+  run_stream_scenario(cuda_backends(), StreamScenario::small_patterns());
 }
 
 // Every wavefront shape: 16 lanes a pair with 1 (m 16), 4, 8 and 16 rows a lane, aligned
@@ -74,12 +71,7 @@ TEST(CudaStream, WavefrontShapes) {
 
 TEST(CudaStream, Pattern257) {
   WARPWATCH_REQUIRE_CUDA_DEVICE();
-  StreamScenario sc;
-  sc.ms = {257};
-  sc.streams_per_dims = 2;
-  sc.copies = 2;
-  sc.min_length = 1200;
-  run_stream_scenario(cuda_backends(), sc);
+  run_stream_scenario(cuda_backends(), StreamScenario::pattern_257());
 }
 
 // Row tiles chained in a block: 2 tiles with one row in the last (513), 2 full tiles
@@ -97,14 +89,7 @@ TEST(CudaStream, TiledWavefront) {
 
 TEST(CudaStream, Pattern3000) {
   WARPWATCH_REQUIRE_CUDA_DEVICE();
-  StreamScenario sc;
-  sc.ms = {3000};
-  sc.streams_per_dims = 1;
-  sc.min_length = 3300;
-  sc.four_variants = false;
-  sc.chunkings = {Chunking::one_sample, Chunking::large_random, Chunking::one_big};
-  sc.large_chunk = 1000;
-  run_stream_scenario(cuda_backends(), sc);
+  run_stream_scenario(cuda_backends(), StreamScenario::pattern_3000());
 }
 
 TEST(CudaStream, QuantizedValuesTieBreaking) {

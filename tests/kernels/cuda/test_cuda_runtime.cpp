@@ -38,12 +38,13 @@ TEST(CudaFamilies, SpringWavefrontTakesDims1From16To8192Rows) {
   EXPECT_TRUE(SpringExact::can_implement(2, 1));
   // 16 lanes and powers of two up to 256 rows, 32 lanes of 16 to 512, then 512-row tiles.
   const std::vector<std::pair<std::uint32_t, WavefrontShape>> shapes = {
-      {16, {16, 1, 1}},  {17, {16, 2, 1}},   {100, {16, 8, 1}},   {256, {16, 16, 1}},  {257, {32, 16, 1}},
-      {512, {32, 16, 1}}, {513, {32, 16, 2}}, {3000, {32, 16, 6}}, {8192, {32, 16, 16}}};
+      {16, {16, 1, 1}},   {17, {16, 2, 1}},    {100, {16, 8, 1}},
+      {256, {16, 16, 1}}, {257, {32, 16, 1}},  {512, {32, 16, 1}},
+      {513, {32, 16, 2}}, {3000, {32, 16, 6}}, {8192, {32, 16, 16}}};
   for (const auto& [m, want] : shapes) {
     const WavefrontShape got = SpringWavefront::shape(m);
-    EXPECT_TRUE(got == want) << "m " << m << ": " << got.lanes << " lanes, " << got.rows << " rows, " << got.tiles
-                             << " tiles";
+    EXPECT_TRUE(got == want) << "m " << m << ": " << got.lanes << " lanes, " << got.rows
+                             << " rows, " << got.tiles << " tiles";
   }
 }
 
@@ -62,7 +63,8 @@ TEST(CudaFamilies, DistanceFamiliesSayWhatTheyRun) {
   EXPECT_TRUE(WarpDistance::can_implement(dtw, 1, 1536));
   EXPECT_FALSE(WarpDistance::can_implement(dtw, 1, 1537));
   EXPECT_TRUE(WarpDistance::can_implement(twed, 1, 512));
-  EXPECT_FALSE(WarpDistance::can_implement(twed, 1, 513)) << "twed's registers spill past 16 rows a lane";
+  EXPECT_FALSE(WarpDistance::can_implement(twed, 1, 513))
+      << "twed's registers spill past 16 rows a lane";
   EXPECT_FALSE(WarpDistance::can_implement(banded, 1, 100));
   EXPECT_FALSE(WarpDistance::can_implement(dtw, 3, 100));
   EXPECT_EQ(WarpDistance::rows_per_lane(1), 1);
@@ -73,7 +75,8 @@ TEST(CudaFamilies, DistanceFamiliesSayWhatTheyRun) {
   EXPECT_TRUE(LongPairDistance::can_implement(dtw, 1));
   EXPECT_TRUE(LongPairDistance::can_implement(twed, 1));
   EXPECT_FALSE(LongPairDistance::can_implement(soft, 1));
-  EXPECT_GE(LongPairDistance::workspace_bytes(1'000'000, 1'000'000), 16u * 1'000'000u) << "a boundary row of m double2";
+  EXPECT_GE(LongPairDistance::workspace_bytes(1'000'000, 1'000'000), 16u * 1'000'000u)
+      << "a boundary row of m double2";
 
   static_assert(GenericDistance::can_implement());
   EXPECT_EQ(GenericDistance::workspace_bytes(2, 10), 2u * 3u * 11u * sizeof(double));
@@ -87,7 +90,8 @@ TEST(CudaErrors, RuntimeErrorsBecomeThePublicTypes) {
   EXPECT_FALSE(cuda::is_device_lost(cudaErrorMemoryAllocation));
   EXPECT_FALSE(cuda::is_device_lost(cudaErrorInvalidValue));
   EXPECT_THROW(throw_cuda_error(cudaErrorLaunchFailure, "k<<<>>>", "f.cu", 7), kernels::DeviceLost);
-  EXPECT_THROW(throw_cuda_error(cudaErrorMemoryAllocation, "cudaMalloc", "f.cu", 7), kernels::CudaOutOfMemory);
+  EXPECT_THROW(throw_cuda_error(cudaErrorMemoryAllocation, "cudaMalloc", "f.cu", 7),
+               kernels::CudaOutOfMemory);
   try {
     throw_cuda_error(cudaErrorInvalidValue, "cudaMemcpy(x)", "f.cu", 7);
     FAIL() << "no throw";
@@ -114,9 +118,11 @@ TEST(CudaDeviceContext, OneContextServesDistanceAndMatchers) {
   const std::size_t held = context.engine().device_bytes();
   EXPECT_GT(held, 0u);
   cuda::distance_matrix({&a, 1}, {&b, 1}, kernels::DistanceParams{}, out);
-  EXPECT_EQ(context.engine().device_bytes(), held) << "the second call reuses the first call's buffers";
+  EXPECT_EQ(context.engine().device_bytes(), held)
+      << "the second call reuses the first call's buffers";
   auto matcher = cuda::make_matcher();
-  EXPECT_GE(matcher->counters().device_bytes, held) << "a matcher's window mode runs on the same engine";
+  EXPECT_GE(matcher->counters().device_bytes, held)
+      << "a matcher's window mode runs on the same engine";
 }
 
 }  // namespace

@@ -88,7 +88,8 @@ double enum_dtw(const SeriesView& a, const SeriesView& b, Cost cost, std::option
 
 double enum_dk(const SeriesView& a, const SeriesView& b, Cost cost, std::optional<double> band) {
   double best = kInf;
-  for (const auto& p : all_paths(a, b, cost, band)) best = std::min(best, *std::max_element(p.begin(), p.end()));
+  for (const auto& p : all_paths(a, b, cost, band))
+    best = std::min(best, *std::max_element(p.begin(), p.end()));
   return best;
 }
 
@@ -112,8 +113,12 @@ double enum_softdtw(const SeriesView& a, const SeriesView& b, Cost cost, double 
 // SPEC.md 4.3, literally: both series padded with a zero sample at time 0.
 double literal_twed(const SeriesView& a, const SeriesView& b, double nu, double lambda, double p) {
   const std::size_t n = a.length, m = b.length, d = a.dims;
-  auto A = [&](std::size_t i, std::size_t k) { return i == 0 ? 0.0 : static_cast<double>(a.sample(i - 1)[k]); };
-  auto B = [&](std::size_t j, std::size_t k) { return j == 0 ? 0.0 : static_cast<double>(b.sample(j - 1)[k]); };
+  auto A = [&](std::size_t i, std::size_t k) {
+    return i == 0 ? 0.0 : static_cast<double>(a.sample(i - 1)[k]);
+  };
+  auto B = [&](std::size_t j, std::size_t k) {
+    return j == 0 ? 0.0 : static_cast<double>(b.sample(j - 1)[k]);
+  };
   auto TA = [&](std::size_t i) { return i == 0 ? 0.0 : a.time(i - 1); };
   auto TB = [&](std::size_t j) { return j == 0 ? 0.0 : b.time(j - 1); };
   auto norm = [&](auto&& x, auto&& y) {
@@ -125,21 +130,22 @@ double literal_twed(const SeriesView& a, const SeriesView& b, double nu, double 
   D[0][0] = 0.0;
   for (std::size_t i = 1; i <= n; ++i) {
     for (std::size_t j = 1; j <= m; ++j) {
-      double match = D[i - 1][j - 1] + norm([&](std::size_t k) { return A(i, k); },
-                                            [&](std::size_t k) { return B(j, k); }) +
-                     nu * std::abs(TA(i) - TB(j));
+      double match =
+          D[i - 1][j - 1] +
+          norm([&](std::size_t k) { return A(i, k); }, [&](std::size_t k) { return B(j, k); }) +
+          nu * std::abs(TA(i) - TB(j));
       if (i > 1 && j > 1)
         match += norm([&](std::size_t k) { return A(i - 1, k); },
                       [&](std::size_t k) { return B(j - 1, k); }) +
                  nu * std::abs(TA(i - 1) - TB(j - 1));
-      const double del_a = D[i - 1][j] +
-                           norm([&](std::size_t k) { return A(i, k); },
-                                [&](std::size_t k) { return A(i - 1, k); }) +
-                           nu * (TA(i) - TA(i - 1)) + lambda;
-      const double del_b = D[i][j - 1] +
-                           norm([&](std::size_t k) { return B(j, k); },
-                                [&](std::size_t k) { return B(j - 1, k); }) +
-                           nu * (TB(j) - TB(j - 1)) + lambda;
+      const double del_a =
+          D[i - 1][j] +
+          norm([&](std::size_t k) { return A(i, k); }, [&](std::size_t k) { return A(i - 1, k); }) +
+          nu * (TA(i) - TA(i - 1)) + lambda;
+      const double del_b =
+          D[i][j - 1] +
+          norm([&](std::size_t k) { return B(j, k); }, [&](std::size_t k) { return B(j - 1, k); }) +
+          nu * (TB(j) - TB(j - 1)) + lambda;
       D[i][j] = std::min({match, del_a, del_b});
     }
   }
@@ -261,7 +267,8 @@ TEST(ReferenceDk, BandZeroOnEqualLengthsIsTheDiagonal) {
     const Series a = random_series(rng, n, d, false), b = random_series(rng, n, d, false);
     for (Cost cost : {Cost::sq, Cost::abs}) {
       double worst = 0.0;
-      for (std::size_t i = 0; i < n; ++i) worst = std::max(worst, local_cost(a.view(), i, b.view(), i, cost));
+      for (std::size_t i = 0; i < n; ++i)
+        worst = std::max(worst, local_cost(a.view(), i, b.view(), i, cost));
       expect_rel_near(reference::dk(a.view(), b.view(), cost, 0.0), worst, 1e-12, "dk band 0");
     }
   }
@@ -353,7 +360,8 @@ TEST(ReferenceSoftDtw, HandComputedSinglePathAndMultivariate) {
 TEST(ReferenceSoftDtw, HandComputedBand) {
   const std::vector<float> a{0, 5, 5, 5}, b{0, 5};
   for (double gamma : {1.0, 10.0}) {
-    const double expected = -gamma * std::log(std::exp(-25.0 / gamma) + 2.0 * std::exp(-50.0 / gamma));
+    const double expected =
+        -gamma * std::log(std::exp(-25.0 / gamma) + 2.0 * std::exp(-50.0 / gamma));
     EXPECT_NEAR(reference::softdtw(view(a), view(b), Cost::sq, gamma, 1.0), expected, 1e-12)
         << "gamma " << gamma;
   }
@@ -447,7 +455,8 @@ TEST(ReferenceSoftDtw, GradientMatchesFiniteDifferences) {
         const std::optional<double> band =
             (trial % 4 == 3 && n == m) ? std::optional<double>(1.0) : std::nullopt;
         std::vector<double> grad;
-        const double value = reference::softdtw_grad(view(a, d), view(b, d), cost, gamma, band, grad);
+        const double value =
+            reference::softdtw_grad(view(a, d), view(b, d), cost, gamma, band, grad);
         EXPECT_NEAR(value, reference::softdtw(view(a, d), view(b, d), cost, gamma, band),
                     1e-12 * std::max(1.0, std::abs(value)));
         ASSERT_EQ(grad.size(), n * d);
@@ -545,11 +554,12 @@ TEST(ReferenceTwed, HandComputedWithTimes) {
 //   D(2,3) = min(match D(1,2) + N(a2-b3) + N(a1-b2) + 0.1(|1-2| + |0-1|)
 //                      = N(1,1) + 0.6 + 2 N(1,1) + 0.2,
 //                del A D(1,3) + N(3,4) + 0.6, del B D(2,2) + N(3,2) + 0.6)
-//   p = 2: match = 3 sqrt2 + 0.8 = 5.0426, del A = 11.82, del B = 2 sqrt13 + 0.6 = 7.81 -> 3 sqrt2 + 0.8
-//   p = 1: match = 6.8, del A = 15.8, del B = 10.6                                -> 6.8
+//   p = 2: match = 3 sqrt2 + 0.8 = 5.0426, del A = 11.82, del B = 2 sqrt13 + 0.6 = 7.81 -> 3 sqrt2
+//   + 0.8 p = 1: match = 6.8, del A = 15.8, del B = 10.6                                -> 6.8
 TEST(ReferenceTwed, HandComputedMultivariate) {
   const std::vector<float> a{0, 0, 3, 4}, b{0, 0, 1, 1, 4, 3};
-  EXPECT_NEAR(reference::twed(view(a, 2), view(b, 2), 0.1, 0.5, 2.0), 3.0 * std::sqrt(2.0) + 0.8, 1e-12);
+  EXPECT_NEAR(reference::twed(view(a, 2), view(b, 2), 0.1, 0.5, 2.0), 3.0 * std::sqrt(2.0) + 0.8,
+              1e-12);
   EXPECT_NEAR(reference::twed(view(a, 2), view(b, 2), 0.1, 0.5, 1.0), 6.8, 1e-12);
   EXPECT_NEAR(reference::twed(view(b, 2), view(a, 2), 0.1, 0.5, 1.0), 6.8, 1e-12);
 }
@@ -583,7 +593,8 @@ TEST(ReferenceTwed, IsAMetric) {
   int triples = 0;
   for (int trial = 0; trial < 600; ++trial) {
     const std::size_t d = trial % 2 ? 3 : 1;
-    const Series a = random_series(rng, len(rng), d, true), b = random_series(rng, len(rng), d, true),
+    const Series a = random_series(rng, len(rng), d, true),
+                 b = random_series(rng, len(rng), d, true),
                  c = random_series(rng, len(rng), d, true);
     const double nu = nus[pick(rng) % 3], lambda = lambdas[pick(rng) % 2], p = ps[pick(rng) % 2];
     auto tw = [&](const Series& x, const Series& y) {
@@ -593,8 +604,8 @@ TEST(ReferenceTwed, IsAMetric) {
     EXPECT_EQ(tw(a, a), 0.0);
     EXPECT_EQ(tw(c, c), 0.0);
     EXPECT_NEAR(ab, ba, 1e-9 * std::max(1.0, ab)) << "symmetry, trial " << trial;
-    EXPECT_LE(ac, (ab + bc) * (1 + 1e-9)) << "triangle, trial " << trial << " nu=" << nu
-                                          << " lambda=" << lambda << " p=" << p;
+    EXPECT_LE(ac, (ab + bc) * (1 + 1e-9))
+        << "triangle, trial " << trial << " nu=" << nu << " lambda=" << lambda << " p=" << p;
     EXPECT_GT(ab, 0.0);  // random float series differ: a metric separates them
     ++triples;
   }
@@ -634,12 +645,14 @@ TEST(ReferenceDistances, BadSeriesThrow) {
   std::vector<double> grad;
   EXPECT_THROW(reference::dk(a2, b1, Cost::sq), std::invalid_argument);
   EXPECT_THROW(reference::softdtw(a2, b1, Cost::sq, 1.0), std::invalid_argument);
-  EXPECT_THROW(reference::softdtw_grad(a2, b1, Cost::sq, 1.0, std::nullopt, grad), std::invalid_argument);
+  EXPECT_THROW(reference::softdtw_grad(a2, b1, Cost::sq, 1.0, std::nullopt, grad),
+               std::invalid_argument);
   EXPECT_THROW(reference::twed(a2, b1, 0.1, 1.0, 2.0), std::invalid_argument);
   EXPECT_THROW(reference::dk(e1, b1, Cost::sq), std::invalid_argument);
   EXPECT_THROW(reference::dk(b1, e1, Cost::abs), std::invalid_argument);
   EXPECT_THROW(reference::softdtw(e1, b1, Cost::sq, 1.0), std::invalid_argument);
-  EXPECT_THROW(reference::softdtw_grad(b1, e1, Cost::sq, 1.0, std::nullopt, grad), std::invalid_argument);
+  EXPECT_THROW(reference::softdtw_grad(b1, e1, Cost::sq, 1.0, std::nullopt, grad),
+               std::invalid_argument);
   EXPECT_THROW(reference::twed(e1, b1, 0.1, 1.0, 2.0), std::invalid_argument);
   EXPECT_THROW(reference::twed(b1, e1, 0.1, 1.0, 2.0), std::invalid_argument);
   DistanceParams params;
@@ -657,17 +670,36 @@ TEST(ReferenceParams, ValidateRejectsOutOfRange) {
     return p;
   };
   const DistanceParams bad[] = {
-      rejects([](DistanceParams& p) { p.metric = Metric::softdtw; p.gamma = 0.0; }),
-      rejects([](DistanceParams& p) { p.metric = Metric::softdtw; p.gamma = -1.0; }),
-      rejects([](DistanceParams& p) { p.metric = Metric::twed; p.nu = -0.001; }),
-      rejects([](DistanceParams& p) { p.metric = Metric::twed; p.lambda = -1.0; }),
-      rejects([](DistanceParams& p) { p.metric = Metric::twed; p.p = 0.5; }),
-      rejects([](DistanceParams& p) { p.metric = Metric::dtw; p.band = -1.0; }),
+      rejects([](DistanceParams& p) {
+        p.metric = Metric::softdtw;
+        p.gamma = 0.0;
+      }),
+      rejects([](DistanceParams& p) {
+        p.metric = Metric::softdtw;
+        p.gamma = -1.0;
+      }),
+      rejects([](DistanceParams& p) {
+        p.metric = Metric::twed;
+        p.nu = -0.001;
+      }),
+      rejects([](DistanceParams& p) {
+        p.metric = Metric::twed;
+        p.lambda = -1.0;
+      }),
+      rejects([](DistanceParams& p) {
+        p.metric = Metric::twed;
+        p.p = 0.5;
+      }),
+      rejects([](DistanceParams& p) {
+        p.metric = Metric::dtw;
+        p.band = -1.0;
+      }),
   };
   const std::vector<float> a{0, 1, 2}, b{1, 2};
   for (const auto& p : bad) {
     EXPECT_THROW(validate(p), std::invalid_argument) << to_string(p.metric);
-    EXPECT_THROW(reference::distance(view(a), view(b), p), std::invalid_argument) << to_string(p.metric);
+    EXPECT_THROW(reference::distance(view(a), view(b), p), std::invalid_argument)
+        << to_string(p.metric);
   }
   // The defaults and boundary values are valid.
   DistanceParams ok;

@@ -33,8 +33,8 @@ constexpr float kInfF = std::numeric_limits<float>::infinity();
 
 // SPRING ignores time: timestamps anywhere within +-1000 s of the epoch, 1 ns to 1 ms
 // apart. Planted copies carry noise of standard deviation 0.15.
-constexpr RandomStreamShape kSpringStreams{0.15f, 0, -1'000'000'000'000, 1'000'000'000'000, 1,
-                                           1'000'000};
+constexpr RandomStreamShape kSpringStreams{0.15f, 0,        -1'000'000'000'000, 1'000'000'000'000,
+                                           1,     1'000'000};
 
 // Hand-worked streams start at 1000 ns.
 constexpr std::int64_t kHandStartNs = 1000;
@@ -91,12 +91,21 @@ class SpringSim {
         best = 0.0f;  // (t,0): D = 0, S = t
         start = t;
         // (t-1,0): D = 0 as well, never strictly smaller than the first.
-        if (D_[0] < best) { best = D_[0]; start = S_[0]; }
+        if (D_[0] < best) {
+          best = D_[0];
+          start = S_[0];
+        }
       } else {
         best = Dn[i - 1];
         start = Sn[i - 1];
-        if (D_[i - 1] < best) { best = D_[i - 1]; start = S_[i - 1]; }
-        if (D_[i] < best) { best = D_[i]; start = S_[i]; }
+        if (D_[i - 1] < best) {
+          best = D_[i - 1];
+          start = S_[i - 1];
+        }
+        if (D_[i] < best) {
+          best = D_[i];
+          start = S_[i];
+        }
       }
       if (pattern_.params.distance.metric == Metric::dtw)
         Dn[i] = c + best;
@@ -187,7 +196,8 @@ std::vector<float> attainable(PatternDef pattern, const StreamData& stream) {
 
 double quantile_threshold(PatternDef pattern, const StreamData& stream, double q) {
   const auto v = attainable(std::move(pattern), stream);
-  const std::size_t i = std::min(v.size() - 1, static_cast<std::size_t>(q * static_cast<double>(v.size())));
+  const std::size_t i =
+      std::min(v.size() - 1, static_cast<std::size_t>(q * static_cast<double>(v.size())));
   return static_cast<double>(v[i]);
 }
 
@@ -362,7 +372,8 @@ TEST(ReferenceSpring, BruteForceMinimumOverSubsequences) {
           if (i > 0) {
             EXPECT_GT(r.start_index, got[i - 1].end_index) << "matches never overlap";
           }
-          const SeriesView sub{s.values.data() + r.start_index * d, r.end_index - r.start_index + 1, d, nullptr};
+          const SeriesView sub{s.values.data() + r.start_index * d, r.end_index - r.start_index + 1,
+                               d, nullptr};
           const double whole = metric == Metric::dtw ? reference::dtw(sub, p.view(), cost)
                                                      : reference::dk(sub, p.view(), cost);
           EXPECT_GE(r.distance, whole * (1 - 1e-5) - 1e-6) << describe(r);
@@ -371,7 +382,8 @@ TEST(ReferenceSpring, BruteForceMinimumOverSubsequences) {
         }
         EXPECT_NEAR(best, brute, 1e-5 * brute + 1e-6)
             << "metric " << to_string(metric) << " cost " << to_string(cost) << " n=" << n
-            << " m=" << m << " d=" << d << "\n" << describe(got);
+            << " m=" << m << " d=" << d << "\n"
+            << describe(got);
         ++runs;
       }
     }
@@ -431,7 +443,8 @@ TEST(ReferenceSpring, ChunkingInvariance) {
   streams.push_back(random_stream(rng, kSpringStreams, "b", 3, 350, &p3));
   streams.push_back(random_stream(rng, kSpringStreams, "c", 1, 300, &p2));
   // Thresholds at a low quantile of the first stream of the pattern's dimension.
-  for (auto& p : patterns) p.params.threshold = quantile_threshold(p, p.dims == 1 ? streams[0] : streams[1], 0.05);
+  for (auto& p : patterns)
+    p.params.threshold = quantile_threshold(p, p.dims == 1 ? streams[0] : streams[1], 0.05);
 
   auto run = [&](Partition partition) {
     auto matcher = reference::make_matcher();
@@ -445,7 +458,8 @@ TEST(ReferenceSpring, ChunkingInvariance) {
   expect_same_matches(big, simulate_all_pairs<SpringSim>(streams, patterns),
                       "one big chunk vs simulation");
   expect_same_matches(run(Partition::one_sample), big, "one sample per chunk");
-  for (int rep = 0; rep < 3; ++rep) expect_same_matches(run(Partition::random_sizes), big, "random chunks");
+  for (int rep = 0; rep < 3; ++rep)
+    expect_same_matches(run(Partition::random_sizes), big, "random chunks");
 }
 
 // Adding a pattern and a stream, removing another pattern and another stream mid-way
@@ -454,7 +468,8 @@ TEST(ReferenceSpring, ChunkingInvariance) {
 TEST(ReferenceSpring, UnchangedPairsKeepTheirState) {
   std::mt19937_64 rng(warpwatch::testing::test_seed());
   for (int rep = 0; rep < 4; ++rep) {
-    const std::vector<float> pv = random_values(rng, 7), qv = random_values(rng, 4), rv = random_values(rng, 5);
+    const std::vector<float> pv = random_values(rng, 7), qv = random_values(rng, 4),
+                             rv = random_values(rng, 5);
     StreamData s = random_stream(rng, kSpringStreams, "s", 1, 500, &pv);
     // Plant q and r too so that every pair has matches.
     {
@@ -491,7 +506,8 @@ TEST(ReferenceSpring, UnchangedPairsKeepTheirState) {
     s_head.ts.resize(K);
     s3_head.values.resize(K < s3.length() ? K : s3.length());
     s3_head.ts.resize(s3_head.values.size());
-    std::vector<RawMatch> b_matches = feed(*b, {s_head, s3_head}, Partition::random_sizes, rng, false);
+    std::vector<RawMatch> b_matches =
+        feed(*b, {s_head, s3_head}, Partition::random_sizes, rng, false);
     b->add_pattern(q);
     b->add_stream(s2.def());
     const auto removed_r = b->remove_pattern("r");
@@ -504,7 +520,8 @@ TEST(ReferenceSpring, UnchangedPairsKeepTheirState) {
       std::size_t i = K, j = 0;
       std::uniform_int_distribution<std::size_t> size(0, 9);
       while (i < s.length() || j < s2.length()) {
-        const std::size_t ni = std::min(size(rng), s.length() - i), nj = std::min(size(rng), s2.length() - j);
+        const std::size_t ni = std::min(size(rng), s.length() - i),
+                          nj = std::min(size(rng), s2.length() - j);
         const StreamChunk batch[] = {s.chunk(i, i + ni), s2.chunk(j, j + nj)};
         auto got = b->process(batch);
         EXPECT_TRUE(std::is_sorted(got.begin(), got.end(), match_less));
@@ -521,7 +538,8 @@ TEST(ReferenceSpring, UnchangedPairsKeepTheirState) {
 
     // q on s starts at index K; q on s2 at 0.
     SpringSim q_on_s(q, s, K);
-    expect_same_matches(select(b_matches, "s", "q"), q_on_s.run(s.length(), true), "(s, q) added mid-way");
+    expect_same_matches(select(b_matches, "s", "q"), q_on_s.run(s.length(), true),
+                        "(s, q) added mid-way");
     SpringSim q_on_s2(q, s2);
     expect_same_matches(select(b_matches, "s2", "q"), q_on_s2.run(s2.length(), true), "(s2, q)");
     // r on s ran K samples and was flushed on removal; the pairs of s3 likewise.
@@ -530,9 +548,11 @@ TEST(ReferenceSpring, UnchangedPairsKeepTheirState) {
     expect_same_matches(select(b_matches, "s", "r"), r_want, "(s, r) removed mid-way");
     SpringSim p_on_s3(p, s3);
     SpringSim r_on_s3(r, s3);
-    expect_same_matches(select(b_matches, "s3", "p"), p_on_s3.run(s3_head.length(), true), "(s3, p)");
+    expect_same_matches(select(b_matches, "s3", "p"), p_on_s3.run(s3_head.length(), true),
+                        "(s3, p)");
     // r was removed before s3: its pending candidate on s3 came with remove_pattern.
-    expect_same_matches(select(b_matches, "s3", "r"), r_on_s3.run(s3_head.length(), true), "(s3, r)");
+    expect_same_matches(select(b_matches, "s3", "r"), r_on_s3.run(s3_head.length(), true),
+                        "(s3, r)");
     // What remove_* returned is exactly the pending candidates of the removed pairs.
     for (const auto& m : removed_r) EXPECT_EQ(m.pattern_id(), "r");
     for (const auto& m : removed_s3) {
@@ -582,12 +602,14 @@ TEST(ReferenceSpring, InvalidStreamsAndPatternsThrow) {
                std::invalid_argument);
   EXPECT_THROW(matcher->add_pattern(make_pattern("empty", 1, {}, Metric::dtw, Cost::sq, 1.0)),
                std::invalid_argument);
-  EXPECT_THROW(matcher->add_pattern(make_pattern("nan", 1, {0, std::numeric_limits<float>::quiet_NaN()},
-                                                 Metric::dtw, Cost::sq, 1.0)),
-               std::invalid_argument);
-  EXPECT_THROW(matcher->add_pattern(make_pattern("inf", 1, {std::numeric_limits<float>::infinity(), 0},
-                                                 Metric::dk, Cost::sq, 1.0)),
-               std::invalid_argument);
+  EXPECT_THROW(
+      matcher->add_pattern(make_pattern("nan", 1, {0, std::numeric_limits<float>::quiet_NaN()},
+                                        Metric::dtw, Cost::sq, 1.0)),
+      std::invalid_argument);
+  EXPECT_THROW(
+      matcher->add_pattern(make_pattern("inf", 1, {std::numeric_limits<float>::infinity(), 0},
+                                        Metric::dk, Cost::sq, 1.0)),
+      std::invalid_argument);
   EXPECT_THROW(matcher->add_pattern(make_pattern("tw", 1, {0, 1}, Metric::twed, Cost::sq, 1.0)),
                std::invalid_argument);
   EXPECT_THROW(matcher->add_pattern(make_pattern("sd", 1, {0, 1}, Metric::softdtw, Cost::sq, 1.0)),
@@ -615,7 +637,9 @@ TEST(ReferenceSpring, InvalidChunksThrowAndLeaveTheStateAlone) {
 
   const std::vector<float> one{1.0f}, two{1.0f, 2.0f};
   const std::vector<std::int64_t> t1{1}, t_dup{5, 5};
-  auto process = [&](StreamChunk c) { return matcher->process(std::span<const StreamChunk>(&c, 1)); };
+  auto process = [&](StreamChunk c) {
+    return matcher->process(std::span<const StreamChunk>(&c, 1));
+  };
   EXPECT_THROW(process(StreamChunk{"unknown", one, t1}), std::invalid_argument);
   EXPECT_THROW(process(StreamChunk{"s", two, t1}), std::invalid_argument);  // 2 values, 1 timestamp
   EXPECT_THROW(process(StreamChunk{"s", one, t_dup}), std::invalid_argument);
@@ -652,9 +676,11 @@ TEST(ReferenceSpringDeathTest, SamplesTheStreamLayerRejectsAreACallersBug) {
   const std::vector<std::int64_t> t_dup{s.ts[3] + 5, s.ts[3] + 5}, t_down{s.ts[3] + 6, s.ts[3] + 4};
   const std::vector<std::int64_t> same{s.ts[3]}, before{s.ts[3] - 1}, later{s.ts[3] + 1};
   const char* why = "internal error.*timestamps that do not increase";
-  EXPECT_DEATH(fresh()->process(std::vector<StreamChunk>{{"s", two, t_dup}}), why);   // equal timestamps
+  EXPECT_DEATH(fresh()->process(std::vector<StreamChunk>{{"s", two, t_dup}}),
+               why);  // equal timestamps
   EXPECT_DEATH(fresh()->process(std::vector<StreamChunk>{{"s", two, t_down}}), why);  // decreasing
-  EXPECT_DEATH(fresh()->process(std::vector<StreamChunk>{{"s", one, same}}), why);    // not after the last
+  EXPECT_DEATH(fresh()->process(std::vector<StreamChunk>{{"s", one, same}}),
+               why);  // not after the last
   EXPECT_DEATH(fresh()->process(std::vector<StreamChunk>{{"s", one, before}}), why);
   EXPECT_DEATH(fresh()->process(std::vector<StreamChunk>{{"s", nan, later}}), "non-finite values");
 }

@@ -81,8 +81,8 @@ Prepared prepare_pattern(const PatternDef& p, std::int64_t period_ns) {
 
 // The window of w samples ending at `end`, times rebased to tp0 (seconds); nullopt when flat
 // under znorm.
-std::optional<Prepared> extract_window(const StreamData& s, std::size_t end, std::size_t w, double tp0,
-                                       Normalize normalize) {
+std::optional<Prepared> extract_window(const StreamData& s, std::size_t end, std::size_t w,
+                                       double tp0, Normalize normalize) {
   Prepared out;
   out.dims = s.dims;
   const std::size_t first = end + 1 - w;
@@ -108,7 +108,8 @@ class WindowSim {
 
   // The distance of the window ending at sample e, if one ends there and is not flat.
   std::optional<double> window_distance(std::uint64_t e) {
-    if (e < first_ + w_ - 1 || (e - first_ - (w_ - 1)) % pattern_.params.hop != 0) return std::nullopt;
+    if (e < first_ + w_ - 1 || (e - first_ - (w_ - 1)) % pattern_.params.hop != 0)
+      return std::nullopt;
     auto win = extract_window(stream_, e, w_, prepared_.times[0], pattern_.params.normalize);
     if (!win) {
       ++flat_;
@@ -196,22 +197,25 @@ Planted planted(std::mt19937_64& rng, std::size_t m, bool affine) {
   out.pattern.resize(m);
   for (std::size_t i = 0; i < m; ++i) {
     const double u = static_cast<double>(i) / static_cast<double>(m - 1);
-    out.pattern[i] = static_cast<float>(std::sin(2 * std::numbers::pi * u) * std::sin(std::numbers::pi * u));
+    out.pattern[i] =
+        static_cast<float>(std::sin(2 * std::numbers::pi * u) * std::sin(std::numbers::pi * u));
   }
   const std::size_t n = 400;
   std::normal_distribution<double> noise(0.0, 0.05);
   std::vector<double> x(n);
   for (auto& v : x) v = noise(rng);
   std::uniform_int_distribution<std::size_t> jitter(0, 20);
-  std::uniform_int_distribution<std::size_t> length(static_cast<std::size_t>(std::lround(0.8 * static_cast<double>(m))),
-                                                    static_cast<std::size_t>(std::lround(1.25 * static_cast<double>(m))));
+  std::uniform_int_distribution<std::size_t> length(
+      static_cast<std::size_t>(std::lround(0.8 * static_cast<double>(m))),
+      static_cast<std::size_t>(std::lround(1.25 * static_cast<double>(m))));
   const std::size_t base[3] = {60, 190, 310};
   for (int k = 0; k < 3; ++k) {
     out.pos[k] = base[k] + jitter(rng);
     out.len[k] = length(rng);
     const std::size_t L = out.len[k];
     for (std::size_t j = 0; j < L; ++j) {
-      const double s = static_cast<double>(j) * static_cast<double>(m - 1) / static_cast<double>(L - 1);
+      const double s =
+          static_cast<double>(j) * static_cast<double>(m - 1) / static_cast<double>(L - 1);
       const std::size_t i0 = std::min(static_cast<std::size_t>(s), m - 2);
       const double f = s - static_cast<double>(i0);
       x[out.pos[k] + j] += out.pattern[i0] * (1 - f) + out.pattern[i0 + 1] * f;
@@ -238,7 +242,8 @@ void expect_three_occurrences(const Planted& p, const PatternDef& pattern, std::
   for (int k = 0; k < 3; ++k) {
     EXPECT_EQ(got[k].end_index - got[k].start_index + 1, pattern.length());
     EXPECT_GE(got[k].end_index, p.pos[k]) << "occurrence " << k << " planted at" << where.str();
-    EXPECT_LE(got[k].start_index, p.pos[k] + p.len[k] - 1) << "occurrence " << k << " planted at" << where.str();
+    EXPECT_LE(got[k].start_index, p.pos[k] + p.len[k] - 1)
+        << "occurrence " << k << " planted at" << where.str();
     EXPECT_LE(got[k].distance, pattern.params.threshold);
   }
 }
@@ -434,14 +439,17 @@ TEST(ReferenceWindow, FlatWindowsSkippedUnderZnorm) {
   const StreamData s1 = hand_stream({0, 1, 2, 3, 5, 5, 5, 5, 5, 6, 2, 3, 4}, kEpochNs);
   // d = 2: component 0 varies everywhere, component 1 is 7 on [2..7]: windows ending at
   // 5, 6, 7 are flat in component 1.
-  StreamData s2 = hand_stream(
-      {0, 1, 1, 2, 2, 7, 3, 7, 4, 7, 5, 7, 6, 7, 7, 7, 8, 3, 9, 4, 10, 5, 11, 6, 12, 7}, kEpochNs, 2);
+  StreamData s2 =
+      hand_stream({0, 1, 1, 2, 2, 7, 3, 7, 4, 7, 5, 7, 6, 7, 7, 7, 8, 3, 9, 4, 10, 5, 11, 6, 12, 7},
+                  kEpochNs, 2);
   s2.id = "s2";
   auto matcher = reference::make_matcher();
   matcher->add_stream(s1.def());
   matcher->add_stream(s2.def());
-  const PatternDef p1 = window_pattern("p1", 1, {0, 1, 0, -1}, Metric::dtw, 1e30, 0, 1, Normalize::znorm);
-  const PatternDef p2 = window_pattern("p2", 2, {0, 1, 1, 0, 0, -1, -1, 0}, Metric::dk, 1e30, 0, 1, Normalize::znorm);
+  const PatternDef p1 =
+      window_pattern("p1", 1, {0, 1, 0, -1}, Metric::dtw, 1e30, 0, 1, Normalize::znorm);
+  const PatternDef p2 =
+      window_pattern("p2", 2, {0, 1, 1, 0, 0, -1, -1, 0}, Metric::dk, 1e30, 0, 1, Normalize::znorm);
   matcher->add_pattern(p1);
   matcher->add_pattern(p2);
   std::mt19937_64 rng(warpwatch::testing::test_seed());
@@ -482,7 +490,8 @@ TEST(ReferenceWindow, MatchesLiteralSimulation) {
           if (rep == 2) w = std::max<std::size_t>(2, m - 1);
           const std::vector<float> pv = random_values(rng, m * d);
           const StreamData s = random_stream(rng, kWindowStreams, "s", d, 150, &pv);
-          PatternDef p = window_pattern("p", d, pv, metric, 0.0, rep == 0 ? 0 : w, hop(rng), normalize);
+          PatternDef p =
+              window_pattern("p", d, pv, metric, 0.0, rep == 0 ? 0 : w, hop(rng), normalize);
           p.params.distance.cost = pick(rng) == 0 ? Cost::abs : Cost::sq;
           if (metric != Metric::twed && pick(rng) == 0) p.params.distance.band = 1.0 + pick(rng);
           p.params.distance.gamma = 0.5;
@@ -521,9 +530,9 @@ TEST(ReferenceWindow, MatchesLiteralSimulation) {
           WindowSim sim(p, s, K);
           const auto want = sim.run(s.length(), true);
           std::ostringstream what;
-          what << "metric " << to_string(metric) << " normalize " << to_string(normalize) << " d=" << d
-               << " m=" << m << " w=" << w << " hop=" << p.params.hop << " first=" << K
-               << " threshold " << p.params.threshold;
+          what << "metric " << to_string(metric) << " normalize " << to_string(normalize)
+               << " d=" << d << " m=" << m << " w=" << w << " hop=" << p.params.hop
+               << " first=" << K << " threshold " << p.params.threshold;
           const bool exact = normalize == Normalize::none && metric != Metric::twed;
           expect_same_matches(got, want, what.str(), exact ? 0.0 : 1e-9);
           total += want.size();
@@ -552,7 +561,8 @@ TEST(ReferenceWindow, ChunkingInvariance) {
   patterns.push_back(window_pattern("w4", 2, v4, Metric::twed, 0, 0, 3));
   patterns.back().times = {0.0, 0.5, 1.5, 2.0, 3.0};
   patterns.back().params.distance.nu = 0.2;
-  for (auto& p : patterns) p.params.threshold = quantile_threshold(p, p.dims == 1 ? streams[0] : streams[1], 0.1);
+  for (auto& p : patterns)
+    p.params.threshold = quantile_threshold(p, p.dims == 1 ? streams[0] : streams[1], 0.1);
   // A stream-mode pattern in the same matcher (v1 is planted in "a" with noise 0.1, so
   // its copies cost about 8 * 0.01).
   PatternDef spring = window_pattern("s1", 1, v1, Metric::dtw, 0.5);
@@ -571,7 +581,8 @@ TEST(ReferenceWindow, ChunkingInvariance) {
   expect_same_matches(big, simulate_all_pairs<WindowSim>(streams, patterns),
                       "one big chunk vs simulation", 1e-9);
   expect_same_matches(run(Partition::one_sample), big, "one sample per chunk");
-  for (int rep = 0; rep < 3; ++rep) expect_same_matches(run(Partition::random_sizes), big, "random chunks");
+  for (int rep = 0; rep < 3; ++rep)
+    expect_same_matches(run(Partition::random_sizes), big, "random chunks");
 
   with_spring = true;
   const auto mixed = run(Partition::one_big);
@@ -653,10 +664,12 @@ TEST(ReferenceWindow, InvalidWindowParamsThrow) {
   p = window_pattern("band", 1, v, Metric::dk, 1.0);
   p.params.distance.band = -0.5;
   EXPECT_THROW(matcher->add_pattern(p), std::invalid_argument);
-  for (const char* id : {"w1", "hop0", "gamma0", "nu", "lambda", "p", "band"}) EXPECT_FALSE(matcher->has_pattern(id));
+  for (const char* id : {"w1", "hop0", "gamma0", "nu", "lambda", "p", "band"})
+    EXPECT_FALSE(matcher->has_pattern(id));
   // Valid window patterns of every metric are accepted.
   for (Metric metric : {Metric::dtw, Metric::dk, Metric::softdtw, Metric::twed}) {
-    p = window_pattern(std::string("ok_") + std::string(to_string(metric)), 1, v, metric, 1.0, 2, 5);
+    p = window_pattern(std::string("ok_") + std::string(to_string(metric)), 1, v, metric, 1.0, 2,
+                       5);
     EXPECT_NO_THROW(matcher->add_pattern(p)) << to_string(metric);
   }
 }

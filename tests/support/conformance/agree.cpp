@@ -36,7 +36,8 @@ void run_backends_agree(const Backends& backends) {
         first = out;
       } else {
         EXPECT_EQ(std::memcmp(first->data(), out.data(), out.size() * sizeof(double)), 0)
-            << backend.name << " vs " << backends.front().name << ": " << kernels::to_string(metric) << " matrix";
+            << backend.name << " vs " << backends.front().name << ": " << kernels::to_string(metric)
+            << " matrix";
       }
     }
   }
@@ -60,11 +61,11 @@ void run_backends_agree(const Backends& backends) {
   for (std::size_t p = 0; p < bases.size(); ++p) {
     const std::size_t d = 1 + p % 2, m = bases[p].size() / d;
     if (p % 2 == 0) {
-      patterns.push_back(stream_pattern(cat("p", p), d, bases[p], p % 4 ? Metric::dk : Metric::dtw, Cost::sq,
-                                        p % 4 ? 1.0 : 0.5 * static_cast<double>(m)));
+      patterns.push_back(stream_pattern(cat("p", p), d, bases[p], p % 4 ? Metric::dk : Metric::dtw,
+                                        Cost::sq, p % 4 ? 1.0 : 0.5 * static_cast<double>(m)));
     } else {
-      patterns.push_back(window_pattern(cat("p", p), d, bases[p], metrics[(p / 2) % 4], m + p % 3, 1 + p % 3,
-                                        p % 3 ? Normalize::none : Normalize::znorm));
+      patterns.push_back(window_pattern(cat("p", p), d, bases[p], metrics[(p / 2) % 4], m + p % 3,
+                                        1 + p % 3, p % 3 ? Normalize::none : Normalize::znorm));
       patterns.back().params.threshold = 1e30;  // every window qualifies: many comparisons
     }
   }
@@ -78,7 +79,9 @@ void run_backends_agree(const Backends& backends) {
         EXPECT_FALSE(got.all().empty());
         first = got;
       } else {
-        expect_identical(got, *first, backend.name + " vs " + backends.front().name + ", " + to_string(chunking));
+        expect_identical(
+            got, *first,
+            backend.name + " vs " + backends.front().name + ", " + to_string(chunking));
       }
     }
   }

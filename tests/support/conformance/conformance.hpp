@@ -45,8 +45,10 @@
 // Use from a backend's suite (see kernels/cpu/test_cpu_backend.cpp):
 //   #include "conformance/conformance.hpp"
 //   const Backends b{{"cuda", [] { return make_cuda_matcher(); },
-//                     [](auto a, auto bb, const auto& p, auto out) { cuda_distance_matrix(a, bb, p, out); }}};
-//   TEST(CudaStream, SmallPatterns) { StreamScenario sc; sc.ms = {2, 31, 32, 33}; run_stream_scenario(b, sc); }
+//                     [](auto a, auto bb, const auto& p, auto out) { cuda_distance_matrix(a, bb, p,
+//                     out); }}};
+//   TEST(CudaStream, SmallPatterns) { StreamScenario sc; sc.ms = {2, 31, 32, 33};
+//   run_stream_scenario(b, sc); }
 #pragma once
 
 #include <gtest/gtest.h>
@@ -87,8 +89,9 @@ using kernels::StreamChunk;
 
 using MatcherFactory = std::function<std::unique_ptr<Matcher>()>;
 // out[i * b.size() + j] = distance(a[i], b[j]); throws std::invalid_argument on bad input.
-using DistanceMatrixFn = std::function<void(std::span<const SeriesView> a, std::span<const SeriesView> b,
-                                            const DistanceParams& params, std::span<double> out)>;
+using DistanceMatrixFn =
+    std::function<void(std::span<const SeriesView> a, std::span<const SeriesView> b,
+                       const DistanceParams& params, std::span<double> out)>;
 
 struct Backend {
   std::string name;  // in failure messages, e.g. "cpu threads=2"
@@ -108,7 +111,9 @@ inline constexpr double kTie = 1e-4;  // compared qualifying windows closer than
 inline constexpr std::int64_t kSecond = 1'000'000'000;
 inline constexpr std::int64_t kEpochNs = 1'700'000'000'000'000'000;  // late 2023
 
-inline double magnitude(double x) { return std::max(1.0, std::abs(x)); }
+inline double magnitude(double x) {
+  return std::max(1.0, std::abs(x));
+}
 
 // A fast backend's whole-series distance against the reference's (SPEC.md 3.2, 4).
 inline bool within_tolerance(double got, double want) {
@@ -145,14 +150,21 @@ const std::vector<Chunking>& all_chunkings();
 // Scenario 1: stream mode against the reference, bit for bit (stream.cpp).
 
 struct StreamScenario {
-  std::vector<std::size_t> ms;           // pattern lengths
+  std::vector<std::size_t> ms;  // pattern lengths
   std::vector<std::size_t> dims{1, 3};
   std::size_t streams_per_dims = 3;
-  std::size_t min_length = 300;          // stream length before room for the copies
-  std::size_t copies = 1;                // noisy copies of each pattern per stream
-  bool four_variants = true;             // dtw/dk x sq/abs per m; else two (dims alternate)
+  std::size_t min_length = 300;  // stream length before room for the copies
+  std::size_t copies = 1;        // noisy copies of each pattern per stream
+  bool four_variants = true;     // dtw/dk x sq/abs per m; else two (dims alternate)
   std::vector<Chunking> chunkings = all_chunkings();
   std::size_t large_chunk = 300;
+
+  // Presets that every backend's suite runs alike.
+  static StreamScenario small_patterns();  // m 2, 31, 32, 33: a lane's rows around the warp size
+  static StreamScenario pattern_257();     // one row past 256, two copies a stream
+  // The reference does ~3e7 cells/s: one stream of 3300 samples per dimension, two patterns
+  // each (dtw/sq and dk/abs for d = 1, dtw/abs and dk/sq for d = 3).
+  static StreamScenario pattern_3000();
 };
 
 void run_stream_scenario(const Backends& backends, const StreamScenario& sc);
@@ -174,14 +186,14 @@ void run_stream_threshold_edges(const Backends& backends);
 // `n_streams` x `n_patterns` stream-mode pairs, all of dimension `dims`: short streams,
 // patterns of 2..max_m samples, each a noisy copy of a stretch of one stream.
 void run_many_pairs(const Backends& backends, std::size_t n_streams, std::size_t n_patterns,
-                           std::size_t min_length, std::size_t max_length, std::size_t max_m,
-                           std::size_t dims = 1);
+                    std::size_t min_length, std::size_t max_length, std::size_t max_m,
+                    std::size_t dims = 1);
 
 // Streams and patterns of several dimensions (1..64) in one matcher, stream and window
 // mode: only pairs of equal dimension exist, patterns without a stream of their dimension
 // and streams without patterns are fine; a few streams x patterns of mixed modes.
 void run_mixed_dims_and_modes(const Backends& backends, const std::vector<std::size_t>& stream_dims,
-                                     const std::vector<std::size_t>& pattern_dims, std::size_t length);
+                              const std::vector<std::size_t>& pattern_dims, std::size_t length);
 
 // =================================================================================
 // Scenario 3: hot changes (hot_changes.cpp).
@@ -214,26 +226,28 @@ struct Series {
   std::vector<double> times;  // seconds; empty: none (sample index)
   std::size_t dims = 1;
   std::size_t length() const { return values.size() / dims; }
-  SeriesView view() const { return {values.data(), length(), dims, times.empty() ? nullptr : times.data()}; }
+  SeriesView view() const {
+    return {values.data(), length(), dims, times.empty() ? nullptr : times.data()};
+  }
 };
 
 // `length` x `dims` values: each component a random walk from N(0, 1) with N(0, step) steps.
 std::vector<float> random_walk(std::mt19937_64& rng, std::size_t length, std::size_t dims,
-                                      float step = 0.3f);
+                               float step = 0.3f);
 
 std::vector<SeriesView> views(const std::vector<Series>& s);
 
 // The matrix of every backend against reference::distance (within tolerance, +inf where it
 // has +inf), and the backends with each other bit for bit.
 void check_distance_matrix(const Backends& backends, const std::vector<Series>& a,
-                                  const std::vector<Series>& b, const DistanceParams& params,
-                                  const std::string& what);
+                           const std::vector<Series>& b, const DistanceParams& params,
+                           const std::string& what);
 
 // |A| x |B| with unequal lengths (1..300) inside A and inside B, d = 1 and 3, for one
 // metric: dtw/dk with band none/0/3.5 and cost sq/abs; softdtw also with gamma 0.1/1;
 // twed with nu/lambda/p variations, with and without timestamps.
-void run_distance_scenario(const Backends& backends, Metric metric, std::size_t na = 5, std::size_t nb = 4,
-                                  std::size_t max_length = 300);
+void run_distance_scenario(const Backends& backends, Metric metric, std::size_t na = 5,
+                           std::size_t nb = 4, std::size_t max_length = 300);
 
 // twed with timestamps far from 0 (seconds since the epoch, as a CSV time column gives
 // them): only differences of times enter SPEC.md 4.3, and the result must still be within
@@ -245,8 +259,8 @@ void run_distance_twed_large_time_origin(const Backends& backends);
 void run_distance_edge_cases(const Backend& backend);
 
 // =================================================================================
-// Scenario 6 (agree.cpp): several backends (thread counts) agree bit for bit on larger work, without
-// the reference. (Every scenario above also compares them on its own inputs.)
+// Scenario 6 (agree.cpp): several backends (thread counts) agree bit for bit on larger work,
+// without the reference. (Every scenario above also compares them on its own inputs.)
 void run_backends_agree(const Backends& backends);
 
 }  // namespace warpwatch::testing::conformance

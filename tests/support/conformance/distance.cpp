@@ -24,7 +24,6 @@ namespace warpwatch::testing::conformance {
 // =================================================================================
 // Whole-series distances.
 
-
 std::vector<SeriesView> views(const std::vector<Series>& s) {
   std::vector<SeriesView> v;
   for (const auto& x : s) v.push_back(x.view());
@@ -34,12 +33,13 @@ std::vector<SeriesView> views(const std::vector<Series>& s) {
 // The matrix of every backend against reference::distance (within tolerance, +inf where it
 // has +inf), and the backends with each other bit for bit.
 void check_distance_matrix(const Backends& backends, const std::vector<Series>& a,
-                                  const std::vector<Series>& b, const DistanceParams& params,
-                                  const std::string& what) {
+                           const std::vector<Series>& b, const DistanceParams& params,
+                           const std::string& what) {
   const auto va = views(a), vb = views(b);
   std::vector<double> want(a.size() * b.size());
   for (std::size_t i = 0; i < a.size(); ++i)
-    for (std::size_t j = 0; j < b.size(); ++j) want[i * b.size() + j] = kernels::reference::distance(va[i], vb[j], params);
+    for (std::size_t j = 0; j < b.size(); ++j)
+      want[i * b.size() + j] = kernels::reference::distance(va[i], vb[j], params);
   std::optional<std::vector<double>> first;
   for (const auto& backend : backends) {
     const std::string label = what + " [" + backend.name + "]";
@@ -57,14 +57,15 @@ void check_distance_matrix(const Backends& backends, const std::vector<Series>& 
         const double g = got[i * b.size() + j], r = want[i * b.size() + j];
         if (within_tolerance(g, r)) continue;
         if (++bad <= 8)
-          list << "  [" << i << "," << j << "] lengths " << a[i].length() << " x " << b[j].length() << ": got "
-               << format_double(g) << " want " << format_double(r) << " (rel err "
+          list << "  [" << i << "," << j << "] lengths " << a[i].length() << " x " << b[j].length()
+               << ": got " << format_double(g) << " want " << format_double(r) << " (rel err "
                << std::abs(g - r) / magnitude(r) << ")\n";
       }
     }
     if (bad > 0)
-      ADD_FAILURE() << label << ": " << bad << " of " << want.size() << " distances off the reference by more than "
-                    << kRel << " relative:\n" << list.str();
+      ADD_FAILURE() << label << ": " << bad << " of " << want.size()
+                    << " distances off the reference by more than " << kRel << " relative:\n"
+                    << list.str();
     if (!first) {
       first = got;
     } else if (std::memcmp(first->data(), got.data(), got.size() * sizeof(double)) != 0) {
@@ -73,7 +74,6 @@ void check_distance_matrix(const Backends& backends, const std::vector<Series>& 
   }
 }
 
-
 // =================================================================================
 // Scenario 5: whole-series distance matrices.
 
@@ -81,7 +81,7 @@ void check_distance_matrix(const Backends& backends, const std::vector<Series>& 
 // metric: dtw/dk with band none/0/3.5 and cost sq/abs; softdtw also with gamma 0.1/1;
 // twed with nu/lambda/p variations, with and without timestamps.
 void run_distance_scenario(const Backends& backends, Metric metric, std::size_t na, std::size_t nb,
-                                  std::size_t max_length) {
+                           std::size_t max_length) {
   std::mt19937_64 rng(test_seed());
   std::size_t configs = 0;
   for (std::size_t d : {1u, 3u}) {
@@ -93,8 +93,8 @@ void run_distance_scenario(const Backends& backends, Metric metric, std::size_t 
       DistanceParams base;
       base.metric = metric;
       if (metric == Metric::twed) {
-        for (auto [nu, lambda, p] : {std::tuple{0.001, 1.0, 2.0}, std::tuple{0.5, 0.0, 1.0}, std::tuple{0.0, 0.3, 3.0},
-                                     std::tuple{0.05, 2.0, 1.5}}) {
+        for (auto [nu, lambda, p] : {std::tuple{0.001, 1.0, 2.0}, std::tuple{0.5, 0.0, 1.0},
+                                     std::tuple{0.0, 0.3, 3.0}, std::tuple{0.05, 2.0, 1.5}}) {
           DistanceParams q = base;
           q.nu = nu;
           q.lambda = lambda;
@@ -102,7 +102,8 @@ void run_distance_scenario(const Backends& backends, Metric metric, std::size_t 
           params.push_back(q);
         }
       } else {
-        for (std::optional<double> band : {std::optional<double>{}, std::optional<double>{0.0}, std::optional<double>{3.5}})
+        for (std::optional<double> band :
+             {std::optional<double>{}, std::optional<double>{0.0}, std::optional<double>{3.5}})
           for (Cost cost : {Cost::sq, Cost::abs})
             for (double gamma : {0.1, 1.0}) {
               if (metric != Metric::softdtw && gamma != 1.0) continue;
@@ -116,8 +117,8 @@ void run_distance_scenario(const Backends& backends, Metric metric, std::size_t 
       for (const auto& q : params) {
         std::ostringstream what;
         what << kernels::to_string(metric) << " d=" << d << (times ? " with times" : "") << " cost "
-             << kernels::to_string(q.cost) << " band " << (q.band ? format_double(*q.band) : "none") << " gamma "
-             << q.gamma << " nu " << q.nu << " lambda " << q.lambda << " p " << q.p;
+             << kernels::to_string(q.cost) << " band " << (q.band ? format_double(*q.band) : "none")
+             << " gamma " << q.gamma << " nu " << q.nu << " lambda " << q.lambda << " p " << q.p;
         check_distance_matrix(backends, a, b, q, what.str());
         ++configs;
       }
@@ -158,28 +159,46 @@ void run_distance_edge_cases(const Backend& backend) {
   const auto c = random_series(rng, 2, 3, 20, false);
   const auto vc = views(c);
   std::vector<double> out_ac(va.size() * vc.size());
-  EXPECT_THROW(backend.distance_matrix(va, vc, q, out_ac), std::invalid_argument) << backend.name << ": dims of A vs B";
+  EXPECT_THROW(backend.distance_matrix(va, vc, q, out_ac), std::invalid_argument)
+      << backend.name << ": dims of A vs B";
   std::vector<SeriesView> mixed = va;
   mixed[1] = vc[0];
-  EXPECT_THROW(backend.distance_matrix(mixed, vb, q, out), std::invalid_argument) << backend.name << ": dims inside A";
+  EXPECT_THROW(backend.distance_matrix(mixed, vb, q, out), std::invalid_argument)
+      << backend.name << ": dims inside A";
   std::vector<SeriesView> mixed_b = vb;
   mixed_b[0] = vc[0];
-  EXPECT_THROW(backend.distance_matrix(va, mixed_b, q, out), std::invalid_argument) << backend.name << ": dims inside B";
+  EXPECT_THROW(backend.distance_matrix(va, mixed_b, q, out), std::invalid_argument)
+      << backend.name << ": dims inside B";
   // An empty series.
   std::vector<SeriesView> with_empty = va;
   with_empty[2].length = 0;
-  EXPECT_THROW(backend.distance_matrix(with_empty, vb, q, out), std::invalid_argument) << backend.name << ": empty series";
+  EXPECT_THROW(backend.distance_matrix(with_empty, vb, q, out), std::invalid_argument)
+      << backend.name << ": empty series";
   // The output's size is not |A| x |B|.
   std::vector<double> small(out.size() - 1);
-  EXPECT_THROW(backend.distance_matrix(va, vb, q, small), std::invalid_argument) << backend.name << ": output size";
+  EXPECT_THROW(backend.distance_matrix(va, vb, q, small), std::invalid_argument)
+      << backend.name << ": output size";
   // Invalid parameters.
   for (int k = 0; k < 4; ++k) {
     DistanceParams bad;
-    if (k == 0) { bad.metric = Metric::softdtw; bad.gamma = 0.0; }
-    if (k == 1) { bad.metric = Metric::twed; bad.p = 0.5; }
-    if (k == 2) { bad.metric = Metric::dtw; bad.band = -1.0; }
-    if (k == 3) { bad.metric = Metric::twed; bad.nu = -0.1; }
-    EXPECT_THROW(backend.distance_matrix(va, vb, bad, out), std::invalid_argument) << backend.name << ": invalid params " << k;
+    if (k == 0) {
+      bad.metric = Metric::softdtw;
+      bad.gamma = 0.0;
+    }
+    if (k == 1) {
+      bad.metric = Metric::twed;
+      bad.p = 0.5;
+    }
+    if (k == 2) {
+      bad.metric = Metric::dtw;
+      bad.band = -1.0;
+    }
+    if (k == 3) {
+      bad.metric = Metric::twed;
+      bad.nu = -0.1;
+    }
+    EXPECT_THROW(backend.distance_matrix(va, vb, bad, out), std::invalid_argument)
+        << backend.name << ": invalid params " << k;
   }
   // Single samples, and a matrix that is right after all those errors.
   const auto one = random_series(rng, 2, 2, 1, false);

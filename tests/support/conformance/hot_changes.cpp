@@ -30,19 +30,26 @@ void run_hot_changes(const Backends& backends) {
   Workload w;
   const auto walk = [&](std::size_t m, std::size_t d) { return random_walk(rng, m, d); };
   // Pattern values.
-  const auto v_p1 = walk(12, 1), v_p2 = walk(9, 2), v_w1 = walk(10, 1), v_w2 = walk(8, 2), v_p3 = walk(33, 1),
-             v_w3 = walk(7, 1), v_p1b = walk(6, 1), v_p6 = walk(5, 3);
+  const auto v_p1 = walk(12, 1), v_p2 = walk(9, 2), v_w1 = walk(10, 1), v_w2 = walk(8, 2),
+             v_p3 = walk(33, 1), v_w3 = walk(7, 1), v_p1b = walk(6, 1), v_p6 = walk(5, 3);
   // Streams (incarnations): 0 s1 (d1), 1 s2 (d2), 2 s3 (d1), 3 s2 again (d2), 4 s4 (d3).
   TimeShape irregular;
   irregular.step_min_ns = kSecond / 10;
   irregular.step_max_ns = 3 * kSecond;
   w.streams.push_back(walk_stream(rng, "s1", 1, 900,
-                                  {{&v_w1, 40}, {&v_p1, 120}, {&v_p1, 288}, {&v_p3, 400}, {&v_w3, 480}, {&v_p1b, 600},
-                                   {&v_w3, 640}, {&v_p3, 760}},
+                                  {{&v_w1, 40},
+                                   {&v_p1, 120},
+                                   {&v_p1, 288},
+                                   {&v_p3, 400},
+                                   {&v_w3, 480},
+                                   {&v_p1b, 600},
+                                   {&v_w3, 640},
+                                   {&v_p3, 760}},
                                   0.1f));
-  w.streams.push_back(walk_stream(rng, "s2", 2, 600, {{&v_w2, 30}, {&v_p2, 150}, {&v_w2, 250}, {&v_p2, 391}}, 0.1f,
-                                  irregular));
-  w.streams.push_back(walk_stream(rng, "s3", 1, 500, {{&v_p3, 50}, {&v_w1, 150}, {&v_p1b, 300}, {&v_w3, 420}}, 0.1f));
+  w.streams.push_back(walk_stream(
+      rng, "s2", 2, 600, {{&v_w2, 30}, {&v_p2, 150}, {&v_w2, 250}, {&v_p2, 391}}, 0.1f, irregular));
+  w.streams.push_back(walk_stream(rng, "s3", 1, 500,
+                                  {{&v_p3, 50}, {&v_w1, 150}, {&v_p1b, 300}, {&v_w3, 420}}, 0.1f));
   w.streams.push_back(walk_stream(rng, "s2", 2, 400, {{&v_p2, 60}, {&v_w2, 210}}, 0.1f, irregular));
   w.streams.push_back(walk_stream(rng, "s4", 3, 300, {{&v_p6, 40}, {&v_p6, 200}}, 0.1f));
   // Patterns: 0 p1, 1 p2, 2 w1, 3 w2, 4 p3, 5 w3, 6 p1 again (other values and metric), 7 p6.
@@ -58,9 +65,11 @@ void run_hot_changes(const Backends& backends) {
   w.patterns.push_back(stream_pattern("p1", 1, v_p1b, Metric::dk, Cost::abs, 0.0));
   w.patterns.push_back(stream_pattern("p6", 3, v_p6, Metric::dtw, Cost::abs, 0.0));
   // Stream-mode thresholds above the planted copies' diagonal costs.
-  const auto plant_threshold = [&](std::size_t p, const std::vector<std::pair<std::size_t, std::size_t>>& copies) {
+  const auto plant_threshold = [&](std::size_t p,
+                                   const std::vector<std::pair<std::size_t, std::size_t>>& copies) {
     double worst = 0.0;
-    for (const auto& [s, at] : copies) worst = std::max(worst, diagonal_cost(w.patterns[p], w.streams[s], at));
+    for (const auto& [s, at] : copies)
+      worst = std::max(worst, diagonal_cost(w.patterns[p], w.streams[s], at));
     w.patterns[p].params.threshold = 1.2 * worst + 1e-6;
   };
   plant_threshold(0, {{0, 120}, {0, 288}});
@@ -83,7 +92,8 @@ void run_hot_changes(const Backends& backends) {
                          (*best > near ? *best - near : near - *best))
           best = m.end_index;
     }
-    if (!best) ADD_FAILURE() << "test setup: " << w.patterns[p].id << " never matches " << w.streams[s].id;
+    if (!best)
+      ADD_FAILURE() << "test setup: " << w.patterns[p].id << " never matches " << w.streams[s].id;
     return best ? static_cast<std::size_t>(*best + 1) : static_cast<std::size_t>(near + 1);
   };
   const std::size_t k1 = pending_after(0, 0, 299), k2 = pending_after(1, 1, 399);
@@ -103,28 +113,34 @@ void run_hot_changes(const Backends& backends) {
   w.add_stream(3);      // s2 again: index 0, earlier timestamps than before
   w.add_stream(4);      // s4: no pattern of dimension 3 yet
   w.feed({{0, 550, 700}, {2, 250, 500}, {3, 0, 200}, {4, 0, 150}});
-  w.add_pattern(7);     // p6 joins s4 at 150
-  w.remove_stream(2);   // s3
+  w.add_pattern(7);    // p6 joins s4 at 150
+  w.remove_stream(2);  // s3
   w.feed({{0, 700, 900}, {3, 200, 400}, {4, 150, 300}});
   w.flush();
   const auto predicted = calibrate_window_thresholds(w, rng, 0.05);
-  const Outcome want = check_workload(backends, w, rng(), "hot changes", all_chunkings(), &predicted);
+  const Outcome want =
+      check_workload(backends, w, rng(), "hot changes", all_chunkings(), &predicted);
   // Removals return pending candidates: p1's on s1 and p2's on s2 (planted to end there).
   ASSERT_EQ(want.ended.size(), 5u);  // remove p1, remove s2, remove w1, remove s3, flush
   const auto has = [](const std::vector<RawMatch>& v, const std::string& s, const std::string& p) {
-    return std::any_of(v.begin(), v.end(), [&](const RawMatch& m) { return m.stream_id() == s && m.pattern_id() == p; });
+    return std::any_of(v.begin(), v.end(), [&](const RawMatch& m) {
+      return m.stream_id() == s && m.pattern_id() == p;
+    });
   };
   EXPECT_TRUE(has(want.ended[0], "s1", "p1")) << describe(want.ended[0]);
   EXPECT_TRUE(has(want.ended[1], "s2", "p2")) << describe(want.ended[1]);
   // Every stream-mode pattern incarnation matches.
   const auto all = want.all();
   for (const char* p : {"p1", "p2", "p3", "p6"})
-    EXPECT_TRUE(std::any_of(all.begin(), all.end(), [&](const RawMatch& m) { return m.pattern_id() == p; })) << p;
+    EXPECT_TRUE(std::any_of(all.begin(), all.end(), [&](const RawMatch& m) {
+      return m.pattern_id() == p;
+    })) << p;
   // A second flush has nothing left.
   for (const auto& backend : backends) {
     auto matcher = backend.make_matcher();
     run_workload(*matcher, w, Chunking::large_random, 7);
-    EXPECT_TRUE(matcher->flush().empty()) << backend.name << ": a flushed candidate is reported once";
+    EXPECT_TRUE(matcher->flush().empty())
+        << backend.name << ": a flushed candidate is reported once";
   }
 }
 

@@ -25,7 +25,6 @@ struct TimeShape {
   std::int64_t step_max_ns = 3 * kSecond / 2;
 };
 
-
 // A copy of `values` (m x dims) to write into a stream from sample `at` on.
 struct Plant {
   const std::vector<float>* values;
@@ -60,13 +59,15 @@ inline std::vector<std::size_t> random_positions(std::mt19937_64& rng, std::size
 inline StreamData walk_stream(std::mt19937_64& rng, const std::string& id, std::size_t dims,
                               std::size_t length, std::vector<Plant> plants, float noise,
                               const TimeShape& time = {}, float step = 0.3f) {
-  std::sort(plants.begin(), plants.end(), [](const Plant& a, const Plant& b) { return a.at < b.at; });
+  std::sort(plants.begin(), plants.end(),
+            [](const Plant& a, const Plant& b) { return a.at < b.at; });
   StreamData s;
   s.id = id;
   s.dims = dims;
   s.period_ns = time.period_ns;
   s.values.resize(length * dims);
-  std::normal_distribution<float> start(0.0f, 1.0f), delta(0.0f, step), jitter(0.0f, noise > 0 ? noise : 1.0f);
+  std::normal_distribution<float> start(0.0f, 1.0f), delta(0.0f, step),
+      jitter(0.0f, noise > 0 ? noise : 1.0f);
   std::vector<float> x(dims);
   for (auto& v : x) v = start(rng);
   std::size_t next = 0;
@@ -93,7 +94,8 @@ inline StreamData walk_stream(std::mt19937_64& rng, const std::string& id, std::
     }
     ++i;
   }
-  std::uniform_int_distribution<std::int64_t> first(0, kSecond - 1), gap(time.step_min_ns, time.step_max_ns);
+  std::uniform_int_distribution<std::int64_t> first(0, kSecond - 1),
+      gap(time.step_min_ns, time.step_max_ns);
   std::int64_t t = kEpochNs + first(rng);
   for (std::size_t i = 0; i < length; ++i) {
     s.ts.push_back(t);
@@ -139,7 +141,8 @@ inline double diagonal_cost(const PatternDef& p, const StreamData& s, std::size_
 // Series of random lengths in [1, max_length] (also exactly 1 and max_length), values from
 // random walks; with times (seconds from `origin`, steps 0.2..2 s) when asked.
 inline std::vector<Series> random_series(std::mt19937_64& rng, std::size_t count, std::size_t dims,
-                                         std::size_t max_length, bool with_times, double origin = 0.0) {
+                                         std::size_t max_length, bool with_times,
+                                         double origin = 0.0) {
   std::uniform_int_distribution<std::size_t> length(1, max_length);
   std::uniform_real_distribution<double> step(0.2, 2.0), start(0.0, 5.0);
   std::vector<Series> out;

@@ -25,8 +25,8 @@ namespace warpwatch::testing::conformance {
 // `n_streams` x `n_patterns` stream-mode pairs, all of dimension `dims`: short streams,
 // patterns of 2..max_m samples, each a noisy copy of a stretch of one stream.
 void run_many_pairs(const Backends& backends, std::size_t n_streams, std::size_t n_patterns,
-                           std::size_t min_length, std::size_t max_length, std::size_t max_m,
-                           std::size_t dims) {
+                    std::size_t min_length, std::size_t max_length, std::size_t max_m,
+                    std::size_t dims) {
   std::mt19937_64 rng(test_seed());
   std::uniform_int_distribution<std::size_t> len(min_length, max_length), plen(2, max_m);
   std::vector<std::vector<float>> bases;
@@ -61,10 +61,12 @@ void run_many_pairs(const Backends& backends, std::size_t n_streams, std::size_t
   }
   std::ostringstream what;
   what << n_streams << " streams x " << n_patterns << " patterns";
-  const Outcome want = check_workload(backends, Workload::all_at_once(streams, patterns), rng(), what.str());
+  const Outcome want =
+      check_workload(backends, Workload::all_at_once(streams, patterns), rng(), what.str());
   std::set<std::string> matched;
   for (const auto& m : want.all())
-    if (m.stream_id() == streams[std::stoul(m.pattern_id().substr(7)) % n_streams].id) matched.insert(m.pattern_id());
+    if (m.stream_id() == streams[std::stoul(m.pattern_id().substr(7)) % n_streams].id)
+      matched.insert(m.pattern_id());
   EXPECT_EQ(matched.size(), n_patterns) << "every pattern matches the stream it was planted in";
 }
 
@@ -72,7 +74,7 @@ void run_many_pairs(const Backends& backends, std::size_t n_streams, std::size_t
 // mode: only pairs of equal dimension exist, patterns without a stream of their dimension
 // and streams without patterns are fine; a few streams x patterns of mixed modes.
 void run_mixed_dims_and_modes(const Backends& backends, const std::vector<std::size_t>& stream_dims,
-                                     const std::vector<std::size_t>& pattern_dims, std::size_t length) {
+                              const std::vector<std::size_t>& pattern_dims, std::size_t length) {
   std::mt19937_64 rng(test_seed());
   std::uniform_int_distribution<std::size_t> plen(3, 9);
   std::vector<std::vector<float>> bases;
@@ -82,15 +84,22 @@ void run_mixed_dims_and_modes(const Backends& backends, const std::vector<std::s
     bases.push_back(random_walk(rng, m, d));
     const std::string id = cat("p", i, "_d", d);
     switch (i % 4) {
-      case 0: patterns.push_back(stream_pattern(id + "_dtw", d, bases.back(), Metric::dtw, Cost::sq, 0.0)); break;
-      case 1: patterns.push_back(stream_pattern(id + "_dk", d, bases.back(), Metric::dk, Cost::abs, 0.0)); break;
+      case 0:
+        patterns.push_back(
+            stream_pattern(id + "_dtw", d, bases.back(), Metric::dtw, Cost::sq, 0.0));
+        break;
+      case 1:
+        patterns.push_back(stream_pattern(id + "_dk", d, bases.back(), Metric::dk, Cost::abs, 0.0));
+        break;
       case 2: {
-        patterns.push_back(window_pattern(id + "_wsoft", d, bases.back(), Metric::softdtw, m + 2, 2));
+        patterns.push_back(
+            window_pattern(id + "_wsoft", d, bases.back(), Metric::softdtw, m + 2, 2));
         patterns.back().params.distance.gamma = 0.5;
         break;
       }
       default: {
-        patterns.push_back(window_pattern(id + "_wtwed", d, bases.back(), Metric::twed, 0, 1, Normalize::znorm));
+        patterns.push_back(
+            window_pattern(id + "_wtwed", d, bases.back(), Metric::twed, 0, 1, Normalize::znorm));
         patterns.back().params.distance.nu = 0.01;
         patterns.back().params.distance.lambda = 0.5;
         break;
@@ -131,12 +140,17 @@ void run_mixed_dims_and_modes(const Backends& backends, const std::vector<std::s
   Workload w = Workload::all_at_once(streams, patterns);
   const auto predicted = calibrate_window_thresholds(w, rng, 0.05);
   std::ostringstream what;
-  what << stream_dims.size() << " streams x " << pattern_dims.size() << " patterns of mixed dims and modes";
+  what << stream_dims.size() << " streams x " << pattern_dims.size()
+       << " patterns of mixed dims and modes";
   const Outcome want = check_workload(backends, w, rng(), what.str(), all_chunkings(), &predicted);
   EXPECT_FALSE(want.all().empty());
   for (const auto& m : want.all()) {
-    const auto& sd = std::find_if(streams.begin(), streams.end(), [&](const StreamData& s) { return s.id == m.stream_id(); })->dims;
-    const auto& pd = std::find_if(w.patterns.begin(), w.patterns.end(), [&](const PatternDef& p) { return p.id == m.pattern_id(); })->dims;
+    const auto& sd = std::find_if(streams.begin(), streams.end(), [&](const StreamData& s) {
+                       return s.id == m.stream_id();
+                     })->dims;
+    const auto& pd = std::find_if(w.patterns.begin(), w.patterns.end(), [&](const PatternDef& p) {
+                       return p.id == m.pattern_id();
+                     })->dims;
     EXPECT_EQ(sd, pd) << describe(m);
   }
 }

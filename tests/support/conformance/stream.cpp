@@ -22,13 +22,39 @@ namespace warpwatch::testing::conformance {
 // =================================================================================
 // Scenario 1: stream mode against the reference, bit for bit.
 
+StreamScenario StreamScenario::small_patterns() {
+  StreamScenario sc;
+  sc.ms = {2, 31, 32, 33};
+  return sc;
+}
+
+StreamScenario StreamScenario::pattern_257() {
+  StreamScenario sc;
+  sc.ms = {257};
+  sc.streams_per_dims = 2;
+  sc.copies = 2;
+  sc.min_length = 1200;
+  return sc;
+}
+
+StreamScenario StreamScenario::pattern_3000() {
+  StreamScenario sc;
+  sc.ms = {3000};
+  sc.streams_per_dims = 1;
+  sc.min_length = 3300;
+  sc.four_variants = false;
+  sc.chunkings = {Chunking::one_sample, Chunking::large_random, Chunking::one_big};
+  sc.large_chunk = 1000;
+  return sc;
+}
 
 void run_stream_scenario(const Backends& backends, const StreamScenario& sc) {
   std::mt19937_64 rng(test_seed());
   std::vector<StreamData> streams;
   std::vector<PatternDef> patterns;
   std::vector<std::vector<float>> bases;  // one pattern value set per (dims, m)
-  std::vector<std::pair<std::size_t, std::size_t>> planted;  // (stream, base) with the copy's position below
+  std::vector<std::pair<std::size_t, std::size_t>>
+      planted;  // (stream, base) with the copy's position below
   std::vector<std::size_t> planted_at;
   std::vector<std::size_t> pattern_base;
   for (std::size_t di = 0; di < sc.dims.size(); ++di) {
@@ -38,14 +64,21 @@ void run_stream_scenario(const Backends& backends, const StreamScenario& sc) {
       my_bases.push_back(bases.size());
       bases.push_back(random_walk(rng, m, d));
       const std::size_t b = bases.size() - 1;
-      struct V { Metric metric; Cost cost; const char* name; };
-      std::vector<V> variants{{Metric::dtw, Cost::sq, "dtw_sq"}, {Metric::dtw, Cost::abs, "dtw_abs"},
-                              {Metric::dk, Cost::sq, "dk_sq"}, {Metric::dk, Cost::abs, "dk_abs"}};
+      struct V {
+        Metric metric;
+        Cost cost;
+        const char* name;
+      };
+      std::vector<V> variants{{Metric::dtw, Cost::sq, "dtw_sq"},
+                              {Metric::dtw, Cost::abs, "dtw_abs"},
+                              {Metric::dk, Cost::sq, "dk_sq"},
+                              {Metric::dk, Cost::abs, "dk_abs"}};
       if (!sc.four_variants)
-        variants = di % 2 == 0 ? std::vector<V>{variants[0], variants[3]} : std::vector<V>{variants[1], variants[2]};
+        variants = di % 2 == 0 ? std::vector<V>{variants[0], variants[3]}
+                               : std::vector<V>{variants[1], variants[2]};
       for (const auto& v : variants) {
-        patterns.push_back(stream_pattern(cat("d", d, "_m", m, "_", v.name), d,
-                                          bases[b], v.metric, v.cost, 0.0));
+        patterns.push_back(
+            stream_pattern(cat("d", d, "_m", m, "_", v.name), d, bases[b], v.metric, v.cost, 0.0));
         pattern_base.push_back(b);
       }
     }
@@ -67,8 +100,8 @@ void run_stream_scenario(const Backends& backends, const StreamScenario& sc) {
         planted.emplace_back(streams.size(), order[k]);
         planted_at.push_back(pos[k]);
       }
-      streams.push_back(walk_stream(rng, cat("s", d, static_cast<char>('a' + si)), d,
-                                    length, plants, 0.1f));
+      streams.push_back(
+          walk_stream(rng, cat("s", d, static_cast<char>('a' + si)), d, length, plants, 0.1f));
     }
   }
   // Thresholds a little above the worst planted copy's diagonal cost: every copy matches.
@@ -76,7 +109,8 @@ void run_stream_scenario(const Backends& backends, const StreamScenario& sc) {
     double worst = 0.0;
     for (std::size_t k = 0; k < planted.size(); ++k)
       if (planted[k].second == pattern_base[pi])
-        worst = std::max(worst, diagonal_cost(patterns[pi], streams[planted[k].first], planted_at[k]));
+        worst =
+            std::max(worst, diagonal_cost(patterns[pi], streams[planted[k].first], planted_at[k]));
     patterns[pi].params.threshold = worst * 1.1 + 1e-6;
   }
   Workload w = Workload::all_at_once(streams, patterns);
@@ -92,9 +126,11 @@ void run_stream_scenario(const Backends& backends, const StreamScenario& sc) {
     for (std::size_t k = 0; k < planted.size(); ++k) {
       if (planted[k].second != pattern_base[pi]) continue;
       const auto& sid = streams[planted[k].first].id;
-      EXPECT_TRUE(std::any_of(all.begin(), all.end(), [&](const RawMatch& m) {
-        return m.stream_id() == sid && m.pattern_id() == patterns[pi].id;
-      })) << "no reference match of " << patterns[pi].id << " on " << sid;
+      EXPECT_TRUE(std::any_of(all.begin(), all.end(),
+                              [&](const RawMatch& m) {
+                                return m.stream_id() == sid && m.pattern_id() == patterns[pi].id;
+                              }))
+          << "no reference match of " << patterns[pi].id << " on " << sid;
     }
   }
 }
@@ -118,7 +154,8 @@ void run_stream_quantized_ties(const Backends& backends) {
       s.dims = d;
       const std::size_t n = 400 + 37 * static_cast<std::size_t>(k);
       s.values = quantized(n * d);
-      for (std::size_t i = 0; i < n; ++i) s.ts.push_back(kEpochNs + static_cast<std::int64_t>(i) * kSecond);
+      for (std::size_t i = 0; i < n; ++i)
+        s.ts.push_back(kEpochNs + static_cast<std::int64_t>(i) * kSecond);
       streams.push_back(std::move(s));
     }
   }
@@ -130,14 +167,16 @@ void run_stream_quantized_ties(const Backends& backends) {
       for (Metric metric : {Metric::dtw, Metric::dk}) {
         for (Cost cost : {Cost::sq, Cost::abs}) {
           // dtw: about half a unit of cost per pattern sample; dk: one unit.
-          const double threshold = metric == Metric::dtw ? 0.5 * static_cast<double>(m * d) : 1.0 + v % 2;
-          patterns.push_back(stream_pattern(cat("q", d, "_m", m, "_", v++),
-                                            d, values, metric, cost, threshold));
+          const double threshold =
+              metric == Metric::dtw ? 0.5 * static_cast<double>(m * d) : 1.0 + v % 2;
+          patterns.push_back(
+              stream_pattern(cat("q", d, "_m", m, "_", v++), d, values, metric, cost, threshold));
         }
       }
     }
   }
-  const Outcome want = check_workload(backends, Workload::all_at_once(streams, patterns), rng(), "quantized ties");
+  const Outcome want =
+      check_workload(backends, Workload::all_at_once(streams, patterns), rng(), "quantized ties");
   EXPECT_GT(want.all().size(), 50u) << "the thresholds should give many matches";
 }
 
@@ -174,23 +213,27 @@ void run_stream_threshold_edges(const Backends& backends) {
       const double r = probe.front().distance;  // the first report: its candidate saw no reset
       const auto rf = static_cast<float>(r);
       patterns.push_back(stream_pattern(id + "at_r", d, base, metric, cost, r));
-      patterns.push_back(stream_pattern(id + "just_below_r", d, base, metric, cost, std::nextafter(r, 0.0)));
+      patterns.push_back(
+          stream_pattern(id + "just_below_r", d, base, metric, cost, std::nextafter(r, 0.0)));
       patterns.push_back(stream_pattern(id + "float_below_r", d, base, metric, cost,
                                         static_cast<double>(std::nextafter(rf, 0.0f))));
       patterns.push_back(stream_pattern(id + "zero", d, base, metric, cost, 0.0));
       patterns.push_back(stream_pattern(id + "negative", d, base, metric, cost, -1.0));
       patterns.push_back(stream_pattern(id + "1e300", d, base, metric, cost, 1e300));
-      patterns.push_back(stream_pattern(id + "dblmax", d, base, metric, cost, std::numeric_limits<double>::max()));
+      patterns.push_back(
+          stream_pattern(id + "dblmax", d, base, metric, cost, std::numeric_limits<double>::max()));
     }
     streams.push_back(std::move(exact));
     streams.push_back(std::move(noisy));
   }
-  const Outcome want = check_workload(backends, Workload::all_at_once(streams, patterns), rng(), "threshold edges");
+  const Outcome want =
+      check_workload(backends, Workload::all_at_once(streams, patterns), rng(), "threshold edges");
   const auto all = want.all();
   const auto count = [&](const std::string& suffix) {
     return std::count_if(all.begin(), all.end(), [&](const RawMatch& m) {
       return m.pattern_id().size() >= suffix.size() &&
-             m.pattern_id().compare(m.pattern_id().size() - suffix.size(), suffix.size(), suffix) == 0;
+             m.pattern_id().compare(m.pattern_id().size() - suffix.size(), suffix.size(), suffix) ==
+                 0;
     });
   };
   // The edges are exercised: the reference reports at r and just below, and the exact

@@ -34,8 +34,13 @@ void run_window_scenario(const Backends& backends, Metric metric) {
       {1, 16, 0, 1, Normalize::znorm, 0.0, Cost::abs},
       {3, 9, 13, 1, Normalize::none, 1.0, Cost::abs},
   };
-  struct TwedVariant { double nu, lambda, p; bool times; };
-  const std::vector<TwedVariant> twed{{0.001, 1.0, 2.0, false}, {0.5, 0.0, 1.0, true}, {0.0, 0.3, 3.0, false},
+  struct TwedVariant {
+    double nu, lambda, p;
+    bool times;
+  };
+  const std::vector<TwedVariant> twed{{0.001, 1.0, 2.0, false},
+                                      {0.5, 0.0, 1.0, true},
+                                      {0.0, 0.3, 3.0, false},
                                       {0.1, 2.0, 2.0, true}};
   std::vector<PatternDef> patterns;
   std::vector<std::vector<float>> bases;
@@ -44,8 +49,8 @@ void run_window_scenario(const Backends& backends, Metric metric) {
     const auto& c = cases[i];
     bases.push_back(random_walk(rng, c.m, c.dims));
     std::ostringstream id;
-    id << "w" << i << "_d" << c.dims << "_m" << c.m << "_w" << (c.w ? c.w : c.m) << "_hop" << c.hop << "_"
-       << kernels::to_string(c.normalize);
+    id << "w" << i << "_d" << c.dims << "_m" << c.m << "_w" << (c.w ? c.w : c.m) << "_hop" << c.hop
+       << "_" << kernels::to_string(c.normalize);
     PatternDef p = window_pattern(id.str(), c.dims, bases.back(), metric, c.w, c.hop, c.normalize);
     p.params.distance.cost = c.cost;
     if (metric != Metric::twed) p.params.distance.band = c.band;
@@ -62,7 +67,11 @@ void run_window_scenario(const Backends& backends, Metric metric) {
   }
   // a: d1, 1 s period, 0.5..1.5 s steps; c: d1, 2 s period, 0.1..4 s steps; b: d3, 0.5 s
   // period, 0.2..0.8 s steps. Each pattern planted once in every stream of its dimension.
-  struct S { const char* id; std::size_t dims, length; TimeShape time; };
+  struct S {
+    const char* id;
+    std::size_t dims, length;
+    TimeShape time;
+  };
   const std::vector<S> shapes{{"a", 1, 420, {kSecond, kSecond / 2, 3 * kSecond / 2}},
                               {"c", 1, 300, {2 * kSecond, kSecond / 10, 4 * kSecond}},
                               {"b", 3, 360, {kSecond / 2, kSecond / 5, 4 * kSecond / 5}}};
@@ -79,7 +88,8 @@ void run_window_scenario(const Backends& backends, Metric metric) {
     for (std::size_t p : mine) lengths.push_back(patterns[p].length());
     const auto pos = random_positions(rng, sh.length, lengths);
     std::vector<Plant> plants;
-    for (std::size_t k = 0; k < mine.size() && k < pos.size(); ++k) plants.push_back({&bases[mine[k]], pos[k]});
+    for (std::size_t k = 0; k < mine.size() && k < pos.size(); ++k)
+      plants.push_back({&bases[mine[k]], pos[k]});
     streams.push_back(walk_stream(rng, sh.id, sh.dims, sh.length, plants, 0.1f, sh.time));
   }
   Workload w = Workload::all_at_once(streams, patterns);
@@ -87,7 +97,8 @@ void run_window_scenario(const Backends& backends, Metric metric) {
   const std::string what = cat("window mode, ", kernels::to_string(metric));
   check_workload(backends, w, rng(), what, all_chunkings(), &predicted);
   for (const auto& p : w.patterns)
-    EXPECT_TRUE(std::any_of(predicted.begin(), predicted.end(), [&](const RawMatch& m) { return m.pattern_id() == p.id; }))
+    EXPECT_TRUE(std::any_of(predicted.begin(), predicted.end(),
+                            [&](const RawMatch& m) { return m.pattern_id() == p.id; }))
         << p.id << " has no event";
 }
 
@@ -101,7 +112,8 @@ void run_window_flat_znorm(const Backends& backends) {
     StreamData s = walk_stream(rng, cat("flat", d), d, 400, {}, 0.0f);
     const float levels[] = {3.7f, 0.1f, -123.456f, 1e4f / 3.0f};
     for (int k = 0; k < 4; ++k) {
-      const std::size_t from = 30 + 90 * static_cast<std::size_t>(k), to = from + 25 + 5 * static_cast<std::size_t>(k);
+      const std::size_t from = 30 + 90 * static_cast<std::size_t>(k),
+                        to = from + 25 + 5 * static_cast<std::size_t>(k);
       for (std::size_t i = from; i < to; ++i)
         for (std::size_t c = 0; c < d; ++c)
           // d = 2: component 1 constant only on every other stretch.
@@ -110,13 +122,18 @@ void run_window_flat_znorm(const Backends& backends) {
     streams.push_back(std::move(s));
   }
   std::vector<PatternDef> patterns;
-  patterns.push_back(window_pattern("z_dtw_m7", 1, random_walk(rng, 7, 1), Metric::dtw, 0, 1, Normalize::znorm));
-  patterns.push_back(window_pattern("z_dk_m5_w9", 1, random_walk(rng, 5, 1), Metric::dk, 9, 2, Normalize::znorm));
-  patterns.push_back(window_pattern("z_twed_m6", 2, random_walk(rng, 6, 2), Metric::twed, 0, 1, Normalize::znorm));
-  patterns.push_back(window_pattern("z_soft_m8_w11", 2, random_walk(rng, 8, 2), Metric::softdtw, 11, 3, Normalize::znorm));
+  patterns.push_back(
+      window_pattern("z_dtw_m7", 1, random_walk(rng, 7, 1), Metric::dtw, 0, 1, Normalize::znorm));
+  patterns.push_back(
+      window_pattern("z_dk_m5_w9", 1, random_walk(rng, 5, 1), Metric::dk, 9, 2, Normalize::znorm));
+  patterns.push_back(
+      window_pattern("z_twed_m6", 2, random_walk(rng, 6, 2), Metric::twed, 0, 1, Normalize::znorm));
+  patterns.push_back(window_pattern("z_soft_m8_w11", 2, random_walk(rng, 8, 2), Metric::softdtw, 11,
+                                    3, Normalize::znorm));
   Workload w = Workload::all_at_once(streams, patterns);
   const auto predicted = calibrate_window_thresholds(w, rng, 0.1);
-  const Outcome want = check_workload(backends, w, rng(), "znorm with flat windows", all_chunkings(), &predicted);
+  const Outcome want =
+      check_workload(backends, w, rng(), "znorm with flat windows", all_chunkings(), &predicted);
   EXPECT_GT(want.counters.flat_windows_skipped, 50u);
 }
 

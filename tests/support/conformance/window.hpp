@@ -55,12 +55,14 @@ inline std::vector<PairLife> pair_lives(const Workload& w) {
         next[step.index] = 0;
         streams.insert(step.index);
         for (std::size_t p : patterns)
-          if (w.patterns[p].dims == w.streams[step.index].dims) open.push_back({step.index, p, 0, 0});
+          if (w.patterns[p].dims == w.streams[step.index].dims)
+            open.push_back({step.index, p, 0, 0});
         break;
       case Step::Kind::add_pattern:
         patterns.insert(step.index);
         for (std::size_t s : streams)
-          if (w.streams[s].dims == w.patterns[step.index].dims) open.push_back({s, step.index, next[s], 0});
+          if (w.streams[s].dims == w.patterns[step.index].dims)
+            open.push_back({s, step.index, next[s], 0});
         break;
       case Step::Kind::remove_stream:
         close([&](const PairLife& l) { return l.stream == step.index; });
@@ -73,14 +75,18 @@ inline std::vector<PairLife> pair_lives(const Workload& w) {
       case Step::Kind::feed:
         if (flushed) ADD_FAILURE() << "test setup: a workload feeds nothing after flush()";
         for (const auto& r : step.ranges) {
-          if (r.from != next[r.stream]) ADD_FAILURE() << "test setup: stream " << r.stream << " skips samples";
+          if (r.from != next[r.stream])
+            ADD_FAILURE() << "test setup: stream " << r.stream << " skips samples";
           next[r.stream] = r.to;
         }
         break;
-      case Step::Kind::flush: flushed = true; break;
+      case Step::Kind::flush:
+        flushed = true;
+        break;
     }
   }
-  if (!flushed && !open.empty()) ADD_FAILURE() << "test setup: a workload with window patterns ends with flush()";
+  if (!flushed && !open.empty())
+    ADD_FAILURE() << "test setup: a workload with window patterns ends with flush()";
   close([](const PairLife&) { return true; });
   return lives;
 }
@@ -94,8 +100,8 @@ struct WindowEval {
 // first + w - 1 + k * hop; znorm windows with a std below 1e-8 skipped; twed times rebased
 // to the pattern's first time, in seconds; a pattern without times at the stream's
 // nominal period).
-inline std::vector<WindowEval> window_evals(const PatternDef& p, const StreamData& s, std::uint64_t first,
-                                            std::uint64_t end) {
+inline std::vector<WindowEval> window_evals(const PatternDef& p, const StreamData& s,
+                                            std::uint64_t first, std::uint64_t end) {
   const std::size_t m = p.length(), d = p.dims;
   const std::size_t w = p.params.window ? p.params.window : m;
   const bool znorm = p.params.normalize == Normalize::znorm;
@@ -103,7 +109,8 @@ inline std::vector<WindowEval> window_evals(const PatternDef& p, const StreamDat
   if (znorm && !znormalize(pv, d)) ADD_FAILURE() << "test setup: pattern " << p.id << " is flat";
   std::vector<double> pt(m);
   for (std::size_t i = 0; i < m; ++i)
-    pt[i] = p.times.empty() ? static_cast<double>(i) * (static_cast<double>(s.period_ns) * 1e-9) : p.times[i];
+    pt[i] = p.times.empty() ? static_cast<double>(i) * (static_cast<double>(s.period_ns) * 1e-9)
+                            : p.times[i];
   const SeriesView pattern_view{pv.data(), m, d, pt.data()};
   std::vector<WindowEval> out;
   std::vector<float> wv;
@@ -131,10 +138,12 @@ struct WindowSimulation {
 // first comparison of two qualifying windows that float32 rounding could flip. dk without
 // normalization has exact ties that every backend reproduces (the distance is one cell's
 // cost), so exact ties are fine there.
-inline WindowSimulation simulate_windows(const PatternDef& p, const StreamData& s, const PairLife& life,
-                                         const std::vector<WindowEval>& evals, double threshold) {
+inline WindowSimulation simulate_windows(const PatternDef& p, const StreamData& s,
+                                         const PairLife& life, const std::vector<WindowEval>& evals,
+                                         double threshold) {
   const std::size_t w = p.params.window ? p.params.window : p.length();
-  const bool exact_ties_ok = p.params.distance.metric == Metric::dk && p.params.normalize == Normalize::none;
+  const bool exact_ties_ok =
+      p.params.distance.metric == Metric::dk && p.params.normalize == Normalize::none;
   WindowSimulation out;
   std::optional<RawMatch> cand;
   std::size_t k = 0;
@@ -146,7 +155,8 @@ inline WindowSimulation simulate_windows(const PatternDef& p, const StreamData& 
           const double c = cand->distance;
           if (!out.near_tie && !(exact_ties_ok && d == c) &&
               std::abs(d - c) <= kTie * std::max(magnitude(d), magnitude(c)))
-            out.near_tie = cat("windows ending at ", cand->end_index, " and ", e, ": ", format_double(c), " vs ", format_double(d));
+            out.near_tie = cat("windows ending at ", cand->end_index, " and ", e, ": ",
+                               format_double(c), " vs ", format_double(d));
         }
         if (!cand || d < cand->distance) {
           const std::uint64_t start = e + 1 - w;
@@ -169,7 +179,8 @@ inline WindowSimulation simulate_windows(const PatternDef& p, const StreamData& 
 inline std::optional<double> threshold_in_gap(const std::vector<double>& v, double q) {
   if (v.empty()) return std::nullopt;
   const std::size_t n = v.size();
-  const auto target = static_cast<std::ptrdiff_t>(std::min<double>(static_cast<double>(n - 1), q * static_cast<double>(n)));
+  const auto target = static_cast<std::ptrdiff_t>(
+      std::min<double>(static_cast<double>(n - 1), q * static_cast<double>(n)));
   for (std::ptrdiff_t off = 0; off < static_cast<std::ptrdiff_t>(n); ++off) {
     for (std::ptrdiff_t i : {target + off, target - off - 1}) {
       if (i < 0 || i + 1 >= static_cast<std::ptrdiff_t>(n)) continue;
@@ -184,14 +195,16 @@ inline std::optional<double> threshold_in_gap(const std::vector<double>& v, doub
 // distances (over all its pairs) near `quantile`; when every candidate threshold leaves a
 // near tie, perturbs the pattern's values (N(0, 0.1) per value) and tries again. Returns
 // the events SPEC.md 3.2 predicts with the reference's distances.
-inline std::vector<RawMatch> calibrate_window_thresholds(Workload& w, std::mt19937_64& rng, double quantile) {
+inline std::vector<RawMatch> calibrate_window_thresholds(Workload& w, std::mt19937_64& rng,
+                                                         double quantile) {
   const std::vector<PairLife> lives = pair_lives(w);
   std::vector<RawMatch> predicted;
   std::normal_distribution<float> perturb(0.0f, 0.1f);
   for (std::size_t pi = 0; pi < w.patterns.size(); ++pi) {
     PatternDef& p = w.patterns[pi];
     if (p.params.mode != Mode::window) continue;
-    if (std::none_of(lives.begin(), lives.end(), [&](const PairLife& l) { return l.pattern == pi; })) {
+    if (std::none_of(lives.begin(), lives.end(),
+                     [&](const PairLife& l) { return l.pattern == pi; })) {
       p.params.threshold = 1.0;  // never paired: any threshold
       continue;
     }
@@ -210,18 +223,21 @@ inline std::vector<RawMatch> calibrate_window_thresholds(Workload& w, std::mt199
       }
       std::sort(all.begin(), all.end());
       all.erase(std::unique(all.begin(), all.end()), all.end());
-      for (double q : {quantile, quantile / 2, quantile * 2, quantile / 4, std::min(0.5, quantile * 4)}) {
+      for (double q :
+           {quantile, quantile / 2, quantile * 2, quantile / 4, std::min(0.5, quantile * 4)}) {
         const auto threshold = threshold_in_gap(all, q);
         if (!threshold) break;
         std::vector<RawMatch> events;
         std::optional<std::string> near_tie;
         for (const auto& [life, ev] : evals) {
           auto sim = simulate_windows(p, w.streams[life->stream], *life, ev, *threshold);
-          if (sim.near_tie && !near_tie) near_tie = w.streams[life->stream].id + ": " + *sim.near_tie;
+          if (sim.near_tie && !near_tie)
+            near_tie = w.streams[life->stream].id + ": " + *sim.near_tie;
           events.insert(events.end(), sim.events.begin(), sim.events.end());
         }
         if (near_tie) {
-          last_problem = cat("near tie at threshold ", format_double(*threshold), " (", *near_tie, ")");
+          last_problem =
+              cat("near tie at threshold ", format_double(*threshold), " (", *near_tie, ")");
           continue;
         }
         p.params.threshold = *threshold;
@@ -230,7 +246,9 @@ inline std::vector<RawMatch> calibrate_window_thresholds(Workload& w, std::mt199
         break;
       }
     }
-    if (!done) ADD_FAILURE() << "test setup: no robust threshold for window pattern " << p.id << ": " << last_problem;
+    if (!done)
+      ADD_FAILURE() << "test setup: no robust threshold for window pattern " << p.id << ": "
+                    << last_problem;
   }
   return predicted;
 }
@@ -244,7 +262,5 @@ struct WindowCase {
   std::optional<double> band;
   Cost cost;
 };
-
-
 
 }  // namespace warpwatch::testing::conformance

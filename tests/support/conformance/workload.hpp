@@ -1,5 +1,5 @@
-// Conformance suite, internal (overview: conformance.hpp): workloads (streams, patterns and a script
-// of Matcher calls), the chunkings they are replayed with, and their comparison with the
+// Conformance suite, internal (overview: conformance.hpp): workloads (streams, patterns and a
+// script of Matcher calls), the chunkings they are replayed with, and their comparison with the
 // reference (check_workload), which every matcher scenario runs.
 #pragma once
 
@@ -23,9 +23,6 @@ namespace warpwatch::testing::conformance {
 // =================================================================================
 // Workloads: streams, patterns and a script of Matcher calls, replayed on every backend.
 
-
-
-
 // Samples [from, to) of streams[stream].
 struct StreamRange {
   std::size_t stream = 0;
@@ -43,14 +40,16 @@ struct Workload {
   // Streams and patterns by index; one id may appear twice (removed, then added again).
   std::vector<StreamData> streams;
   std::vector<PatternDef> patterns;
-  std::vector<Step> steps;  // the script; it ends with flush() and feeds nothing after one
+  std::vector<Step> steps;        // the script; it ends with flush() and feeds nothing after one
   std::size_t large_chunk = 300;  // Chunking::large_random draws chunks of 0..large_chunk
 
   void add_stream(std::size_t i) { steps.push_back(Step{Step::Kind::add_stream, i, {}}); }
   void remove_stream(std::size_t i) { steps.push_back(Step{Step::Kind::remove_stream, i, {}}); }
   void add_pattern(std::size_t i) { steps.push_back(Step{Step::Kind::add_pattern, i, {}}); }
   void remove_pattern(std::size_t i) { steps.push_back(Step{Step::Kind::remove_pattern, i, {}}); }
-  void feed(std::vector<StreamRange> ranges) { steps.push_back(Step{Step::Kind::feed, 0, std::move(ranges)}); }
+  void feed(std::vector<StreamRange> ranges) {
+    steps.push_back(Step{Step::Kind::feed, 0, std::move(ranges)});
+  }
   void flush() { steps.push_back(Step{Step::Kind::flush, 0, {}}); }
 
   // Every stream and pattern from the start, every stream fed whole, then flush().
@@ -80,7 +79,8 @@ struct Workload {
 // unevenly), give a stream with nothing to send an empty chunk or no chunk at all, and
 // now and then send a batch with no chunks.
 inline std::vector<std::vector<StreamRange>> make_batches(const std::vector<StreamRange>& ranges,
-                                                          Chunking chunking, std::size_t large_chunk,
+                                                          Chunking chunking,
+                                                          std::size_t large_chunk,
                                                           std::mt19937_64& rng) {
   std::vector<std::vector<StreamRange>> batches;
   if (chunking == Chunking::one_big) {
@@ -89,7 +89,8 @@ inline std::vector<std::vector<StreamRange>> make_batches(const std::vector<Stre
   }
   std::vector<std::size_t> pos;
   for (const auto& r : ranges) pos.push_back(r.from);
-  std::uniform_int_distribution<std::size_t> small(0, 9), large(0, std::max<std::size_t>(large_chunk, 1));
+  std::uniform_int_distribution<std::size_t> small(0, 9),
+      large(0, std::max<std::size_t>(large_chunk, 1));
   std::uniform_int_distribution<int> percent(0, 99);
   for (;;) {
     bool remaining = false;
@@ -142,7 +143,8 @@ struct Outcome {
 
 inline void expect_ordered(const std::vector<RawMatch>& v, const std::string& what) {
   EXPECT_TRUE(std::is_sorted(v.begin(), v.end(), match_less))
-      << what << ": not ordered by stream, pattern, end index:\n" << describe(v);
+      << what << ": not ordered by stream, pattern, end index:\n"
+      << describe(v);
 }
 
 // Replays the workload on `matcher`; the batches of each feed step depend on `chunking` and
@@ -154,8 +156,12 @@ inline Outcome run_workload(Matcher& matcher, const Workload& w, Chunking chunki
   const std::string who(matcher.name());
   for (const Step& step : w.steps) {
     switch (step.kind) {
-      case Step::Kind::add_stream: matcher.add_stream(w.streams[step.index].def()); break;
-      case Step::Kind::add_pattern: matcher.add_pattern(w.patterns[step.index]); break;
+      case Step::Kind::add_stream:
+        matcher.add_stream(w.streams[step.index].def());
+        break;
+      case Step::Kind::add_pattern:
+        matcher.add_pattern(w.patterns[step.index]);
+        break;
       case Step::Kind::remove_stream:
         out.ended.push_back(matcher.remove_stream(w.streams[step.index].id));
         expect_ordered(out.ended.back(), who + " remove_stream");
@@ -185,8 +191,10 @@ inline Outcome run_workload(Matcher& matcher, const Workload& w, Chunking chunki
               }
             }
             if (!found)
-              ADD_FAILURE() << who << ": process() returned a match of a stream without a chunk in the batch: "
-                            << describe(m);
+              ADD_FAILURE()
+                  << who
+                  << ": process() returned a match of a stream without a chunk in the batch: "
+                  << describe(m);
             out.processed.push_back(std::move(rep));
           }
         }
@@ -209,9 +217,11 @@ inline std::tuple<std::string, std::string, std::uint64_t> match_key(const RawMa
 // came from the call whose chunk held the sample that completed it in the reference run
 // (one sample per batch: lo is that sample).
 inline void expect_conformant_matches(std::vector<Reported> got, std::vector<Reported> want,
-                                      const std::set<std::string>& window_ids, const std::string& what,
-                                      bool check_triggers) {
-  const auto less = [](const Reported& a, const Reported& b) { return match_less(a.match, b.match); };
+                                      const std::set<std::string>& window_ids,
+                                      const std::string& what, bool check_triggers) {
+  const auto less = [](const Reported& a, const Reported& b) {
+    return match_less(a.match, b.match);
+  };
   std::stable_sort(got.begin(), got.end(), less);
   std::stable_sort(want.begin(), want.end(), less);
   std::vector<std::string> problems;
@@ -219,7 +229,8 @@ inline void expect_conformant_matches(std::vector<Reported> got, std::vector<Rep
   std::size_t i = 0, j = 0;
   while (i < got.size() || j < want.size()) {
     std::string problem;
-    if (j == want.size() || (i < got.size() && match_key(got[i].match) < match_key(want[j].match))) {
+    if (j == want.size() ||
+        (i < got.size() && match_key(got[i].match) < match_key(want[j].match))) {
       problem = cat("extra     ", describe(got[i].match));
       ++i;
     } else if (i == got.size() || match_key(want[j].match) < match_key(got[i].match)) {
@@ -244,23 +255,25 @@ inline void expect_conformant_matches(std::vector<Reported> got, std::vector<Rep
   if (count > 0) {
     std::string list;
     for (const auto& p : problems) list += cat("  ", p, "\n");
-    ADD_FAILURE() << what << ": " << count << " difference(s) from the reference (got " << got.size()
-                  << " matches, want " << want.size() << "; window-mode distances within " << kRel
-                  << " relative, stream-mode exact):\n"
+    ADD_FAILURE() << what << ": " << count << " difference(s) from the reference (got "
+                  << got.size() << " matches, want " << want.size()
+                  << "; window-mode distances within " << kRel << " relative, stream-mode exact):\n"
                   << list;
   }
 }
 
-inline void expect_conformant_matches(const std::vector<RawMatch>& got, const std::vector<RawMatch>& want,
-                                      const std::set<std::string>& window_ids, const std::string& what) {
+inline void expect_conformant_matches(const std::vector<RawMatch>& got,
+                                      const std::vector<RawMatch>& want,
+                                      const std::set<std::string>& window_ids,
+                                      const std::string& what) {
   std::vector<Reported> g, w;
   for (const auto& m : got) g.push_back({m, 0, 0});
   for (const auto& m : want) w.push_back({m, 0, 0});
   expect_conformant_matches(std::move(g), std::move(w), window_ids, what, false);
 }
 
-inline void expect_conformant(const Outcome& got, const Outcome& want, const std::set<std::string>& window_ids,
-                              const std::string& what) {
+inline void expect_conformant(const Outcome& got, const Outcome& want,
+                              const std::set<std::string>& window_ids, const std::string& what) {
   expect_conformant_matches(got.processed, want.processed, window_ids, what + ", process()", true);
   EXPECT_EQ(got.ended.size(), want.ended.size()) << what;
   for (std::size_t k = 0; k < std::min(got.ended.size(), want.ended.size()); ++k)
@@ -277,8 +290,8 @@ inline void expect_identical(const Outcome& got, const Outcome& first, const std
   for (std::size_t i = 0; same && i < got.processed.size(); ++i) {
     const auto &a = got.processed[i], &b = first.processed[i];
     if (!(a.match == b.match && a.lo == b.lo && a.hi == b.hi)) {
-      ADD_FAILURE() << what << ": process() result " << i << " differs: " << describe(a.match) << " vs "
-                    << describe(b.match);
+      ADD_FAILURE() << what << ": process() result " << i << " differs: " << describe(a.match)
+                    << " vs " << describe(b.match);
       return;
     }
   }

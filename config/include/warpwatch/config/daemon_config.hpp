@@ -21,11 +21,11 @@ namespace warpwatch::config {
 struct IngestSource {
   enum class Kind { pull, sub, replay };
   Kind kind = Kind::pull;
-  std::string endpoint;      // pull/sub: a ZeroMQ endpoint, e.g. tcp://127.0.0.1:5555
-  std::string topic;         // sub: subscription prefix ("" = everything)
-  std::string file;          // replay: series file (CSV/TSV/.npy, one series per file)
-  std::string stream;        // replay: the stream id the file becomes
-  double rate_hz = 0.0;      // replay: samples per second; 0 = as fast as possible
+  std::string endpoint;  // pull/sub: a ZeroMQ endpoint, e.g. tcp://127.0.0.1:5555
+  std::string topic;     // sub: subscription prefix ("" = everything)
+  std::string file;      // replay: series file (CSV/TSV/.npy, one series per file)
+  std::string stream;    // replay: the stream id the file becomes
+  double rate_hz = 0.0;  // replay: samples per second; 0 = as fast as possible
   std::int64_t period_ns = 1'000'000'000;  // replay: spacing of the samples' timestamps
   SourceLocation where;
 };
@@ -41,8 +41,10 @@ std::string_view to_string(Severity severity);
 // nullopt for a name that is not one (the option table refuses those with a location).
 std::optional<LogLevel> parse_log_level(std::string_view name);
 std::optional<Severity> parse_severity(std::string_view name);
-inline constexpr std::string_view log_level_names[] = {"trace", "debug", "info", "warning", "error", "critical", "off"};
-inline constexpr std::string_view severity_names[] = {"debug", "info", "notice", "warning", "error", "critical"};
+inline constexpr std::string_view log_level_names[] = {"trace", "debug",    "info", "warning",
+                                                       "error", "critical", "off"};
+inline constexpr std::string_view severity_names[] = {"debug",   "info",  "notice",
+                                                      "warning", "error", "critical"};
 
 // A declared stream (SPEC.md 1): samples for undeclared ids are rejected unless
 // auto_create_streams is on.
@@ -88,26 +90,27 @@ struct LiveConfig {
 
 struct DaemonConfig {
   std::string source_file;
-  std::string instance = "warpwatch";                  // names this daemon in events
+  std::string instance = "warpwatch";  // names this daemon in events
   kernels::Backend backend = kernels::Backend::automatic;
-  unsigned cpu_threads = 0;                            // 0 = one per hardware thread
-  std::chrono::milliseconds tick{10};                  // scheduler period
-  std::size_t batch_samples = 4096;                    // a batch is cut early once this many wait
+  unsigned cpu_threads = 0;            // 0 = one per hardware thread
+  std::chrono::milliseconds tick{10};  // scheduler period
+  std::size_t batch_samples = 4096;    // a batch is cut early once this many wait
   std::vector<IngestSource> ingest;
-  std::size_t max_message_bytes = 1 << 20;             // larger messages are rejected and counted
+  std::size_t max_message_bytes = 1 << 20;  // larger messages are rejected and counted
   std::string publish_endpoint = "tcp://127.0.0.1:5556";  // ZeroMQ PUB bind
-  int send_high_water_mark = 10000;                    // messages queued per subscriber before drops
-  std::optional<std::string> events_file;              // JSON lines, appended
-  std::string metrics_listen;                          // "127.0.0.1:9464" serves /metrics; "" = off
+  int send_high_water_mark = 10000;        // messages queued per subscriber before drops
+  std::optional<std::string> events_file;  // JSON lines, appended
+  std::string metrics_listen;              // "127.0.0.1:9464" serves /metrics; "" = off
   std::chrono::milliseconds metrics_stale_after{5000};  // /healthz: 503 after a round this late
-  std::chrono::milliseconds drain_grace{2000};         // SIGTERM: time allowed to drain
+  std::chrono::milliseconds drain_grace{2000};          // SIGTERM: time allowed to drain
   LiveConfig live;
 };
 
 // The options of `next` that a reload does not apply and that differ from `running`,
 // by option name ("backend", "publish.endpoint", ...), so that a reload can say which
 // changes wait for a restart.
-std::vector<std::string> startup_options_changed(const DaemonConfig& running, const DaemonConfig& next);
+std::vector<std::string> startup_options_changed(const DaemonConfig& running,
+                                                 const DaemonConfig& next);
 
 // Reads and validates the whole file; every error is a ConfigError naming
 // file:line:column. Pattern files are resolved relative to the config file's folder.

@@ -20,15 +20,15 @@ std::string_view to_string(Backend b);
 std::optional<Backend> parse_backend(std::string_view s);  // "auto" -> automatic
 
 struct CudaStatus {
-  bool compiled = false;   // the CUDA backend is part of this build
-  int device_count = 0;    // usable devices (0 when none or when not compiled)
-  std::string detail;      // device name, or why none is usable
+  bool compiled = false;  // the CUDA backend is part of this build
+  int device_count = 0;   // usable devices (0 when none or when not compiled)
+  std::string detail;     // device name, or why none is usable
   // Device 0, when usable: what the benchmark's ceiling column is computed from.
   int sm_count = 0;
-  int clock_khz = 0;               // SM clock
-  int fp32_lanes_per_sm = 0;       // FP32 lanes per SM
-  double memory_bytes_per_s = 0;   // peak DRAM bandwidth
-  std::size_t memory_bytes = 0;    // total device memory
+  int clock_khz = 0;              // SM clock
+  int fp32_lanes_per_sm = 0;      // FP32 lanes per SM
+  double memory_bytes_per_s = 0;  // peak DRAM bandwidth
+  std::size_t memory_bytes = 0;   // total device memory
 };
 
 // Asks the CUDA runtime (when compiled in); never throws.
@@ -49,13 +49,13 @@ std::optional<CudaFloatOpRates> cuda_float_op_rates();
 
 // Device-side times of one call, measured with CUDA events (cuda backend only).
 struct DeviceTimings {
-  double kernel_seconds = 0.0;  // the kernels alone
-  double copy_seconds = 0.0;    // host <-> device copies
+  double kernel_seconds = 0.0;   // the kernels alone
+  double copy_seconds = 0.0;     // host <-> device copies
   std::size_t device_bytes = 0;  // device memory the call used at its peak
 };
 
 struct BackendOptions {
-  unsigned cpu_threads = 0;  // cpu backend: worker threads, 0 = one per hardware thread
+  unsigned cpu_threads = 0;          // cpu backend: worker threads, 0 = one per hardware thread
   DeviceTimings* timings = nullptr;  // cuda backend: filled by distance_matrix when set
 };
 

@@ -47,13 +47,14 @@ class DeviceLost : public CudaError {
 
 // Called by WW_ASSERT: prints "warpwatch: internal error at file:line: condition: message"
 // to stderr and aborts.
-[[noreturn]] void assertion_failed(const char* condition, const char* file, int line, const std::string& message);
+[[noreturn]] void assertion_failed(const char* condition, const char* file, int line,
+                                   const std::string& message);
 
 }  // namespace warpwatch::kernels
 
-#define WW_ASSERT(condition, message)                                                     \
-  do {                                                                                    \
-    if (!(condition))                                                                     \
+#define WW_ASSERT(condition, message)                                                    \
+  do {                                                                                   \
+    if (!(condition))                                                                    \
       ::warpwatch::kernels::assertion_failed(#condition, __FILE__, __LINE__, (message)); \
   } while (0)
 

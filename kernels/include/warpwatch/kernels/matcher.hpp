@@ -50,7 +50,9 @@ struct PatternDef {
   std::string library;  // the pattern library it belongs to (events name it); not used to match
 
   std::size_t length() const { return dims ? values.size() / dims : 0; }
-  SeriesView view() const { return {values.data(), length(), dims, times.empty() ? nullptr : times.data()}; }
+  SeriesView view() const {
+    return {values.data(), length(), dims, times.empty() ? nullptr : times.data()};
+  }
   friend bool operator==(const PatternDef&, const PatternDef&) = default;
 };
 
@@ -58,7 +60,9 @@ struct PatternDef {
 // definition.
 using PatternRef = std::shared_ptr<const PatternDef>;
 
-inline PatternRef make_pattern(PatternDef def) { return std::make_shared<const PatternDef>(std::move(def)); }
+inline PatternRef make_pattern(PatternDef def) {
+  return std::make_shared<const PatternDef>(std::move(def));
+}
 
 // New samples of one stream: count = values.size() / dims = timestamps_ns.size().
 struct StreamChunk {
@@ -176,6 +180,7 @@ class Matcher {
   const common::MatcherState& state() const { return *state_; }
 
  private:
+  void pair_up(StreamState& stream, PatternState& pattern);
   void trim_histories();
 
   std::unique_ptr<common::MatcherState> state_;

@@ -31,23 +31,24 @@ std::optional<Normalize> parse_normalize(std::string_view s);
 // Parameters of a whole-series distance (SPEC.md 4). Each metric reads its own fields.
 struct DistanceParams {
   Metric metric = Metric::dtw;
-  Cost cost = Cost::sq;          // dtw, dk, softdtw
-  std::optional<double> band;    // dtw, dk, softdtw: Sakoe-Chiba radius in cells; none = unconstrained
-  double gamma = 1.0;            // softdtw: smoothing, > 0
-  double nu = 0.001;             // twed: stiffness, cost per second of time misalignment, >= 0
-  double lambda = 1.0;           // twed: deletion penalty, >= 0
-  double p = 2.0;                // twed: norm degree, >= 1
+  Cost cost = Cost::sq;  // dtw, dk, softdtw
+  std::optional<double>
+      band;             // dtw, dk, softdtw: Sakoe-Chiba radius in cells; none = unconstrained
+  double gamma = 1.0;   // softdtw: smoothing, > 0
+  double nu = 0.001;    // twed: stiffness, cost per second of time misalignment, >= 0
+  double lambda = 1.0;  // twed: deletion penalty, >= 0
+  double p = 2.0;       // twed: norm degree, >= 1
 
   friend bool operator==(const DistanceParams&, const DistanceParams&) = default;
 };
 
 // Parameters of matching one pattern against streams (SPEC.md 3).
 struct MatchParams {
-  DistanceParams distance;       // metric and its parameters
-  Mode mode = Mode::stream;      // stream: dtw and dk only
-  double threshold = 0.0;        // eps: a match/window qualifies when distance <= threshold
-  std::size_t window = 0;        // window mode: w in samples; 0 = the pattern length m
-  std::size_t hop = 1;           // window mode: a window ends at every hop-th sample
+  DistanceParams distance;   // metric and its parameters
+  Mode mode = Mode::stream;  // stream: dtw and dk only
+  double threshold = 0.0;    // eps: a match/window qualifies when distance <= threshold
+  std::size_t window = 0;    // window mode: w in samples; 0 = the pattern length m
+  std::size_t hop = 1;       // window mode: a window ends at every hop-th sample
   Normalize normalize = Normalize::none;  // window mode
 
   friend bool operator==(const MatchParams&, const MatchParams&) = default;

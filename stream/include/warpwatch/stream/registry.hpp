@@ -62,9 +62,10 @@ struct StreamChanges {
   struct Changed {
     StreamRef before, after;
   };
-  std::vector<StreamRef> added;       // newly declared ids
-  std::vector<Changed> changed;       // same id, other dims or nominal period
-  std::vector<std::string> removed;   // declared no longer, or auto-created while auto-creation is now off
+  std::vector<StreamRef> added;  // newly declared ids
+  std::vector<Changed> changed;  // same id, other dims or nominal period
+  std::vector<std::string>
+      removed;  // declared no longer, or auto-created while auto-creation is now off
   bool empty() const { return added.empty() && changed.empty() && removed.empty(); }
 };
 
@@ -130,7 +131,8 @@ class StreamRegistry {
                                           RejectReason reason, std::string_view detail,
                                           std::uint64_t count);
   StreamCounters* find_locked(std::string_view id);
-  static void check_declarations(const std::vector<StreamDef>& declared, const RegistryOptions& options);
+  static void check_declarations(const std::vector<StreamDef>& declared,
+                                 const RegistryOptions& options);
   void emit(std::optional<PendingLine> line) const;
 
   RegistryOptions options_;

@@ -16,8 +16,8 @@ namespace warpwatch::stream {
 inline constexpr std::size_t max_dims = 64;  // SPEC.md 1: 1 <= d <= 64
 
 struct StreamDef {
-  std::string id;                                  // SPEC.md 1: 1..255 bytes of UTF-8 (stream_id.hpp)
-  std::size_t dims = 1;                            // values per sample, 1..64
+  std::string id;        // SPEC.md 1: 1..255 bytes of UTF-8 (stream_id.hpp)
+  std::size_t dims = 1;  // values per sample, 1..64
   std::int64_t nominal_period_ns = 1'000'000'000;  // spacing of patterns given without times
 
   friend bool operator==(const StreamDef&, const StreamDef&) = default;
@@ -25,6 +25,8 @@ struct StreamDef {
 
 using StreamRef = std::shared_ptr<const StreamDef>;
 
-inline StreamRef make_stream(StreamDef def) { return std::make_shared<const StreamDef>(std::move(def)); }
+inline StreamRef make_stream(StreamDef def) {
+  return std::make_shared<const StreamDef>(std::move(def));
+}
 
 }  // namespace warpwatch::stream

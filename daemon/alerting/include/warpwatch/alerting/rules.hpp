@@ -16,8 +16,8 @@
 #include <utility>
 #include <vector>
 
-#include "warpwatch/config/daemon_config.hpp"
 #include "warpwatch/alerting/event.hpp"
+#include "warpwatch/config/daemon_config.hpp"
 #include "warpwatch/kernels/matcher.hpp"
 #include "warpwatch/kernels/params.hpp"
 

@@ -94,7 +94,8 @@ struct Report {
   std::optional<double> float_ops_per_s, float_ops_per_s_1_thread;
   // cuda: the device's measured float32 add+min ops/s (behind its ceiling column), its
   // measured add-only rate, and the nominal SMs x FP32 lanes x clock.
-  std::optional<double> device_float_ops_per_s, device_add_ops_per_s, device_nominal_float_ops_per_s;
+  std::optional<double> device_float_ops_per_s, device_add_ops_per_s,
+      device_nominal_float_ops_per_s;
   std::vector<Row> rows;
   // Conditions that make the numbers lower than the machine can do (e.g. other work on
   // the CPU), said next to them rather than silently folded in.

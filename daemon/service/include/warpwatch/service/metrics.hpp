@@ -18,14 +18,14 @@ namespace warpwatch::service {
 
 // The scheduler's side, copied out after every round (Pipeline::stats()).
 struct PipelineStats {
-  std::uint64_t batches = 0;        // batches matched (rounds with new samples)
-  std::uint64_t samples = 0;        // samples matched
-  std::uint64_t matches = 0;        // raw matches, before the rules
-  std::uint64_t events = 0;         // events the rules produced
-  std::uint64_t reloads = 0;        // configuration reloads applied
-  std::uint64_t reloads_refused = 0;  // reloads refused (bad file), running config kept
-  double last_batch_seconds = 0.0;  // matching + rules + publishing of the last batch
-  double batch_seconds = 0.0;       // the same, summed over all batches
+  std::uint64_t batches = 0;              // batches matched (rounds with new samples)
+  std::uint64_t samples = 0;              // samples matched
+  std::uint64_t matches = 0;              // raw matches, before the rules
+  std::uint64_t events = 0;               // events the rules produced
+  std::uint64_t reloads = 0;              // configuration reloads applied
+  std::uint64_t reloads_refused = 0;      // reloads refused (bad file), running config kept
+  double last_batch_seconds = 0.0;        // matching + rules + publishing of the last batch
+  double batch_seconds = 0.0;             // the same, summed over all batches
   std::size_t streams = 0, patterns = 0;  // in the Matcher now
   kernels::MatcherCounters matcher;
   std::vector<std::pair<std::string, alerting::RuleCounters>> rules;  // in configuration order

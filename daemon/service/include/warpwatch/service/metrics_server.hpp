@@ -18,7 +18,7 @@ class CivetServer;
 namespace warpwatch::service {
 
 struct MetricsCallbacks {
-  std::function<std::string()> metrics;                // the /metrics body
+  std::function<std::string()> metrics;                   // the /metrics body
   std::function<std::optional<std::string>()> unhealthy;  // nullopt = healthy, else why
 };
 

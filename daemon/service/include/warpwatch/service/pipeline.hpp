@@ -76,12 +76,14 @@ class Pipeline {
   int metrics_port() const { return metrics_ ? metrics_->port() : 0; }
 
  private:
-  void run_batch();                 // takes what the hub queued and processes it
+  void run_batch();                         // takes what the hub queued and processes it
   void process(stream::IngestBatch batch);  // matches, flushes ended streams, publishes
   // reload()'s parts: each matches or flushes what the old definitions still owe and
   // appends those matches to `flushed` (published through the old rules).
-  stream::StreamChanges reload_streams(const config::DaemonConfig& next, std::vector<kernels::RawMatch>& flushed);
-  std::size_t reload_patterns(const config::DaemonConfig& next, std::vector<kernels::RawMatch>& flushed);
+  stream::StreamChanges reload_streams(const config::DaemonConfig& next,
+                                       std::vector<kernels::RawMatch>& flushed);
+  std::size_t reload_patterns(const config::DaemonConfig& next,
+                              std::vector<kernels::RawMatch>& flushed);
   void add_patterns(const std::vector<config::Library>& libraries);
   void publish(std::vector<kernels::RawMatch> matches, alerting::RuleEngine& rules);
   void refresh_stats();  // copies the scheduler's counters into stats_
@@ -97,7 +99,7 @@ class Pipeline {
   std::unique_ptr<alerting::Publisher> publisher_;
   std::vector<std::unique_ptr<stream::Source>> sources_;
   std::vector<std::string> ingest_endpoints_;  // of the ZeroMQ sources, as bound
-  std::vector<stream::Source*> replays_;         // the finite ones among sources_
+  std::vector<stream::Source*> replays_;       // the finite ones among sources_
   std::atomic<bool> replay_batches_done_{false};
   const std::string instance_;  // as started: /metrics reads it from other threads
   mutable std::mutex stats_mu_;
