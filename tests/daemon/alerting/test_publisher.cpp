@@ -1,5 +1,5 @@
-// Event JSON (daemon/event.cpp) and the publisher (daemon/publisher.cpp), over real
-// ZeroMQ sockets on loopback with a real SUB socket as the subscriber.
+// Event JSON (daemon/alerting/event.cpp) and the publisher (daemon/alerting/publisher.cpp), over
+// real ZeroMQ sockets on loopback with a real SUB socket as the subscriber.
 #include <gtest/gtest.h>
 
 #include <chrono>

@@ -1,4 +1,4 @@
-// /metrics and /healthz (daemon/metrics*.cpp): the text format of a known snapshot, and
+// /metrics and /healthz (daemon/service/metrics*.cpp): the text format of a known snapshot, and
 // an in-process Pipeline fed known good and bad frames over ZeroMQ, scraped over HTTP.
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The fast CPU backend (kernels/include/warpwatch/kernels/cpu.hpp) against the scalar
-// reference: the conformance scenarios of conformance*.hpp (overview in conformance.hpp),
+// reference: the conformance scenarios of tests/support/conformance/ (overview in conformance.hpp),
 // each run with 1, 2 and 3 worker threads, which must also agree with each other bit for bit.
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Whole-series distances on the CUDA backend (kernels/cuda/*_distance.cu, elastic_engine.cpp)
+// Whole-series distances on the CUDA backend (kernels/cuda/distance/)
 // against the float64 reference: the conformance scenario 5 through cuda::distance_matrix,
 // then each kernel family forced on its own (warp per pair across every rows-per-lane
 // boundary, the long-pair band chain, thread per job), a 20000 x 20000 pair, and

@@ -1,5 +1,5 @@
 // The CUDA backend's Matcher (kernels/include/warpwatch/kernels/cuda.hpp) against the
-// scalar reference: the conformance scenarios of conformance*.hpp (overview in
+// scalar reference: the conformance scenarios of tests/support/conformance/ (overview in
 // conformance.hpp). Stream mode must be bit-identical to the reference; the chunkings
 // there (one sample per batch, random uneven chunks, one big batch) drive both the
 // thread-per-pair kernel and the warp wavefront with its hand-over at each candidate.
