@@ -18,9 +18,7 @@ CLI::App* add_bench_command(CLI::App& app, BenchCommand& cmd) {
                                  "measure a backend's throughput in DP cells/s, next to the "
                                  "reference and the machine's ceiling");
   std::vector<std::string> names(std::begin(bench::case_names), std::end(bench::case_names));
-  sub->add_option("--backend", cmd.backend, "reference | cpu | cuda | auto")
-      ->check(CLI::IsMember({"reference", "cpu", "cuda", "auto"}))
-      ->capture_default_str();
+  add_backend_option(*sub, cmd.backend);
   sub->add_option(
          "--case", cmd.cases,
          "cases to run, repeatable or comma-separated: stream_dtw, whole_dtw, twed_allpairs, "

@@ -23,7 +23,7 @@ struct DistanceCommand {
   SeriesInputOptions input;
   std::string a_path, b_path;
   std::string output = "-";
-  std::string backend = "auto";
+  kernels::Backend backend = kernels::Backend::automatic;
   bool grad = false;
 };
 CLI::App* add_distance_command(CLI::App& app, DistanceCommand& cmd);
@@ -33,19 +33,19 @@ struct SearchCommand {
   MetricOptions metric;
   SeriesInputOptions input;
   std::string patterns_path, input_path;
-  std::string mode = "stream";
+  kernels::Mode mode = kernels::Mode::stream;
   double threshold = 0.0;
   std::size_t window = 0, hop = 1;
   bool znorm = false;
   double period_s = 1.0;  // spacing of samples (and patterns) given without timestamps
   std::size_t chunk = 0;  // feed the input in chunks of this many samples; 0 = whole
-  std::string backend = "auto";
+  kernels::Backend backend = kernels::Backend::automatic;
 };
 CLI::App* add_search_command(CLI::App& app, SearchCommand& cmd);
 int run_search(const SearchCommand& cmd, std::ostream& out, std::ostream& err);
 
 struct BenchCommand {
-  std::string backend = "auto";
+  kernels::Backend backend = kernels::Backend::automatic;
   std::vector<std::string> cases;
   unsigned threads = 0;  // 0 = every hardware thread
   std::size_t repeat = 5;

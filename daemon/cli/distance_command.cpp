@@ -20,9 +20,7 @@ CLI::App* add_distance_command(CLI::App& app, DistanceCommand& cmd) {
   sub->add_option("B", cmd.b_path, "series file or directory (CSV, TSV, .npy)")->required();
   sub->add_option("-o,--output", cmd.output, "out.csv or out.npy; - for CSV on stdout")
       ->capture_default_str();
-  sub->add_option("--backend", cmd.backend, "reference | cpu | cuda | auto")
-      ->check(CLI::IsMember({"reference", "cpu", "cuda", "auto"}))
-      ->capture_default_str();
+  add_backend_option(*sub, cmd.backend);
   sub->add_flag("--grad", cmd.grad,
                 "softdtw: write the gradient with respect to each series of A instead, shape "
                 "(|A|, |B|, n[, d])");
@@ -80,11 +78,11 @@ int run_distance(const DistanceCommand& cmd, std::ostream& out, std::ostream& er
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   config::write_array(cmd.output, result, shape, out);
-  err << "distance: " << a.size() << " x " << b.size() << " " << cmd.metric.metric
-      << (cmd.grad ? " gradients" : "") << ", " << cells << " cells in " << seconds << " s ("
-      << (seconds > 0 ? cells / seconds : 0.0) << " cells/s), backend "
-      << kernels::to_string(backend) << (cmd.output == "-" ? "" : ", written to " + cmd.output)
-      << "\n";
+  err << "distance: " << a.size() << " x " << b.size() << " "
+      << kernels::to_string(cmd.metric.metric) << (cmd.grad ? " gradients" : "") << ", " << cells
+      << " cells in " << seconds << " s (" << (seconds > 0 ? cells / seconds : 0.0)
+      << " cells/s), backend " << kernels::to_string(backend)
+      << (cmd.output == "-" ? "" : ", written to " + cmd.output) << "\n";
   return 0;
 }
 

@@ -74,12 +74,11 @@ std::vector<config::LoadedSeries> load_series_for_cli(const std::string& path,
 }
 
 void add_metric_options(CLI::App& cmd, MetricOptions& opts) {
-  cmd.add_option("--metric", opts.metric, "dtw | dk | twed | softdtw")
-      ->check(CLI::IsMember({"dtw", "dk", "twed", "softdtw"}))
-      ->capture_default_str();
-  cmd.add_option("--cost", opts.cost, "local cost for dtw, dk, softdtw: sq | abs")
-      ->check(CLI::IsMember({"sq", "abs"}))
-      ->capture_default_str();
+  using kernels::Cost;
+  using kernels::Metric;
+  add_choice(cmd, "--metric", opts.metric, {Metric::dtw, Metric::dk, Metric::twed, Metric::softdtw},
+             "the measure");
+  add_choice(cmd, "--cost", opts.cost, {Cost::sq, Cost::abs}, "local cost for dtw, dk, softdtw");
   cmd.add_option("--band", opts.band, "Sakoe-Chiba radius in cells (dtw, dk, softdtw)");
   cmd.add_option("--gamma", opts.gamma, "softdtw smoothing, > 0")->capture_default_str();
   cmd.add_option("--nu", opts.nu, "twed stiffness (cost per second of misalignment)")
@@ -90,8 +89,8 @@ void add_metric_options(CLI::App& cmd, MetricOptions& opts) {
 
 kernels::DistanceParams to_distance_params(const MetricOptions& opts) {
   kernels::DistanceParams params;
-  params.metric = *kernels::parse_metric(opts.metric);  // CLI11 checked the names
-  params.cost = *kernels::parse_cost(opts.cost);
+  params.metric = opts.metric;
+  params.cost = opts.cost;
   params.band = opts.band;
   params.gamma = opts.gamma;
   params.nu = opts.nu;
@@ -101,12 +100,17 @@ kernels::DistanceParams to_distance_params(const MetricOptions& opts) {
   return params;
 }
 
-kernels::Backend resolve_cli_backend(const std::string& backend, std::ostream& err) {
-  const auto requested = kernels::parse_backend(backend);
-  if (!requested) throw std::runtime_error("unknown backend '" + backend + "'");
+CLI::Option* add_backend_option(CLI::App& cmd, kernels::Backend& backend) {
+  using kernels::Backend;
+  return add_choice(cmd, "--backend", backend,
+                    {Backend::reference, Backend::cpu, Backend::cuda, Backend::automatic},
+                    "the backend; auto = cuda when a device is usable, else cpu");
+}
+
+kernels::Backend resolve_cli_backend(kernels::Backend backend, std::ostream& err) {
   std::string why;
-  const kernels::Backend chosen = kernels::resolve_backend(*requested, &why);
-  if (*requested == kernels::Backend::automatic) err << why << "\n";
+  const kernels::Backend chosen = kernels::resolve_backend(backend, &why);
+  if (backend == kernels::Backend::automatic) err << why << "\n";
   return chosen;
 }
 

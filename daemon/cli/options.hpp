@@ -3,7 +3,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <initializer_list>
 #include <iosfwd>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -35,8 +37,8 @@ std::vector<config::LoadedSeries> load_series_for_cli(const std::string& path,
 
 // The metric and its parameters (SPEC.md 2 and 4).
 struct MetricOptions {
-  std::string metric = "dtw";
-  std::string cost = "sq";
+  kernels::Metric metric = kernels::Metric::dtw;
+  kernels::Cost cost = kernels::Cost::sq;
   std::optional<double> band;
   double gamma = 1.0, nu = 0.001, lambda = 1.0, p = 2.0;
 };
@@ -44,8 +46,33 @@ struct MetricOptions {
 void add_metric_options(CLI::App& cmd, MetricOptions& opts);
 kernels::DistanceParams to_distance_params(const MetricOptions& opts);  // throws on bad names
 
-// --backend reference|cpu|cuda|auto: the backend to use, with `auto` resolved to the
-// fastest usable one (said on `err`, one line).
-kernels::Backend resolve_cli_backend(const std::string& backend, std::ostream& err);
+// A validated choice: the option takes one of the names of `values` (their to_string) and
+// stores the enum value it names; anything else is a usage error naming the choices (which
+// --help lists too).
+template <typename E>
+CLI::Option* add_choice(CLI::App& cmd, const std::string& name, E& value,
+                        std::initializer_list<E> values, const std::string& help) {
+  std::map<std::string, E> names;
+  std::vector<std::string> list;
+  for (E v : values) {
+    list.emplace_back(kernels::to_string(v));
+    names.emplace(list.back(), v);
+  }
+  std::string choices;
+  for (const auto& n : list) choices += (choices.empty() ? "" : " | ") + n;
+  return cmd
+      .add_option_function<std::string>(
+          name, [&value, names](const std::string& text) { value = names.at(text); },
+          help + ": " + choices)
+      ->check(CLI::IsMember(list))
+      ->default_str(std::string(kernels::to_string(value)));
+}
+
+// --backend reference|cpu|cuda|auto.
+CLI::Option* add_backend_option(CLI::App& cmd, kernels::Backend& backend);
+
+// The backend to use, with `auto` resolved to the fastest usable one (said on `err`, one
+// line).
+kernels::Backend resolve_cli_backend(kernels::Backend backend, std::ostream& err);
 
 }  // namespace warpwatch::cli

@@ -49,12 +49,16 @@ std::vector<InputStream> to_streams(const std::vector<config::LoadedSeries>& ser
 void print_events(const std::vector<kernels::RawMatch>& matches, const SearchCommand& cmd,
                   std::ostream& out) {
   for (const auto& m : matches) {
-    const nlohmann::ordered_json event = {
-        {"stream", m.stream_id()},      {"pattern", m.pattern_id()},
-        {"metric", cmd.metric.metric},  {"mode", cmd.mode},
-        {"distance", m.distance},       {"threshold", cmd.threshold},
-        {"start_index", m.start_index}, {"end_index", m.end_index},
-        {"start_ns", m.start_ns},       {"end_ns", m.end_ns}};
+    const nlohmann::ordered_json event = {{"stream", m.stream_id()},
+                                          {"pattern", m.pattern_id()},
+                                          {"metric", kernels::to_string(cmd.metric.metric)},
+                                          {"mode", kernels::to_string(cmd.mode)},
+                                          {"distance", m.distance},
+                                          {"threshold", cmd.threshold},
+                                          {"start_index", m.start_index},
+                                          {"end_index", m.end_index},
+                                          {"start_ns", m.start_ns},
+                                          {"end_ns", m.end_ns}};
     out << event.dump() << "\n";
   }
 }
@@ -70,9 +74,8 @@ CLI::App* add_search_command(CLI::App& app, SearchCommand& cmd) {
       ->required();
   sub->add_option("--input", cmd.input_path, "series file or directory (each series is a stream)")
       ->required();
-  sub->add_option("--mode", cmd.mode, "stream (SPRING subsequence) | window (sliding windows)")
-      ->check(CLI::IsMember({"stream", "window"}))
-      ->capture_default_str();
+  add_choice(*sub, "--mode", cmd.mode, {kernels::Mode::stream, kernels::Mode::window},
+             "stream = SPRING subsequence matching, window = sliding windows");
   sub->add_option("--threshold", cmd.threshold, "report distances <= threshold")->required();
   sub->add_option("--w", cmd.window, "window mode: window length (default: pattern length)");
   sub->add_option("--hop", cmd.hop, "window mode: a window ends every hop samples")
@@ -83,9 +86,7 @@ CLI::App* add_search_command(CLI::App& app, SearchCommand& cmd) {
   sub->add_option("--chunk", cmd.chunk,
                   "feed the input in batches of this many samples (0 = all at once)")
       ->capture_default_str();
-  sub->add_option("--backend", cmd.backend, "reference | cpu | cuda | auto")
-      ->check(CLI::IsMember({"reference", "cpu", "cuda", "auto"}))
-      ->capture_default_str();
+  add_backend_option(*sub, cmd.backend);
   add_metric_options(*sub, cmd.metric);
   add_series_input_options(*sub, cmd.input);
   return sub;
@@ -95,7 +96,7 @@ int run_search(const SearchCommand& cmd, std::ostream& out, std::ostream& err) {
   if (!(cmd.period_s > 0.0)) throw std::runtime_error("--period must be > 0");
   kernels::MatchParams params;
   params.distance = to_distance_params(cmd.metric);
-  params.mode = *kernels::parse_mode(cmd.mode);
+  params.mode = cmd.mode;
   params.threshold = cmd.threshold;
   params.window = cmd.window;
   params.hop = cmd.hop;
