@@ -58,12 +58,9 @@ CLI::Option* add_choice(CLI::App& cmd, const std::string& name, E& value,
     list.emplace_back(kernels::to_string(v));
     names.emplace(list.back(), v);
   }
-  std::string choices;
-  for (const auto& n : list) choices += (choices.empty() ? "" : " | ") + n;
   return cmd
       .add_option_function<std::string>(
-          name, [&value, names](const std::string& text) { value = names.at(text); },
-          help + ": " + choices)
+          name, [&value, names](const std::string& text) { value = names.at(text); }, help)
       ->check(CLI::IsMember(list))
       ->default_str(std::string(kernels::to_string(value)));
 }
