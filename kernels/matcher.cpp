@@ -23,6 +23,15 @@ using common::StreamState;
   throw std::invalid_argument(message);
 }
 
+// The entry of `id` in a map of streams or patterns; std::invalid_argument naming it when
+// there is none.
+template <typename Map>
+auto find_or_fail(Map& map, std::string_view id, const char* what) {
+  const auto it = map.find(id);
+  if (it == map.end()) fail(std::string("unknown ") + what + " '" + std::string(id) + "'");
+  return it;
+}
+
 // Histories are trimmed in bulk, once this many samples arrived since the last trim:
 // finding the oldest live start scans every stream-mode column, O(m) a pair, which done
 // every batch would dominate small batches (one sample against a long pattern).
@@ -164,8 +173,7 @@ void Matcher::add_stream(StreamRef stream) {
 
 std::vector<RawMatch> Matcher::remove_stream(std::string_view stream_id) {
   MatcherState& s = *state_;
-  const auto it = s.streams.find(stream_id);
-  if (it == s.streams.end()) fail("unknown stream '" + std::string(stream_id) + "'");
+  const auto it = find_or_fail(s.streams, stream_id, "stream");
   StreamState& stream = *it->second;
   std::vector<RawMatch> out;
   for (Pair* pair : stream.pairs) {
@@ -199,8 +207,7 @@ void Matcher::add_pattern(PatternRef pattern) {
 
 std::vector<RawMatch> Matcher::remove_pattern(std::string_view pattern_id) {
   MatcherState& s = *state_;
-  const auto it = s.patterns.find(pattern_id);
-  if (it == s.patterns.end()) fail("unknown pattern '" + std::string(pattern_id) + "'");
+  const auto it = find_or_fail(s.patterns, pattern_id, "pattern");
   PatternState& pattern = *it->second;
   std::vector<RawMatch> out;
   if (pattern.stream_mode()) {
@@ -221,10 +228,8 @@ std::vector<RawMatch> Matcher::process(std::span<const StreamChunk> batch) {
   std::vector<StreamState*> touched;
   touched.reserve(batch.size());
   for (const StreamChunk& chunk : batch) {
-    const auto it = s.streams.find(chunk.stream_id);
     const std::string id(chunk.stream_id);
-    if (it == s.streams.end()) fail("unknown stream '" + id + "'");
-    StreamState& stream = *it->second;
+    StreamState& stream = *find_or_fail(s.streams, id, "stream")->second;
     if (std::find(touched.begin(), touched.end(), &stream) != touched.end())
       fail("stream '" + id + "' appears twice in one batch");
     const std::size_t dims = stream.def->dims;

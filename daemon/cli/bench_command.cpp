@@ -20,36 +20,37 @@ CLI::App* add_bench_command(CLI::App& app, BenchCommand& cmd) {
   std::vector<std::string> names(std::begin(bench::case_names), std::end(bench::case_names));
   add_backend_option(*sub, cmd.backend);
   sub->add_option(
-         "--case", cmd.cases,
+         "--case", cmd.options.cases,
          "cases to run, repeatable or comma-separated: stream_dtw, whole_dtw, twed_allpairs, "
          "twed_long, threads (cpu) (default: all of the backend's)")
       ->delimiter(',')
       ->check(CLI::IsMember(names));
-  sub->add_option("--threads", cmd.threads,
+  sub->add_option("--threads", cmd.options.threads,
                   "cpu worker threads (default: all " +
                       std::to_string(std::thread::hardware_concurrency()) + " hardware threads)");
-  sub->add_option("--repeat", cmd.repeat, "timed runs per row, after one warm-up run")
+  sub->add_option("--repeat", cmd.options.repeat, "timed runs per row, after one warm-up run")
       ->capture_default_str();
-  sub->add_flag("--quick", cmd.quick, "every default size ~100x smaller (CI, smoke tests)");
-  sub->add_flag("--no-reference", cmd.no_reference,
+  sub->add_flag("--quick", cmd.options.quick, "every default size ~100x smaller (CI, smoke tests)");
+  sub->add_flag("--no-reference{false}", cmd.options.reference,
                 "skip measuring the reference on a subset of each case");
   sub->add_option("--json", cmd.json_path,
                   "also write the rows and the machine as JSON to this file");
-  sub->add_option("--seed", cmd.seed, "seed of the random-walk data")->capture_default_str();
-  sub->add_option("--pairs", cmd.pairs,
+  sub->add_option("--seed", cmd.options.seed, "seed of the random-walk data")
+      ->capture_default_str();
+  sub->add_option("--pairs", cmd.options.pairs,
                   "stream_dtw: (stream, pattern) pairs (cpu 1024, cuda 16384)");
-  sub->add_option("--patterns", cmd.patterns,
+  sub->add_option("--patterns", cmd.options.patterns,
                   "stream_dtw: patterns; streams = pairs / patterns (16)");
-  sub->add_option("--m", cmd.m, "stream_dtw: pattern length (256)");
-  sub->add_option("--chunk", cmd.chunks,
+  sub->add_option("--m", cmd.options.m, "stream_dtw: pattern length (256)");
+  sub->add_option("--chunk", cmd.options.chunks,
                   "stream_dtw: samples per stream per batch, a row each (cpu 512, cuda 512,8)")
       ->delimiter(',');
-  sub->add_option("--batches", cmd.batches,
+  sub->add_option("--batches", cmd.options.batches,
                   "stream_dtw: timed batches after 2 warm-up batches (20)");
   sub->add_option(
-      "--series", cmd.series,
+      "--series", cmd.options.series,
       "whole_dtw: N series (cpu 10^4, cuda 10^6); twed_allpairs: N x N (cpu 256, cuda 1024)");
-  sub->add_option("--length", cmd.lengths,
+  sub->add_option("--length", cmd.options.lengths,
                   "whole_dtw, twed_allpairs, twed_long: series length L, a row each (whole_dtw cpu "
                   "256, cuda "
                   "1023,1000,1500; twed_allpairs 256; twed_long cpu 16384, cuda 65536)")
@@ -58,21 +59,8 @@ CLI::App* add_bench_command(CLI::App& app, BenchCommand& cmd) {
 }
 
 int run_bench(const BenchCommand& cmd, std::ostream& out, std::ostream& err) {
-  bench::Options options;
+  bench::Options options = cmd.options;
   options.backend = resolve_cli_backend(cmd.backend, err);
-  options.cases = cmd.cases;
-  options.threads = cmd.threads;
-  options.repeat = cmd.repeat;
-  options.quick = cmd.quick;
-  options.reference = !cmd.no_reference;
-  options.seed = cmd.seed;
-  options.pairs = cmd.pairs;
-  options.patterns = cmd.patterns;
-  options.m = cmd.m;
-  options.batches = cmd.batches;
-  options.series = cmd.series;
-  options.chunks = cmd.chunks;
-  options.lengths = cmd.lengths;
 
   std::ofstream json;  // opened first: a bad path should fail before minutes of measuring
   if (!cmd.json_path.empty()) {

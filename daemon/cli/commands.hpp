@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "options.hpp"
+#include "warpwatch/bench/bench.hpp"
 
 namespace warpwatch::cli {
 
@@ -45,15 +46,10 @@ CLI::App* add_search_command(CLI::App& app, SearchCommand& cmd);
 int run_search(const SearchCommand& cmd, std::ostream& out, std::ostream& err);
 
 struct BenchCommand {
-  kernels::Backend backend = kernels::Backend::automatic;
-  std::vector<std::string> cases;
-  unsigned threads = 0;  // 0 = every hardware thread
-  std::size_t repeat = 5;
-  bool quick = false, no_reference = false;
+  kernels::Backend backend =
+      kernels::Backend::automatic;  // `auto` is resolved into options.backend
+  bench::Options options;           // the options set the fields they name
   std::string json_path;
-  std::uint64_t seed = 1;
-  std::optional<std::size_t> pairs, patterns, m, batches, series;
-  std::vector<std::size_t> chunks, lengths;
 };
 CLI::App* add_bench_command(CLI::App& app, BenchCommand& cmd);
 // Exit status 1 when a case could not run on the backend (printed as an error line).
