@@ -113,16 +113,20 @@ MatcherCounters Matcher::counters() const {
   return c;
 }
 
-// Pairs `stream` and `pattern` from the stream's next sample on.
+// Pairs `stream` and `pattern` from the stream's next sample on. The pair is registered
+// only once the backend has taken it (its device memory may run out), and registering
+// cannot throw then.
 void Matcher::pair_up(StreamState& stream, PatternState& pattern) {
   auto pair = std::make_unique<Pair>();
   pair->stream = &stream;
   pair->pattern = &pattern;
   if (!pattern.stream_mode())
     pair->window.emplace(*pattern.def, stream.def->nominal_period_ns, stream.next_index());
-  Pair& p = *pattern.pairs.emplace_back(std::move(pair));
-  stream.pairs.push_back(&p);
-  if (pattern.stream_mode()) on_stream_pair_added(p);
+  pattern.pairs.reserve(pattern.pairs.size() + 1);
+  stream.pairs.reserve(stream.pairs.size() + 1);
+  if (pattern.stream_mode()) on_stream_pair_added(*pair);
+  stream.pairs.push_back(pair.get());
+  pattern.pairs.push_back(std::move(pair));
 }
 
 namespace {
@@ -167,8 +171,14 @@ void Matcher::add_stream(StreamRef stream) {
   StreamState& added =
       *s.streams.emplace(def.id, std::make_unique<StreamState>(std::move(stream), slot))
            .first->second;
-  for (auto& [id, pattern] : s.patterns)
-    if (pattern->def->dims == def.dims) pair_up(added, *pattern);
+  try {
+    for (auto& [id, pattern] : s.patterns)
+      if (pattern->def->dims == def.dims) pair_up(added, *pattern);
+  } catch (...) {  // the backend could not take a pair: the stream is not added at all
+    const std::string id = def.id;  // def goes with the stream
+    remove_stream(id);
+    throw;
+  }
 }
 
 std::vector<RawMatch> Matcher::remove_stream(std::string_view stream_id) {
@@ -200,9 +210,23 @@ void Matcher::add_pattern(PatternRef pattern) {
   added->def = std::move(pattern);
   added->eps = reference::stream_eps(added->def->params.threshold);
   PatternState& p = *s.patterns.emplace(added->def->id, std::move(added)).first->second;
-  if (p.stream_mode()) on_stream_pattern_added(p);
-  for (auto& [id, stream] : s.streams)
-    if (stream->def->dims == p.def->dims) pair_up(*stream, p);
+  if (p.stream_mode()) {
+    try {
+      on_stream_pattern_added(p);
+    } catch (...) {
+      const std::string id = p.def->id;
+      s.patterns.erase(id);
+      throw;
+    }
+  }
+  try {
+    for (auto& [id, stream] : s.streams)
+      if (stream->def->dims == p.def->dims) pair_up(*stream, p);
+  } catch (...) {  // the backend could not take a pair: the pattern is not added at all
+    const std::string id = p.def->id;  // p goes with the pattern
+    remove_pattern(id);
+    throw;
+  }
 }
 
 std::vector<RawMatch> Matcher::remove_pattern(std::string_view pattern_id) {

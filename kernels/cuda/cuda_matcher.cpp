@@ -27,6 +27,7 @@ class CudaMatcher final : public Matcher {
 
  protected:
   void add_backend_counters(MatcherCounters& c) const override {
+    const std::lock_guard lock(context_.mutex());  // the engine is shared with other users
     c.device_bytes = spring_.device_bytes() + batcher_.device_bytes() + values_dev_.bytes() +
                      chunks_dev_.bytes();
     c.device_seconds = device_seconds_;
@@ -75,6 +76,9 @@ class CudaMatcher final : public Matcher {
                             state().slot_count * sizeof(SpringChunkDev), cudaMemcpyHostToDevice,
                             context_.compute().get()));
     spring_.lower_to_live_starts(chunks_dev_.data(), keep_from);
+    // The copy above must be done before the next upload refills the pinned table from the
+    // copy stream (lower_to_live_starts waits for the compute stream only when it has pairs).
+    context_.compute().synchronize();
   }
 
  private:

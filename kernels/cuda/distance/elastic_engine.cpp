@@ -118,13 +118,11 @@ struct ElasticEngine::Impl {
   DeviceBuffer<DevJob> dev_jobs;
   DeviceBuffer<double> out, generic_scratch;
   DeviceBuffer<unsigned char> long_scratch;
-  std::size_t peak = 0;
 
   std::size_t held() const {
     return values.bytes() + times.bytes() + dev_params.bytes() + dev_jobs.bytes() + out.bytes() +
            generic_scratch.bytes() + long_scratch.bytes();
   }
-  void note_peak() { peak = std::max(peak, held()); }
 
   // Copies the pieces, back to back, to `dst` through the two pinned chunks: the host fills
   // one while the other is on its way.
@@ -262,7 +260,6 @@ void ElasticEngine::run(std::size_t dims, std::span<double> results, DistancePat
   s.dev_jobs.reserve(dev_jobs.size());
   s.out.reserve(dev_jobs.size());
   s.results_host.reserve(dev_jobs.size());
-  s.note_peak();
   s.copy_start.record(s.stream);
   s.upload(reinterpret_cast<unsigned char*>(s.values.data()), value_pieces);
   if (!time_pieces.empty()) s.upload(reinterpret_cast<unsigned char*>(s.times.data()), time_pieces);
@@ -284,7 +281,12 @@ void ElasticEngine::run(std::size_t dims, std::span<double> results, DistancePat
       generic_bytes = std::max(generic_bytes, GenericDistance::workspace_bytes(1, x.job.m));
   const std::size_t budget = std::max(generic_bytes, kGenericScratchBytes);
   if (generic_bytes) s.generic_scratch.reserve(budget / sizeof(double));
-  s.note_peak();
+  // What this call needs on the device (the buffers may hold more: they are the process's,
+  // grown by the largest call so far).
+  const std::size_t needed =
+      value_count * sizeof(float) + std::max<std::size_t>(time_count, 1) * sizeof(float) +
+      dev_params.size() * sizeof(DevParams) + dev_jobs.size() * (sizeof(DevJob) + sizeof(double)) +
+      long_bytes + (generic_bytes ? budget : 0);
 
   DeviceData data;
   data.values = s.values.data();
@@ -337,7 +339,7 @@ void ElasticEngine::run(std::size_t dims, std::span<double> results, DistancePat
     timings->kernel_seconds += s.kernel_end.seconds_since(s.kernel_start);
     timings->copy_seconds +=
         s.copy_end.seconds_since(s.copy_start) + s.back_end.seconds_since(s.back_start);
-    timings->device_bytes = std::max(timings->device_bytes, s.peak);
+    timings->device_bytes = std::max(timings->device_bytes, needed);
   }
 }
 

@@ -16,6 +16,10 @@ bool is_device_lost(cudaError_t code) {
     case cudaErrorInvalidPc:
     case cudaErrorLaunchFailure:
     case cudaErrorECCUncorrectable:
+    case cudaErrorContained:
+    case cudaErrorTensorMemoryLeak:
+    case cudaErrorMpsClientTerminated:
+    case cudaErrorExternalDevice:
       return true;
     default:
       return false;

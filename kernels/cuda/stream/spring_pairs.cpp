@@ -39,13 +39,21 @@ void SpringPairs::add_pattern(const common::PatternState& pattern) {
 
 void SpringPairs::add_pair(common::Pair* pair) {
   Pattern& p = patterns_.find(pair->pattern->def->id)->second;
-  const std::size_t m = p.state->def->length();
-  if (p.tiles.empty() || p.tiles.back()->lanes.size() == tile_lanes) p.tiles.push_back(new_tile(m));
+  const auto m = static_cast<std::uint32_t>(p.state->def->length());
+  // Nothing changes before the device work succeeded: a failed allocation or launch
+  // leaves the pattern's tiles as they were.
+  if (p.tiles.empty() || p.tiles.back()->lanes.size() == tile_lanes) {
+    std::unique_ptr<Tile> tile = new_tile(m);
+    launch_spring_fresh_lane(tile->dev, m, 0, compute_.get());
+    p.tiles.push_back(std::move(tile));
+  } else {
+    launch_spring_fresh_lane(p.tiles.back()->dev, m,
+                             static_cast<std::uint32_t>(p.tiles.back()->lanes.size()),
+                             compute_.get());
+  }
   Tile& tile = *p.tiles.back();
-  const auto lane = static_cast<std::uint32_t>(tile.lanes.size());
-  launch_spring_fresh_lane(tile.dev, static_cast<std::uint32_t>(m), lane, compute_.get());
+  pair->handle = static_cast<std::uint32_t>((p.tiles.size() - 1) * tile_lanes + tile.lanes.size());
   tile.lanes.push_back(pair);
-  pair->handle = static_cast<std::uint32_t>((p.tiles.size() - 1) * tile_lanes + lane);
   dirty_ = true;
 }
 

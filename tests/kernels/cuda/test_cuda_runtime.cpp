@@ -87,6 +87,8 @@ TEST(CudaErrors, RuntimeErrorsBecomeThePublicTypes) {
   EXPECT_TRUE(cuda::is_device_lost(cudaErrorIllegalAddress));
   EXPECT_TRUE(cuda::is_device_lost(cudaErrorLaunchFailure));
   EXPECT_TRUE(cuda::is_device_lost(cudaErrorECCUncorrectable));
+  EXPECT_TRUE(cuda::is_device_lost(cudaErrorContained));
+  EXPECT_TRUE(cuda::is_device_lost(cudaErrorMpsClientTerminated));
   EXPECT_FALSE(cuda::is_device_lost(cudaErrorMemoryAllocation));
   EXPECT_FALSE(cuda::is_device_lost(cudaErrorInvalidValue));
   EXPECT_THROW(throw_cuda_error(cudaErrorLaunchFailure, "k<<<>>>", "f.cu", 7), kernels::DeviceLost);
