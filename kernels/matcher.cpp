@@ -252,8 +252,8 @@ std::vector<RawMatch> Matcher::process(std::span<const StreamChunk> batch) {
   std::vector<StreamState*> touched;
   touched.reserve(batch.size());
   for (const StreamChunk& chunk : batch) {
-    const std::string id(chunk.stream_id);
-    StreamState& stream = *find_or_fail(s.streams, id, "stream")->second;
+    StreamState& stream = *find_or_fail(s.streams, chunk.stream_id, "stream")->second;
+    const std::string& id = stream.def->id;
     if (std::find(touched.begin(), touched.end(), &stream) != touched.end())
       fail("stream '" + id + "' appears twice in one batch");
     const std::size_t dims = stream.def->dims;
