@@ -8,11 +8,10 @@
 
 #include "config_reader.hpp"
 #include "warpwatch/config/series_file.hpp"
+#include "warpwatch/stream/stream_def.hpp"
 
 namespace warpwatch::config {
 namespace {
-
-constexpr std::size_t max_dims = 64;  // SPEC.md 1
 
 bool is_word_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
@@ -142,7 +141,7 @@ struct PatternReader {
       throw ConfigError(at,
                         cat("pattern ", in_quotes(def.id), " has ", std::to_string(def.length()),
                             " sample(s): a pattern needs at least 2"));
-    if (def.dims > max_dims)
+    if (def.dims > stream::max_dims)
       throw ConfigError(at, cat("pattern ", in_quotes(def.id), " has ", std::to_string(def.dims),
                                 " dims: at most 64 are supported"));
     if (!stream_dims.count(def.dims))

@@ -131,7 +131,10 @@ std::vector<std::string> Pipeline::ingest_endpoints() const {
 void Pipeline::start() {
   last_round_ns_ = steady_ns();
   running_ = true;
-  for (auto& source : sources_) source->start();
+  for (auto& source : sources_) {
+    log_->info("ingest: {}", source->describe());
+    source->start();
+  }
 }
 
 void Pipeline::publish(std::vector<kernels::RawMatch> matches, alerting::RuleEngine& rules) {

@@ -98,6 +98,11 @@ class WarpwatchdProcess : public ::testing::Test {
 TEST_F(WarpwatchdProcess, SigtermDrainsPublishesTheLastBatchAndExitsZero) {
   ASSERT_NO_FATAL_FAILURE(start(config_text(ports_, "")));
   EXPECT_EQ(http_get(ports_.metrics, "/healthz").body, "ok\n");
+  // The log names each ingest source as bound.
+  EXPECT_NE(
+      daemon_->stderr_text().find("ingest: pull tcp://127.0.0.1:" + std::to_string(ports_.ingest)),
+      std::string::npos)
+      << daemon_->stderr_text();
 
   // One frame: a blip at 3-4 (reported in its batch) and one at 8-9 that ends the
   // input, a pending candidate that only the shutdown flush reports.

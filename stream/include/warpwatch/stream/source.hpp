@@ -41,7 +41,6 @@ class ThreadedSource : public Source {
   void stop() override;
   void pause() override;
   void resume() override;
-  bool paused() const { return paused_.load(); }
 
  protected:
   virtual void run(std::stop_token stop) = 0;
