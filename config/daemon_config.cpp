@@ -163,6 +163,28 @@ std::optional<Severity> parse_severity(std::string_view name) {
   return parse_name<Severity>(severity_names, name);
 }
 
+void resolve_limits(DaemonConfig& c, const SourceLocation& where) {
+  if (c.queue_bytes == 0) c.queue_bytes = c.memory_budget_bytes / 4;
+  if (c.stream_queue_bytes == 0)
+    c.stream_queue_bytes = std::max<std::size_t>(c.queue_bytes / 16, 1);
+  if (c.receive_high_water_mark == 0)
+    c.receive_high_water_mark = static_cast<int>(
+        std::clamp<std::size_t>(c.memory_budget_bytes / 8 / c.max_message_bytes, 1, 1000));
+  const std::size_t receive_bytes =
+      static_cast<std::size_t>(c.receive_high_water_mark) * c.max_message_bytes;
+  if (c.stream_queue_bytes > c.queue_bytes)
+    throw ConfigError(
+        where, cat("limits.stream_queue_bytes (", std::to_string(c.stream_queue_bytes),
+                   ") is larger than limits.queue_bytes (", std::to_string(c.queue_bytes), ")"));
+  if (c.queue_bytes + receive_bytes > c.memory_budget_bytes)
+    throw ConfigError(where, cat("the ingest limits do not fit in limits.memory_budget_bytes (",
+                                 std::to_string(c.memory_budget_bytes), "): queue_bytes ",
+                                 std::to_string(c.queue_bytes), " + receive_hwm ",
+                                 std::to_string(c.receive_high_water_mark), " x max_message_bytes ",
+                                 std::to_string(c.max_message_bytes), " = ",
+                                 std::to_string(c.queue_bytes + receive_bytes)));
+}
+
 std::vector<std::string> startup_options_changed(const DaemonConfig& running,
                                                  const DaemonConfig& next) {
   const auto& a = running;
@@ -178,6 +200,10 @@ std::vector<std::string> startup_options_changed(const DaemonConfig& running,
       {"scheduler.batch_samples", a.batch_samples == b.batch_samples},
       {"ingest", same_ingest},
       {"limits.max_message_bytes", a.max_message_bytes == b.max_message_bytes},
+      {"limits.memory_budget_bytes", a.memory_budget_bytes == b.memory_budget_bytes},
+      {"limits.queue_bytes", a.queue_bytes == b.queue_bytes},
+      {"limits.stream_queue_bytes", a.stream_queue_bytes == b.stream_queue_bytes},
+      {"limits.receive_hwm", a.receive_high_water_mark == b.receive_high_water_mark},
       {"publish.endpoint", a.publish_endpoint == b.publish_endpoint},
       {"publish.send_hwm", a.send_high_water_mark == b.send_high_water_mark},
       {"publish.events_file", a.events_file == b.events_file},
@@ -205,6 +231,8 @@ DaemonConfig load_daemon_config(const std::string& path) {
   config.live.libraries = read_libraries(top, ctx, dims, dims_text);
   config.live.rules = read_rules(top, ctx);
   config.ingest = read_ingest(top, ctx, config);
+  const auto limits = top.find("limits");
+  resolve_limits(config, limits == top.end() ? SourceLocation{path, 1, 1} : limits->second.key);
   return config;
 }
 

@@ -58,8 +58,9 @@ std::vector<OptionInfo> daemon_options() {
        .set = [](T& t, const V& v) { t.config->tick = milliseconds(v.integer); }},
       {.name = "scheduler.batch_samples",
        .type = OT::integer,
-       .default_yaml = "4096",
-       .help = "a batch is cut before the tick once this many samples wait (all streams)",
+       .default_yaml = "65536",
+       .help = "a batch is cut before the tick once this many samples wait, and takes at most "
+               "this many (all streams; the rest waits for the next round)",
        .min = 1,
        .max = 1 << 24,
        .set = [](T& t,
@@ -122,13 +123,55 @@ std::vector<OptionInfo> daemon_options() {
       {.name = "limits.max_message_bytes",
        .type = OT::integer,
        .default_yaml = "1048576",
-       .help = "larger ingest messages are rejected and counted",
+       .help = "larger ingest messages (id and payload) are refused: libzmq disconnects a "
+               "peer that sends a larger frame (ZMQ_MAXMSGSIZE), larger messages of smaller "
+               "frames are counted as `oversized_message`",
        .min = 64,
        .max = 1 << 30,
        .set =
            [](T& t, const V& v) {
              t.config->max_message_bytes = static_cast<std::size_t>(v.integer);
            }},
+      {.name = "limits.memory_budget_bytes",
+       .type = OT::integer,
+       .default_yaml = "1073741824",
+       .help = "what ingest may hold in memory: the queues and libzmq's receive buffers are "
+               "sized from it (README: Backpressure and limits)",
+       .min = 16 << 20,
+       .max = std::int64_t{1} << 42,
+       .set =
+           [](T& t, const V& v) {
+             t.config->memory_budget_bytes = static_cast<std::size_t>(v.integer);
+           }},
+      {.name = "limits.queue_bytes",
+       .type = OT::integer,
+       .default_yaml = "0",
+       .help = "samples queued for matching, all streams, at most (8 + 4 x dims bytes each); "
+               "0 = a quarter of the memory budget",
+       .min = 0,
+       .max = std::int64_t{1} << 42,
+       .set = [](T& t,
+                 const V& v) { t.config->queue_bytes = static_cast<std::size_t>(v.integer); }},
+      {.name = "limits.stream_queue_bytes",
+       .type = OT::integer,
+       .default_yaml = "0",
+       .help = "samples queued for one stream at most; 0 = a sixteenth of `queue_bytes`",
+       .min = 0,
+       .max = std::int64_t{1} << 42,
+       .set =
+           [](T& t, const V& v) {
+             t.config->stream_queue_bytes = static_cast<std::size_t>(v.integer);
+           }},
+      {.name = "limits.receive_hwm",
+       .type = OT::integer,
+       .default_yaml = "0",
+       .help = "messages libzmq queues per connected producer before it stops reading from "
+               "it (ZMQ_RCVHWM); 0 = an eighth of the memory budget in `max_message_bytes` "
+               "messages, 1 to 1000",
+       .min = 0,
+       .max = 1000000,
+       .set = [](T& t,
+                 const V& v) { t.config->receive_high_water_mark = static_cast<int>(v.integer); }},
       {.name = "limits.max_streams",
        .type = OT::integer,
        .default_yaml = "10000",
@@ -225,7 +268,8 @@ std::vector<OptionInfo> daemon_options() {
       {.name = "shutdown.drain_grace_ms",
        .type = OT::integer,
        .default_yaml = "2000",
-       .help = "after ingest stops, time allowed to match, flush and publish what was accepted",
+       .help = "after ingest stops, time allowed to match, flush and publish what was "
+               "accepted; what is not matched by then is counted and logged",
        .min = 0,
        .max = 600000,
        .set = [](T& t, const V& v) { t.config->drain_grace = milliseconds(v.integer); }},

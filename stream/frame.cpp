@@ -1,5 +1,6 @@
 #include "warpwatch/stream/frame.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <charconv>
 #include <cmath>
@@ -149,34 +150,57 @@ bool parse_value(std::string_view f, float& v) {
   return ec == std::errc{} && ptr == end;
 }
 
+// Why a line is bad; the description is built only when asked for (the first bad line
+// of each reason in a payload), so that a payload of garbage costs little per line.
+struct LineError {
+  RejectReason reason = RejectReason::malformed_frame;
+  enum class What { no_values, bad_timestamp, too_many_values, bad_value, wrong_count } what;
+  std::string_view field;  // the line, or the offending field
+  std::size_t count = 0, dims = 0;
+
+  std::string describe() const {
+    switch (what) {
+      case What::no_values:
+        return cat({"no values in ", quoted(field), " (expected t_ns,v1[,v2...])"});
+      case What::bad_timestamp:
+        return cat({"timestamp ", quoted(field), " is not a decimal int64"});
+      case What::too_many_values:
+        return "more than 64 values";
+      case What::bad_value:
+        return cat({"value ", quoted(field), " is not a float32"});
+      case What::wrong_count:
+        return cat({std::to_string(count), " values, expected ", std::to_string(dims)});
+    }
+    return "bad line";
+  }
+};
+
 // Parses one non-blank line into `t` and `vals`; returns the error when it is bad.
-std::optional<DecodeError> parse_line(std::string_view line, std::size_t dims, std::int64_t& t,
-                                      std::array<float, max_dims>& vals, std::size_t& n_vals) {
+std::optional<LineError> parse_line(std::string_view line, std::size_t dims, std::int64_t& t,
+                                    std::array<float, max_dims>& vals, std::size_t& n_vals) {
+  using What = LineError::What;
   std::size_t comma = line.find(',');
   const std::string_view t_field = trim(line.substr(0, comma));
-  if (comma == std::string_view::npos) {
-    return malformed(cat({"no values in ", quoted(line), " (expected t_ns,v1[,v2...])"}));
-  }
+  if (comma == std::string_view::npos) return LineError{.what = What::no_values, .field = line};
   auto [ptr, ec] = std::from_chars(t_field.data(), t_field.data() + t_field.size(), t);
-  if (ec != std::errc{} || ptr != t_field.data() + t_field.size()) {
-    return malformed(cat({"timestamp ", quoted(t_field), " is not a decimal int64"}));
-  }
+  if (ec != std::errc{} || ptr != t_field.data() + t_field.size())
+    return LineError{.what = What::bad_timestamp, .field = t_field};
   n_vals = 0;
   while (comma != std::string_view::npos) {
     const std::size_t start = comma + 1;
     comma = line.find(',', start);
     const std::string_view f =
         trim(line.substr(start, comma == std::string_view::npos ? comma : comma - start));
-    if (n_vals == max_dims) return malformed("more than 64 values");
-    if (!parse_value(f, vals[n_vals])) {
-      return malformed(cat({"value ", quoted(f), " is not a float32"}));
-    }
+    if (n_vals == max_dims) return LineError{.what = What::too_many_values, .field = {}};
+    if (!parse_value(f, vals[n_vals])) return LineError{.what = What::bad_value, .field = f};
     ++n_vals;
   }
-  if (dims != 0 && n_vals != dims) {
-    return DecodeError{RejectReason::wrong_dims,
-                       cat({std::to_string(n_vals), " values, expected ", std::to_string(dims)})};
-  }
+  if (dims != 0 && n_vals != dims)
+    return LineError{.reason = RejectReason::wrong_dims,
+                     .what = What::wrong_count,
+                     .field = {},
+                     .count = n_vals,
+                     .dims = dims};
   return std::nullopt;
 }
 
@@ -194,8 +218,13 @@ Decoded decode_text(std::string_view text, std::size_t dims) {
     std::int64_t t = 0;
     std::size_t n = 0;
     if (auto err = parse_line(line, dims, t, vals, n)) {
-      out.line_errors.push_back(
-          {err->reason, cat({"line ", std::to_string(line_no), ": ", err->detail})});
+      auto it = std::find_if(out.line_errors.begin(), out.line_errors.end(),
+                             [&](const Dropped& d) { return d.reason == err->reason; });
+      if (it == out.line_errors.end())
+        it = out.line_errors.insert(
+            out.line_errors.end(),
+            {err->reason, 0, cat({"line ", std::to_string(line_no), ": ", err->describe()})});
+      ++it->count;
       continue;
     }
     dims = n;  // the first good line fixes dims when the caller did not
@@ -233,6 +262,14 @@ std::string_view to_string(RejectReason reason) {
       return "invalid_stream_id";
     case RejectReason::too_many_streams:
       return "too_many_streams";
+    case RejectReason::wrong_part_count:
+      return "wrong_part_count";
+    case RejectReason::unknown_payload:
+      return "unknown_payload";
+    case RejectReason::empty_payload:
+      return "empty_payload";
+    case RejectReason::queue_full:
+      return "queue_full";
   }
   return "unknown_reason";  // not reached for a valid enumerator
 }
@@ -246,8 +283,9 @@ std::variant<Decoded, DecodeError> decode_payload(std::span<const std::byte> pay
   }
   const std::string_view text(reinterpret_cast<const char*>(payload.data()), payload.size());
   if (text.find('\0') != std::string_view::npos) {
-    return malformed(
-        "bad magic: not a binary frame (\"WWF\\x01\"), and text never holds NUL bytes");
+    return DecodeError{
+        RejectReason::unknown_payload,
+        "not a binary frame (it does not start with \"WWF\") and not text (it holds NUL bytes)"};
   }
   return decode_text(text, text_dims);
 }

@@ -1,13 +1,16 @@
 #include "warpwatch/stream/replay_source.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 #include "warpwatch/stream/replay.hpp"
 
 namespace warpwatch::stream {
 
 ReplaySource::ReplaySource(ReplaySourceOptions options, IngestHub& hub)
-    : options_(std::move(options)), hub_(hub) {}
+    : options_(std::move(options)),
+      hub_(hub),
+      source_(hub_.add_source(describe(), Overflow::wait)) {}
 
 ReplaySource::~ReplaySource() {
   stop();
@@ -24,8 +27,12 @@ void ReplaySource::run(std::stop_token stop) {
       rate > 0 ? std::max<std::size_t>(1, static_cast<std::size_t>(rate / 100)) : 1024;
   bool complete = true;
   replay_paced(options_.samples, chunk, rate, [&](const Samples& part) {
+    // A full queue holds the replay back like a pause (a file can always wait).
+    while (!hub_.wait_for_room(source_, stop,
+                               std::chrono::steady_clock::now() + std::chrono::milliseconds(100)))
+      if (stop.stop_requested()) return complete = false;
     if (!wait_while_paused(stop)) return complete = false;
-    hub_.offer_samples(options_.stream, part);
+    hub_.offer_samples(source_, options_.stream, part);
     return true;
   });
   if (!complete) return;

@@ -1,10 +1,7 @@
 #include "warpwatch/stream/zmq_source.hpp"
 
-#include <zmq_addon.hpp>
-
 #include <chrono>
 #include <stdexcept>
-#include <vector>
 
 namespace warpwatch::stream {
 
@@ -14,6 +11,9 @@ ZmqSource::ZmqSource(zmq::context_t& context, const ZmqSourceOptions& options, I
                                                                    : zmq::socket_type::pull),
       hub_(hub) {
   try {
+    // Before bind/connect: the options apply to the connections made after them.
+    socket_.set(zmq::sockopt::maxmsgsize, static_cast<std::int64_t>(options.max_message_bytes));
+    socket_.set(zmq::sockopt::rcvhwm, options.receive_high_water_mark);
     if (options.kind == ZmqSourceOptions::Kind::sub) {
       socket_.set(zmq::sockopt::subscribe, options.topic);
       socket_.connect(options.endpoint);
@@ -25,6 +25,8 @@ ZmqSource::ZmqSource(zmq::context_t& context, const ZmqSourceOptions& options, I
   }
   endpoint_ = socket_.get(zmq::sockopt::last_endpoint);
   if (endpoint_.empty()) endpoint_ = options.endpoint;
+  source_ = hub_.add_source(
+      describe(), options.kind == ZmqSourceOptions::Kind::sub ? Overflow::drop : Overflow::wait);
 }
 
 ZmqSource::~ZmqSource() {
@@ -36,32 +38,51 @@ std::string ZmqSource::describe() const {
 }
 
 void ZmqSource::run(std::stop_token stop) {
+  constexpr auto poll_interval = std::chrono::milliseconds(100);
+  const bool waits = options_.kind == ZmqSourceOptions::Kind::pull;
   while (wait_while_paused(stop)) {
+    // A full queue: read nothing until the scheduler makes room (libzmq's buffers fill
+    // and the peers block), looking at pause and stop between waits.
+    if (waits &&
+        !hub_.wait_for_room(source_, stop, std::chrono::steady_clock::now() + poll_interval))
+      continue;
     zmq::pollitem_t item{socket_.handle(), 0, ZMQ_POLLIN, 0};
-    zmq::poll(&item, 1, std::chrono::milliseconds(100));
+    zmq::poll(&item, 1, poll_interval);
     // At most a thousand messages between looks at pause and stop.
     if (item.revents & ZMQ_POLLIN) drain(1000);
   }
-  drain(0);  // what reached the socket before the stop is accepted input: match it too
+  drain(0);  // what reached the socket before the stop is accepted input, while there is room
 }
 
 void ZmqSource::drain(std::size_t max_messages) {
-  std::vector<zmq::message_t> parts;
+  const bool waits = options_.kind == ZmqSourceOptions::Kind::pull;
   for (std::size_t n = 0; max_messages == 0 || n < max_messages; ++n) {
-    parts.clear();
-    const auto received =
-        zmq::recv_multipart(socket_, std::back_inserter(parts), zmq::recv_flags::dontwait);
-    if (!received) return;
-    if (parts.size() != 2) {
-      hub_.offer_malformed(
-          parts.empty() ? "" : parts[0].to_string_view(),
-          "expected 2 frames [stream id][payload], got " + std::to_string(parts.size()));
-      continue;
-    }
-    hub_.offer_message(parts[0].to_string_view(),
-                       std::span<const std::byte>(static_cast<const std::byte*>(parts[1].data()),
-                                                  parts[1].size()));
+    if (waits && !hub_.has_room()) return;
+    if (!receive_one()) return;
   }
+}
+
+bool ZmqSource::receive_one() {
+  if (!socket_.recv(id_, zmq::recv_flags::dontwait)) return false;
+  // The parts of a message arrive together: once the first is here, so are the others.
+  std::size_t parts = 1;
+  if (id_.more()) {
+    (void)socket_.recv(payload_);
+    ++parts;
+    for (bool more = payload_.more(); more; more = extra_.more()) {
+      (void)socket_.recv(extra_);
+      ++parts;
+    }
+  }
+  if (parts != 2) {
+    hub_.offer_rejected(id_.to_string_view(), RejectReason::wrong_part_count,
+                        "expected 2 frames [stream id][payload], got " + std::to_string(parts));
+    return true;
+  }
+  hub_.offer_message(
+      source_, id_.to_string_view(),
+      std::span<const std::byte>(static_cast<const std::byte*>(payload_.data()), payload_.size()));
+  return true;
 }
 
 }  // namespace warpwatch::stream

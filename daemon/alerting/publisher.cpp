@@ -50,6 +50,11 @@ void Publisher::start() {
   endpoint_ = socket_.get(zmq::sockopt::last_endpoint);
 }
 
+void Publisher::set_linger(std::chrono::milliseconds linger) {
+  options_.linger = linger;
+  socket_.set(zmq::sockopt::linger, static_cast<int>(linger.count()));
+}
+
 PublisherCounters Publisher::counters() const {
   PublisherCounters out{published_.load(std::memory_order_relaxed),
                         dropped_.load(std::memory_order_relaxed),

@@ -122,8 +122,8 @@ int run_daemon(int argc, const char* const* argv, std::ostream& out, std::ostrea
     const PipelineSummary s = pipeline->shutdown();
     log->info(
         "stopped: {} samples in {} batches, {} matches, {} events ({} published, {} dropped), {} "
-        "rejected inputs",
-        s.samples, s.batches, s.matches, s.events, s.published, s.dropped, s.rejected);
+        "rejected inputs, {} accepted samples not matched within the grace",
+        s.samples, s.batches, s.matches, s.events, s.published, s.dropped, s.rejected, s.unmatched);
   } catch (const kernels::DeviceLost& e) {
     log->critical(
         "the CUDA device is lost: {}; exiting with status {} without draining (the device's "

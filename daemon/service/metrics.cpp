@@ -1,5 +1,9 @@
 #include "warpwatch/service/metrics.hpp"
 
+#include <unistd.h>
+
+#include <fstream>
+
 #include <prometheus/metric_family.h>
 #include <prometheus/text_serializer.h>
 
@@ -77,6 +81,33 @@ void ingest_families(Families& f, const stream::RegistrySnapshot& in) {
               {{"stream", s.stream->id}, {"reason", std::string(stream::to_string(reason))}});
 }
 
+void backlog_families(Families& f, const stream::Backlog& b, const MemoryReading& memory) {
+  f.gauge("ingest_backlog_samples", "Samples accepted and waiting to be matched").add(d(b.samples));
+  f.gauge("ingest_backlog_bytes", "The same, as accounted against limits.queue_bytes")
+      .add(d(b.bytes));
+  f.gauge("ingest_backlog_oldest_age_seconds",
+          "Time the oldest waiting sample has waited; 0 when none waits")
+      .add(b.oldest_age_seconds);
+  f.gauge("ingest_backlog_streams", "Streams with samples waiting").add(d(b.streams));
+  f.gauge("ingest_queue_limit_bytes", "The ingest queue's limits")
+      .add(d(b.limits.total_bytes), {{"scope", "total"}})
+      .add(d(b.limits.stream_bytes), {{"scope", "stream"}});
+  f.gauge("source_backlog_samples", "Samples waiting to be matched, per source");
+  for (const auto& s : b.sources) f.add(d(s.samples), {{"source", s.name}});
+  f.gauge("source_backlog_oldest_age_seconds", "Age of the oldest waiting sample, per source");
+  for (const auto& s : b.sources) f.add(s.oldest_age_seconds, {{"source", s.name}});
+  f.gauge("source_waiting", "1 while the source waits for room in the queue (backpressure)");
+  for (const auto& s : b.sources) f.add(s.waiting ? 1.0 : 0.0, {{"source", s.name}});
+  f.counter("source_waits_total", "Times the source had to wait for room in the queue");
+  for (const auto& s : b.sources) f.add(d(s.waits), {{"source", s.name}});
+  f.counter("source_dropped_samples_total",
+            "Samples a source that cannot push back dropped at a full queue (queue_full)");
+  for (const auto& s : b.sources) f.add(d(s.dropped_samples), {{"source", s.name}});
+  f.gauge("resident_memory_bytes", "Resident memory of the daemon (/proc/self/statm)")
+      .add(d(memory.resident_bytes));
+  f.gauge("memory_budget_bytes", "limits.memory_budget_bytes").add(d(memory.budget_bytes));
+}
+
 void pipeline_families(Families& f, const PipelineStats& p) {
   f.counter("batches_total", "Batches matched").add(d(p.batches));
   f.counter("batch_samples_total", "Samples matched").add(d(p.samples));
@@ -116,6 +147,13 @@ void publisher_families(Families& f, const alerting::PublisherCounters& c) {
 
 }  // namespace
 
+std::uint64_t resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::uint64_t size = 0, resident = 0;
+  if (!(statm >> size >> resident)) return 0;
+  return resident * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+}
+
 std::string render_metrics(const MetricsSnapshot& snapshot) {
   Families f;
   f.gauge("info", "Always 1; the labels name the daemon")
@@ -123,6 +161,7 @@ std::string render_metrics(const MetricsSnapshot& snapshot) {
                  {"backend", snapshot.backend},
                  {"version", snapshot.version}});
   ingest_families(f, snapshot.ingest);
+  backlog_families(f, snapshot.backlog, snapshot.memory);
   pipeline_families(f, snapshot.pipeline);
   publisher_families(f, snapshot.publisher);
   return prometheus::TextSerializer().Serialize(f.take());

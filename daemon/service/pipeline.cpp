@@ -65,7 +65,9 @@ Pipeline::Pipeline(config::DaemonConfig config, Logger log)
         log_->warn("rejected input on stream '{}': {}{}{}", stream, stream::to_string(reason),
                    detail.empty() ? "" : ": ", detail);
       });
-  hub_ = std::make_unique<stream::IngestHub>(*registry_, config_.max_message_bytes);
+  hub_ = std::make_unique<stream::IngestHub>(
+      *registry_, stream::QueueLimits{config_.max_message_bytes, config_.queue_bytes,
+                                      config_.stream_queue_bytes});
 
   std::string why;
   const kernels::Backend backend = kernels::resolve_backend(config_.backend, &why);
@@ -94,7 +96,10 @@ Pipeline::Pipeline(config::DaemonConfig config, Logger log)
     const auto kind = source.kind == Kind::sub ? stream::ZmqSourceOptions::Kind::sub
                                                : stream::ZmqSourceOptions::Kind::pull;
     auto zmq_source = std::make_unique<stream::ZmqSource>(
-        context_, stream::ZmqSourceOptions{kind, source.endpoint, source.topic}, *hub_);
+        context_,
+        stream::ZmqSourceOptions{kind, source.endpoint, source.topic, config_.max_message_bytes,
+                                 config_.receive_high_water_mark},
+        *hub_);
     ingest_endpoints_.push_back(zmq_source->endpoint());
     sources_.push_back(std::move(zmq_source));
   }
@@ -163,9 +168,14 @@ PipelineStats Pipeline::stats() const {
 }
 
 MetricsSnapshot Pipeline::metrics_snapshot() const {
-  return {
-      instance_, backend_name(), WARPWATCH_VERSION, registry_->snapshot(), publisher_->counters(),
-      stats()};
+  return {instance_,
+          backend_name(),
+          WARPWATCH_VERSION,
+          registry_->snapshot(),
+          hub_->backlog(),
+          MemoryReading{resident_bytes(), config_.memory_budget_bytes},
+          publisher_->counters(),
+          stats()};
 }
 
 std::optional<std::string> Pipeline::unhealthy() const {
@@ -179,7 +189,7 @@ std::optional<std::string> Pipeline::unhealthy() const {
 }
 
 void Pipeline::run_batch() {
-  process(hub_->take());
+  process(hub_->take(config_.batch_samples));
 }
 
 void Pipeline::process(stream::IngestBatch batch) {
@@ -227,14 +237,33 @@ bool Pipeline::replays_done() const {
 
 PipelineSummary Pipeline::shutdown() {
   if (stopped_) return summary();
+  const auto began = std::chrono::steady_clock::now();
+  const auto deadline = began + config_.drain_grace;
   running_ = false;  // /healthz says so from here on
   stopped_ = true;
-  // Stop ingestion first, then drain what was accepted (fluent-bit's order).
+  // Stop ingestion first, then drain what was accepted for the grace period (fluent-bit's
+  // order). A source takes what its socket holds while the queue has room, no more.
   hub_->notify();
   for (auto& source : sources_) source->stop();
-  run_batch();
+  // Match in bounded rounds while the grace lasts; a round begun before the deadline
+  // runs to its end.
+  while (hub_->queued_samples() > 0 && std::chrono::steady_clock::now() < deadline) run_batch();
+  const stream::IngestBatch left = hub_->take_all();
+  if (left.samples > 0) {
+    const std::lock_guard lock(stats_mu_);
+    stats_.unmatched_at_shutdown += left.samples;
+    log_->warn(
+        "shutdown: {} accepted samples of {} streams were not matched within "
+        "shutdown.drain_grace_ms ({} ms); their matches are lost",
+        left.samples, left.streams.size(), config_.drain_grace.count());
+  }
+  // Pending candidates of what was matched are final (SPEC.md 3.1).
   publish(matcher_->flush(), *rules_);
   refresh_stats();
+  // Queued events get what is left of the grace to reach subscribers, no more.
+  const auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(
+      deadline - std::chrono::steady_clock::now());
+  publisher_->set_linger(std::max(remaining, std::chrono::milliseconds(0)));
   return summary();
 }
 
@@ -254,7 +283,8 @@ PipelineSummary Pipeline::summary() const {
           s.events,
           counters.published,
           counters.dropped,
-          registry_->snapshot().rejected.total()};
+          registry_->snapshot().rejected.total(),
+          s.unmatched_at_shutdown};
 }
 
 }  // namespace warpwatch::service

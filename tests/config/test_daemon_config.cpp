@@ -167,6 +167,13 @@ const ErrorCase error_cases[] = {
      12, "duplicate pull endpoint 'tcp://*:5555'"},
     {"pull_on_publish_endpoint", "ingest:\n  - {pull: 'tcp://127.0.0.1:5556'}\n", 2, 12,
      "is also 'publish.endpoint'"},
+    // limits that do not fit the memory budget
+    {"queue_over_budget", "limits:\n  memory_budget_bytes: 67108864\n  queue_bytes: 67108864\n", 1,
+     1,
+     "the ingest limits do not fit in limits.memory_budget_bytes (67108864): queue_bytes "
+     "67108864 + receive_hwm 8 x max_message_bytes 1048576 = 75497472"},
+    {"stream_queue_over_queue", "limits: {queue_bytes: 1000, stream_queue_bytes: 2000}\n", 1, 1,
+     "limits.stream_queue_bytes (2000) is larger than limits.queue_bytes (1000)"},
 };
 
 class DaemonConfigError : public ::testing::TestWithParam<ErrorCase> {};
@@ -227,7 +234,16 @@ TEST(DaemonConfig, EmptyFileGivesTheDefaultsAndTheImplicitRule) {
   EXPECT_EQ(c.instance, "warpwatch");
   EXPECT_EQ(c.backend, warpwatch::kernels::Backend::automatic);
   EXPECT_EQ(c.tick.count(), 10);
-  EXPECT_EQ(c.batch_samples, 4096u);
+  EXPECT_EQ(c.batch_samples, 65536u);
+  // The ingest limits, derived from the default budget of 1 GiB, are the struct's defaults.
+  const DaemonConfig defaults;
+  EXPECT_EQ(c.memory_budget_bytes, std::size_t{1} << 30);
+  EXPECT_EQ(c.queue_bytes, std::size_t{256} << 20);
+  EXPECT_EQ(c.stream_queue_bytes, std::size_t{16} << 20);
+  EXPECT_EQ(c.receive_high_water_mark, 128);
+  EXPECT_EQ(c.queue_bytes, defaults.queue_bytes);
+  EXPECT_EQ(c.stream_queue_bytes, defaults.stream_queue_bytes);
+  EXPECT_EQ(c.receive_high_water_mark, defaults.receive_high_water_mark);
   EXPECT_TRUE(c.ingest.empty());
   EXPECT_TRUE(c.live.streams.empty());
   EXPECT_TRUE(c.live.libraries.empty());
@@ -240,6 +256,25 @@ TEST(DaemonConfig, EmptyFileGivesTheDefaultsAndTheImplicitRule) {
   EXPECT_EQ(c.live.rules[0].severity, Severity::info);
   EXPECT_EQ(c.publish_endpoint, "tcp://127.0.0.1:5556");
   EXPECT_FALSE(c.events_file);
+}
+
+TEST(DaemonConfig, LimitsDeriveFromTheBudgetUnlessSet) {
+  const fs::path dir = test_dir();
+  const DaemonConfig derived = load_daemon_config(
+      write_file(dir / "derived.yaml",
+                 "limits: {memory_budget_bytes: 268435456, max_message_bytes: 65536}\n"));
+  EXPECT_EQ(derived.queue_bytes, std::size_t{64} << 20);
+  EXPECT_EQ(derived.stream_queue_bytes, std::size_t{4} << 20);
+  EXPECT_EQ(derived.receive_high_water_mark, 512);  // 32 MiB of 64 KiB messages
+  const DaemonConfig set = load_daemon_config(
+      write_file(dir / "set.yaml",
+                 "limits: {queue_bytes: 1000000, stream_queue_bytes: 1000, receive_hwm: 7}\n"));
+  EXPECT_EQ(set.queue_bytes, 1000000u);
+  EXPECT_EQ(set.stream_queue_bytes, 1000u);
+  EXPECT_EQ(set.receive_high_water_mark, 7);
+  const DaemonConfig capped =
+      load_daemon_config(write_file(dir / "capped.yaml", "limits: {max_message_bytes: 64}\n"));
+  EXPECT_EQ(capped.receive_high_water_mark, 1000) << "at most 1000 messages per producer";
 }
 
 TEST(DaemonConfig, WildcardPortsNeverClash) {

@@ -168,7 +168,9 @@ TEST(Frame, MalformedHeaders) {
   expect_malformed(f, "unsupported frame version 2");
   f = good;
   f[0] = std::byte{'X'};  // no magic, and NUL bytes: not text either
-  expect_malformed(f, "bad magic");
+  const DecodeError unknown = whole_error(f);
+  EXPECT_EQ(unknown.reason, RejectReason::unknown_payload);
+  EXPECT_NE(unknown.detail.find("not a binary frame"), std::string::npos) << unknown.detail;
   f = good;
   f[4] = std::byte{0x02};
   expect_malformed(f, "unknown flag bits in flags byte 2");
@@ -232,7 +234,7 @@ TEST(Frame, NonFiniteValuesAreDecodedNotRejected) {
   EXPECT_EQ(t.samples.values[2], -inf);
 }
 
-TEST(Frame, TextKeepsGoodLinesAndReportsEachBadOne) {
+TEST(Frame, TextKeepsGoodLinesAndCountsTheBadOnesPerReason) {
   const std::string text =
       "1000,1.5,2\r\n"            // 1 good (CRLF)
       "\n"                        // 2 blank
@@ -258,20 +260,30 @@ TEST(Frame, TextKeepsGoodLinesAndReportsEachBadOne) {
   EXPECT_EQ(d.samples.values[6], 0.f);
   EXPECT_EQ(d.samples.values[7], -2.5e-3f);
 
-  const std::vector<std::pair<RejectReason, std::string>> want = {
-      {RejectReason::malformed_frame, "line 3: value 'abc' is not a float32"},
-      {RejectReason::wrong_dims, "line 4: 1 values, expected 2"},
-      {RejectReason::malformed_frame, "line 5: timestamp 'x' is not a decimal int64"},
-      {RejectReason::malformed_frame, "line 8: no values in '1004' (expected t_ns,v1[,v2...])"},
-      {RejectReason::malformed_frame, "line 9: value '' is not a float32"},
-      {RejectReason::malformed_frame, "line 11: value '1e39' is not a float32"},
-      {RejectReason::malformed_frame,
-       "line 13: timestamp '9223372036854775808' is not a decimal int64"},
+  // One entry per reason, in the order they first occur: the count, and the first line.
+  ASSERT_EQ(d.line_errors.size(), 2u);
+  EXPECT_EQ(d.line_errors[0].reason, RejectReason::malformed_frame);
+  EXPECT_EQ(d.line_errors[0].count, 6u);
+  EXPECT_EQ(d.line_errors[0].first, "line 3: value 'abc' is not a float32");
+  EXPECT_EQ(d.line_errors[1].reason, RejectReason::wrong_dims);
+  EXPECT_EQ(d.line_errors[1].count, 1u);
+  EXPECT_EQ(d.line_errors[1].first, "line 4: 1 values, expected 2");
+
+  // Each bad line's description, as the first of its payload (line numbers from 1).
+  const std::vector<std::pair<std::string, std::string>> lines = {
+      {"1001,abc,2", "line 1: value 'abc' is not a float32"},
+      {"x,1,2", "line 1: timestamp 'x' is not a decimal int64"},
+      {"1004", "line 1: no values in '1004' (expected t_ns,v1[,v2...])"},
+      {"1005,,1", "line 1: value '' is not a float32"},
+      {"1007,1e39,0", "line 1: value '1e39' is not a float32"},
+      {"9223372036854775808,1,1", "line 1: timestamp '9223372036854775808' is not a decimal int64"},
   };
-  ASSERT_EQ(d.line_errors.size(), want.size());
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    EXPECT_EQ(d.line_errors[i].reason, want[i].first) << i;
-    EXPECT_EQ(d.line_errors[i].detail, want[i].second);
+  for (const auto& [line, detail] : lines) {
+    const Decoded one = decoded(bytes_of(line), 2);
+    ASSERT_EQ(one.line_errors.size(), 1u) << line;
+    EXPECT_EQ(one.line_errors[0].reason, RejectReason::malformed_frame) << line;
+    EXPECT_EQ(one.line_errors[0].count, 1u);
+    EXPECT_EQ(one.line_errors[0].first, detail);
   }
 }
 
@@ -280,20 +292,21 @@ TEST(Frame, TextDimsComeFromTheHintOrTheFirstGoodLine) {
   const Decoded first = decoded(bytes_of(text));  // the first line sets dims 2
   EXPECT_EQ(first.samples, (Samples{2, {1, 3}, {5, 6, 8, 9}}));
   ASSERT_EQ(first.line_errors.size(), 1u);
-  EXPECT_EQ(first.line_errors[0].detail, "line 2: 1 values, expected 2");
+  EXPECT_EQ(first.line_errors[0].first, "line 2: 1 values, expected 2");
 
   const Decoded hinted = decoded(bytes_of(text), 1);  // the stream has dims 1
   EXPECT_EQ(hinted.samples, (Samples{1, {2}, {7}}));
-  ASSERT_EQ(hinted.line_errors.size(), 2u);
+  ASSERT_EQ(hinted.line_errors.size(), 1u);
   EXPECT_EQ(hinted.line_errors[0].reason, RejectReason::wrong_dims);
-  EXPECT_EQ(hinted.line_errors[1].detail, "line 3: 2 values, expected 1");
+  EXPECT_EQ(hinted.line_errors[0].count, 2u);
+  EXPECT_EQ(hinted.line_errors[0].first, "line 1: 2 values, expected 1");
 
   std::string wide = "7";
   for (int k = 0; k < 65; ++k) wide.append(",1");
   const Decoded too_wide = decoded(bytes_of(wide));
   EXPECT_EQ(too_wide.samples.size(), 0u);
   ASSERT_EQ(too_wide.line_errors.size(), 1u);
-  EXPECT_EQ(too_wide.line_errors[0].detail, "line 1: more than 64 values");
+  EXPECT_EQ(too_wide.line_errors[0].first, "line 1: more than 64 values");
 }
 
 TEST(Frame, TextWithoutSamples) {
@@ -306,11 +319,11 @@ TEST(Frame, TextWithoutSamples) {
   // "WW" is not the magic: it is a (bad) text line.
   const Decoded ww = decoded(bytes_of("WW"));
   ASSERT_EQ(ww.line_errors.size(), 1u);
-  EXPECT_EQ(ww.line_errors[0].detail, "line 1: no values in 'WW' (expected t_ns,v1[,v2...])");
+  EXPECT_EQ(ww.line_errors[0].first, "line 1: no values in 'WW' (expected t_ns,v1[,v2...])");
   // Control bytes in a bad field are escaped in the detail.
   const Decoded ctl = decoded(bytes_of("1,\x01x\n"));
   ASSERT_EQ(ctl.line_errors.size(), 1u);
-  EXPECT_EQ(ctl.line_errors[0].detail, "line 1: value '\\x01x' is not a float32");
+  EXPECT_EQ(ctl.line_errors[0].first, "line 1: value '\\x01x' is not a float32");
 }
 
 // Damaged frames and random bytes: decoding never crashes, and whatever it returns keeps
@@ -334,7 +347,7 @@ TEST(Frame, DamagedPayloadsNeverBreakTheInvariant) {
     const auto r = decode_payload(p, rng() % 3);
     if (const auto* d = std::get_if<Decoded>(&r)) {
       ASSERT_EQ(d->samples.values.size(), d->samples.size() * d->samples.dims);
-      lines += static_cast<int>(d->line_errors.size());
+      for (const auto& e : d->line_errors) lines += static_cast<int>(e.count);
     } else {
       ++whole;
     }
@@ -353,6 +366,10 @@ TEST(Frame, RejectReasonNames) {
   EXPECT_EQ(to_string(R::oversized_message), "oversized_message");
   EXPECT_EQ(to_string(R::invalid_stream_id), "invalid_stream_id");
   EXPECT_EQ(to_string(R::too_many_streams), "too_many_streams");
+  EXPECT_EQ(to_string(R::wrong_part_count), "wrong_part_count");
+  EXPECT_EQ(to_string(R::unknown_payload), "unknown_payload");
+  EXPECT_EQ(to_string(R::empty_payload), "empty_payload");
+  EXPECT_EQ(to_string(R::queue_full), "queue_full");
   for (std::size_t i = 0; i < warpwatch::stream::all_reject_reasons.size(); ++i) {
     EXPECT_EQ(static_cast<std::size_t>(warpwatch::stream::all_reject_reasons[i]), i);
   }

@@ -37,7 +37,7 @@ std::size_t take_until(IngestHub& hub, std::size_t want, IngestBatch* last = nul
   const auto deadline = std::chrono::steady_clock::now() + 5s;
   while (got < want && std::chrono::steady_clock::now() < deadline) {
     hub.wait(want - got, std::chrono::steady_clock::now() + 20ms);
-    IngestBatch b = hub.take();
+    IngestBatch b = hub.take_all();
     got += b.samples;
     if (last && b.samples) *last = std::move(b);
   }
@@ -62,7 +62,7 @@ class ZmqSourceTest : public ::testing::Test {
   }
 
   StreamRegistry registry{{{"s", 1, 10}}};
-  IngestHub hub{registry, 1 << 20};
+  IngestHub hub{registry, QueueLimits{}};
   zmq::context_t context;
   ZmqSource source;
   zmq::socket_t push{context, zmq::socket_type::push};
@@ -70,9 +70,9 @@ class ZmqSourceTest : public ::testing::Test {
 
 TEST(Sources, HubQueuesTheRegistrysStreamDef) {
   StreamRegistry registry({{"s", 1, 10}});
-  IngestHub hub(registry, 1 << 20);
-  hub.offer_samples("s", ramp(3));
-  const IngestBatch b = hub.take();
+  IngestHub hub(registry, QueueLimits{});
+  hub.offer_samples(hub.add_source("test", Overflow::wait), "s", ramp(3));
+  const IngestBatch b = hub.take_all();
   ASSERT_EQ(b.streams.size(), 1u);
   EXPECT_EQ(b.samples, 3u);
   const Admit admit = registry.admit("s", 1);
@@ -89,10 +89,10 @@ TEST_F(ZmqSourceTest, PullDeliversAndPauseWithholds) {
 
   source.pause();
   std::this_thread::sleep_for(150ms);  // a poll already under way may finish first
-  hub.take();
+  hub.take_all();
   send(push, "s", ramp(5, 200));
   std::this_thread::sleep_for(300ms);  // three poll periods: a running source would have read it
-  EXPECT_EQ(hub.take().samples, 0u) << "a paused source reads nothing";
+  EXPECT_EQ(hub.take_all().samples, 0u) << "a paused source reads nothing";
 
   source.resume();
   IngestBatch last;
@@ -101,14 +101,19 @@ TEST_F(ZmqSourceTest, PullDeliversAndPauseWithholds) {
   EXPECT_EQ(registry.snapshot().accepted_samples, 9u);
 }
 
-TEST_F(ZmqSourceTest, MalformedMessagesAreCountedThroughTheHub) {
+TEST_F(ZmqSourceTest, WrongPartCountsAreCountedThroughTheHub) {
   const std::array<zmq::const_buffer, 3> three = {zmq::str_buffer("s"), zmq::str_buffer("a"),
                                                   zmq::str_buffer("b")};
   zmq::send_multipart(push, three);
+  push.send(zmq::str_buffer("s"));  // one part
   send(push, "s", ramp(2));
   EXPECT_EQ(take_until(hub, 2), 2u);
   source.stop();
-  EXPECT_EQ(registry.snapshot().rejected[RejectReason::malformed_frame], 1u);
+  const RegistrySnapshot snap = registry.snapshot();
+  EXPECT_EQ(snap.rejected[RejectReason::wrong_part_count], 2u);
+  ASSERT_EQ(snap.streams.size(), 1u);
+  EXPECT_EQ(snap.streams[0].rejected[RejectReason::wrong_part_count], 2u)
+      << "counted under the first frame's stream";
 }
 
 TEST_F(ZmqSourceTest, StopDeliversWhatTheSocketHolds) {
@@ -118,12 +123,12 @@ TEST_F(ZmqSourceTest, StopDeliversWhatTheSocketHolds) {
   send(push, "s", ramp(6, 5000));
   std::this_thread::sleep_for(200ms);  // in the socket, not read
   source.stop();
-  EXPECT_EQ(hub.take().samples, 6u) << "stop() drains the socket: accepted input is matched";
+  EXPECT_EQ(hub.take_all().samples, 6u) << "stop() drains the socket: accepted input is matched";
 }
 
 TEST(Sources, ReplaySendsEverythingThenEndsTheStream) {
   StreamRegistry registry({{"r", 1, 10}});
-  IngestHub hub(registry, 1 << 20);
+  IngestHub hub(registry, QueueLimits{});
   ReplaySource replay({"r", ramp(3000), 0.0, "file.csv"}, hub);
   EXPECT_EQ(replay.describe(), "replay file.csv -> r");
   EXPECT_FALSE(replay.finished());
@@ -132,7 +137,7 @@ TEST(Sources, ReplaySendsEverythingThenEndsTheStream) {
   bool ended = false;
   for (int i = 0; i < 500 && !(ended && got == 3000); ++i) {
     hub.wait(3000, std::chrono::steady_clock::now() + 10ms);
-    IngestBatch b = hub.take();
+    IngestBatch b = hub.take_all();
     got += b.samples;
     ended = ended || (b.ended.size() == 1 && b.ended[0] == "r");
   }
@@ -144,17 +149,17 @@ TEST(Sources, ReplaySendsEverythingThenEndsTheStream) {
 
 TEST(Sources, PausedReplayWaitsAndAStoppedOneDoesNotEnd) {
   StreamRegistry registry({{"r", 1, 10}});
-  IngestHub hub(registry, 1 << 20);
+  IngestHub hub(registry, QueueLimits{});
   ReplaySource replay({"r", ramp(1000), 100.0, ""}, hub);  // 1 sample a chunk, 100 a second
   replay.pause();
   replay.start();
   std::this_thread::sleep_for(200ms);
-  EXPECT_EQ(hub.take().samples, 0u) << "paused before its first chunk: nothing sent";
+  EXPECT_EQ(hub.take_all().samples, 0u) << "paused before its first chunk: nothing sent";
   replay.resume();
   EXPECT_GE(take_until(hub, 1), 1u);
   replay.stop();  // long before its 10 s are over
   EXPECT_FALSE(replay.finished());
-  EXPECT_TRUE(hub.take().ended.empty()) << "a replay cut short does not end its stream";
+  EXPECT_TRUE(hub.take_all().ended.empty()) << "a replay cut short does not end its stream";
 }
 
 }  // namespace

@@ -261,7 +261,7 @@ TEST(DaemonE2e, BadFramesAreCountedAndGoodSamplesAllMatched) {
         auto f = stream::encode_frame(m.samples, true);
         f[2] = std::byte{'X'};
         push.send(m.id, f);
-        reject(m.id, stream::RejectReason::malformed_frame);
+        reject(m.id, stream::RejectReason::unknown_payload);
         break;
       }
       case 2: {  // samples at the last accepted timestamps and before: all dropped
@@ -286,10 +286,10 @@ TEST(DaemonE2e, BadFramesAreCountedAndGoodSamplesAllMatched) {
         reject("nosuch.stream", stream::RejectReason::unknown_stream);
         break;
       }
-      case 5: {  // larger than max_message_bytes
+      case 5: {  // larger than max_message_bytes with its id (each part fits: libzmq takes it)
         stream::Samples s;
         s.dims = 1;
-        for (int i = 0; i < 1100; ++i) {
+        for (int i = 0; i < 1017; ++i) {  // 28 + 4 x 1017 = 4096 bytes
           s.times_ns.push_back(m.samples.times_ns.front() + i);
           s.values.push_back(0.0f);
         }
@@ -301,7 +301,7 @@ TEST(DaemonE2e, BadFramesAreCountedAndGoodSamplesAllMatched) {
         const auto f = stream::encode_frame(m.samples, false);
         push.send_parts(
             {m.id, std::string(reinterpret_cast<const char*>(f.data()), f.size()), "extra"});
-        reject(m.id, stream::RejectReason::malformed_frame);
+        reject(m.id, stream::RejectReason::wrong_part_count);
         break;
       }
       default:

@@ -35,7 +35,29 @@ TEST(Metrics, RendersKnownCountersInPrometheusTextFormat) {
   s.pipeline.last_batch_seconds = 0.25;
   s.pipeline.rules = {{"hot", {5, 1, 2}}};
   s.publisher.by_rule["hot"] = {4, 1};
+  s.backlog.samples = 300;
+  s.backlog.bytes = 3600;
+  s.backlog.oldest_age_seconds = 1.5;
+  s.backlog.limits = {1 << 20, 1 << 28, 1 << 24};
+  stream::SourceBacklog sub;
+  sub.name = "sub tcp://127.0.0.1:7000";
+  sub.overflow = stream::Overflow::drop;
+  sub.samples = 300;
+  sub.oldest_age_seconds = 1.5;
+  sub.dropped_samples = 40;
+  s.backlog.sources.push_back(sub);
+  s.memory = {123456789, 1 << 30};
   const auto m = parse_prometheus_text(service::render_metrics(s));
+  EXPECT_EQ(m.at("warpwatch_ingest_backlog_samples"), 300);
+  EXPECT_EQ(m.at("warpwatch_ingest_backlog_bytes"), 3600);
+  EXPECT_EQ(m.at("warpwatch_ingest_backlog_oldest_age_seconds"), 1.5);
+  EXPECT_EQ(m.at(R"(warpwatch_ingest_queue_limit_bytes{scope="total"})"), 1 << 28);
+  EXPECT_EQ(m.at(R"(warpwatch_source_backlog_samples{source="sub tcp://127.0.0.1:7000"})"), 300);
+  EXPECT_EQ(m.at(R"(warpwatch_source_dropped_samples_total{source="sub tcp://127.0.0.1:7000"})"),
+            40);
+  EXPECT_EQ(m.at(R"(warpwatch_source_waiting{source="sub tcp://127.0.0.1:7000"})"), 0);
+  EXPECT_EQ(m.at("warpwatch_resident_memory_bytes"), 123456789);
+  EXPECT_EQ(m.at("warpwatch_memory_budget_bytes"), 1 << 30);
   EXPECT_EQ(m.at(R"(warpwatch_info{instance="plant-1",backend="cpu",version="0.1.0"})"), 1);
   EXPECT_EQ(m.at("warpwatch_ingest_messages_total"), 7);
   EXPECT_EQ(m.at(R"(warpwatch_ingest_rejected_total{reason="wrong_dims"})"), 2);
@@ -124,6 +146,11 @@ TEST(Metrics, ScrapeAfterGoodAndBadFramesShowsExactCounters) {
                     WARPWATCH_VERSION_FOR_TESTS + "\"}"),
             1u);
   EXPECT_GE(m.at("warpwatch_last_batch_duration_seconds"), 0);
+  EXPECT_EQ(m.at("warpwatch_ingest_backlog_samples"), 0) << "everything was matched";
+  EXPECT_EQ(m.count(R"(warpwatch_source_waits_total{source="pull )" +
+                    pipeline.ingest_endpoints().at(0) + "\"}"),
+            1u);
+  EXPECT_GT(m.at("warpwatch_resident_memory_bytes"), 1 << 20) << "read from /proc/self/statm";
 
   // Bad input is logged naming the stream and the reason.
   EXPECT_EQ(log.count("rejected input on stream 's-b': non_finite_value"), 1u) << log.joined();

@@ -94,9 +94,18 @@ struct DaemonConfig {
   kernels::Backend backend = kernels::Backend::automatic;
   unsigned cpu_threads = 0;            // 0 = one per hardware thread
   std::chrono::milliseconds tick{10};  // scheduler period
-  std::size_t batch_samples = 4096;    // a batch is cut early once this many wait
+  std::size_t batch_samples = 65536;   // a batch is cut early once this many wait, and
+                                       // takes at most this many
   std::vector<IngestSource> ingest;
   std::size_t max_message_bytes = 1 << 20;  // larger messages are rejected and counted
+  // Ingest memory (README.md, "Backpressure and limits"). The file's 0 means "derived
+  // from the budget", which load_daemon_config resolves (resolve_limits); the defaults
+  // here are those derived values for the default budget and message size.
+  std::size_t memory_budget_bytes = std::size_t{1} << 30;
+  std::size_t queue_bytes = memory_budget_bytes / 4;  // all streams' queued samples
+  std::size_t stream_queue_bytes = queue_bytes / 16;  // one stream's
+  int receive_high_water_mark = 128;                  // ZMQ_RCVHWM: budget / 8 / max_message_bytes
+
   std::string publish_endpoint = "tcp://127.0.0.1:5556";  // ZeroMQ PUB bind
   int send_high_water_mark = 10000;        // messages queued per subscriber before drops
   std::optional<std::string> events_file;  // JSON lines, appended
@@ -111,6 +120,10 @@ struct DaemonConfig {
 // changes wait for a restart.
 std::vector<std::string> startup_options_changed(const DaemonConfig& running,
                                                  const DaemonConfig& next);
+
+// Fills in the limits left 0 (derived from the memory budget) and checks that they fit
+// in it; throws ConfigError at `where` when they do not. load_daemon_config calls it.
+void resolve_limits(DaemonConfig& config, const SourceLocation& where);
 
 // Reads and validates the whole file; every error is a ConfigError naming
 // file:line:column. Pattern files are resolved relative to the config file's folder.

@@ -27,13 +27,19 @@ enum class RejectReason {
   oversized_message,         // larger than the configured message limit
   invalid_stream_id,         // not 1..255 bytes of UTF-8 without NUL or whitespace
   too_many_streams,          // auto-creation would exceed its limit
+  wrong_part_count,          // a ZeroMQ message of other than 2 frames [stream id][payload]
+  unknown_payload,           // neither a binary frame ("WWF") nor text (it holds NUL bytes)
+  empty_payload,             // a payload without samples (empty, or blank lines only)
+  queue_full,                // a source that cannot push back overflowed the ingest queue
 };
 
-inline constexpr std::array<RejectReason, 8> all_reject_reasons = {
+inline constexpr std::array<RejectReason, 12> all_reject_reasons = {
     RejectReason::malformed_frame,   RejectReason::unknown_stream,
     RejectReason::wrong_dims,        RejectReason::non_increasing_timestamp,
     RejectReason::non_finite_value,  RejectReason::oversized_message,
     RejectReason::invalid_stream_id, RejectReason::too_many_streams,
+    RejectReason::wrong_part_count,  RejectReason::unknown_payload,
+    RejectReason::empty_payload,     RejectReason::queue_full,
 };
 
 std::string_view to_string(RejectReason reason);
@@ -56,20 +62,31 @@ struct DecodeError {
   std::string detail;
 };
 
+// What was dropped for one reason: how many, and a description of the first one (for the
+// rate-limited log line, which is all that is logged of the rest).
+struct Dropped {
+  RejectReason reason = RejectReason::malformed_frame;
+  std::uint64_t count = 0;
+  std::string first;
+};
+
 // A decoded payload. Binary frames are all-or-nothing, so they never have line errors;
-// a text payload keeps every good line and reports each bad one here. NaN and infinite
-// values are decoded as they are: the validator drops and counts them per sample.
+// a text payload keeps every good line and counts the bad ones per reason here (one
+// entry per reason that occurred, the first bad line described: a payload of garbage
+// costs one counter update per reason, not one per line). NaN and infinite values are
+// decoded as they are: the validator drops and counts them per sample.
 struct Decoded {
   Samples samples;
-  std::vector<DecodeError> line_errors;
+  std::vector<Dropped> line_errors;
 };
 
 // Decodes a payload. It is a binary frame when it starts with "WWF"; otherwise, when it
-// holds a NUL byte, it is rejected whole (a frame with a damaged magic: text never holds
-// NUL); otherwise it is text. `text_dims` (0 = unknown) is the dims that text lines must
-// have, normally the stream's; when 0, the first good line sets it. Lines with another
-// number of values are line errors with reason wrong_dims. A payload without samples
-// (empty, or only blank lines) decodes to empty Samples with dims `text_dims`.
+// holds a NUL byte, it is rejected whole as unknown_payload (not text, which never holds
+// NUL, and not a frame: a damaged magic or another format); otherwise it is text. `text_dims` (0 =
+// unknown) is the dims that text lines must have, normally the stream's; when 0, the first good
+// line sets it. Lines with another number of values are line errors with reason wrong_dims. A
+// payload without samples (empty, or only blank lines) decodes to empty Samples with dims
+// `text_dims`.
 std::variant<Decoded, DecodeError> decode_payload(std::span<const std::byte> payload,
                                                   std::size_t text_dims = 0);
 

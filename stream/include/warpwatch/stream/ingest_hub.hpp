@@ -1,16 +1,28 @@
 // Where every source delivers: decode (frame.hpp), admit (registry.hpp), validate
-// (validator.hpp), then queue the valid samples per stream until the scheduler takes them
-// as one batch. The hub is the only part of ingest that talks to the registry. Ingest
-// threads never wait on matching: take() swaps the queues out under a short lock.
+// (validator.hpp), then queue the valid samples per stream until the scheduler takes
+// them, at most a batch's worth at a time. The hub is the only part of ingest that talks
+// to the registry. Ingest threads never wait on matching: take() moves samples out under
+// a short lock.
+//
+// The queues are bounded (README.md, "Backpressure and limits"): in bytes in total and per
+// stream, a queued sample costing 8 + 4 x dims bytes. When they are full, a source whose
+// transport can push back (ZeroMQ PULL, a replay) waits for room before it reads its next
+// message (wait_for_room), so that the transport's own buffers fill and producers block;
+// a source that cannot push back (ZeroMQ SUB) goes on reading and its messages for a full
+// queue are dropped whole and counted as queue_full (the newest input is dropped, what is
+// queued is kept). A waiting source overshoots the limit by at most the message it was
+// reading, so the queued bytes stay below total_bytes plus one message per source.
 #pragma once
 
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <shared_mutex>
 #include <span>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,23 +47,81 @@ struct IngestBatch {
   std::size_t samples = 0;
 };
 
+struct QueueLimits {
+  std::size_t max_message_bytes = 1 << 20;  // a larger payload is rejected (oversized_message)
+  std::size_t total_bytes = 256 << 20;      // all streams' queued samples
+  std::size_t stream_bytes = 16 << 20;      // one stream's queued samples
+};
+
+// The bytes a queued sample of `dims` components is accounted for.
+constexpr std::size_t queued_sample_bytes(std::size_t dims) {
+  return sizeof(std::int64_t) + sizeof(float) * dims;
+}
+
+// What a source does when the queue is full.
+enum class Overflow {
+  wait,  // waits for room before reading on (its transport pushes back on producers)
+  drop,  // goes on reading; input for a full queue is dropped and counted as queue_full
+};
+
+using SourceId = std::uint32_t;
+
+// One source's share of the backlog, for /metrics.
+struct SourceBacklog {
+  std::string name;  // Source::describe()
+  Overflow overflow = Overflow::wait;
+  std::uint64_t samples = 0;          // queued now, not yet taken for matching
+  std::uint64_t bytes = 0;            // the same, as accounted
+  double oldest_age_seconds = 0.0;    // since the oldest of them was queued; 0 when none
+  bool waiting = false;               // waiting for room now
+  std::uint64_t waits = 0;            // times it had to wait for room
+  std::uint64_t dropped_samples = 0;  // queue_full drops (Overflow::drop)
+  std::uint64_t dropped_messages = 0;
+};
+
+struct Backlog {
+  std::uint64_t samples = 0, bytes = 0;
+  std::size_t streams = 0;  // streams with queued samples
+  double oldest_age_seconds = 0.0;
+  QueueLimits limits;
+  std::vector<SourceBacklog> sources;  // in the order they were added
+};
+
 class IngestHub {
  public:
-  IngestHub(StreamRegistry& registry, std::size_t max_message_bytes);
+  using Clock = std::chrono::steady_clock;
+
+  IngestHub(StreamRegistry& registry, QueueLimits limits);
+
+  // A source that delivers here, for the per-source backlog and its overflow policy.
+  SourceId add_source(std::string name, Overflow overflow);
 
   // A message [stream id][payload] from a socket. Thread-safe.
-  void offer_message(std::string_view id, std::span<const std::byte> payload);
-  // A message that is not [stream id][payload] (e.g. another number of frames): counted
-  // as malformed under `id` (the first frame, or "") with `detail`. Thread-safe.
-  void offer_malformed(std::string_view id, std::string_view detail);
+  void offer_message(SourceId source, std::string_view id, std::span<const std::byte> payload);
+  // An input that is not a message of [stream id][payload]: counted under `reason` for
+  // `id` (the first frame, or "") with `detail`. Thread-safe.
+  void offer_rejected(std::string_view id, RejectReason reason, std::string_view detail);
   // Samples that need no decoding (the replay source). Thread-safe.
-  void offer_samples(std::string_view id, const Samples& samples);
+  void offer_samples(SourceId source, std::string_view id, const Samples& samples);
   // The stream's input is finite and has ended: its pending match candidates are to be
   // reported once its last samples are matched (SPEC.md 3.1).
   void end_stream(std::string_view id);
 
-  // Everything queued since the last take().
-  IngestBatch take();
+  // For Overflow::wait sources, before reading the next message: true at once while there
+  // is room; otherwise waits until there is, `deadline` passes (false) or `stop` is
+  // requested (false).
+  bool wait_for_room(SourceId source, const std::stop_token& stop, Clock::time_point deadline);
+  bool has_room() const;
+
+  // Takes at most `max_samples` queued samples (at least one per stream taken), spread
+  // fairly over the streams that have some: each gets an equal share, what a stream does
+  // not use goes to the others, and the streams served first rotate from one call to the
+  // next so that none waits behind the others under overload. Also every ended stream
+  // whose samples are all taken.
+  IngestBatch take(std::size_t max_samples);
+  // Everything queued (shutdown and reload use it).
+  IngestBatch take_all();
+  std::size_t queued_samples() const;
 
   // A configuration reload's new stream declarations (StreamRegistry::redeclare), applied
   // between two messages: none is admitted under the old declarations and queued under
@@ -64,23 +134,56 @@ class IngestHub {
   };
   Redeclared redeclare(const std::vector<StreamDef>& declared, const RegistryOptions& options);
   // Waits until `samples` are queued, a stream ended, or `deadline` passes.
-  void wait(std::size_t samples, std::chrono::steady_clock::time_point deadline);
+  void wait(std::size_t samples, Clock::time_point deadline);
   // Wakes a wait() early (shutdown).
   void notify();
 
+  Backlog backlog() const;
+
  private:
-  void accept(const Samples& samples, const Admit& admit);
+  // A run of queued samples from one source (for the per-source backlog and its age).
+  struct Segment {
+    SourceId source;
+    std::size_t samples;
+    Clock::time_point queued_at;
+  };
+  // One stream's queue; samples before `head` are taken already (compacted lazily, so
+  // that taking a part of a long queue does not copy the rest).
+  struct Queue {
+    StreamRef stream;
+    std::vector<float> values;
+    std::vector<std::int64_t> times_ns;
+    std::size_t head = 0;
+    std::deque<Segment> segments;
+    std::size_t size() const { return times_ns.size() - head; }
+    std::size_t bytes() const { return size() * queued_sample_bytes(stream->dims); }
+  };
+  struct SourceState {
+    SourceBacklog counters;
+  };
+
+  void accept(SourceId source, const Samples& samples, const Admit& admit);
+  // Moves the first `n` samples of `q` into `out` (mu_ held).
+  void take_from(Queue& q, std::size_t n, QueuedSamples& out);
+  bool has_room_locked() const;
+  bool stream_full_locked(std::string_view id) const;
+  void drop(SourceId source, std::string_view id, std::size_t samples);
+  IngestBatch take_locked(std::size_t max_samples);
 
   StreamRegistry& registry_;
-  std::size_t max_message_bytes_;
+  QueueLimits limits_;
   // Shared by every message from admission to queueing, exclusive for redeclare().
   std::shared_mutex declarations_mu_;
-  std::mutex mu_;
-  std::condition_variable cv_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;        // the scheduler: samples queued
+  std::condition_variable_any room_;  // waiting sources: room made
   std::map<std::string, StreamValidator, std::less<>> validators_;
-  std::map<std::string, QueuedSamples, std::less<>> pending_;
+  std::map<std::string, Queue, std::less<>> queues_;  // streams with queued samples only
+  std::string next_first_;  // take(): the stream served first next time (lower bound)
   std::vector<std::string> ended_;
-  std::size_t pending_samples_ = 0;
+  std::vector<SourceState> sources_;
+  std::size_t queued_samples_ = 0, queued_bytes_ = 0;
+  std::size_t streams_full_ = 0;  // queues at or over limits_.stream_bytes
 };
 
 }  // namespace warpwatch::stream

@@ -27,13 +27,14 @@ class ReplaySource final : public ThreadedSource {
   bool finished() const override { return finished_.load(); }
 
  private:
-  // Paced: about 100 chunks a second; unpaced: chunks of 1024 samples. Paused, it waits
-  // (and catches up with its schedule after the resume). Stopped early, it does not end
-  // the stream.
+  // Paced: about 100 chunks a second; unpaced: chunks of 1024 samples. Paused, or while
+  // the hub's queue is full, it waits (and catches up with its schedule after). Stopped early, it
+  // does not end the stream.
   void run(std::stop_token stop) override;
 
   ReplaySourceOptions options_;
   IngestHub& hub_;
+  SourceId source_;
   std::atomic<bool> finished_{false};
 };
 

@@ -33,14 +33,6 @@ struct RejectCounts {
   bool operator==(const RejectCounts&) const = default;
 };
 
-// What one accept() call dropped for one reason: how many, and a description of the
-// first one (for the rate-limited log line).
-struct Dropped {
-  RejectReason reason = RejectReason::malformed_frame;
-  std::uint64_t count = 0;
-  std::string first;
-};
-
 struct Accepted {
   Samples samples;               // the valid samples, in their original order
   std::vector<Dropped> dropped;  // one entry per reason that occurred, in reason order

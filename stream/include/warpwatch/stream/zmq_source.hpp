@@ -1,6 +1,13 @@
 // The ZeroMQ ingest source: a PULL socket that binds or a SUB socket that connects,
 // receiving [stream id][payload] messages (README.md, "Ingest protocol") into the
 // IngestHub on a thread of its own.
+//
+// Limits (README.md, "Backpressure and limits"): ZMQ_MAXMSGSIZE is the message limit, so
+// libzmq disconnects a peer that sends a larger frame before it is read into memory;
+// ZMQ_RCVHWM bounds the messages libzmq queues per connected peer. PULL waits for room in
+// the hub's queue before it reads on (its peers then block at their send high-water mark:
+// backpressure); SUB cannot push back (PUB drops for slow subscribers), so it reads on
+// and the hub drops and counts what a full queue cannot take (Overflow::drop).
 #pragma once
 
 #include <zmq.hpp>
@@ -17,12 +24,15 @@ struct ZmqSourceOptions {
   Kind kind = Kind::pull;
   std::string endpoint;  // e.g. tcp://127.0.0.1:5555; pull binds, sub connects
   std::string topic;     // sub: subscription prefix of stream ids ("" = everything)
+  std::size_t max_message_bytes = 1 << 20;  // ZMQ_MAXMSGSIZE
+  int receive_high_water_mark = 1000;       // ZMQ_RCVHWM, messages per peer
 };
 
 class ZmqSource final : public ThreadedSource {
  public:
   // Binds (pull) or connects (sub) now, so that a bad endpoint fails at start-up with a
-  // std::runtime_error naming it. `context` must outlive the source.
+  // std::runtime_error naming it, and registers with the hub. `context` must outlive the
+  // source.
   ZmqSource(zmq::context_t& context, const ZmqSourceOptions& options, IngestHub& hub);
   ~ZmqSource() override;
 
@@ -31,16 +41,24 @@ class ZmqSource final : public ThreadedSource {
   const std::string& endpoint() const { return endpoint_; }
 
  private:
-  // Receives until the stop, polling every 100 ms; paused, it does not read (the socket's
-  // receive high-water mark then pushes back). At the stop it takes what is queued.
+  // Receives until the stop, polling every 100 ms; paused, or (pull) while the hub's
+  // queue is full, it does not read. At the stop it takes what the socket holds while
+  // the queue has room; the rest is left unread (never accepted, so never counted).
   void run(std::stop_token stop) override;
-  // The messages queued now, without waiting: at most max_messages (0 = all).
+  // Reads the messages queued now, without waiting: at most max_messages (0 = all), and
+  // (pull) only while the hub has room.
   void drain(std::size_t max_messages);
+  // One message, frame by frame: a message of other than 2 frames is counted as
+  // wrong_part_count, and frames after the second are read and discarded, not kept.
+  // False when none was waiting.
+  bool receive_one();
 
   ZmqSourceOptions options_;
   zmq::socket_t socket_;
   IngestHub& hub_;
   std::string endpoint_;
+  SourceId source_ = 0;
+  zmq::message_t id_, payload_, extra_;
 };
 
 }  // namespace warpwatch::stream

@@ -74,6 +74,10 @@ class Publisher {
   // appends the batch to the events file. Never blocks on subscribers.
   void publish(std::span<Event> events);
 
+  // How long closing the socket may wait for queued events to leave (ZMQ_LINGER): the
+  // daemon's shutdown gives them what is left of its grace period.
+  void set_linger(std::chrono::milliseconds linger);
+
   // Sequence number of the last event published (0 before the first).
   std::uint64_t last_sequence() const { return sequence_; }
   PublisherCounters counters() const;

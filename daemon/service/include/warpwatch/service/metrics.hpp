@@ -12,28 +12,41 @@
 #include "warpwatch/alerting/publisher.hpp"
 #include "warpwatch/alerting/rules.hpp"
 #include "warpwatch/kernels/matcher.hpp"
+#include "warpwatch/stream/ingest_hub.hpp"
 #include "warpwatch/stream/registry.hpp"
 
 namespace warpwatch::service {
 
 // The scheduler's side, copied out after every round (Pipeline::stats()).
 struct PipelineStats {
-  std::uint64_t batches = 0;              // batches matched (rounds with new samples)
-  std::uint64_t samples = 0;              // samples matched
-  std::uint64_t matches = 0;              // raw matches, before the rules
-  std::uint64_t events = 0;               // events the rules produced
-  std::uint64_t reloads = 0;              // configuration reloads applied
-  std::uint64_t reloads_refused = 0;      // reloads refused (bad file), running config kept
-  double last_batch_seconds = 0.0;        // matching + rules + publishing of the last batch
-  double batch_seconds = 0.0;             // the same, summed over all batches
-  std::size_t streams = 0, patterns = 0;  // in the Matcher now
+  std::uint64_t batches = 0;                // batches matched (rounds with new samples)
+  std::uint64_t samples = 0;                // samples matched
+  std::uint64_t matches = 0;                // raw matches, before the rules
+  std::uint64_t events = 0;                 // events the rules produced
+  std::uint64_t reloads = 0;                // configuration reloads applied
+  std::uint64_t reloads_refused = 0;        // reloads refused (bad file), running config kept
+  double last_batch_seconds = 0.0;          // matching + rules + publishing of the last batch
+  double batch_seconds = 0.0;               // the same, summed over all batches
+  std::size_t streams = 0, patterns = 0;    // in the Matcher now
+  std::uint64_t unmatched_at_shutdown = 0;  // accepted, not matched within the grace
   kernels::MatcherCounters matcher;
   std::vector<std::pair<std::string, alerting::RuleCounters>> rules;  // in configuration order
 };
 
+// The process' resident memory against the configured budget.
+struct MemoryReading {
+  std::uint64_t resident_bytes = 0;
+  std::uint64_t budget_bytes = 0;
+};
+
+// Resident set size of this process (/proc/self/statm); 0 where it cannot be read.
+std::uint64_t resident_bytes();
+
 struct MetricsSnapshot {
   std::string instance, backend, version;
   stream::RegistrySnapshot ingest;
+  stream::Backlog backlog;
+  MemoryReading memory;
   alerting::PublisherCounters publisher;
   PipelineStats pipeline;
 };

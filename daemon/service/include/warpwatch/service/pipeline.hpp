@@ -28,6 +28,7 @@ namespace warpwatch::service {
 struct PipelineSummary {
   std::uint64_t batches = 0, samples = 0, matches = 0, events = 0;
   std::uint64_t published = 0, dropped = 0, rejected = 0;
+  std::uint64_t unmatched = 0;  // accepted samples the shutdown's grace did not match
 };
 
 class Pipeline {
@@ -39,7 +40,8 @@ class Pipeline {
 
   void start();
   // One scheduler round: waits until a tick passes or a batch is full, then matches and
-  // publishes what arrived.
+  // publishes at most scheduler.batch_samples of what arrived (the rest waits for the
+  // next round, so that a round stays short under overload).
   void step();
   // Re-reads the configuration and applies its LiveConfig as a whole: stream declarations,
   // patterns and rules change in place (unchanged (stream, pattern) pairs keep their state;
@@ -51,8 +53,10 @@ class Pipeline {
   bool reload(const std::string& path);
   // Every replay source has sent its whole file and its samples were matched.
   bool replays_done() const;
-  // Stops ingest, matches what is queued, reports pending candidates (SPEC.md 3.1),
-  // publishes, and returns the totals.
+  // Stops ingest, matches what is queued for at most shutdown.drain_grace_ms (in rounds
+  // of batch_samples; what is left then is counted and logged), reports the pending
+  // candidates of what was matched (SPEC.md 3.1), publishes with what is left of the
+  // grace as the linger, and returns the totals.
   PipelineSummary shutdown();
   // Stops ingest and matches nothing more: for when the Matcher cannot run any more (the
   // CUDA device is lost). What was queued is dropped; the destructor then does nothing.
