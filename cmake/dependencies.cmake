@@ -4,12 +4,11 @@
 find_package(Threads REQUIRED)
 find_package(yaml-cpp REQUIRED)
 find_package(hwy REQUIRED)
-find_package(Boost 1.74 REQUIRED)          # Asio's thread pool (cpu backend)
+find_package(Boost 1.74 REQUIRED)          # Asio (cpu backend's thread pool), Beast (/metrics)
 find_package(CLI11 CONFIG REQUIRED)
 find_package(nlohmann_json 3 REQUIRED)
 find_package(spdlog CONFIG REQUIRED)       # Debian's is built against the system fmt
 find_package(prometheus-cpp CONFIG REQUIRED)
-find_package(civetweb CONFIG REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(libsystemd REQUIRED IMPORTED_TARGET libsystemd)  # sd_notify
 # cppzmq-dev ships a CMake package (target cppzmq, header-only, carrying libzmq); the

@@ -104,7 +104,14 @@ void IngestHub::accept(SourceId source, const Samples& samples, const Admit& adm
     q.values.insert(q.values.end(), accepted.samples.values.begin(), accepted.samples.values.end());
     q.times_ns.insert(q.times_ns.end(), accepted.samples.times_ns.begin(),
                       accepted.samples.times_ns.end());
-    q.segments.push_back({source, n, Clock::now()});
+    // Runs from one source within 10 ms share a segment: the backlog's age is then up
+    // to 10 ms young, and a stream of 1-sample messages costs no segment per sample.
+    const auto now = Clock::now();
+    if (!q.segments.empty() && q.segments.back().source == source &&
+        now - q.segments.back().queued_at < std::chrono::milliseconds(10))
+      q.segments.back().samples += n;
+    else
+      q.segments.push_back({source, n, now});
     const std::size_t bytes = n * queued_sample_bytes(stream.dims);
     queued_samples_ += n;
     queued_bytes_ += bytes;
@@ -152,11 +159,12 @@ void IngestHub::take_from(Queue& q, std::size_t n, QueuedSamples& out) {
   const std::size_t dims = q.stream->dims;
   const bool was_full = q.bytes() >= limits_.stream_bytes;
   out.stream = q.stream;
-  const auto t0 = q.times_ns.begin() + static_cast<std::ptrdiff_t>(q.head);
-  out.times_ns.assign(t0, t0 + static_cast<std::ptrdiff_t>(n));
-  const auto v0 = q.values.begin() + static_cast<std::ptrdiff_t>(q.head * dims);
-  out.values.assign(v0, v0 + static_cast<std::ptrdiff_t>(n * dims));
-  q.head += n;
+  const auto t_end = q.times_ns.begin() + static_cast<std::ptrdiff_t>(n);
+  out.times_ns.assign(q.times_ns.begin(), t_end);
+  q.times_ns.erase(q.times_ns.begin(), t_end);
+  const auto v_end = q.values.begin() + static_cast<std::ptrdiff_t>(n * dims);
+  out.values.assign(q.values.begin(), v_end);
+  q.values.erase(q.values.begin(), v_end);
   // Credit the sources whose samples leave, oldest first.
   for (std::size_t left = n; left > 0;) {
     Segment& s = q.segments.front();
@@ -171,12 +179,6 @@ void IngestHub::take_from(Queue& q, std::size_t n, QueuedSamples& out) {
   queued_samples_ -= n;
   queued_bytes_ -= n * queued_sample_bytes(dims);
   if (was_full && q.bytes() < limits_.stream_bytes) --streams_full_;
-  // Compact once the taken part is the larger one: each sample is moved O(1) times.
-  if (q.head > 0 && q.head >= q.size()) {
-    q.times_ns.erase(q.times_ns.begin(), q.times_ns.begin() + static_cast<std::ptrdiff_t>(q.head));
-    q.values.erase(q.values.begin(), q.values.begin() + static_cast<std::ptrdiff_t>(q.head * dims));
-    q.head = 0;
-  }
 }
 
 IngestBatch IngestHub::take(std::size_t max_samples) {

@@ -1,76 +1,147 @@
 #include "warpwatch/service/metrics_server.hpp"
 
-#include <CivetServer.h>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
 
+#include <chrono>
 #include <stdexcept>
+#include <thread>
 #include <utility>
+#include <vector>
 
 namespace warpwatch::service {
 namespace {
 
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
 // Prometheus' text exposition format, version 0.0.4.
 constexpr const char* metrics_content_type = "text/plain; version=0.0.4; charset=utf-8";
+// A client gets this long to send its request and read the answer: a stalled client
+// holds one connection, never a thread, and never delays the daemon's exit.
+constexpr std::chrono::seconds client_timeout{10};
 
-void respond(mg_connection* connection, int status, const char* content_type,
-             const std::string& body) {
-  mg_response_header_start(connection, status);
-  mg_response_header_add(connection, "Content-Type", content_type, -1);
-  mg_response_header_add(connection, "Content-Length", std::to_string(body.size()).c_str(), -1);
-  mg_response_header_add(connection, "Cache-Control", "no-cache", -1);
-  mg_response_header_send(connection);
-  mg_write(connection, body.data(), body.size());
+// "host:port", "[v6]:port" or ":port" (every address) into an endpoint; the
+// configuration has checked the shape and the port's range.
+tcp::endpoint parse_listen(const std::string& listen) {
+  const std::size_t colon = listen.rfind(':');
+  if (colon == std::string::npos) throw std::runtime_error("expected host:port");
+  std::string host = listen.substr(0, colon);
+  const auto port = static_cast<unsigned short>(std::stoul(listen.substr(colon + 1)));
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
+  if (host.empty() || host == "*") host = "0.0.0.0";
+  if (host == "localhost") host = "127.0.0.1";
+  boost::system::error_code ec;
+  const auto address = asio::ip::make_address(host, ec);
+  if (ec) throw std::runtime_error("'" + host + "' is not an IP address");
+  return {address, port};
 }
 
 }  // namespace
 
-// One GET handler; anything that throws becomes a 500 with the reason, never a dead
-// worker thread.
-class MetricsServer::Handler final : public CivetHandler {
+// One connection: read a request, answer it, close (Connection: close; a scrape every
+// few seconds gains nothing from keep-alive).
+class MetricsServer::Session : public std::enable_shared_from_this<Session> {
  public:
-  using Respond = std::function<void(mg_connection*)>;
-  Handler(Respond respond, const Logger& log) : respond_(std::move(respond)), log_(log) {}
+  Session(tcp::socket socket, MetricsServer& server)
+      : stream_(std::move(socket)), server_(server) {}
 
-  bool handleGet(CivetServer*, mg_connection* connection) override {
-    try {
-      respond_(connection);
-    } catch (const std::exception& e) {
-      log_->error("metrics endpoint: {}", e.what());
-      respond(connection, 500, "text/plain", std::string("error: ") + e.what() + "\n");
-    }
-    return true;
+  void start() {
+    stream_.expires_after(client_timeout);
+    http::async_read(stream_, buffer_, request_,
+                     [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                       if (!ec) self->respond();
+                     });
   }
 
  private:
-  Respond respond_;
-  const Logger& log_;
+  void respond() {
+    response_.version(request_.version());
+    response_.keep_alive(false);
+    response_.set(http::field::cache_control, "no-cache");
+    const std::string target(request_.target());
+    try {
+      if (request_.method() != http::verb::get && request_.method() != http::verb::head) {
+        reply(http::status::method_not_allowed, "text/plain", "only GET\n");
+      } else if (target == "/metrics") {
+        reply(http::status::ok, metrics_content_type, server_.callbacks_.metrics());
+      } else if (target == "/healthz") {
+        const auto why = server_.callbacks_.unhealthy();
+        reply(why ? http::status::service_unavailable : http::status::ok,
+              "text/plain; charset=utf-8", why ? *why + "\n" : "ok\n");
+      } else {
+        reply(http::status::not_found, "text/plain", "not found\n");
+      }
+    } catch (const std::exception& e) {  // a failed callback is a 500, never a dead thread
+      server_.log_->error("metrics endpoint: {}", e.what());
+      reply(http::status::internal_server_error, "text/plain",
+            std::string("error: ") + e.what() + "\n");
+    }
+    if (request_.method() == http::verb::head) response_.body().clear();
+    http::async_write(stream_, response_,
+                      [self = shared_from_this()](beast::error_code, std::size_t) {
+                        beast::error_code ignored;
+                        self->stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+                      });
+  }
+
+  void reply(http::status status, const char* content_type, std::string body) {
+    response_.result(status);
+    response_.set(http::field::content_type, content_type);
+    response_.body() = std::move(body);
+    response_.prepare_payload();
+  }
+
+  beast::tcp_stream stream_;
+  MetricsServer& server_;
+  beast::flat_buffer buffer_;
+  http::request<http::empty_body> request_;
+  http::response<http::string_body> response_;
+};
+
+struct MetricsServer::Io {
+  asio::io_context context;
+  tcp::acceptor acceptor{context};
+  std::vector<std::thread> threads;
 };
 
 MetricsServer::MetricsServer(const std::string& listen, MetricsCallbacks callbacks, Logger log)
-    : callbacks_(std::move(callbacks)), log_(log ? std::move(log) : stderr_logger()) {
-  metrics_handler_ = std::make_unique<Handler>(
-      [this](mg_connection* c) { respond(c, 200, metrics_content_type, callbacks_.metrics()); },
-      log_);
-  health_handler_ = std::make_unique<Handler>(
-      [this](mg_connection* c) {
-        if (const auto why = callbacks_.unhealthy())
-          respond(c, 503, "text/plain; charset=utf-8", *why + "\n");
-        else
-          respond(c, 200, "text/plain; charset=utf-8", "ok\n");
-      },
-      log_);
-  // Two workers: a scrape and a health probe at once; nothing else is served.
-  const std::vector<std::string> options{"listening_ports", listen, "num_threads", "2"};
+    : callbacks_(std::move(callbacks)),
+      log_(log ? std::move(log) : stderr_logger()),
+      io_(std::make_unique<Io>()) {
   try {
-    server_ = std::make_unique<CivetServer>(options);
-  } catch (const CivetException& e) {
+    const tcp::endpoint endpoint = parse_listen(listen);
+    io_->acceptor.open(endpoint.protocol());
+    io_->acceptor.set_option(asio::socket_base::reuse_address(true));
+    io_->acceptor.bind(endpoint);
+    io_->acceptor.listen();
+  } catch (const std::exception& e) {
     throw std::runtime_error("cannot serve metrics on '" + listen + "': " + e.what());
   }
-  server_->addHandler("/metrics", *metrics_handler_);
-  server_->addHandler("/healthz", *health_handler_);
-  const std::vector<int> ports = server_->getListeningPorts();
-  port_ = ports.empty() ? 0 : ports.front();
+  port_ = io_->acceptor.local_endpoint().port();
+  accept();
+  // Two threads: a scrape and a health probe are answered at once.
+  for (int i = 0; i < 2; ++i) io_->threads.emplace_back([this] { io_->context.run(); });
 }
 
-MetricsServer::~MetricsServer() = default;
+MetricsServer::~MetricsServer() {
+  // Stops at once: pending accepts, reads and writes are abandoned with their sockets.
+  io_->context.stop();
+  for (auto& t : io_->threads) t.join();
+}
+
+void MetricsServer::accept() {
+  io_->acceptor.async_accept(asio::make_strand(io_->context),
+                             [this](beast::error_code ec, tcp::socket s) {
+                               if (ec == asio::error::operation_aborted) return;
+                               if (!ec) std::make_shared<Session>(std::move(s), *this)->start();
+                               accept();
+                             });
+}
 
 }  // namespace warpwatch::service

@@ -86,6 +86,17 @@ class DaemonProcess {
   DaemonProcess& operator=(const DaemonProcess&) = delete;
 
   void signal(int number) const { ::kill(pid_, number); }
+  pid_t pid() const { return pid_; }
+
+  // A "Name: value kB" field of /proc/PID/status (VmRSS, VmHWM) in bytes; 0 once the
+  // process is gone or the field is missing.
+  std::uint64_t status_bytes(const std::string& field) const {
+    std::ifstream in("/proc/" + std::to_string(pid_) + "/status");
+    std::string line;
+    while (std::getline(in, line))
+      if (line.rfind(field + ":", 0) == 0) return std::stoull(line.substr(field.size() + 1)) * 1024;
+    return 0;
+  }
 
   // The wait status once the process exited, or nullopt when it still runs at `limit`.
   std::optional<int> wait_exit(std::chrono::milliseconds limit) {

@@ -147,15 +147,15 @@ class IngestHub {
     std::size_t samples;
     Clock::time_point queued_at;
   };
-  // One stream's queue; samples before `head` are taken already (compacted lazily, so
-  // that taking a part of a long queue does not copy the rest).
+  // One stream's queue. Deques: taking from the front frees memory as it goes, and
+  // appending never copies what is queued, so a queue's memory stays close to what it
+  // holds (the budget counts on it; vectors would hold up to 2.5x).
   struct Queue {
     StreamRef stream;
-    std::vector<float> values;
-    std::vector<std::int64_t> times_ns;
-    std::size_t head = 0;
+    std::deque<float> values;
+    std::deque<std::int64_t> times_ns;
     std::deque<Segment> segments;
-    std::size_t size() const { return times_ns.size() - head; }
+    std::size_t size() const { return times_ns.size(); }
     std::size_t bytes() const { return size() * queued_sample_bytes(stream->dims); }
   };
   struct SourceState {

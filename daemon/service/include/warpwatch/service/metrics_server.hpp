@@ -1,9 +1,10 @@
 // The HTTP side of monitoring: GET /metrics (Prometheus text exposition format) and
-// GET /healthz, served by CivetWeb (the HTTP server prometheus-cpp's Exposer wraps;
-// Exposer itself can serve only collectables, not a /healthz that answers 503).
+// GET /healthz, served with Boost.Beast on Asio (two threads of its own). Not CivetWeb,
+// which prometheus-cpp's Exposer wraps: its stop waits out a poll period (1-2 s added to
+// every daemon exit); an io_context stops at once.
 //
 // The server knows nothing about the daemon: it asks its two callbacks on every request,
-// from CivetWeb's worker threads, so they must be thread-safe.
+// from its own threads, so they must be thread-safe.
 #pragma once
 
 #include <functional>
@@ -12,8 +13,6 @@
 #include <string>
 
 #include "warpwatch/service/logging.hpp"
-
-class CivetServer;
 
 namespace warpwatch::service {
 
@@ -24,8 +23,9 @@ struct MetricsCallbacks {
 
 class MetricsServer {
  public:
-  // Listens on `listen` ("host:port"; port 0 picks a free one, see port()). Throws
-  // std::runtime_error naming the address when it cannot listen.
+  // Listens on `listen` ("host:port" with an IP address, "localhost", or "" / "*" for
+  // every address; port 0 picks a free one, see port()). Throws std::runtime_error naming
+  // the address when it cannot listen.
   MetricsServer(const std::string& listen, MetricsCallbacks callbacks, Logger log);
   ~MetricsServer();
   MetricsServer(const MetricsServer&) = delete;
@@ -35,11 +35,13 @@ class MetricsServer {
   int port() const { return port_; }
 
  private:
-  class Handler;
+  class Session;
+  struct Io;  // Asio's io_context, acceptor and threads
+  void accept();
+
   MetricsCallbacks callbacks_;
   Logger log_;
-  std::unique_ptr<Handler> metrics_handler_, health_handler_;
-  std::unique_ptr<CivetServer> server_;  // declared last: stopped before the handlers go
+  std::unique_ptr<Io> io_;
   int port_ = 0;
 };
 
