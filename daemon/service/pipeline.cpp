@@ -68,6 +68,11 @@ Pipeline::Pipeline(config::DaemonConfig config, Logger log)
   hub_ = std::make_unique<stream::IngestHub>(
       *registry_, stream::QueueLimits{config_.max_message_bytes, config_.queue_bytes,
                                       config_.stream_queue_bytes});
+  log_->info(
+      "ingest limits: queue {} bytes ({} per stream), messages of at most {} bytes, {} queued "
+      "per producer in libzmq; memory budget {} bytes",
+      config_.queue_bytes, config_.stream_queue_bytes, config_.max_message_bytes,
+      config_.receive_high_water_mark, config_.memory_budget_bytes);
 
   std::string why;
   const kernels::Backend backend = kernels::resolve_backend(config_.backend, &why);
