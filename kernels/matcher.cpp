@@ -122,8 +122,13 @@ void Matcher::pair_up(StreamState& stream, PatternState& pattern) {
   pair->pattern = &pattern;
   if (!pattern.stream_mode())
     pair->window.emplace(*pattern.def, stream.def->nominal_period_ns, stream.next_index());
-  pattern.pairs.reserve(pattern.pairs.size() + 1);
-  stream.pairs.reserve(stream.pairs.size() + 1);
+  // Room made first, so that registering cannot throw once the backend has the pair;
+  // geometric, so that pairing n streams with a pattern stays O(n).
+  const auto room_for_one = [](auto& v) {
+    if (v.size() == v.capacity()) v.reserve(std::max<std::size_t>(4, 2 * v.capacity()));
+  };
+  room_for_one(pattern.pairs);
+  room_for_one(stream.pairs);
   if (pattern.stream_mode()) on_stream_pair_added(*pair);
   stream.pairs.push_back(pair.get());
   pattern.pairs.push_back(std::move(pair));
@@ -195,6 +200,7 @@ std::vector<RawMatch> Matcher::remove_stream(std::string_view stream_id) {
     std::erase_if(pair->pattern->pairs,
                   [&](const std::unique_ptr<Pair>& p) { return p.get() == pair; });
   }
+  if (stream.changed_since_trim) std::erase(s.trim_streams, &stream);
   s.free_slots.push_back(stream.slot);
   s.streams.erase(it);
   sort_matches(out);
@@ -246,16 +252,42 @@ std::vector<RawMatch> Matcher::remove_pattern(std::string_view pattern_id) {
   return out;
 }
 
+namespace {
+
+// Puts the batch's streams back to "no chunk" when the batch ends, also when the backend
+// throws: between batches every stream has chunk_count 0 and no values, and the next batch
+// touches only its own streams.
+class EndOfBatch {
+ public:
+  explicit EndOfBatch(MatcherState& s) : s_(s) {}
+  ~EndOfBatch() {
+    for (StreamState* stream : s_.active) {
+      stream->chunk_first = stream->next_index();
+      stream->chunk_count = 0;
+      stream->chunk_values = {};
+    }
+    s_.active.clear();
+  }
+  EndOfBatch(const EndOfBatch&) = delete;
+  EndOfBatch& operator=(const EndOfBatch&) = delete;
+
+ private:
+  MatcherState& s_;
+};
+
+}  // namespace
+
 std::vector<RawMatch> Matcher::process(std::span<const StreamChunk> batch) {
   MatcherState& s = *state_;
   // Checks first, so that a bad batch changes nothing.
+  const std::uint64_t serial = ++s.batch_serial;
   std::vector<StreamState*> touched;
   touched.reserve(batch.size());
   for (const StreamChunk& chunk : batch) {
     StreamState& stream = *find_or_fail(s.streams, chunk.stream_id, "stream")->second;
     const std::string& id = stream.def->id;
-    if (std::find(touched.begin(), touched.end(), &stream) != touched.end())
-      fail("stream '" + id + "' appears twice in one batch");
+    if (stream.batch_serial == serial) fail("stream '" + id + "' appears twice in one batch");
+    stream.batch_serial = serial;
     const std::size_t dims = stream.def->dims;
     if (chunk.values.size() != chunk.timestamps_ns.size() * dims)
       fail("stream '" + id + "': chunk has " + std::to_string(chunk.values.size()) +
@@ -263,23 +295,28 @@ std::vector<RawMatch> Matcher::process(std::span<const StreamChunk> batch) {
            std::to_string(dims));
     touched.push_back(&stream);
   }
-  for (auto& [id, stream] : s.streams) {  // no chunk (yet) for anyone
-    stream->chunk_first = stream->next_index();
-    stream->chunk_count = 0;
-    stream->chunk_values = {};
-  }
+  // Every stream is at "no chunk" (chunk_first = its next index); only those with samples
+  // change, and go back when the batch ends.
+  const EndOfBatch end_of_batch(s);
   std::uint64_t samples = 0;
   for (std::size_t k = 0; k < batch.size(); ++k) {
     const StreamChunk& chunk = batch[k];
     StreamState& stream = *touched[k];
+    if (chunk.timestamps_ns.empty()) continue;
     WW_ASSERT(valid_samples(stream, chunk),
               "stream '" + stream.def->id +
                   "': non-finite values or timestamps that do not increase (the "
                   "stream layer validates samples before they are matched)");
+    s.active.push_back(&stream);
+    stream.chunk_first = stream.next_index();
     stream.chunk_count = static_cast<std::uint32_t>(chunk.timestamps_ns.size());
     stream.chunk_values = chunk.values;
     stream.history.append(chunk.values, chunk.timestamps_ns);
     samples += chunk.timestamps_ns.size();
+    if (!stream.changed_since_trim) {
+      stream.changed_since_trim = true;
+      s.trim_streams.push_back(&stream);
+    }
     for (const Pair* pair : stream.pairs)
       if (pair->pattern->stream_mode())
         s.counters.cells += std::uint64_t{stream.chunk_count} * pair->pattern->def->length();
@@ -287,17 +324,16 @@ std::vector<RawMatch> Matcher::process(std::span<const StreamChunk> batch) {
   s.counters.samples += samples;
   s.samples_since_trim += samples;
 
-  // Window mode: the windows that end in each chunk, for the backend to compute.
+  // Window mode: the windows that end in each chunk, for the backend to compute (each pair's
+  // windows are its own: the order of `windows` does not change any result).
   std::size_t n = 0;
-  for (auto& [id, pattern] : s.patterns) {
-    if (pattern->stream_mode()) continue;
-    for (const auto& pair : pattern->pairs) {
-      const StreamState& stream = *pair->stream;
-      if (!stream.chunk_count) continue;
+  for (StreamState* stream : s.active) {
+    for (Pair* pair : stream->pairs) {
+      if (!pair->window) continue;
       if (n == s.windows.size()) s.windows.emplace_back();
       WindowBatch& w = s.windows[n++];
-      w.pair = pair.get();
-      pair->window->ends(stream.chunk_first, stream.chunk_first + stream.chunk_count, w.ends);
+      w.pair = pair;
+      pair->window->ends(stream->chunk_first, stream->chunk_first + stream->chunk_count, w.ends);
       w.distances.assign(w.ends.size(), 0.0);
       w.flat.assign(w.ends.size(), 0);
     }
@@ -318,7 +354,7 @@ std::vector<RawMatch> Matcher::process(std::span<const StreamChunk> batch) {
     for (const auto& o : occurrences) append_window(pair, o, out);
     occurrences.clear();
   }
-  if (s.samples_since_trim >= trim_interval_samples) trim_histories();
+  if (s.samples_since_trim >= trim_interval_samples) trim_histories(false);
   sort_matches(out);
   return out;
 }
@@ -330,25 +366,34 @@ std::vector<RawMatch> Matcher::flush() {
     if (!pattern->stream_mode())
       for (const auto& pair : pattern->pairs)
         if (auto o = pair->window->flush()) append_window(*pair, *o, out);
-  trim_histories();
+  trim_histories(true);
   sort_matches(out);
   return out;
 }
 
-// Keeps, per stream, only the samples a future window or report can still need.
-void Matcher::trim_histories() {
+// Keeps, per stream, only the samples a future window or report can still need. A stream
+// without samples since the last trim is left as it is (all: every stream, as at the end of
+// input): its pairs' state is what it was then, or fresh (a fresh pair needs nothing older
+// than the stream's next sample), so it could at most give back what a removed pair held.
+void Matcher::trim_histories(bool all) {
   MatcherState& s = *state_;
   s.samples_since_trim = 0;
+  if (all) {
+    for (StreamState* stream : s.trim_streams) stream->changed_since_trim = false;
+    s.trim_streams.clear();
+    for (auto& [id, stream] : s.streams) s.trim_streams.push_back(stream.get());
+  }
   s.keep_from.assign(s.slot_count, 0);
-  for (auto& [id, stream] : s.streams) s.keep_from[stream->slot] = stream->next_index();
+  for (StreamState* stream : s.trim_streams) s.keep_from[stream->slot] = stream->next_index();
   lower_to_live_starts(s.keep_from);
-  for (auto& [id, pattern] : s.patterns)
-    if (!pattern->stream_mode())
-      for (const auto& pair : pattern->pairs) {
-        std::uint64_t& keep = s.keep_from[pair->stream->slot];
-        keep = std::min(keep, pair->window->oldest_needed(pair->stream->next_index()));
-      }
-  for (auto& [id, stream] : s.streams) stream->history.forget_before(s.keep_from[stream->slot]);
+  for (StreamState* stream : s.trim_streams) {
+    std::uint64_t& keep = s.keep_from[stream->slot];
+    for (const Pair* pair : stream->pairs)
+      if (pair->window) keep = std::min(keep, pair->window->oldest_needed(stream->next_index()));
+    stream->history.forget_before(keep);
+    stream->changed_since_trim = false;
+  }
+  s.trim_streams.clear();
 }
 
 }  // namespace warpwatch::kernels

@@ -23,11 +23,17 @@ struct StreamState {
   std::uint32_t slot = 0;         // dense row, reused after removal: backends' per-stream tables
   std::vector<Pair*> pairs;       // one per pattern of its dims
   // This batch's chunk (chunk_count 0 and no values: none); its samples are in `history`
-  // already. Set by Matcher::process for every stream, chunk or not.
+  // already. Holds for every stream during a batch, chunk or not: Matcher::process sets it
+  // for the streams with samples (MatcherState::active) and puts them back to "none" after
+  // the batch, so the others are never touched (a batch costs what its chunks hold).
   std::uint64_t chunk_first =
       0;  // index of the chunk's first sample: the next index before the batch
   std::uint32_t chunk_count = 0;
   std::span<const float> chunk_values;
+  // The Matcher's own marks: the serial of the last batch that named the stream (a stream
+  // named twice in one batch is refused), and whether it got samples since the last trim.
+  std::uint64_t batch_serial = 0;
+  bool changed_since_trim = false;
 
   StreamState(StreamRef d, std::uint32_t s) : def(std::move(d)), history(def->dims), slot(s) {}
   std::uint64_t next_index() const { return history.next_index(); }
@@ -37,6 +43,7 @@ struct PatternState {
   PatternRef def;
   float eps = 0.0f;  // stream mode: the threshold as every backend compares D with it
   std::vector<std::unique_ptr<Pair>> pairs;
+  std::uint32_t handle = 0;  // stream mode: the backend's place for the pattern's state
 
   bool stream_mode() const { return def->params.mode == Mode::stream; }
 };
@@ -77,8 +84,16 @@ class MatcherState {
   std::vector<std::uint32_t> free_slots;
   std::uint32_t slot_count = 0;      // every slot ever used is below this
   std::vector<WindowBatch> windows;  // this batch's; reused, so steady batches allocate nothing
+  // During a batch: the streams whose chunk holds samples, in batch order (empty between
+  // batches). Per-batch work follows this list, never every stream or pair.
+  std::vector<StreamState*> active;
+  std::uint64_t batch_serial = 0;  // batches begun so far
   MatcherCounters counters;
   std::uint64_t samples_since_trim = 0;
+  // The streams that got samples since the last trim (changed_since_trim set), in the order
+  // they first did. While trimming: the streams to trim (every stream on a full trim); a
+  // backend's lower_to_live_starts needs to look at these streams' pairs only.
+  std::vector<StreamState*> trim_streams;
   std::vector<std::uint64_t> keep_from;  // by slot, while trimming
 };
 

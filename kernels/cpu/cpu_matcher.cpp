@@ -1,8 +1,10 @@
 // The CPU backend's Matcher: its SIMD state around the Matcher base's bookkeeping. A batch
-// runs every stream-mode lane group and every window-mode pair's windows in parallel
-// (per-worker scratch), then merges the workers' matches.
-#include <map>
+// runs the stream-mode lanes whose stream has samples (in their groups, or gathered into
+// packs: spring_pattern.hpp) and every window-mode pair's windows in parallel (per-worker
+// scratch), then merges the workers' matches. Its cost follows the batch's chunks, not the
+// streams and pairs that exist.
 #include <memory>
+#include <vector>
 
 #include "common/matcher_state.hpp"
 #include "cpu/spring_pattern.hpp"
@@ -21,34 +23,50 @@ class CpuMatcher final : public Matcher {
 
  protected:
   void on_stream_pattern_added(PatternState& pattern) override {
-    springs_.emplace(&pattern, std::make_unique<SpringPattern>(pattern));
+    auto spring = std::make_unique<SpringPattern>(pattern);
+    free_springs_.reserve(springs_.size() + 1);  // so that removing it cannot throw
+    if (free_springs_.empty()) {
+      springs_.push_back(std::move(spring));
+      pattern.handle = static_cast<std::uint32_t>(springs_.size() - 1);
+    } else {
+      pattern.handle = free_springs_.back();
+      free_springs_.pop_back();
+      springs_[pattern.handle] = std::move(spring);
+    }
   }
 
   void on_stream_pattern_removed(PatternState& pattern, std::vector<RawMatch>& out) override {
-    const auto it = springs_.find(&pattern);
-    it->second->flush(out);
-    springs_.erase(it);
+    spring_of(pattern).flush(out);
+    springs_[pattern.handle].reset();
+    free_springs_.push_back(pattern.handle);
   }
 
-  void on_stream_pair_added(Pair& pair) override { springs_.at(pair.pattern)->add_pair(&pair); }
+  void on_stream_pair_added(Pair& pair) override { spring_of(*pair.pattern).add_pair(&pair); }
 
   void on_stream_pair_removed(Pair& pair, std::vector<RawMatch>& out) override {
-    springs_.at(pair.pattern)->remove_pair(&pair, out);
+    spring_of(*pair.pattern).remove_pair(&pair, out);
   }
 
   void run_batch(std::span<WindowBatch> windows, std::vector<RawMatch>& out) override {
-    // One task per stream-mode lane group and per window-mode pair with windows.
+    // The stream-mode pairs with samples, by pattern; one task per group or pack they
+    // make, and one per window-mode pair with windows.
     tasks_.clear();
-    for (auto& [pattern, spring] : springs_)
-      for (std::size_t g = 0; g < spring->group_count(); ++g)
-        tasks_.push_back({spring.get(), g, nullptr});
+    for (const StreamState* stream : state().active)
+      for (const Pair* pair : stream->pairs)
+        if (!pair->window) spring_of(*pair->pattern).mark_active(*pair, stream->chunk_count);
+    for (auto& spring : springs_) {
+      if (!spring) continue;
+      spring->plan_batch();
+      for (std::size_t k = 0; k < spring->task_count(); ++k)
+        tasks_.push_back({spring.get(), k, nullptr});
+    }
     for (WindowBatch& w : windows)
       if (!w.ends.empty()) tasks_.push_back({nullptr, 0, &w});
     for (auto& s : scratch_) s.matches.clear();
     pool_.for_each(tasks_.size(), [&](std::size_t i, unsigned worker) {
       const Task& task = tasks_[i];
       if (task.spring)
-        task.spring->run_group(task.group, scratch_[worker]);
+        task.spring->run_task(task.task, scratch_[worker]);
       else
         compute_window_distances(*task.windows, scratch_[worker]);
     });
@@ -56,25 +74,30 @@ class CpuMatcher final : public Matcher {
   }
 
   void flush_stream_pairs(std::vector<RawMatch>& out) override {
-    for (auto& [pattern, spring] : springs_) spring->flush(out);
+    for (auto& spring : springs_)
+      if (spring) spring->flush(out);
   }
 
   void lower_to_live_starts(std::span<std::uint64_t> keep_from) override {
-    for (auto& [pattern, spring] : springs_)
-      for (std::size_t g = 0; g < spring->group_count(); ++g)
-        spring->lower_to_live_starts(g, keep_from);
+    for (const StreamState* stream : state().trim_streams)
+      for (const Pair* pair : stream->pairs)
+        if (!pair->window) spring_of(*pair->pattern).lower_to_live_starts(*pair, keep_from);
   }
 
  private:
   struct Task {
-    SpringPattern* spring;  // a stream-mode lane group, or
-    std::size_t group;
+    SpringPattern* spring;  // a stream-mode group or pack (the pattern's task), or
+    std::size_t task;
     WindowBatch* windows;  // a window-mode pair's windows
   };
 
   WorkerPool pool_;
   std::vector<WorkerScratch> scratch_;
-  std::map<const PatternState*, std::unique_ptr<SpringPattern>> springs_;  // stream-mode patterns
+  SpringPattern& spring_of(const PatternState& pattern) { return *springs_[pattern.handle]; }
+
+  // The stream-mode patterns' state by PatternState::handle (null: a free handle).
+  std::vector<std::unique_ptr<SpringPattern>> springs_;
+  std::vector<std::uint32_t> free_springs_;
   std::vector<Task> tasks_;
 };
 

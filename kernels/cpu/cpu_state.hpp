@@ -18,6 +18,9 @@ struct WorkerScratch {
   std::vector<float> window;        // one window, for normalization
   std::vector<float> window_times;  // twed: one window's rebased clock
   std::vector<SpringLaneReport> reports;
+  // Stream mode: lanes of sparse groups gathered into one full-width group (spring_pattern.hpp).
+  std::vector<float> pack_d, pack_d_min;
+  std::vector<std::int32_t> pack_s, pack_t_s, pack_t_e;
   ElasticScratch elastic;
   std::vector<RawMatch> matches;  // this worker's matches of the batch
 };

@@ -233,20 +233,18 @@ void spring_group_run(const SpringGroupState& state, const SpringBatch& batch,
   HWY_DYNAMIC_DISPATCH(Run)(state, batch, reports);
 }
 
-void spring_group_live_age(const SpringGroupState& st, const std::int32_t* next,
-                           std::uint32_t* age) {
+std::uint32_t spring_lane_live_age(const SpringGroupState& st, std::size_t lane,
+                                   std::int32_t next) {
   // The wrap-around distance back in time (fits 32 bits: starts are low 32 bits).
-  const auto back = [&](std::size_t lane, std::int32_t start) {
-    return static_cast<std::uint32_t>(common::samples_back(next[lane], start));
+  const auto back = [&](std::int32_t start) {
+    return static_cast<std::uint32_t>(common::samples_back(next, start));
   };
-  for (std::size_t lane = 0; lane < st.width; ++lane) {
-    std::uint32_t oldest = 0;
-    if (st.d_min[lane] <= st.eps) oldest = back(lane, st.t_s[lane]);
-    for (std::size_t i = 0; i < st.m; ++i)
-      if (st.d[i * st.width + lane] <= st.eps)
-        oldest = std::max(oldest, back(lane, st.s[i * st.width + lane]));
-    age[lane] = oldest;
-  }
+  std::uint32_t oldest = 0;
+  if (st.d_min[lane] <= st.eps) oldest = back(st.t_s[lane]);
+  for (std::size_t i = 0; i < st.m; ++i)
+    if (st.d[i * st.width + lane] <= st.eps)
+      oldest = std::max(oldest, back(st.s[i * st.width + lane]));
+  return oldest;
 }
 
 }  // namespace warpwatch::kernels::cpu

@@ -53,10 +53,10 @@ struct SpringLaneReport {
 void spring_group_run(const SpringGroupState& state, const SpringBatch& batch,
                       std::vector<SpringLaneReport>& reports);
 
-// For each lane, how far back (in samples before `next`, the low 32 bits of the lane's
+// For one lane, how far back (in samples before `next`, the low 32 bits of the lane's
 // next index) the oldest start that can still be reported lies: cells with D <= eps and
 // the pending candidate. 0 when nothing is live.
-void spring_group_live_age(const SpringGroupState& state, const std::int32_t* next,
-                           std::uint32_t* age);
+std::uint32_t spring_lane_live_age(const SpringGroupState& state, std::size_t lane,
+                                   std::int32_t next);
 
 }  // namespace warpwatch::kernels::cpu

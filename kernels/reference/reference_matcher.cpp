@@ -35,13 +35,15 @@ class ReferenceMatcher final : public Matcher {
   }
 
   void run_batch(std::span<WindowBatch> windows, std::vector<RawMatch>& out) override {
-    for (auto& [pair, spring] : springs_) {
-      const StreamState& stream = *pair->stream;
-      for (std::uint64_t index = stream.chunk_first;
-           index < stream.chunk_first + stream.chunk_count; ++index)
-        if (auto r = spring.step(stream.history.sample(index), index))
-          out.push_back(common::make_match(*pair, r->distance, r->start_index, r->end_index));
-    }
+    for (const StreamState* stream : state().active)
+      for (const Pair* pair : stream->pairs) {
+        if (pair->window) continue;
+        SpringPair& spring = springs_.at(pair);
+        for (std::uint64_t index = stream->chunk_first;
+             index < stream->chunk_first + stream->chunk_count; ++index)
+          if (auto r = spring.step(stream->history.sample(index), index))
+            out.push_back(common::make_match(*pair, r->distance, r->start_index, r->end_index));
+      }
     for (WindowBatch& w : windows) compute_windows(w);
   }
 
@@ -50,11 +52,13 @@ class ReferenceMatcher final : public Matcher {
   }
 
   void lower_to_live_starts(std::span<std::uint64_t> keep_from) override {
-    for (const auto& [pair, spring] : springs_)
-      if (auto oldest = spring.oldest_live_start()) {
-        std::uint64_t& keep = keep_from[pair->stream->slot];
-        keep = std::min(keep, *oldest);
-      }
+    for (const StreamState* stream : state().trim_streams)
+      for (const Pair* pair : stream->pairs)
+        if (!pair->window)
+          if (auto oldest = springs_.at(pair).oldest_live_start()) {
+            std::uint64_t& keep = keep_from[stream->slot];
+            keep = std::min(keep, *oldest);
+          }
   }
 
  private:

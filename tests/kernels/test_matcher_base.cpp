@@ -4,7 +4,11 @@
 // backend had already taken for it is handed back.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "common/matcher_state.hpp"
 #include "warpwatch/kernels/errors.hpp"
@@ -81,3 +85,153 @@ TEST(MatcherBase, APatternTheBackendCannotPairIsNotAdded) {
 }
 
 }  // namespace
+
+namespace {
+
+// Records what a backend sees of the base's per-batch bookkeeping.
+class RecordingMatcher final : public kernels::Matcher {
+ public:
+  struct Chunk {
+    std::uint64_t first = 0;
+    std::uint32_t count = 0;
+    std::size_t values = 0;
+    friend bool operator==(const Chunk&, const Chunk&) = default;
+  };
+  struct Batch {
+    std::map<std::string, Chunk> chunks;  // every stream's chunk fields
+    std::vector<std::string> active;      // state().active
+    std::vector<std::string> windows;     // the window batches' streams
+  };
+  std::vector<Batch> batches;
+  std::vector<std::vector<std::string>> trims;  // state().trim_streams at each trim
+
+  std::string_view name() const override { return "recording"; }
+  const kernels::common::MatcherState& bookkeeping() const { return state(); }
+
+ protected:
+  void on_stream_pair_added(Pair&) override {}
+  void on_stream_pair_removed(Pair&, std::vector<kernels::RawMatch>&) override {}
+  void on_stream_pattern_removed(PatternState&, std::vector<kernels::RawMatch>&) override {}
+  void run_batch(std::span<WindowBatch> windows, std::vector<kernels::RawMatch>&) override {
+    Batch b;
+    for (const auto& [id, s] : state().streams)
+      b.chunks[id] = Chunk{s->chunk_first, s->chunk_count, s->chunk_values.size()};
+    for (const auto* s : state().active) b.active.push_back(s->def->id);
+    for (const auto& w : windows) b.windows.push_back(w.pair->stream->def->id);
+    batches.push_back(std::move(b));
+  }
+  void flush_stream_pairs(std::vector<kernels::RawMatch>&) override {}
+  void lower_to_live_starts(std::span<std::uint64_t>) override {
+    std::vector<std::string> ids;
+    for (const auto* s : state().trim_streams) ids.push_back(s->def->id);
+    trims.push_back(std::move(ids));
+  }
+};
+
+// `n` samples (value 0.5) at timestamps from, from + 1, ...
+struct Samples {
+  std::vector<float> values;
+  std::vector<std::int64_t> times;
+  Samples(std::size_t n, std::int64_t from) : values(n, 0.5f), times(n) {
+    for (std::size_t i = 0; i < n; ++i) times[i] = from + static_cast<std::int64_t>(i);
+  }
+  kernels::StreamChunk chunk(std::string_view id) const { return {id, values, times}; }
+};
+
+kernels::PatternDef window_pattern(const char* id) {
+  kernels::PatternDef p = pattern(id);
+  p.params.mode = kernels::Mode::window;
+  return p;
+}
+
+}  // namespace
+
+// A backend reads every stream's chunk fields, but the base touches only the streams with
+// samples: a stream with a chunk in one batch and none in the next has chunk_count 0 and
+// chunk_first at its next index there; state().active lists the streams with samples in
+// batch order, and window mode's work covers those streams only.
+TEST(MatcherBase, ChunkFieldsAreResetAfterTheBatch) {
+  RecordingMatcher m;
+  for (const char* id : {"a", "b", "c"}) m.add_stream(kernels::StreamDef{id, 1, 1'000'000});
+  m.add_pattern(pattern("p"));
+  m.add_pattern(window_pattern("w"));
+  const Samples a3(3, 100), b2(2, 100), b1(1, 200), none(0, 0), a1(1, 300);
+  std::vector<kernels::StreamChunk> batch{b2.chunk("b"), a3.chunk("a")};
+  m.process(batch);
+  batch = {b1.chunk("b"), none.chunk("c")};  // a has none; c an empty one
+  m.process(batch);
+  m.process({});
+  batch = {a1.chunk("a")};
+  m.process(batch);
+  using Chunk = RecordingMatcher::Chunk;
+  ASSERT_EQ(m.batches.size(), 4u);
+  const auto& b = m.batches;
+  EXPECT_EQ(b[0].chunks.at("a"), (Chunk{0, 3, 3}));
+  EXPECT_EQ(b[0].chunks.at("b"), (Chunk{0, 2, 2}));
+  EXPECT_EQ(b[0].chunks.at("c"), (Chunk{0, 0, 0}));
+  EXPECT_EQ(b[0].active, (std::vector<std::string>{"b", "a"}));
+  EXPECT_EQ(b[0].windows, (std::vector<std::string>{"b", "a"}));
+  EXPECT_EQ(b[1].chunks.at("a"), (Chunk{3, 0, 0})) << "a had a chunk in the batch before";
+  EXPECT_EQ(b[1].chunks.at("b"), (Chunk{2, 1, 1}));
+  EXPECT_EQ(b[1].chunks.at("c"), (Chunk{0, 0, 0}));
+  EXPECT_EQ(b[1].active, (std::vector<std::string>{"b"})) << "an empty chunk is not active";
+  EXPECT_EQ(b[1].windows, (std::vector<std::string>{"b"}));
+  EXPECT_EQ(b[2].chunks.at("a"), (Chunk{3, 0, 0}));
+  EXPECT_EQ(b[2].chunks.at("b"), (Chunk{3, 0, 0}));
+  EXPECT_TRUE(b[2].active.empty());
+  EXPECT_TRUE(b[2].windows.empty());
+  EXPECT_EQ(b[3].chunks.at("a"), (Chunk{3, 1, 1}));
+  EXPECT_EQ(b[3].chunks.at("b"), (Chunk{3, 0, 0}));
+  // Between batches: no stream has a chunk, none is active.
+  EXPECT_TRUE(m.bookkeeping().active.empty());
+  for (const auto& [id, s] : m.bookkeeping().streams) {
+    EXPECT_EQ(s->chunk_count, 0u) << id;
+    EXPECT_TRUE(s->chunk_values.empty()) << id;
+    EXPECT_EQ(s->chunk_first, s->next_index()) << id;
+  }
+  // A stream named twice is refused, and the batch changes nothing; then it goes on.
+  batch = {a1.chunk("b"), a1.chunk("b")};
+  EXPECT_THROW(m.process(batch), std::invalid_argument);
+  EXPECT_EQ(m.batches.size(), 4u);
+  const Samples b1later(1, 400);
+  batch = {b1later.chunk("b")};
+  m.process(batch);
+  EXPECT_EQ(m.batches.back().chunks.at("b"), (Chunk{3, 1, 1}));
+  // A stream removed after its batch leaves nothing behind (it is not active any more).
+  EXPECT_TRUE(m.remove_stream("a").empty());
+  m.process({});
+  EXPECT_TRUE(m.batches.back().active.empty());
+}
+
+// Trimming (every 65536 samples) looks at the streams that got samples since the last
+// trim only, and at every stream at the end of input (flush).
+TEST(MatcherBase, TrimLooksAtStreamsWithNewSamples) {
+  RecordingMatcher m;
+  for (const char* id : {"a", "b", "c"}) m.add_stream(kernels::StreamDef{id, 1, 1'000'000});
+  m.add_pattern(pattern("p"));
+  std::int64_t t = 0;
+  const auto feed_a = [&](std::size_t batches) {
+    for (std::size_t k = 0; k < batches; ++k) {
+      const Samples s(10'000, t);
+      t += 10'000;
+      const std::vector<kernels::StreamChunk> batch{s.chunk("a")};
+      m.process(batch);
+    }
+  };
+  const Samples b5(5, 0);
+  const std::vector<kernels::StreamChunk> first{b5.chunk("b")};
+  m.process(first);
+  feed_a(7);  // 70005 samples: one trim
+  ASSERT_EQ(m.trims.size(), 1u);
+  EXPECT_EQ(m.trims[0], (std::vector<std::string>{"b", "a"}));
+  // The base kept what the backend asked for: here nothing live, so only what is new.
+  EXPECT_EQ(m.bookkeeping().streams.at("a")->history.first_index(), 70'000u);
+  EXPECT_EQ(m.bookkeeping().streams.at("b")->history.first_index(), 5u);
+  feed_a(7);
+  ASSERT_EQ(m.trims.size(), 2u);
+  EXPECT_EQ(m.trims[1], (std::vector<std::string>{"a"}));
+  EXPECT_TRUE(m.remove_stream("a").empty());  // removed while it waits for the next trim
+  m.flush();
+  ASSERT_EQ(m.trims.size(), 3u);
+  EXPECT_EQ(m.trims[2], (std::vector<std::string>{"b", "c"}));
+}

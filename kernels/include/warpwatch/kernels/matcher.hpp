@@ -164,14 +164,17 @@ class Matcher {
   virtual void on_stream_pair_added(Pair& pair) = 0;
   virtual void on_stream_pair_removed(Pair& pair, std::vector<RawMatch>& out) = 0;
   // One batch: every stream's chunk is in its StreamState (chunk_first, chunk_count,
-  // chunk_values; its history already holds it). Runs every stream-mode pair over its
-  // stream's chunk, appending the reports, and fills every window batch's distances (and
-  // flat marks for the windows that znorm skips).
+  // chunk_values; its history already holds it; chunk_count 0 for a stream without one),
+  // and state().active lists the streams with samples, in batch order: a backend should
+  // make its work follow that list. Runs every stream-mode pair over its stream's chunk,
+  // appending the reports, and fills every window batch's distances (and flat marks for
+  // the windows that znorm skips).
   virtual void run_batch(std::span<WindowBatch> windows, std::vector<RawMatch>& out) = 0;
   // Appends every stream-mode pair's pending candidate (end of input) and clears it.
   virtual void flush_stream_pairs(std::vector<RawMatch>& out) = 0;
   // Lowers keep_from[stream slot] to the oldest start index that a stream-mode pair of the
-  // stream may still report (its pending candidate, its cells with D <= eps).
+  // stream may still report (its pending candidate, its cells with D <= eps), for the
+  // streams of state().trim_streams (other slots may be lowered too; they are not read).
   virtual void lower_to_live_starts(std::span<std::uint64_t> keep_from) = 0;
   // Adds what only the backend counts (device bytes and time).
   virtual void add_backend_counters(MatcherCounters& counters) const;
@@ -181,7 +184,7 @@ class Matcher {
 
  private:
   void pair_up(StreamState& stream, PatternState& pattern);
-  void trim_histories();
+  void trim_histories(bool all);
 
   std::unique_ptr<common::MatcherState> state_;
 };
