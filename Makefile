@@ -6,6 +6,7 @@
 #   make demo   deps + build, then run warpwatchd on the demo and print its events
 #   make format        clang-format every C++/CUDA source in place (.clang-format)
 #   make format-check  fail, naming file:line, where a source is not formatted (CI runs it)
+#   make bench-deps    install what `warpwatch bench e2e --plot` needs (gnuplot-nox); not CI's
 # Variables: BUILD_DIR, BUILD_TYPE, WARPWATCH_CUDA (AUTO|ON|OFF), CUDA_ARCHITECTURES,
 # WERROR (ON in CI), JOBS.
 BUILD_DIR ?= build
@@ -26,7 +27,14 @@ ifneq ($(strip $(CUDA_ARCHITECTURES)),)
 CMAKE_FLAGS += -DCMAKE_CUDA_ARCHITECTURES=$(CUDA_ARCHITECTURES)
 endif
 
-.PHONY: deps configure build test clean demo format format-check
+# `warpwatch bench e2e --plot` draws with gnuplot: installed by `make bench-deps` only, so
+# that the build and the tests (CI) stay lean.
+BENCH_DEB_PACKAGES := gnuplot-nox
+
+.PHONY: deps bench-deps configure build test clean demo format format-check
+
+bench-deps: DEB_PACKAGES := $(BENCH_DEB_PACKAGES)
+bench-deps: deps
 
 deps:
 	@missing=""; \

@@ -12,6 +12,122 @@
 #include "warpwatch/kernels/backends.hpp"
 
 namespace warpwatch::cli {
+namespace {
+
+CLI::App* add_bench_e2e_command(CLI::App& bench, BenchE2eCommand& cmd) {
+  auto* sub = bench.add_subcommand(
+      "e2e",
+      "run warpwatchd on loopback, drive it with the load generator, reconcile what it "
+      "reports, and measure samples/s, detection latency, CPU and memory");
+  bench::E2eOptions& o = cmd.options;
+  sub->add_option("--daemon", o.daemon,
+                  "the warpwatchd executable (default: the one beside this warpwatch)");
+  sub->add_option("--config", o.config_template,
+                  "a daemon configuration to start from (e.g. with limits.*); the bench writes "
+                  "its endpoints, backend, streams.auto_create, metrics.listen and its pattern "
+                  "library over it and drops its rules")
+      ->check(CLI::ExistingFile);
+  sub->add_option("--streams", o.streams, "stream counts, a run each")
+      ->delimiter(',')
+      ->capture_default_str();
+  sub->add_option("--frame", o.frames, "samples per message, a run each")
+      ->delimiter(',')
+      ->capture_default_str();
+  sub->add_option("--backend", o.backends,
+                  "daemon backends, a run each: cpu, cuda, reference, auto")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"cpu", "cuda", "reference", "auto"}))
+      ->capture_default_str();
+  sub->add_option("--patterns", o.patterns,
+                  "built-in shapes the daemon matches (and that are planted)")
+      ->capture_default_str();
+  sub->add_option("--pattern-length", o.pattern_length, "their length m")->capture_default_str();
+  sub->add_option("--rate", o.rate, "samples/s per stream; 0 = as fast as possible")
+      ->capture_default_str();
+  sub->add_option("--duration-s", o.duration_s, "how long the generator sends, per run")
+      ->capture_default_str();
+  sub->add_option("--samples", o.samples,
+                  "also stop each stream after this many samples (0 = duration only)")
+      ->capture_default_str();
+  sub->add_option("--every", o.every, "an occurrence every this many samples per stream")
+      ->capture_default_str();
+  sub->add_option("--jitter", o.jitter,
+                  "occurrences move later by 0..J samples (default: (every - m - 1) / 4)");
+  sub->add_option("--noise", o.noise, "noise amplitude (at most sqrt(1/m) is used)")
+      ->capture_default_str();
+  sub->add_option("--seed", o.seed, "seed of the shapes, noise and plan")->capture_default_str();
+  sub->add_flag("--text", cmd.text, "send text lines instead of binary frames");
+  sub->add_flag("--explicit-timestamps", cmd.explicit_timestamps,
+                "binary frames with one timestamp per sample");
+  sub->add_option("--hwm", o.send_hwm, "the generator's PUSH high-water mark (messages)")
+      ->capture_default_str();
+  sub->add_option("--tick-ms", o.tick_ms, "the daemon's scheduler.tick_ms");
+  sub->add_option("--batch-samples", o.batch_samples, "the daemon's scheduler.batch_samples");
+  sub->add_option("--threads", o.daemon_threads, "the daemon's cpu_threads");
+  sub->add_option("--drain-grace-ms", o.drain_grace_ms,
+                  "the daemon's shutdown.drain_grace_ms (default 60000)");
+  sub->add_option("--settle-timeout-s", o.settle_timeout_s,
+                  "after sending, how long to wait for every sample to be accounted for")
+      ->capture_default_str();
+  sub->add_option("--exit-timeout-s", o.exit_timeout_s,
+                  "after SIGTERM, how long to wait for the daemon to exit (then SIGKILL)")
+      ->capture_default_str();
+  sub->add_option("--scrape-s", o.scrape_interval_s,
+                  "interval of the /metrics and /proc readings kept in the JSON, seconds")
+      ->capture_default_str();
+  sub->add_flag("--overload", o.overload,
+                "SIGTERM as soon as the generator stops (no waiting for the backlog); lost "
+                "samples and occurrences are reported, not failures");
+  sub->add_flag("--no-plan-check{false}", o.check_plan,
+                "skip checking the planted data with the reference first");
+  sub->add_option("--work-dir", o.work_dir,
+                  "keep each run's configuration and daemon log here (default: a temp dir, "
+                  "removed)");
+  sub->add_option("--json", cmd.json_path, "write every run as JSON here");
+  sub->add_option("--plot", cmd.plot_path,
+                  "draw samples/s and p99 latency against streams as PNG here (gnuplot)");
+  return sub;
+}
+
+}  // namespace
+
+int run_bench_e2e(const BenchE2eCommand& cmd, std::ostream& out, std::ostream& err) {
+  bench::E2eOptions o = cmd.options;
+  if (cmd.text && cmd.explicit_timestamps)
+    throw std::runtime_error("--text and --explicit-timestamps exclude each other");
+  o.encoding = cmd.text                  ? bench::LoadEncoding::text
+               : cmd.explicit_timestamps ? bench::LoadEncoding::binary_explicit
+                                         : bench::LoadEncoding::binary;
+  if (o.daemon.empty()) {
+    o.daemon = bench::daemon_beside_self();
+    if (o.daemon.empty())
+      throw std::runtime_error("no warpwatchd beside this warpwatch: name one with --daemon");
+  }
+  std::ofstream json;  // opened first: a bad path should fail before minutes of measuring
+  if (!cmd.json_path.empty()) {
+    json.open(cmd.json_path);
+    if (!json) throw std::runtime_error("cannot write " + cmd.json_path);
+  }
+  const bench::E2eReport report = bench::run_e2e(o, err);
+  bench::print_e2e_table(report, out);
+  if (json.is_open()) {
+    json << bench::e2e_json(report);
+    if (!json.flush()) throw std::runtime_error("cannot write " + cmd.json_path);
+  }
+  int status = report.ok() ? 0 : 1;
+  if (!report.ok())
+    err << "warpwatch bench e2e: a run failed or did not reconcile (see the table)\n";
+  if (!cmd.plot_path.empty()) {
+    try {
+      bench::write_e2e_plot(report, cmd.plot_path);
+      out << "plot: " << cmd.plot_path << "\n";
+    } catch (const std::exception& e) {
+      err << "warpwatch bench e2e: " << e.what() << "\n";
+      status = 1;
+    }
+  }
+  return status;
+}
 
 CLI::App* add_bench_command(CLI::App& app, BenchCommand& cmd) {
   auto* sub = app.add_subcommand("bench",
@@ -55,10 +171,12 @@ CLI::App* add_bench_command(CLI::App& app, BenchCommand& cmd) {
                   "256, cuda "
                   "1023,1000,1500; twed_allpairs 256; twed_long cpu 16384, cuda 65536)")
       ->delimiter(',');
+  cmd.e2e_app = add_bench_e2e_command(*sub, cmd.e2e);
   return sub;
 }
 
 int run_bench(const BenchCommand& cmd, std::ostream& out, std::ostream& err) {
+  if (cmd.e2e_app && cmd.e2e_app->parsed()) return run_bench_e2e(cmd.e2e, out, err);
   bench::Options options = cmd.options;
   options.backend = resolve_cli_backend(cmd.backend, err);
 

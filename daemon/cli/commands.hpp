@@ -13,6 +13,8 @@
 
 #include "options.hpp"
 #include "warpwatch/bench/bench.hpp"
+#include "warpwatch/bench/e2e.hpp"
+#include "warpwatch/bench/load_generator.hpp"
 
 namespace warpwatch::cli {
 
@@ -45,15 +47,26 @@ struct SearchCommand {
 CLI::App* add_search_command(CLI::App& app, SearchCommand& cmd);
 int run_search(const SearchCommand& cmd, std::ostream& out, std::ostream& err);
 
+// `warpwatch bench e2e`: the daemon driven end to end (daemon/bench/e2e.hpp).
+struct BenchE2eCommand {
+  bench::E2eOptions options;  // the options set the fields they name
+  bool text = false, explicit_timestamps = false;
+  std::string json_path, plot_path;
+};
+
 struct BenchCommand {
   kernels::Backend backend =
       kernels::Backend::automatic;  // `auto` is resolved into options.backend
   bench::Options options;           // the options set the fields they name
   std::string json_path;
+  BenchE2eCommand e2e;
+  CLI::App* e2e_app = nullptr;  // parsed: run the e2e sub-mode instead
 };
 CLI::App* add_bench_command(CLI::App& app, BenchCommand& cmd);
-// Exit status 1 when a case could not run on the backend (printed as an error line).
+// Exit status 1 when a case could not run on the backend (printed as an error line); for
+// e2e, when a run failed or did not reconcile, or the plot could not be drawn.
 int run_bench(const BenchCommand& cmd, std::ostream& out, std::ostream& err);
+int run_bench_e2e(const BenchE2eCommand& cmd, std::ostream& out, std::ostream& err);
 
 struct CheckConfigCommand {
   std::string path;
@@ -74,6 +87,21 @@ struct ReplayCommand {
 };
 CLI::App* add_replay_command(CLI::App& app, ReplayCommand& cmd);
 int run_replay(const ReplayCommand& cmd, std::ostream& out, std::ostream& err);
+
+struct LoadCommand {
+  bench::LoadOptions load;  // the options set the fields they name
+  bench::ZmqSinkOptions sink;
+  SeriesInputOptions input;
+  std::string patterns_path;  // "" = built-in shapes
+  std::size_t shapes = 1, pattern_length = 64;
+  std::optional<std::uint64_t> jitter;
+  std::optional<double> period_ms;
+  bool text = false, explicit_timestamps = false;
+  std::string json_path;
+  std::size_t list = 10;
+};
+CLI::App* add_load_command(CLI::App& app, LoadCommand& cmd);
+int run_load(const LoadCommand& cmd, std::ostream& out, std::ostream& err);
 
 struct TailCommand {
   std::string endpoint = "tcp://127.0.0.1:5556";

@@ -1,0 +1,248 @@
+// The operating-system side of `warpwatch bench e2e` (e2e_internal.hpp).
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "e2e_internal.hpp"
+
+extern char** environ;
+
+namespace warpwatch::bench::e2e_detail {
+
+int free_loopback_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t size = sizeof(address);
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size) != 0) {
+    const int error = errno;
+    if (fd >= 0) ::close(fd);
+    throw std::runtime_error(std::string("no free loopback port: ") + std::strerror(error));
+  }
+  ::close(fd);
+  return ntohs(address.sin_port);
+}
+
+ChildProcess::ChildProcess(const std::string& program, const std::vector<std::string>& args,
+                           const std::string& stderr_path) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) {
+    const std::string var = *e;
+    bool systemd = false;
+    for (const char* name :
+         {"NOTIFY_SOCKET=", "JOURNAL_STREAM=", "WATCHDOG_USEC=", "WATCHDOG_PID="})
+      systemd = systemd || var.rfind(name, 0) == 0;
+    if (!systemd) env.push_back(var);
+  }
+  std::vector<std::string> argv_strings{program};
+  argv_strings.insert(argv_strings.end(), args.begin(), args.end());
+  std::vector<char*> argv, envp;
+  for (auto& a : argv_strings) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, stderr_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  const int error =
+      ::posix_spawn(&pid_, program.c_str(), &actions, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (error != 0) throw std::runtime_error("cannot start " + program + ": " + std::strerror(error));
+}
+
+ChildProcess::~ChildProcess() {
+  if (pid_ > 0 && !status_) {
+    ::kill(pid_, SIGKILL);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+  }
+}
+
+bool ChildProcess::running() {
+  if (status_) return false;
+  int status = 0;
+  if (::wait4(pid_, &status, WNOHANG, &usage_) == pid_) status_ = status;
+  return !status_;
+}
+
+void ChildProcess::signal(int number) const {
+  if (pid_ > 0) ::kill(pid_, number);
+}
+
+std::optional<int> ChildProcess::wait_exit(std::chrono::milliseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (running()) {
+    if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return status_;
+}
+
+ProcReading read_proc(pid_t pid) {
+  ProcReading r;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return r;
+  // Fields after the command name (which may hold spaces) in parentheses: state is field 3,
+  // utime and stime are fields 14 and 15.
+  const auto close = line.rfind(')');
+  if (close == std::string::npos) return r;
+  std::istringstream fields(line.substr(close + 2));
+  std::string field;
+  double utime = 0, stime = 0;
+  for (int index = 3; fields >> field; ++index) {
+    if (index == 14) utime = std::stod(field);
+    if (index == 15) {
+      stime = std::stod(field);
+      break;
+    }
+  }
+  r.cpu_s = (utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  while (std::getline(status, line)) {
+    const auto kb = [&](const char* key) {
+      return std::stod(line.substr(std::strlen(key))) * 1024.0;
+    };
+    if (line.rfind("VmHWM:", 0) == 0) r.peak_rss_bytes = kb("VmHWM:");
+    if (line.rfind("VmRSS:", 0) == 0) r.rss_bytes = kb("VmRSS:");
+  }
+  r.ok = true;
+  return r;
+}
+
+namespace {
+
+std::string dechunk(const std::string& body) {
+  std::string out;
+  std::size_t at = 0;
+  while (at < body.size()) {
+    const auto eol = body.find("\r\n", at);
+    if (eol == std::string::npos) break;
+    const std::size_t size = std::stoul(body.substr(at, eol - at), nullptr, 16);
+    if (size == 0) break;
+    out += body.substr(eol + 2, size);
+    at = eol + 2 + size + 2;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<HttpResponse> http_get(int port, const std::string& target,
+                                     std::chrono::milliseconds timeout) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return std::nullopt;
+  timeval tv{};
+  tv.tv_sec = static_cast<time_t>(timeout.count() / 1000);
+  tv.tv_usec = static_cast<suseconds_t>((timeout.count() % 1000) * 1000);
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = htons(static_cast<std::uint16_t>(port));
+  std::string response;
+  bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0;
+  if (ok) {
+    const std::string request =
+        "GET " + target + " HTTP/1.0\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    ok = ::send(fd, request.data(), request.size(), MSG_NOSIGNAL) ==
+         static_cast<ssize_t>(request.size());
+  }
+  char buffer[65536];
+  while (ok) {
+    const ssize_t n = ::recv(fd, buffer, sizeof(buffer), 0);
+    if (n > 0) {
+      response.append(buffer, static_cast<std::size_t>(n));
+    } else {
+      ok = n == 0;  // EOF: the whole response; an error or a timeout: none
+      break;
+    }
+  }
+  ::close(fd);
+  if (!ok) return std::nullopt;
+  const auto head_end = response.find("\r\n\r\n");
+  if (response.rfind("HTTP/", 0) != 0 || head_end == std::string::npos) return std::nullopt;
+  HttpResponse r;
+  r.status = std::atoi(response.c_str() + response.find(' ') + 1);
+  const std::string head = response.substr(0, head_end);
+  r.body = response.substr(head_end + 4);
+  std::string lower = head;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower.find("transfer-encoding: chunked") != std::string::npos) r.body = dechunk(r.body);
+  return r;
+}
+
+}  // namespace warpwatch::bench::e2e_detail
+
+namespace warpwatch::bench {
+
+DaemonMetrics parse_metrics(const std::string& text) {
+  DaemonMetrics m;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    const auto space = line.rfind(' ');
+    if (space == std::string::npos) continue;
+    const std::string series = line.substr(0, space);
+    double value = 0;
+    try {
+      value = std::stod(line.substr(space + 1));
+    } catch (const std::exception&) {
+      continue;
+    }
+    const auto brace = series.find('{');
+    const std::string name = series.substr(0, brace);
+    const auto label = [&](const std::string& key) -> std::string {
+      if (brace == std::string::npos) return "";
+      const auto at = series.find(key + "=\"", brace);
+      if (at == std::string::npos) return "";
+      const auto begin = at + key.size() + 2;
+      return series.substr(begin, series.find('"', begin) - begin);
+    };
+    if (name == "warpwatch_ingest_accepted_samples_total") m.accepted = value;
+    if (name == "warpwatch_batch_samples_total") m.matched = value;
+    if (name == "warpwatch_ingest_messages_total") m.messages = value;
+    if (name == "warpwatch_events_total") m.events_total = value;
+    if (name == "warpwatch_events_published_total") m.events_published += value;
+    if (name == "warpwatch_events_dropped_total") m.events_dropped += value;
+    if (name == "warpwatch_ingest_backlog_samples") m.backlog_samples = value;
+    if (name == "warpwatch_ingest_backlog_oldest_age_seconds") m.backlog_oldest_age_s = value;
+    if (name == "warpwatch_ingest_rejected_total") {
+      m.rejected[label("reason")] += value;
+      m.rejected_total += value;
+    }
+  }
+  return m;
+}
+
+}  // namespace warpwatch::bench
+
+namespace warpwatch::bench::e2e_detail {
+
+std::string file_tail(const std::string& path, std::size_t bytes) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream all;
+  all << in.rdbuf();
+  const std::string text = all.str();
+  return text.size() > bytes ? "..." + text.substr(text.size() - bytes) : text;
+}
+
+}  // namespace warpwatch::bench::e2e_detail

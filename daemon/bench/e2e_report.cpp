@@ -1,0 +1,285 @@
+// `warpwatch bench e2e`'s report: the table, the JSON document and the gnuplot PNG.
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <map>
+#include <ostream>
+#include <sstream>
+#include <stdexcept>
+
+#include "warpwatch/bench/e2e.hpp"
+
+extern char** environ;
+
+namespace warpwatch::bench {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+json to_json(const Percentiles& p) {
+  return {{"count", p.count}, {"p50", p.p50}, {"p99", p.p99}, {"max", p.max}, {"mean", p.mean}};
+}
+
+json optional_number(const std::optional<double>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+json run_json(const E2eRun& r, bool overload) {
+  json rejected = json::object();
+  for (const auto& [reason, n] : r.rejected) rejected[reason] = n;
+  json series = json::array();
+  for (const auto& s : r.series)
+    series.push_back({{"t_s", s.t_s},
+                      {"accepted", s.accepted},
+                      {"matched", s.matched},
+                      {"rejected", s.rejected},
+                      {"backlog_samples", optional_number(s.backlog_samples)},
+                      {"backlog_oldest_age_s", optional_number(s.backlog_oldest_age_s)},
+                      {"daemon_cpu_s", s.cpu_s},
+                      {"daemon_rss_bytes", s.rss_bytes}});
+  const LoadResult& g = r.load;
+  return {
+      {"backend", r.backend},
+      {"streams", r.streams},
+      {"frame", r.frame},
+      {"ok", r.ok(overload)},
+      {"error", r.error.empty() ? json(nullptr) : json(r.error)},
+      {"generator",
+       {{"samples", g.samples},
+        {"messages", g.messages},
+        {"bytes", g.payload_bytes + g.id_bytes},
+        {"payload_bytes", g.payload_bytes},
+        {"seconds", g.seconds},
+        {"samples_per_s", g.samples_per_s()},
+        {"target_samples_per_s", r.target_samples_per_s},
+        {"cpu_s", g.cpu_seconds},
+        {"bench_process_cpu_s", r.bench_process_cpu_s},
+        {"blocked_s", g.blocked_seconds},
+        {"blocked_sends", g.blocked_sends},
+        {"unsent_messages", g.unsent_messages},
+        {"stopped_by", g.stopped_by},
+        {"planted", g.occurrences.size()},
+        {"occurrences_cut", g.occurrences_cut},
+        {"probe_samples", r.probe_samples}}},
+      {"daemon",
+       {{"start_s", r.start_s},
+        {"accepted_samples", r.accepted},
+        {"matched_samples", r.matched},
+        {"messages", r.messages},
+        {"rejected", rejected},
+        {"rejected_total", r.rejected_total},
+        {"events_total", r.events_total},
+        {"events_published", r.events_published},
+        {"events_dropped", r.events_dropped},
+        {"backlog_samples_max", optional_number(r.backlog_samples_max)},
+        {"backlog_oldest_age_max_s", optional_number(r.backlog_oldest_age_max_s)},
+        {"cpu_s", r.daemon_cpu_s},
+        {"cpu_total_s", r.daemon_cpu_total_s},
+        {"peak_rss_bytes", r.daemon_peak_rss_bytes},
+        {"maxrss_bytes", r.daemon_maxrss_bytes},
+        {"exit_s", r.exit_s},
+        {"exit_status", r.exit_status},
+        {"exit_signal", r.exit_signal},
+        {"killed", r.killed}}},
+      {"throughput",
+       {{"settled", r.settled},
+        {"measured_s", r.measured_s},
+        {"sent_samples_per_s", g.samples_per_s()},
+        {"sustained_samples_per_s", r.sustained_samples_per_s},
+        {"matched_during_send_samples_per_s", r.matched_during_send_samples_per_s}}},
+      {"latency_ms", to_json(r.latency_ms)},
+      {"detect_latency_ms", to_json(r.detect_latency_ms)},
+      {"reconciliation",
+       {{"ok", r.reconciled()},
+        {"sent_samples", g.samples + r.probe_samples},
+        {"accepted_samples", r.accepted},
+        {"rejected_total", r.rejected_total},
+        {"unaccounted_samples", r.unaccounted_samples},
+        {"planted", r.planted},
+        {"found_once", r.found_once},
+        {"missing", r.missing},
+        {"duplicated", r.duplicated},
+        {"unexpected", r.unexpected},
+        {"probe_events", r.probe_events},
+        {"events_after_sigterm", r.events_after_sigterm},
+        {"problems", r.problems}}},
+      {"series", series},
+  };
+}
+
+std::string mega(double v) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(v >= 100e6 ? 0 : 2) << v / 1e6 << "M";
+  return os.str();
+}
+
+std::string fixed(double v, int digits) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(digits) << v;
+  return os.str();
+}
+
+bool executable_on_path(const std::string& program) {
+  if (program.find('/') != std::string::npos) return ::access(program.c_str(), X_OK) == 0;
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path ? path : "/usr/bin:/bin");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    const std::string candidate = (dir.empty() ? "." : dir) + "/" + program;
+    struct stat st {};
+    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        ::access(candidate.c_str(), X_OK) == 0)
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string e2e_json(const E2eReport& report) {
+  const E2eOptions& o = report.options;
+  json patterns = json::array();
+  for (const auto& p : report.patterns)
+    patterns.push_back({{"name", p.name}, {"length", p.length()}, {"values", p.values}});
+  json runs = json::array();
+  for (const auto& r : report.runs) runs.push_back(run_json(r, o.overload));
+  const json j = {
+      {"date", report.date},
+      {"machine",
+       {{"cpu", report.cpu_model},
+        {"hardware_threads", report.hardware_threads},
+        {"os", report.os}}},
+      {"options",
+       {{"daemon", o.daemon},
+        {"config_template", o.config_template},
+        {"streams", o.streams},
+        {"frames", o.frames},
+        {"backends", o.backends},
+        {"patterns", o.patterns},
+        {"pattern_length", o.pattern_length},
+        {"rate_per_stream", o.rate},
+        {"duration_s", o.duration_s},
+        {"samples_per_stream", o.samples},
+        {"every", o.every},
+        {"jitter", report.jitter},
+        {"noise", report.noise},
+        {"threshold", report.threshold},
+        {"seed", o.seed},
+        {"encoding", to_string(o.encoding)},
+        {"send_hwm", o.send_hwm},
+        {"tick_ms", o.tick_ms ? json(*o.tick_ms) : json(nullptr)},
+        {"batch_samples", o.batch_samples ? json(*o.batch_samples) : json(nullptr)},
+        {"daemon_threads", o.daemon_threads ? json(*o.daemon_threads) : json(nullptr)},
+        {"drain_grace_ms", o.drain_grace_ms ? json(*o.drain_grace_ms) : json(nullptr)},
+        {"overload", o.overload}}},
+      {"plan_check", report.plan_check},
+      {"ok", report.ok()},
+      {"patterns", patterns},
+      {"runs", runs},
+  };
+  return j.dump(1) + "\n";
+}
+
+void print_e2e_table(const E2eReport& report, std::ostream& out) {
+  out << "backend  streams  frame   sent/s  sustained/s  lat p50 ms  p99 ms  max ms  daemon cpu s"
+         "  peak RSS MB  gen cpu s  blocked s  found/planted  unexp  rejected  exit s  ok\n";
+  for (const auto& r : report.runs) {
+    out << std::left << std::setw(9) << r.backend << std::right << std::setw(7) << r.streams
+        << std::setw(7) << r.frame;
+    if (!r.error.empty()) {
+      out << "  error: " << r.error << "\n";
+      continue;
+    }
+    out << std::setw(9) << mega(r.load.samples_per_s()) << std::setw(13)
+        << mega(r.sustained_samples_per_s) << std::setw(12) << fixed(r.latency_ms.p50, 1)
+        << std::setw(8) << fixed(r.latency_ms.p99, 1) << std::setw(8) << fixed(r.latency_ms.max, 1)
+        << std::setw(14) << fixed(r.daemon_cpu_total_s, 2) << std::setw(13)
+        << fixed(r.daemon_peak_rss_bytes / 1048576.0, 1) << std::setw(11)
+        << fixed(r.load.cpu_seconds, 2) << std::setw(11) << fixed(r.load.blocked_seconds, 2)
+        << std::setw(15) << (std::to_string(r.found_once) + "/" + std::to_string(r.planted))
+        << std::setw(7) << r.unexpected << std::setw(10)
+        << static_cast<std::uint64_t>(r.rejected_total) << std::setw(8) << fixed(r.exit_s, 2)
+        << "  " << (r.ok(report.options.overload) ? "yes" : "NO") << "\n";
+  }
+  for (const auto& r : report.runs)
+    for (const auto& p : r.problems)
+      out << r.backend << ", " << r.streams << " streams, frame " << r.frame << ": " << p << "\n";
+}
+
+void write_e2e_plot(const E2eReport& report, const std::string& png_path,
+                    const std::string& gnuplot_program) {
+  if (!executable_on_path(gnuplot_program))
+    throw std::runtime_error("--plot needs gnuplot ('" + gnuplot_program +
+                             "' is not on PATH): install the Debian package gnuplot-nox "
+                             "(make bench-deps)");
+  // One curve per backend and frame size: streams, sustained samples/s, p99 latency.
+  std::map<std::string, std::map<std::size_t, std::pair<double, double>>> curves;
+  for (const auto& r : report.runs) {
+    if (!r.error.empty()) continue;
+    std::string name = r.backend;
+    if (report.options.frames.size() > 1) name += ", frame " + std::to_string(r.frame);
+    curves[name][r.streams] = {r.sustained_samples_per_s, r.latency_ms.p99};
+  }
+  if (curves.empty()) throw std::runtime_error("--plot: no run succeeded, nothing to draw");
+  const auto base = std::filesystem::path(png_path).replace_extension();
+  const std::string data_path = base.string() + ".dat", script_path = base.string() + ".gp";
+  {
+    std::ofstream data(data_path);
+    for (const auto& [name, points] : curves) {
+      data << "# " << name << "\n";
+      for (const auto& [streams, v] : points)
+        data << streams << " " << v.first << " " << v.second << "\n";
+      data << "\n\n";
+    }
+    if (!data) throw std::runtime_error("cannot write " + data_path);
+  }
+  {
+    std::ofstream gp(script_path);
+    gp << "set terminal png size 900,900\n"
+       << "set output '" << png_path << "'\n"
+       << "set multiplot layout 2,1 title 'warpwatch bench e2e: " << report.options.patterns
+       << " patterns, m " << report.options.pattern_length << "'\n"
+       << "set logscale x\nset grid\nset key outside right\nset xlabel 'streams'\n"
+       << "set ylabel 'samples/s (accepted and matched)'\nset format y '%.1s%c'\n";
+    std::size_t index = 0;
+    gp << "plot";
+    for (const auto& [name, points] : curves) {
+      gp << (index ? ", " : " ") << "'" << data_path << "' index " << index
+         << " using 1:2 with linespoints title '" << name << "'";
+      ++index;
+    }
+    gp << "\nset ylabel 'p99 detection latency (ms)'\nset format y '%g'\nplot";
+    index = 0;
+    for (const auto& [name, points] : curves) {
+      gp << (index ? ", " : " ") << "'" << data_path << "' index " << index
+         << " using 1:3 with linespoints title '" << name << "'";
+      ++index;
+    }
+    gp << "\nunset multiplot\n";
+    if (!gp) throw std::runtime_error("cannot write " + script_path);
+  }
+  std::vector<std::string> args = {gnuplot_program, script_path};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  const int error =
+      ::posix_spawnp(&pid, gnuplot_program.c_str(), nullptr, nullptr, argv.data(), environ);
+  if (error != 0) throw std::runtime_error("cannot run " + gnuplot_program);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw std::runtime_error(gnuplot_program + " failed on " + script_path);
+  std::error_code ec;
+  if (std::filesystem::file_size(png_path, ec) == 0 || ec)
+    throw std::runtime_error(gnuplot_program + " wrote no " + png_path);
+}
+
+}  // namespace warpwatch::bench

@@ -1,0 +1,232 @@
+// `warpwatch bench e2e` against the built warpwatchd (cpu backend, loopback): a tiny sweep
+// writes its JSON, reconciles (samples sent = accepted + rejected, every planted occurrence
+// reported once at its indices, no other event) and the daemon exits 0 on SIGTERM. Also the
+// /metrics reading and the plot. No timing assertions: the numbers are the bench's output.
+#include <gtest/gtest.h>
+#include <unistd.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "cli_test_support.hpp"
+#include "test_support.hpp"
+#include "warpwatch/bench/e2e.hpp"
+
+namespace {
+
+using nlohmann::json;
+using warpwatch::testing::run_cli;
+using warpwatch::testing::TempDir;
+namespace bench = warpwatch::bench;
+
+json read_json(const std::string& path) {
+  std::ifstream in(path);
+  return json::parse(in);
+}
+
+bool gnuplot_installed() {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "";
+  std::size_t at = 0;
+  while (at <= dirs.size()) {
+    const auto colon = std::min(dirs.find(':', at), dirs.size());
+    const std::string file = dirs.substr(at, colon - at) + "/gnuplot";
+    if (::access(file.c_str(), X_OK) == 0) return true;
+    at = colon + 1;
+  }
+  return false;
+}
+
+void expect_reconciled(const json& run) {
+  SCOPED_TRACE(run.dump(1).substr(0, 4000));
+  EXPECT_TRUE(run.at("error").is_null());
+  EXPECT_TRUE(run.at("ok").get<bool>());
+  const json& rec = run.at("reconciliation");
+  EXPECT_TRUE(rec.at("ok").get<bool>());
+  const auto planted = rec.at("planted").get<std::uint64_t>();
+  EXPECT_GT(planted, 0u);
+  EXPECT_EQ(rec.at("found_once").get<std::uint64_t>(), planted);
+  EXPECT_EQ(rec.at("missing").get<std::uint64_t>(), 0u);
+  EXPECT_EQ(rec.at("duplicated").get<std::uint64_t>(), 0u);
+  EXPECT_EQ(rec.at("unexpected").get<std::uint64_t>(), 0u);
+  EXPECT_EQ(rec.at("unaccounted_samples").get<double>(), 0.0);
+  EXPECT_GE(rec.at("probe_events").get<std::uint64_t>(), 1u);
+  const json& gen = run.at("generator");
+  const json& daemon = run.at("daemon");
+  EXPECT_EQ(gen.at("planted").get<std::uint64_t>(), planted);
+  EXPECT_EQ(rec.at("sent_samples").get<double>(),
+            gen.at("samples").get<double>() + gen.at("probe_samples").get<double>());
+  EXPECT_EQ(daemon.at("accepted_samples").get<double>(), rec.at("sent_samples").get<double>());
+  EXPECT_EQ(daemon.at("matched_samples").get<double>(),
+            daemon.at("accepted_samples").get<double>());
+  EXPECT_EQ(daemon.at("rejected_total").get<double>(), 0.0);
+  EXPECT_EQ(daemon.at("exit_status").get<int>(), 0);
+  EXPECT_FALSE(daemon.at("killed").get<bool>());
+  EXPECT_GT(daemon.at("peak_rss_bytes").get<double>(), 0.0);
+  EXPECT_GT(daemon.at("cpu_total_s").get<double>(), 0.0);
+  // Every occurrence found before SIGTERM has a latency.
+  EXPECT_EQ(run.at("latency_ms").at("count").get<std::uint64_t>(),
+            planted - rec.at("events_after_sigterm").get<std::uint64_t>());
+  EXPECT_EQ(run.at("throughput").at("settled"), "accounted");
+  EXPECT_GT(run.at("throughput").at("sustained_samples_per_s").get<double>(), 0.0);
+}
+
+TEST(BenchE2e, TinySweepReconcilesEveryPlantedOccurrence) {
+  TempDir dir;
+  const std::string json_path = dir.file("e2e.json");
+  const auto r = run_cli({"bench",
+                          "e2e",
+                          "--daemon",
+                          WARPWATCHD_PATH,
+                          "--streams",
+                          "4",
+                          "--frame",
+                          "10",
+                          "--duration-s",
+                          "2",
+                          "--patterns",
+                          "4",
+                          "--pattern-length",
+                          "40",
+                          "--every",
+                          "200",
+                          "--rate",
+                          "5000",
+                          "--threads",
+                          "1",
+                          "--json",
+                          json_path});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  const json doc = read_json(json_path);
+  EXPECT_TRUE(doc.at("ok").get<bool>());
+  EXPECT_EQ(doc.at("plan_check").get<std::string>().rfind("ok: ", 0), 0u);
+  ASSERT_EQ(doc.at("runs").size(), 1u);
+  const json& run = doc.at("runs")[0];
+  EXPECT_EQ(run.at("backend"), "cpu");
+  EXPECT_EQ(run.at("streams"), 4);
+  EXPECT_EQ(run.at("frame"), 10);
+  expect_reconciled(run);
+  EXPECT_EQ(doc.at("patterns").size(), 4u);
+  EXPECT_NE(r.out.find("found/planted"), std::string::npos) << r.out;
+}
+
+// Text payloads, a configuration template (its rules dropped, its scheduler kept), a
+// bound in samples.
+TEST(BenchE2e, TextAndATemplateReconcile) {
+  TempDir dir;
+  const std::string config =
+      dir.write("template.yaml",
+                "instance: templated\nscheduler: {tick_ms: 5}\nlimits: {max_message_bytes: 65536}\n"
+                "rules:\n  - {name: never, patterns: [\"nothing-*\"]}\n");
+  const std::string json_path = dir.file("e2e.json");
+  const std::string work = dir.file("work");
+  const auto r = run_cli({"bench",    "e2e",        "--daemon",  WARPWATCHD_PATH,
+                          "--config", config,       "--streams", "3",
+                          "--frame",  "25",         "--samples", "3000",
+                          "--text",   "--patterns", "2",         "--pattern-length",
+                          "30",       "--every",    "150",       "--work-dir",
+                          work,       "--json",     json_path});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  const json doc = read_json(json_path);
+  ASSERT_EQ(doc.at("runs").size(), 1u);
+  expect_reconciled(doc.at("runs")[0]);
+  EXPECT_EQ(doc.at("runs")[0].at("generator").at("samples").get<std::uint64_t>(), 9000u);
+  // The configuration it wrote, kept in --work-dir.
+  std::ifstream in(work + "/cpu-s3-f25/warpwatchd.yaml");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("instance: templated"), std::string::npos) << text;
+  EXPECT_NE(text.find("tick_ms: 5"), std::string::npos) << text;
+  EXPECT_NE(text.find("max_message_bytes: 65536"), std::string::npos) << text;
+  EXPECT_EQ(text.find("never"), std::string::npos) << text;
+}
+
+TEST(BenchE2e, AMissingDaemonIsAClearError) {
+  const auto r = run_cli({"bench", "e2e", "--daemon", "/nonexistent/warpwatchd"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("no warpwatchd executable"), std::string::npos) << r.err;
+}
+
+// Rejection reasons are read from the label as they come, new ones included; the backlog
+// gauges are optional.
+TEST(BenchE2e, MetricsAreReadGenerically) {
+  const std::string text =
+      "# HELP warpwatch_ingest_rejected_total x\n# TYPE warpwatch_ingest_rejected_total counter\n"
+      "warpwatch_ingest_accepted_samples_total 1200\n"
+      "warpwatch_ingest_rejected_total{reason=\"malformed_frame\"} 2\n"
+      "warpwatch_ingest_rejected_total{reason=\"queue_full\"} 5\n"
+      "warpwatch_stream_rejected_total{stream=\"a\",reason=\"queue_full\"} 5\n"
+      "warpwatch_batch_samples_total 1100\n"
+      "warpwatch_events_published_total{rule=\"a\"} 3\n"
+      "warpwatch_events_published_total{rule=\"b\"} 4\n"
+      "warpwatch_events_dropped_total{rule=\"a\"} 1\n"
+      "warpwatch_ingest_backlog_samples 100\n";
+  const auto m = bench::parse_metrics(text);
+  EXPECT_EQ(m.accepted, 1200);
+  EXPECT_EQ(m.matched, 1100);
+  EXPECT_EQ(m.rejected_total, 7);
+  EXPECT_EQ(m.rejected.at("queue_full"), 5);
+  EXPECT_EQ(m.rejected.at("malformed_frame"), 2);
+  EXPECT_EQ(m.events_published, 7);
+  EXPECT_EQ(m.events_dropped, 1);
+  ASSERT_TRUE(m.backlog_samples);
+  EXPECT_EQ(*m.backlog_samples, 100);
+  EXPECT_FALSE(m.backlog_oldest_age_s);
+  EXPECT_FALSE(bench::parse_metrics("warpwatch_batch_samples_total 1\n").backlog_samples);
+}
+
+TEST(BenchE2e, Percentiles) {
+  std::vector<double> v;
+  for (int i = 100; i >= 1; --i) v.push_back(i);
+  const auto p = bench::percentiles(v);
+  EXPECT_EQ(p.count, 100u);
+  EXPECT_EQ(p.p50, 50);
+  EXPECT_EQ(p.p99, 99);
+  EXPECT_EQ(p.max, 100);
+  EXPECT_EQ(p.mean, 50.5);
+  EXPECT_EQ(bench::percentiles({}).count, 0u);
+}
+
+bench::E2eReport synthetic_report() {
+  bench::E2eReport report;
+  report.options.streams = {10, 100};
+  report.options.backends = {"cpu", "cuda"};
+  for (const std::string backend : {"cpu", "cuda"})
+    for (const std::size_t streams : {std::size_t{10}, std::size_t{100}}) {
+      bench::E2eRun run;
+      run.backend = backend;
+      run.streams = streams;
+      run.frame = 100;
+      run.sustained_samples_per_s = 1e6 * static_cast<double>(streams);
+      run.latency_ms.p99 = 3.0;
+      report.runs.push_back(run);
+    }
+  return report;
+}
+
+TEST(BenchE2e, PlotIsAPng) {
+  if (!gnuplot_installed())
+    GTEST_SKIP() << "gnuplot is not installed (Debian package gnuplot-nox; make bench-deps)";
+  TempDir dir;
+  const std::string png = dir.file("e2e.png");
+  bench::write_e2e_plot(synthetic_report(), png);
+  std::ifstream in(png, std::ios::binary);
+  char magic[4] = {};
+  in.read(magic, 4);
+  EXPECT_EQ(std::string(magic + 1, 3), "PNG");
+}
+
+TEST(BenchE2e, PlotWithoutGnuplotNamesThePackage) {
+  TempDir dir;
+  try {
+    bench::write_e2e_plot(synthetic_report(), dir.file("e2e.png"), "warpwatch-no-such-gnuplot");
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("gnuplot-nox"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir.file("e2e.png")));
+}
+
+}  // namespace
