@@ -1,5 +1,6 @@
 #include "warpwatch/stream/registry.hpp"
 
+#include <algorithm>
 #include <initializer_list>
 #include <set>
 #include <stdexcept>
@@ -119,6 +120,10 @@ StreamChanges StreamRegistry::redeclare(const std::vector<StreamDef>& declared,
     it->second = declared_counters(d);
     changes.added.push_back(it->second.stream);
   }
+  // In id order, as a reader of the changes (and the log) expects them.
+  std::sort(changes.removed.begin(), changes.removed.end());
+  std::sort(changes.changed.begin(), changes.changed.end(),
+            [](const auto& a, const auto& b) { return a.after->id < b.after->id; });
   const auto log_interval = options_.log_interval;
   options_ = options;
   options_.log_interval = log_interval;
@@ -243,6 +248,10 @@ RegistrySnapshot StreamRegistry::snapshot() const {
   RegistrySnapshot out = totals_;
   out.streams.reserve(streams_.size());
   for (const auto& [id, counters] : streams_) out.streams.push_back(counters);
+  std::sort(out.streams.begin(), out.streams.end(),
+            [](const StreamCounters& a, const StreamCounters& b) {
+              return a.stream->id < b.stream->id;
+            });
   return out;
 }
 

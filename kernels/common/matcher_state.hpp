@@ -9,6 +9,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "common/window_track.hpp"
@@ -79,7 +80,11 @@ inline RawMatch make_match(const Pair& pair, double distance, std::uint64_t star
 
 class MatcherState {
  public:
-  std::map<std::string, std::unique_ptr<StreamState>, std::less<>> streams;
+  // Hashed: looked up once per stream per batch (any order of iteration is fine: the
+  // backends key their tables by slot, and matches are sorted).
+  std::unordered_map<std::string, std::unique_ptr<StreamState>, stream::StreamIdHash,
+                     std::equal_to<>>
+      streams;
   std::map<std::string, std::unique_ptr<PatternState>, std::less<>> patterns;
   std::vector<std::uint32_t> free_slots;
   std::uint32_t slot_count = 0;      // every slot ever used is below this

@@ -25,6 +25,7 @@
 #include <stop_token>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "warpwatch/stream/frame.hpp"
@@ -177,7 +178,7 @@ class IngestHub {
   mutable std::mutex mu_;
   std::condition_variable cv_;        // the scheduler: samples queued
   std::condition_variable_any room_;  // waiting sources: room made
-  std::map<std::string, StreamValidator, std::less<>> validators_;
+  std::unordered_map<std::string, StreamValidator, StreamIdHash, std::equal_to<>> validators_;
   std::map<std::string, Queue, std::less<>> queues_;  // streams with queued samples only
   std::string next_first_;  // take(): the stream served first next time (lower bound)
   std::vector<std::string> ended_;

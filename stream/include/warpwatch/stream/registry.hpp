@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -139,7 +140,8 @@ class StreamRegistry {
   LogHook log_;
   Clock clock_;
   mutable std::mutex mu_;  // one lock per message, not per sample: cheap enough
-  std::map<std::string, StreamCounters, std::less<>> streams_;
+  // Hashed: three lookups a message (expected dims, admission, accepted count).
+  std::unordered_map<std::string, StreamCounters, StreamIdHash, std::equal_to<>> streams_;
   std::size_t auto_created_ = 0;
   RegistrySnapshot totals_;  // streams left empty; filled by snapshot()
   // Rate limit per (stream, reason); ids without a stream share the key "".

@@ -8,8 +8,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace warpwatch::stream {
 
@@ -28,5 +30,15 @@ using StreamRef = std::shared_ptr<const StreamDef>;
 inline StreamRef make_stream(StreamDef def) {
   return std::make_shared<const StreamDef>(std::move(def));
 }
+
+// Hashes stream ids for unordered maps looked up by std::string_view (with
+// std::equal_to<>): the per-message lookups of ingest stay O(1) however many streams
+// are declared.
+struct StreamIdHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view id) const noexcept {
+    return std::hash<std::string_view>{}(id);
+  }
+};
 
 }  // namespace warpwatch::stream
