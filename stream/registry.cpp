@@ -248,10 +248,9 @@ RegistrySnapshot StreamRegistry::snapshot() const {
   RegistrySnapshot out = totals_;
   out.streams.reserve(streams_.size());
   for (const auto& [id, counters] : streams_) out.streams.push_back(counters);
-  std::sort(out.streams.begin(), out.streams.end(),
-            [](const StreamCounters& a, const StreamCounters& b) {
-              return a.stream->id < b.stream->id;
-            });
+  std::sort(
+      out.streams.begin(), out.streams.end(),
+      [](const StreamCounters& a, const StreamCounters& b) { return a.stream->id < b.stream->id; });
   return out;
 }
 
