@@ -25,13 +25,12 @@
 #include <thread>
 #include <tuple>
 
-#include "e2e_internal.hpp"
+#include "warpwatch/bench/loopback.hpp"
 #include "warpwatch/stream/frame.hpp"
 
 namespace warpwatch::bench {
 namespace {
 
-using namespace e2e_detail;
 using Steady = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 

@@ -114,13 +114,13 @@ TEST_F(WarpwatchdOverload, UnderBudgetAndQuickSigterm) {
   ASSERT_NO_FATAL_FAILURE(
       start(heavy_config(ports_, "limits: {memory_budget_bytes: " + std::to_string(budget) +
                                      ", max_message_bytes: 65536}\n")));
-  const std::uint64_t rss_at_start = daemon_->status_bytes("VmRSS");
+  const std::uint64_t rss_at_start = daemon_->resident_bytes();
   FastProducer producer(ctx_, "tcp://127.0.0.1:" + std::to_string(ports_.ingest));
   // Overload for 4 s: the queue fills to its limit and stays there.
   std::uint64_t max_rss = 0;
   for (int i = 0; i < 40; ++i) {
     std::this_thread::sleep_for(100ms);
-    max_rss = std::max(max_rss, daemon_->status_bytes("VmRSS"));
+    max_rss = std::max(max_rss, daemon_->resident_bytes());
   }
   const auto m = scrape();
   EXPECT_GT(m.at("warpwatch_ingest_backlog_samples"), 0) << "overloaded: a backlog waits";
@@ -142,7 +142,7 @@ TEST_F(WarpwatchdOverload, UnderBudgetAndQuickSigterm) {
   const auto exit_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                            std::chrono::steady_clock::now() - signalled)
                            .count();
-  const std::uint64_t peak = daemon_->status_bytes("VmHWM");  // 0: already reaped
+  const std::uint64_t peak = daemon_->peak_resident_bytes();  // 0: already reaped
   producer.stop = true;
   const std::string log = daemon_->stderr_text();
   ASSERT_TRUE(status) << "still running 10 s after SIGTERM\n" << log;
@@ -179,7 +179,7 @@ TEST_F(WarpwatchdOverload, UnderBudgetAndQuickSigterm) {
 TEST_F(WarpwatchdOverload, OversizedNeverRead) {
   ASSERT_NO_FATAL_FAILURE(start(heavy_config(ports_, "")));
   const std::string endpoint = "tcp://127.0.0.1:" + std::to_string(ports_.ingest);
-  const std::uint64_t before = daemon_->status_bytes("VmHWM");
+  const std::uint64_t before = daemon_->peak_resident_bytes();
   {
     zmq::socket_t bad(ctx_, zmq::socket_type::push);
     bad.set(zmq::sockopt::linger, 0);
@@ -202,7 +202,7 @@ TEST_F(WarpwatchdOverload, OversizedNeverRead) {
   EXPECT_EQ(m["warpwatch_ingest_accepted_samples_total"], 3);
   EXPECT_EQ(m[R"(warpwatch_ingest_rejected_total{reason="oversized_message"})"], 0)
       << "refused by libzmq, never read: nothing to count";
-  const std::uint64_t after = daemon_->status_bytes("VmHWM");
+  const std::uint64_t after = daemon_->peak_resident_bytes();
   std::cout << "[ measured ] VmHWM before the oversized frames " << before << " B, after " << after
             << " B\n";
   EXPECT_LT(after, before + (16 << 20)) << "peak RSS grew from " << before << " to " << after;

@@ -1,30 +1,32 @@
-// What `warpwatch bench e2e` needs from the operating system: a child process with its
-// stderr in a file, /proc readings, a free loopback port, a plain HTTP GET and the
-// Prometheus text of /metrics. Private to daemon/bench/ (and its tests).
+// What a driver of a real warpwatchd needs from the operating system: a child process with
+// its stderr in a file, /proc readings, a free loopback port, an HTTP GET and the text of
+// /metrics. `warpwatch bench e2e` uses it, and so do the tests that run the daemon as a
+// process (tests/support/daemon_process.hpp, http_client.hpp).
 #pragma once
 
 #include <sys/resource.h>
 #include <sys/types.h>
 
 #include <chrono>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "warpwatch/bench/e2e.hpp"
+namespace warpwatch::bench {
 
-namespace warpwatch::bench::e2e_detail {
-
-// A TCP port on 127.0.0.1 that was free a moment ago.
+// A TCP port on 127.0.0.1 that was free a moment ago (the kernel picked it for a socket
+// that is closed again), for configurations that need fixed endpoints.
 int free_loopback_port();
 
 class ChildProcess {
  public:
   // Starts `program args...` with this environment minus systemd's notification
-  // variables; stdout to /dev/null, stderr to `stderr_path`. Throws std::runtime_error.
+  // variables, plus `extra_env` ("NAME=value"); stdin and stdout /dev/null, stderr to
+  // `stderr_path`. Throws std::runtime_error.
   ChildProcess(const std::string& program, const std::vector<std::string>& args,
-               const std::string& stderr_path);
-  ~ChildProcess();  // SIGKILLs and reaps a child still running
+               const std::string& stderr_path, const std::vector<std::string>& extra_env = {});
+  ~ChildProcess();  // SIGKILLs and reaps a child still running (a failed run leaves none)
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;
 
@@ -47,16 +49,24 @@ struct ProcReading {
   double peak_rss_bytes = 0;  // VmHWM
   double rss_bytes = 0;       // VmRSS
 };
+// From /proc/PID/stat and /proc/PID/status; ok false once the process is gone.
 ProcReading read_proc(pid_t pid);
 
 struct HttpResponse {
   int status = 0;
+  std::string content_type;
   std::string body;
 };
-// GET http://127.0.0.1:port/target; nullopt when nothing answers within `timeout`.
+// GET http://127.0.0.1:port/target with Boost.Beast; nullopt when nothing answers within
+// `timeout`.
 std::optional<HttpResponse> http_get(int port, const std::string& target,
                                      std::chrono::milliseconds timeout);
 
+// Prometheus text format: "name{labels}" -> value, comment lines and unreadable values
+// skipped.
+std::map<std::string, double> parse_prometheus_text(const std::string& text);
+
+// The last `bytes` of a file ("..." before them when cut).
 std::string file_tail(const std::string& path, std::size_t bytes);
 
-}  // namespace warpwatch::bench::e2e_detail
+}  // namespace warpwatch::bench

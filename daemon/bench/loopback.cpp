@@ -1,4 +1,4 @@
-// The operating-system side of `warpwatch bench e2e` (e2e_internal.hpp).
+// The operating-system side of driving a real warpwatchd (loopback.hpp).
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -15,11 +15,17 @@
 #include <stdexcept>
 #include <thread>
 
-#include "e2e_internal.hpp"
+#include "warpwatch/bench/loopback.hpp"
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+#include "warpwatch/bench/e2e.hpp"
 
 extern char** environ;
 
-namespace warpwatch::bench::e2e_detail {
+namespace warpwatch::bench {
 
 int free_loopback_port() {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -38,7 +44,8 @@ int free_loopback_port() {
 }
 
 ChildProcess::ChildProcess(const std::string& program, const std::vector<std::string>& args,
-                           const std::string& stderr_path) {
+                           const std::string& stderr_path,
+                           const std::vector<std::string>& extra_env) {
   std::vector<std::string> env;
   for (char** e = environ; *e; ++e) {
     const std::string var = *e;
@@ -48,6 +55,7 @@ ChildProcess::ChildProcess(const std::string& program, const std::vector<std::st
       systemd = systemd || var.rfind(name, 0) == 0;
     if (!systemd) env.push_back(var);
   }
+  env.insert(env.end(), extra_env.begin(), extra_env.end());
   std::vector<std::string> argv_strings{program};
   argv_strings.insert(argv_strings.end(), args.begin(), args.end());
   std::vector<char*> argv, envp;
@@ -127,87 +135,57 @@ ProcReading read_proc(pid_t pid) {
   return r;
 }
 
-namespace {
-
-std::string dechunk(const std::string& body) {
-  std::string out;
-  std::size_t at = 0;
-  while (at < body.size()) {
-    const auto eol = body.find("\r\n", at);
-    if (eol == std::string::npos) break;
-    const std::size_t size = std::stoul(body.substr(at, eol - at), nullptr, 16);
-    if (size == 0) break;
-    out += body.substr(eol + 2, size);
-    at = eol + 2 + size + 2;
-  }
-  return out;
-}
-
-}  // namespace
-
 std::optional<HttpResponse> http_get(int port, const std::string& target,
                                      std::chrono::milliseconds timeout) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return std::nullopt;
-  timeval tv{};
-  tv.tv_sec = static_cast<time_t>(timeout.count() / 1000);
-  tv.tv_usec = static_cast<suseconds_t>((timeout.count() % 1000) * 1000);
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = htons(static_cast<std::uint16_t>(port));
-  std::string response;
-  bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0;
-  if (ok) {
-    const std::string request =
-        "GET " + target + " HTTP/1.0\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
-    ok = ::send(fd, request.data(), request.size(), MSG_NOSIGNAL) ==
-         static_cast<ssize_t>(request.size());
+  namespace beast = boost::beast;
+  namespace http = beast::http;
+  using boost::asio::ip::tcp;
+  try {
+    boost::asio::io_context io;
+    beast::tcp_stream stream(io);
+    stream.expires_after(timeout);
+    stream.connect(
+        tcp::endpoint(boost::asio::ip::address_v4::loopback(), static_cast<unsigned short>(port)));
+    http::request<http::empty_body> request{http::verb::get, target, 11};
+    request.set(http::field::host, "127.0.0.1");
+    request.set(http::field::connection, "close");
+    // Asynchronous under the hood so that the stream's deadline applies to every step.
+    beast::error_code error;
+    http::async_write(stream, request, [&](beast::error_code ec, std::size_t) { error = ec; });
+    io.run();
+    if (error) return std::nullopt;
+    io.restart();
+    beast::flat_buffer buffer;
+    http::response<http::string_body> response;
+    http::async_read(stream, buffer, response,
+                     [&](beast::error_code ec, std::size_t) { error = ec; });
+    io.run();
+    if (error) return std::nullopt;
+    return HttpResponse{static_cast<int>(response.result_int()),
+                        std::string(response[http::field::content_type]), response.body()};
+  } catch (const std::exception&) {  // refused, reset: nothing answered
+    return std::nullopt;
   }
-  char buffer[65536];
-  while (ok) {
-    const ssize_t n = ::recv(fd, buffer, sizeof(buffer), 0);
-    if (n > 0) {
-      response.append(buffer, static_cast<std::size_t>(n));
-    } else {
-      ok = n == 0;  // EOF: the whole response; an error or a timeout: none
-      break;
-    }
-  }
-  ::close(fd);
-  if (!ok) return std::nullopt;
-  const auto head_end = response.find("\r\n\r\n");
-  if (response.rfind("HTTP/", 0) != 0 || head_end == std::string::npos) return std::nullopt;
-  HttpResponse r;
-  r.status = std::atoi(response.c_str() + response.find(' ') + 1);
-  const std::string head = response.substr(0, head_end);
-  r.body = response.substr(head_end + 4);
-  std::string lower = head;
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (lower.find("transfer-encoding: chunked") != std::string::npos) r.body = dechunk(r.body);
-  return r;
 }
 
-}  // namespace warpwatch::bench::e2e_detail
-
-namespace warpwatch::bench {
-
-DaemonMetrics parse_metrics(const std::string& text) {
-  DaemonMetrics m;
+std::map<std::string, double> parse_prometheus_text(const std::string& text) {
+  std::map<std::string, double> out;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
     if (line.empty() || line[0] == '#') continue;
     const auto space = line.rfind(' ');
     if (space == std::string::npos) continue;
-    const std::string series = line.substr(0, space);
-    double value = 0;
     try {
-      value = std::stod(line.substr(space + 1));
+      out[line.substr(0, space)] = std::stod(line.substr(space + 1));
     } catch (const std::exception&) {
-      continue;
     }
+  }
+  return out;
+}
+
+DaemonMetrics parse_metrics(const std::string& text) {
+  DaemonMetrics m;
+  for (const auto& [series, value] : parse_prometheus_text(text)) {
     const auto brace = series.find('{');
     const std::string name = series.substr(0, brace);
     const auto label = [&](const std::string& key) -> std::string {
@@ -233,10 +211,6 @@ DaemonMetrics parse_metrics(const std::string& text) {
   return m;
 }
 
-}  // namespace warpwatch::bench
-
-namespace warpwatch::bench::e2e_detail {
-
 std::string file_tail(const std::string& path, std::size_t bytes) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream all;
@@ -245,4 +219,4 @@ std::string file_tail(const std::string& path, std::size_t bytes) {
   return text.size() > bytes ? "..." + text.substr(text.size() - bytes) : text;
 }
 
-}  // namespace warpwatch::bench::e2e_detail
+}  // namespace warpwatch::bench
