@@ -3,11 +3,14 @@
 #include "warpwatch/kernels/matcher.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <tuple>
 
 #include "common/matcher_state.hpp"
+#include "common/worker_pool.hpp"
 #include "reference/spring.hpp"
 #include "warpwatch/kernels/errors.hpp"
 
@@ -32,10 +35,22 @@ auto find_or_fail(Map& map, std::string_view id, const char* what) {
   return it;
 }
 
-// Histories are trimmed in bulk, once this many samples arrived since the last trim:
-// finding the oldest live start scans every stream-mode column, O(m) a pair, which done
-// every batch would dominate small batches (one sample against a long pattern).
+// Histories are trimmed in bulk, once this many samples arrived since the last trim, and
+// not before trim_interval_batches batches of the last one's size: finding the oldest live
+// start scans every stream-mode column, O(m) a pair, which done every batch would dominate
+// small batches (one sample against a long pattern); and a trim waits for the device,
+// which pipelined batches (submit/collect) should not do every batch.
 constexpr std::uint64_t trim_interval_samples = 1 << 16;
+constexpr std::uint64_t trim_interval_batches = 4;
+
+using host_clock = std::chrono::steady_clock;
+double seconds_since(host_clock::time_point start) {
+  return std::chrono::duration<double>(host_clock::now() - start).count();
+}
+
+[[noreturn]] void out_of_turn(const std::string& message) {
+  throw std::logic_error(message);
+}
 
 void check_pattern(const PatternDef& pattern) {
   const std::string& id = pattern.id;
@@ -78,11 +93,50 @@ void sort_matches(std::vector<RawMatch>& matches) {
   });
 }
 
+// A submitted batch not yet collected: the matches it has so far, and whether the
+// backend still has to finish it (finish_batch).
+struct Matcher::Outstanding {
+  std::vector<RawMatch> out;
+  bool started = true;
+};
+
 Matcher::Matcher() : state_(std::make_unique<MatcherState>()) {}
 Matcher::~Matcher() = default;
 
 void Matcher::on_stream_pattern_added(PatternState&) {}
 void Matcher::add_backend_counters(MatcherCounters&) const {}
+
+void Matcher::start_batch(std::span<WindowBatch> windows, std::vector<RawMatch>& out) {
+  run_batch(windows, out);
+}
+
+void Matcher::finish_batch(std::vector<RawMatch>&) {}
+
+std::size_t Matcher::outstanding() const {
+  return outstanding_.size();
+}
+
+void Matcher::require_none_outstanding(const char* what) const {
+  if (!outstanding_.empty())
+    out_of_turn(std::string(what) + " with " + std::to_string(outstanding_.size()) +
+                " submitted batch(es) not collected: collect() them first");
+}
+
+void Matcher::finish_started() {
+  for (Outstanding& o : outstanding_)
+    if (o.started) {
+      const auto began = host_clock::now();
+      finish_batch(o.out);
+      o.started = false;
+      state_->counters.collect_seconds += seconds_since(began);
+    }
+}
+
+bool Matcher::trim_due() const {
+  const MatcherState& s = *state_;
+  return s.samples_since_trim >=
+         std::max(trim_interval_samples, trim_interval_batches * s.last_batch_samples);
+}
 
 bool Matcher::has_stream(std::string_view id) const {
   return state_->streams.find(id) != state_->streams.end();
@@ -137,16 +191,30 @@ void Matcher::pair_up(StreamState& stream, PatternState& pattern) {
 namespace {
 
 // The precondition of process() on a chunk's samples (the stream layer's validator drops
-// and counts what breaks it; here it is an invariant: one compare a sample, against m cells).
+// and counts what breaks it; here it is an invariant). Every sample is checked, so the loops
+// are branch-free and vectorize: the whole-batch check costs a fraction of copying the
+// chunk into the history (a short-circuiting loop cost 2-3 ns a sample).
+bool all_finite(std::span<const float> values) {
+  std::uint32_t bad = 0;
+  for (const float v : values) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    bad |= static_cast<std::uint32_t>((bits & 0x7f800000u) == 0x7f800000u);  // inf or nan
+  }
+  return bad == 0;
+}
+
+bool strictly_increasing(std::span<const std::int64_t> t) {
+  std::uint32_t bad = 0;
+  for (std::size_t i = 1; i < t.size(); ++i) bad |= static_cast<std::uint32_t>(t[i - 1] >= t[i]);
+  return bad == 0;
+}
+
 bool valid_samples(const StreamState& stream, const StreamChunk& chunk) {
   const auto& t = chunk.timestamps_ns;
   const bool after_last =
       t.empty() || stream.next_index() == 0 || t.front() > stream.history.last_time_ns();
-  return after_last &&
-         std::adjacent_find(t.begin(), t.end(),
-                            [](std::int64_t a, std::int64_t b) { return a >= b; }) == t.end() &&
-         std::all_of(chunk.values.begin(), chunk.values.end(),
-                     [](float v) { return std::isfinite(v); });
+  return after_last && strictly_increasing(t) && all_finite(chunk.values);
 }
 
 void append_window(const Pair& pair, const common::WindowOccurrence& o,
@@ -158,6 +226,7 @@ void append_window(const Pair& pair, const common::WindowOccurrence& o,
 }  // namespace
 
 void Matcher::add_stream(StreamRef stream) {
+  require_none_outstanding("add_stream()");
   MatcherState& s = *state_;
   if (!stream) fail("stream definition is null");
   const StreamDef& def = *stream;
@@ -187,6 +256,7 @@ void Matcher::add_stream(StreamRef stream) {
 }
 
 std::vector<RawMatch> Matcher::remove_stream(std::string_view stream_id) {
+  require_none_outstanding("remove_stream()");
   MatcherState& s = *state_;
   const auto it = find_or_fail(s.streams, stream_id, "stream");
   StreamState& stream = *it->second;
@@ -208,6 +278,7 @@ std::vector<RawMatch> Matcher::remove_stream(std::string_view stream_id) {
 }
 
 void Matcher::add_pattern(PatternRef pattern) {
+  require_none_outstanding("add_pattern()");
   if (!pattern) fail("pattern definition is null");
   check_pattern(*pattern);
   MatcherState& s = *state_;
@@ -236,6 +307,7 @@ void Matcher::add_pattern(PatternRef pattern) {
 }
 
 std::vector<RawMatch> Matcher::remove_pattern(std::string_view pattern_id) {
+  require_none_outstanding("remove_pattern()");
   MatcherState& s = *state_;
   const auto it = find_or_fail(s.patterns, pattern_id, "pattern");
   PatternState& pattern = *it->second;
@@ -278,7 +350,17 @@ class EndOfBatch {
 }  // namespace
 
 std::vector<RawMatch> Matcher::process(std::span<const StreamChunk> batch) {
+  require_none_outstanding("process()");
+  submit(batch);
+  return collect();
+}
+
+void Matcher::submit(std::span<const StreamChunk> batch) {
   MatcherState& s = *state_;
+  if (outstanding_.size() >= max_outstanding)
+    out_of_turn("submit() with " + std::to_string(outstanding_.size()) +
+                " batches not collected: collect() one first");
+  const auto began = host_clock::now();
   // Checks first, so that a bad batch changes nothing.
   const std::uint64_t serial = ++s.batch_serial;
   std::vector<StreamState*> touched;
@@ -295,23 +377,26 @@ std::vector<RawMatch> Matcher::process(std::span<const StreamChunk> batch) {
            std::to_string(dims));
     touched.push_back(&stream);
   }
+  // A trim that collect() could not make (a later batch was on the device) is made before
+  // this batch: it needs the device state of every batch before it.
+  if (trim_due()) {
+    finish_started();
+    trim_histories(false);
+  }
   // Every stream is at "no chunk" (chunk_first = its next index); only those with samples
   // change, and go back when the batch ends.
   const EndOfBatch end_of_batch(s);
   std::uint64_t samples = 0;
+  std::vector<const StreamChunk*> active_chunks;  // beside s.active
   for (std::size_t k = 0; k < batch.size(); ++k) {
     const StreamChunk& chunk = batch[k];
     StreamState& stream = *touched[k];
     if (chunk.timestamps_ns.empty()) continue;
-    WW_ASSERT(valid_samples(stream, chunk),
-              "stream '" + stream.def->id +
-                  "': non-finite values or timestamps that do not increase (the "
-                  "stream layer validates samples before they are matched)");
     s.active.push_back(&stream);
+    active_chunks.push_back(&chunk);
     stream.chunk_first = stream.next_index();
     stream.chunk_count = static_cast<std::uint32_t>(chunk.timestamps_ns.size());
     stream.chunk_values = chunk.values;
-    stream.history.append(chunk.values, chunk.timestamps_ns);
     samples += chunk.timestamps_ns.size();
     if (!stream.changed_since_trim) {
       stream.changed_since_trim = true;
@@ -321,8 +406,22 @@ std::vector<RawMatch> Matcher::process(std::span<const StreamChunk> batch) {
       if (pair->pattern->stream_mode())
         s.counters.cells += std::uint64_t{stream.chunk_count} * pair->pattern->def->length();
   }
+  // Each active stream's samples checked and appended to its history: reading and copying
+  // every sample, the base's biggest per-batch cost, so large batches are split over the
+  // host pool (streams are independent).
+  common::for_each_part(host_pool_, s.active.size(), samples, [&](std::size_t k) {
+    StreamState& stream = *s.active[k];
+    const StreamChunk& chunk = *active_chunks[k];
+    WW_ASSERT(valid_samples(stream, chunk),
+              "stream '" + stream.def->id +
+                  "': non-finite values or timestamps that do not increase (the "
+                  "stream layer validates samples before they are matched)");
+    stream.history.append(chunk.values, chunk.timestamps_ns);
+  });
   s.counters.samples += samples;
   s.samples_since_trim += samples;
+  s.last_batch_samples = samples;
+  ++s.counters.batches;
 
   // Window mode: the windows that end in each chunk, for the backend to compute (each pair's
   // windows are its own: the order of `windows` does not change any result).
@@ -338,9 +437,18 @@ std::vector<RawMatch> Matcher::process(std::span<const StreamChunk> batch) {
       w.flat.assign(w.ends.size(), 0);
     }
   }
-  std::vector<RawMatch> out;
   const std::span<WindowBatch> windows(s.windows.data(), n);
-  run_batch(windows, out);
+  Outstanding& batch_out = outstanding_.emplace_back();
+  std::vector<RawMatch>& out = batch_out.out;
+  const auto started = host_clock::now();
+  s.counters.prepare_seconds += std::chrono::duration<double>(started - began).count();
+  try {
+    start_batch(windows, out);
+  } catch (...) {
+    outstanding_.pop_back();  // not started: nothing to finish or collect
+    throw;
+  }
+  s.counters.start_seconds += seconds_since(started);
   std::vector<common::WindowOccurrence> occurrences;
   for (WindowBatch& w : windows) {
     Pair& pair = *w.pair;
@@ -354,12 +462,29 @@ std::vector<RawMatch> Matcher::process(std::span<const StreamChunk> batch) {
     for (const auto& o : occurrences) append_window(pair, o, out);
     occurrences.clear();
   }
-  if (s.samples_since_trim >= trim_interval_samples) trim_histories(false);
+}
+
+std::vector<RawMatch> Matcher::collect() {
+  if (outstanding_.empty()) out_of_turn("collect() with no batch submitted");
+  MatcherState& s = *state_;
+  Outstanding& oldest = outstanding_.front();
+  if (oldest.started) {
+    const auto began = host_clock::now();
+    finish_batch(oldest.out);
+    oldest.started = false;
+    s.counters.collect_seconds += seconds_since(began);
+  }
+  std::vector<RawMatch> out = std::move(oldest.out);
+  outstanding_.erase(outstanding_.begin());
+  // Trimming needs the device state of every batch so far: now if none is left, else
+  // before the next batch (submit).
+  if (outstanding_.empty() && trim_due()) trim_histories(false);
   sort_matches(out);
   return out;
 }
 
 std::vector<RawMatch> Matcher::flush() {
+  require_none_outstanding("flush()");
   std::vector<RawMatch> out;
   flush_stream_pairs(out);
   for (auto& [id, pattern] : state_->patterns)
@@ -377,6 +502,8 @@ std::vector<RawMatch> Matcher::flush() {
 // than the stream's next sample), so it could at most give back what a removed pair held.
 void Matcher::trim_histories(bool all) {
   MatcherState& s = *state_;
+  const auto began = host_clock::now();
+  ++s.counters.trims;
   s.samples_since_trim = 0;
   if (all) {
     for (StreamState* stream : s.trim_streams) stream->changed_since_trim = false;
@@ -394,6 +521,7 @@ void Matcher::trim_histories(bool all) {
     stream->changed_since_trim = false;
   }
   s.trim_streams.clear();
+  s.counters.trim_seconds += seconds_since(began);
 }
 
 }  // namespace warpwatch::kernels

@@ -42,6 +42,8 @@ std::string extra_text(const Measurement& m) {
       text += fixed(value, "%.0f") + " matches";
     else if (name == "speedup_vs_1_thread")
       text += "speed-up " + fixed(value, "%.2f") + "x";
+    else if (name.ends_with("_us"))
+      text += name + " " + fixed(value, "%.0f");
     else if (name == "backend_counted_cells")
       text += "backend counted " + si(value) + " cells";
     else
@@ -180,7 +182,10 @@ void print_table(const Report& report, std::ostream& out) {
         << si(rate / 3.0) << " cells/s) and a stream-mode cell, which also tracks its start, is 8 ("
         << si(rate / 8.0) << " cells/s))\n";
     out << "cuda times are kernel times from CUDA events after a warm-up; wall_cells_per_s "
-           "(extra) counts the whole call with its copies\n";
+           "(extra) counts the whole call with its copies (stream_dtw: batches pipelined, "
+           "submit(b) then collect(b-1), as the daemon runs them); *_us: host microseconds a "
+           "batch (prepare: checks and histories; start: packing, copies, launches; collect: "
+           "with wait, the time blocked on the device; trim: history trims)\n";
   }
   for (const Row& r : report.rows)
     if (!r.ceiling_cells_per_s && !r.ceiling_note.empty()) {

@@ -110,29 +110,39 @@ Measurement measure_stream(const Shape& shape, kernels::Backend backend, unsigne
     times[i] = static_cast<std::int64_t>(i) * stream_period_ns;
 
   std::vector<kernels::StreamChunk> batch(shape.streams);
-  std::uint64_t matches = 0, counted_cells = 0;
-  // A device backend is timed by its own CUDA events (kernels only, as DESIGN.md asks);
-  // the wall time of process() (packing, copies, host bookkeeping) is reported beside it.
-  const bool device = backend == kernels::Backend::cuda;
-  std::vector<double> wall;
-  for (std::size_t b = 0; b < total_batches; ++b) {
+  const auto submit = [&](std::size_t b) {
     for (std::size_t s = 0; s < shape.streams; ++s)
       batch[s] = {ids[s],
                   std::span<const float>(data).subspan(s * samples + b * shape.chunk, shape.chunk),
                   std::span<const std::int64_t>(times).subspan(b * shape.chunk, shape.chunk)};
+    matcher->submit(batch);
+  };
+  // Batches are pipelined as the daemon runs them: batch b is submitted before batch b-1
+  // is collected, so a device computes b-1 while the host prepares b. A steady iteration,
+  // submit(b) then collect(b-1), is the wall time a batch costs; a device backend's kernels
+  // are timed by its own CUDA events (as DESIGN.md asks), the wall time beside them.
+  const bool device = backend == kernels::Backend::cuda;
+  std::uint64_t matches = 0, cells_before = 0;
+  std::vector<double> wall;
+  kernels::MatcherCounters steady_from, steady_to;  // around the steady iterations
+  submit(0);
+  for (std::size_t b = 1; b <= total_batches; ++b) {
+    if (b == stream_warmup_batches) cells_before = matcher->counters().cells;
     const kernels::MatcherCounters before = matcher->counters();
-    // process() returns once the work is done, also on a device, so wall time is right.
+    if (b == stream_warmup_batches + 1) steady_from = before;
+    if (b == total_batches) steady_to = before;
     const auto start = clock_type::now();
-    const auto found = matcher->process(batch);
+    if (b < total_batches) submit(b);
+    const auto found = matcher->collect();  // batch b - 1
     const double seconds = seconds_since(start);
-    if (b < stream_warmup_batches) continue;
-    const std::uint64_t cells_before = before.cells;
+    if (b - 1 < stream_warmup_batches) continue;
     r.seconds.push_back(device ? matcher->counters().device_seconds - before.device_seconds
                                : seconds);
-    wall.push_back(seconds);
+    if (b < total_batches || total_batches == stream_warmup_batches + 1) wall.push_back(seconds);
     matches += found.size();
-    counted_cells += matcher->counters().cells - cells_before;
   }
+  const kernels::MatcherCounters end = matcher->counters();
+  const std::uint64_t counted_cells = end.cells - cells_before;
   const double median = r.median_s();
   // Each pair's column of m cells (a float32 distance and a 32-bit start offset: 8 bytes)
   // is read and written once per batch; with small chunks this traffic, not arithmetic,
@@ -141,11 +151,25 @@ Measurement measure_stream(const Shape& shape, kernels::Backend backend, unsigne
       static_cast<double>(shape.streams * shape.patterns * shape.m) * 8.0 * 2.0;
   r.extra.emplace_back("state_bytes_per_s", state_bytes / median);
   r.extra.emplace_back("matches", static_cast<double>(matches));
+  // Where a batch's host time goes (microseconds a batch, steady iterations): the base's
+  // checks and histories, the backend's packing and launches, collecting (with waiting),
+  // of both the time blocked on the device, and trimming.
+  const kernels::MatcherCounters& a = steady_from;
+  const kernels::MatcherCounters& z = steady_to;
+  const double n = static_cast<double>(z.batches - a.batches);
+  if (n > 0) {
+    const auto us = [&](double later, double earlier) { return (later - earlier) / n * 1e6; };
+    r.extra.emplace_back("prepare_us", us(z.prepare_seconds, a.prepare_seconds));
+    r.extra.emplace_back("start_us", us(z.start_seconds, a.start_seconds));
+    r.extra.emplace_back("collect_us", us(z.collect_seconds, a.collect_seconds));
+    r.extra.emplace_back("wait_us", us(z.wait_seconds, a.wait_seconds));
+    r.extra.emplace_back("trim_us", us(z.trim_seconds, a.trim_seconds));
+  }
   if (device) {
     std::sort(wall.begin(), wall.end());
     r.extra.emplace_back("wall_cells_per_s",
                          static_cast<double>(r.cells_per_run) / wall[wall.size() / 2]);
-    const double bytes = static_cast<double>(matcher->counters().device_bytes);
+    const double bytes = static_cast<double>(end.device_bytes);
     r.extra.emplace_back("device_bytes", bytes);
     r.extra.emplace_back("device_bytes_per_pair",
                          bytes / static_cast<double>(shape.streams * shape.patterns));

@@ -198,36 +198,62 @@ void Pipeline::run_batch() {
 }
 
 void Pipeline::process(stream::IngestBatch batch) {
+  // A stream new to the Matcher, or one that ended, changes its streams: not while batches
+  // are outstanding.
+  bool change = !batch.ended.empty();
+  for (const stream::QueuedSamples& q : batch.streams)
+    change = change || !matcher_->has_stream(q.stream->id);
+  if (change) collect_all();
   std::vector<kernels::StreamChunk> chunks;
   for (const stream::QueuedSamples& q : batch.streams) {
     if (!matcher_->has_stream(q.stream->id)) matcher_->add_stream(q.stream);
     chunks.push_back({q.stream->id, q.values, q.times_ns});
   }
-  const auto began = std::chrono::steady_clock::now();
-  std::vector<kernels::RawMatch> matches;
-  if (!chunks.empty()) matches = matcher_->process(chunks);
-  // A finite input that ended: its pending candidates are final (SPEC.md 3.1).
-  for (const std::string& id : batch.ended)
-    if (matcher_->has_stream(id)) {
-      auto flushed = matcher_->remove_stream(id);
-      matches.insert(matches.end(), flushed.begin(), flushed.end());
-    }
-  if (!matches.empty()) publish(std::move(matches), *rules_);
   if (!chunks.empty()) {
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-    const std::lock_guard lock(stats_mu_);
-    ++stats_.batches;
-    stats_.samples += batch.samples;
-    stats_.last_batch_seconds = seconds;
-    stats_.batch_seconds += seconds;
+    const auto began = std::chrono::steady_clock::now();
+    matcher_->submit(chunks);  // the samples are copied out of `batch` here
+    in_flight_.push_back({batch.samples, began});
   }
+  if (!batch.ended.empty()) {
+    collect_all();
+    // A finite input that ended: its pending candidates are final (SPEC.md 3.1).
+    std::vector<kernels::RawMatch> flushed;
+    for (const std::string& id : batch.ended)
+      if (matcher_->has_stream(id)) {
+        auto f = matcher_->remove_stream(id);
+        flushed.insert(flushed.end(), f.begin(), f.end());
+      }
+    if (!flushed.empty()) publish(std::move(flushed), *rules_);
+  }
+  // The newest batch stays on the device while the next round is taken only when that
+  // round's samples are already queued (under load); otherwise it is collected now, so an
+  // idle or light input waits for no later round.
+  const std::size_t keep = hub_->queued_samples() > 0 ? 1 : 0;
+  while (in_flight_.size() > keep) collect_one();
   refresh_stats();
   if (!replays_.empty() && !batch.ended.empty()) {
     bool all = true;
     for (const stream::Source* replay : replays_) all = all && replay->finished();
     replay_batches_done_ = all;
   }
+}
+
+void Pipeline::collect_one() {
+  const InFlight batch = in_flight_.front();
+  in_flight_.pop_front();
+  std::vector<kernels::RawMatch> matches = matcher_->collect();
+  if (!matches.empty()) publish(std::move(matches), *rules_);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - batch.began).count();
+  const std::lock_guard lock(stats_mu_);
+  ++stats_.batches;
+  stats_.samples += batch.samples;
+  stats_.last_batch_seconds = seconds;
+  stats_.batch_seconds += seconds;
+}
+
+void Pipeline::collect_all() {
+  while (!in_flight_.empty()) collect_one();
 }
 
 void Pipeline::step() {
@@ -253,6 +279,7 @@ PipelineSummary Pipeline::shutdown() {
   // Match in bounded rounds while the grace lasts; a round begun before the deadline
   // runs to its end.
   while (hub_->queued_samples() > 0 && std::chrono::steady_clock::now() < deadline) run_batch();
+  collect_all();
   const stream::IngestBatch left = hub_->take_all();
   if (left.samples > 0) {
     const std::lock_guard lock(stats_mu_);

@@ -64,6 +64,7 @@ stream::StreamChanges Pipeline::reload_streams(const config::DaemonConfig& next,
   // Samples admitted under the old declarations belong to the old streams: match them
   // before those streams change (for a changed stream they have the old dims).
   process(std::move(r.queued));
+  collect_all();  // streams and patterns change below: no batch may be outstanding
   const auto end_stream = [&](const std::string& id) {
     if (!matcher_->has_stream(id)) return;
     auto f = matcher_->remove_stream(id);  // its pending candidates are final (SPEC.md 3.1)

@@ -95,6 +95,7 @@ class MatcherState {
   std::uint64_t batch_serial = 0;  // batches begun so far
   MatcherCounters counters;
   std::uint64_t samples_since_trim = 0;
+  std::uint64_t last_batch_samples = 0;  // of the last batch submitted
   // The streams that got samples since the last trim (changed_since_trim set), in the order
   // they first did. While trimming: the streams to trim (every stream on a full trim); a
   // backend's lower_to_live_starts needs to look at these streams' pairs only.

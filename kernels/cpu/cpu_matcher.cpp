@@ -7,17 +7,21 @@
 #include <vector>
 
 #include "common/matcher_state.hpp"
+#include "common/worker_pool.hpp"
 #include "cpu/spring_pattern.hpp"
 #include "cpu/window_distances.hpp"
-#include "cpu/worker_pool.hpp"
 #include "warpwatch/kernels/cpu.hpp"
 
 namespace warpwatch::kernels::cpu {
 namespace {
 
+using common::WorkerPool;
+
 class CpuMatcher final : public Matcher {
  public:
-  explicit CpuMatcher(const Options& options) : pool_(options.threads), scratch_(pool_.size()) {}
+  explicit CpuMatcher(const Options& options) : pool_(options.threads), scratch_(pool_.size()) {
+    lend_host_pool(&pool_);
+  }
 
   std::string_view name() const override { return "cpu"; }
 

@@ -7,12 +7,14 @@
 #include <stdexcept>
 
 #include "common/distance_inputs.hpp"
+#include "common/worker_pool.hpp"
 #include "cpu/elastic_kernel.hpp"
-#include "cpu/worker_pool.hpp"
 #include "warpwatch/kernels/cpu.hpp"
 
 namespace warpwatch::kernels::cpu {
 namespace {
+
+using common::WorkerPool;
 
 struct ColumnGroup {
   std::vector<std::size_t> columns;  // indices into B, all of one length

@@ -1,13 +1,19 @@
 // The CUDA backend's Matcher: its device state around the Matcher base's bookkeeping, on
 // the process's device context (streams, the whole-series engine), whose lock each hook
-// holds while it works. A batch: pack every chunk into pinned memory, copy it up on the copy stream
-// while the compute stream waits only for that copy; run stream mode (stream/spring_pairs.hpp) on
-// the compute stream; while it runs, prepare and run window mode (ElasticBatcher, its own
-// stream); then collect both. Stream-mode state stays on the device from batch to batch.
+// holds while it works. A batch is started (start_batch): the active streams' chunks are
+// packed into one of two pinned "flights" and copied up on the copy stream, stream mode
+// (stream/spring_pairs.hpp) is queued on the compute stream behind that copy, and window
+// mode (ElasticBatcher, its own stream) runs meanwhile; it is finished (finish_batch) by
+// reading its reports back. With two flights, batch k+1 is packed and copied while batch
+// k's kernels run (Matcher::submit/collect). Stream-mode state stays on the device.
 #include <algorithm>
+#include <array>
+#include <chrono>
 #include <memory>
+#include <thread>
 
 #include "common/matcher_state.hpp"
+#include "common/worker_pool.hpp"
 #include "cuda/device_context.hpp"
 #include "cuda/distance/elastic_batch.hpp"
 #include "cuda/stream/spring_pairs.hpp"
@@ -21,16 +27,19 @@ using common::low32;
 class CudaMatcher final : public Matcher {
  public:
   CudaMatcher()
-      : context_(DeviceContext::get()), spring_(context_.compute()), batcher_(context_.engine()) {}
+      : context_(DeviceContext::get()), spring_(context_.compute()), batcher_(context_.engine()) {
+    lend_host_pool(&host_pool_);
+  }
 
   std::string_view name() const override { return "cuda"; }
 
  protected:
   void add_backend_counters(MatcherCounters& c) const override {
     const std::lock_guard lock(context_.mutex());  // the engine is shared with other users
-    c.device_bytes = spring_.device_bytes() + batcher_.device_bytes() + values_dev_.bytes() +
-                     chunks_dev_.bytes();
+    c.device_bytes = spring_.device_bytes() + batcher_.device_bytes() + live_dev_.bytes();
+    for (const Flight& f : flights_) c.device_bytes += f.values_dev.bytes() + f.chunks_dev.bytes();
     c.device_seconds = device_seconds_;
+    c.wait_seconds = spring_.wait_seconds() + upload_wait_seconds_;
   }
 
   void on_stream_pattern_added(PatternState& pattern) override { spring_.add_pattern(pattern); }
@@ -48,14 +57,26 @@ class CudaMatcher final : public Matcher {
   }
 
   void run_batch(std::span<WindowBatch> windows, std::vector<RawMatch>& out) override {
+    start_batch(windows, out);
+    finish_batch(out);
+  }
+
+  void start_batch(std::span<WindowBatch> windows, std::vector<RawMatch>&) override {
     const std::lock_guard lock(context_.mutex());
-    const std::uint32_t max_count = upload();
-    // Stream mode waits (on the device) for the copy only; while it runs, the host
+    Flight& f = flights_[started_ % flights_.size()];
+    const std::uint32_t max_count = upload(f);
+    // Stream mode waits (on the device) for its copy only; while it runs, the host
     // prepares window mode and the batcher runs it on its own stream.
-    WW_CUDA(cudaStreamWaitEvent(context_.compute().get(), uploaded_.get(), 0));
-    spring_.launch(chunks_dev_.data(), values_dev_.data(), max_count);
+    spring_.launch(f.chunks_dev.data(), f.values_dev.data(), max_count, f.uploaded);
+    ++started_;
     run_windows(windows);
-    device_seconds_ += spring_.collect(out);
+  }
+
+  void finish_batch(std::vector<RawMatch>& out) override {
+    const std::lock_guard lock(context_.mutex());
+    const Flight& f = flights_[finished_ % flights_.size()];
+    ++finished_;
+    device_seconds_ += spring_.collect(f.first, out);
   }
 
   void flush_stream_pairs(std::vector<RawMatch>& out) override {
@@ -67,49 +88,95 @@ class CudaMatcher final : public Matcher {
     if (spring_.empty()) return;
     const std::lock_guard lock(context_.mutex());
     const std::uint32_t slots = std::max<std::uint32_t>(state().slot_count, 1);
-    uploaded_.synchronize();  // the pinned chunk table may still be on its way up
-    chunks_host_.reserve(slots);
+    live_host_.reserve(slots);
     for (const auto& [id, s] : state().streams)
-      chunks_host_[s->slot] = SpringChunkDev{0, 0, low32(s->next_index())};
-    chunks_dev_.reserve(slots);
-    WW_CUDA(cudaMemcpyAsync(chunks_dev_.data(), chunks_host_.data(),
+      live_host_[s->slot] = SpringChunkDev{0, 0, low32(s->next_index())};
+    live_dev_.reserve(slots);
+    WW_CUDA(cudaMemcpyAsync(live_dev_.data(), live_host_.data(),
                             state().slot_count * sizeof(SpringChunkDev), cudaMemcpyHostToDevice,
                             context_.compute().get()));
-    spring_.lower_to_live_starts(chunks_dev_.data(), keep_from);
-    // The copy above must be done before the next upload refills the pinned table from the
-    // copy stream (lower_to_live_starts waits for the compute stream only when it has pairs).
+    spring_.lower_to_live_starts(live_dev_.data(), keep_from);
+    // The copy above must be done before the pinned table is refilled (lower_to_live_starts
+    // waits for the compute stream only when it has pairs).
     context_.compute().synchronize();
   }
 
  private:
-  // Packs every stream's chunk (the base has put it in the StreamState) into pinned memory
-  // and starts the copy to the device. Returns the longest chunk.
-  std::uint32_t upload() {
-    const auto& streams = state().streams;
+  // One batch's chunks on their way to the device: pinned and device copies of the values
+  // and of the chunk table (by stream slot). A flight is reused two batches later, once
+  // that batch is collected (its kernels are done with it).
+  struct Flight {
+    PinnedBuffer<float> values_host;
+    PinnedBuffer<SpringChunkDev> chunks_host;
+    DeviceBuffer<float> values_dev;
+    DeviceBuffer<SpringChunkDev> chunks_dev;
+    Event uploaded{cudaEventDisableTiming};
+    std::uint32_t table_slots = 0;      // chunk-table entries set (to "no chunk" at least)
+    std::vector<std::uint32_t> filled;  // slots given a chunk by the flight's last batch
+    std::vector<std::uint64_t> first;   // by slot: the batch's first index of each chunk
+  };
+
+  // Grows a buffer by half again at least, so that batches of varying size do not
+  // reallocate (pinned allocations cost milliseconds) every time.
+  template <typename Buffer>
+  static void grow(Buffer& b, std::size_t count) {
+    if (count > b.capacity()) b.reserve(std::max(count, b.capacity() + b.capacity() / 2));
+  }
+
+  // Packs the active streams' chunks (the base has put them in their StreamStates) into the
+  // flight's pinned memory and starts the copy to the device. The chunk table is by slot:
+  // the entries the flight's last batch filled are put back to "no chunk", so the work
+  // follows the active streams, never all of them. Returns the longest chunk.
+  std::uint32_t upload(Flight& f) {
+    const auto& active = state().active;
     const std::uint32_t slots = std::max<std::uint32_t>(state().slot_count, 1);
     std::size_t floats = 0;
-    for (const auto& [id, s] : streams) floats += s->chunk_values.size();
-    // The previous batch's copy must be done before its pinned buffer is refilled.
-    uploaded_.synchronize();
-    values_host_.reserve(std::max<std::size_t>(floats, 1));
-    chunks_host_.reserve(slots);
+    for (const StreamState* s : active) floats += s->chunk_values.size();
+    // The flight's previous copy must be done before its pinned memory is refilled (its
+    // kernels are: that batch was collected).
+    const auto began = std::chrono::steady_clock::now();
+    f.uploaded.synchronize();
+    upload_wait_seconds_ +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    grow(f.values_host, std::max<std::size_t>(floats, 1));
+    if (slots > f.chunks_host.capacity()) {  // reallocated: every entry to set again
+      grow(f.chunks_host, slots);
+      f.table_slots = 0;
+      f.filled.clear();
+    }
+    for (const std::uint32_t slot : f.filled) f.chunks_host[slot] = SpringChunkDev{};
+    f.filled.clear();
+    if (f.table_slots < slots) {
+      std::fill(f.chunks_host.data() + f.table_slots, f.chunks_host.data() + slots,
+                SpringChunkDev{});
+      f.table_slots = slots;
+    }
+    if (f.first.size() < slots) f.first.resize(slots);
     std::uint32_t max_count = 0;
     std::size_t offset = 0;
-    for (const auto& [id, s] : streams) {
-      chunks_host_[s->slot] = SpringChunkDev{offset, s->chunk_count, low32(s->chunk_first)};
-      std::copy(s->chunk_values.begin(), s->chunk_values.end(), values_host_.data() + offset);
+    offsets_.resize(active.size());
+    for (std::size_t k = 0; k < active.size(); ++k) {
+      const StreamState* s = active[k];
+      f.chunks_host[s->slot] = SpringChunkDev{offset, s->chunk_count, low32(s->chunk_first)};
+      f.filled.push_back(s->slot);
+      f.first[s->slot] = s->chunk_first;
+      offsets_[k] = offset;
       offset += s->chunk_values.size();
       max_count = std::max(max_count, s->chunk_count);
     }
-    values_dev_.reserve(std::max<std::size_t>(floats, 1));
-    chunks_dev_.reserve(slots);
+    // The copies into pinned memory, like the base's histories, split over the host pool.
+    common::for_each_part(&host_pool_, active.size(), floats, [&](std::size_t k) {
+      const auto& v = active[k]->chunk_values;
+      std::copy(v.begin(), v.end(), f.values_host.data() + offsets_[k]);
+    });
+    grow(f.values_dev, std::max<std::size_t>(floats, 1));
+    grow(f.chunks_dev, slots);
     const cudaStream_t s = context_.copy().get();
-    WW_CUDA(cudaMemcpyAsync(values_dev_.data(), values_host_.data(), floats * 4,
+    WW_CUDA(cudaMemcpyAsync(f.values_dev.data(), f.values_host.data(), floats * 4,
                             cudaMemcpyHostToDevice, s));
-    WW_CUDA(cudaMemcpyAsync(chunks_dev_.data(), chunks_host_.data(),
-                            state().slot_count * sizeof(SpringChunkDev), cudaMemcpyHostToDevice,
-                            s));
-    uploaded_.record(context_.copy());
+    WW_CUDA(cudaMemcpyAsync(f.chunks_dev.data(), f.chunks_host.data(),
+                            slots * sizeof(SpringChunkDev), cudaMemcpyHostToDevice, s));
+    f.uploaded.record(context_.copy());
     return max_count;
   }
 
@@ -155,14 +222,22 @@ class CudaMatcher final : public Matcher {
     std::vector<float> values, times;
   };
 
+  // A few host threads (half the machine's, at most 8: ingest and publishing share it) for
+  // the per-sample host work of large batches.
+  static unsigned host_threads() {
+    return std::clamp(std::thread::hardware_concurrency() / 2, 1u, 8u);
+  }
+
+  common::WorkerPool host_pool_{host_threads()};
   DeviceContext& context_;
-  Event uploaded_{cudaEventDisableTiming};
   SpringPairs spring_;
   ElasticBatcher batcher_;
-  PinnedBuffer<float> values_host_;
-  PinnedBuffer<SpringChunkDev> chunks_host_;
-  DeviceBuffer<float> values_dev_;
-  DeviceBuffer<SpringChunkDev> chunks_dev_;
+  std::array<Flight, Matcher::max_outstanding> flights_;
+  std::uint64_t started_ = 0, finished_ = 0;  // batches: flight = count % flights
+  PinnedBuffer<SpringChunkDev> live_host_;    // every stream's next index, for trimming
+  DeviceBuffer<SpringChunkDev> live_dev_;
+  double upload_wait_seconds_ = 0.0;
+  std::vector<std::size_t> offsets_;  // upload(): each active stream's first float
   std::vector<ElasticJob> jobs_;
   std::vector<WindowScratch> scratch_;
   std::vector<float> window_;

@@ -239,3 +239,123 @@ TEST(MatcherBase, TrimLooksAtStreamsWithNewSamples) {
   std::sort(all.begin(), all.end());
   EXPECT_EQ(all, (std::vector<std::string>{"b", "c"}));
 }
+
+namespace {
+
+// Starts batches and finishes them later, as a device backend does; records the order of
+// starts, finishes and trims, and reports one match per batch at finish (the stream's first
+// chunk sample), so that collect() can be checked to return each batch's own.
+class PipelinedMatcher final : public kernels::Matcher {
+ public:
+  std::vector<std::string> log;  // "start N", "finish N", "trim"
+  std::string_view name() const override { return "pipelined"; }
+
+ protected:
+  void on_stream_pair_added(Pair&) override {}
+  void on_stream_pair_removed(Pair&, std::vector<kernels::RawMatch>&) override {}
+  void on_stream_pattern_removed(PatternState&, std::vector<kernels::RawMatch>&) override {}
+  void run_batch(std::span<WindowBatch>, std::vector<kernels::RawMatch>&) override {
+    ADD_FAILURE() << "a pipelined backend is driven through start_batch/finish_batch";
+  }
+  void start_batch(std::span<WindowBatch>, std::vector<kernels::RawMatch>&) override {
+    std::vector<const Pair*> pairs;
+    for (const auto* s : state().active)
+      for (const Pair* p : s->pairs) pairs.push_back(p);
+    started_.push_back({pairs, state().active.empty() ? 0 : state().active[0]->chunk_first});
+    log.push_back("start " + std::to_string(started_.size() - 1));
+  }
+  void finish_batch(std::vector<kernels::RawMatch>& out) override {
+    const auto& [pairs, first] = started_.at(finished_);
+    log.push_back("finish " + std::to_string(finished_++));
+    for (const Pair* p : pairs) out.push_back(kernels::common::make_match(*p, 0.0, first, first));
+  }
+  void flush_stream_pairs(std::vector<kernels::RawMatch>&) override {}
+  void lower_to_live_starts(std::span<std::uint64_t>) override {
+    EXPECT_EQ(finished_, started_.size()) << "a trim while a started batch is not finished";
+    log.push_back("trim");
+  }
+
+ private:
+  std::vector<std::pair<std::vector<const Pair*>, std::uint64_t>> started_;
+  std::size_t finished_ = 0;
+};
+
+}  // namespace
+
+// submit()/collect(): each collect() returns the oldest outstanding batch's matches; at most
+// two batches outstanding; changes and flush need none (std::logic_error otherwise, and
+// nothing changes).
+TEST(MatcherBase, SubmitAndCollectKeepBatchesApartAndInTurn) {
+  PipelinedMatcher m;
+  m.add_stream(kernels::StreamDef{"a", 1, 1'000'000});
+  m.add_pattern(pattern("p"));
+  EXPECT_THROW(m.collect(), std::logic_error);
+  const Samples s0(3, 0), s1(4, 3), s2(5, 7);
+  const std::vector<kernels::StreamChunk> b0{s0.chunk("a")}, b1{s1.chunk("a")}, b2{s2.chunk("a")};
+  m.submit(b0);
+  m.submit(b1);
+  EXPECT_EQ(m.outstanding(), 2u);
+  EXPECT_THROW(m.submit(b2), std::logic_error);
+  EXPECT_THROW(m.process(b2), std::logic_error);
+  EXPECT_THROW(m.add_stream(kernels::StreamDef{"b", 1, 1'000'000}), std::logic_error);
+  EXPECT_THROW(m.remove_stream("a"), std::logic_error);
+  EXPECT_THROW(m.add_pattern(pattern("q")), std::logic_error);
+  EXPECT_THROW(m.remove_pattern("p"), std::logic_error);
+  EXPECT_THROW(m.flush(), std::logic_error);
+  EXPECT_FALSE(m.has_stream("b"));
+  EXPECT_EQ(m.counters().samples, 7u);  // the refused submit added nothing
+  const auto first = m.collect();
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0].start_index, 0u);  // batch 0's, not batch 1's
+  m.submit(b2);
+  const auto second = m.collect();
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_EQ(second[0].start_index, 3u);
+  EXPECT_EQ(second[0].start_ns, 3);  // timestamps from the history, as submitted
+  const auto third = m.collect();
+  ASSERT_EQ(third.size(), 1u);
+  EXPECT_EQ(third[0].start_index, 7u);
+  EXPECT_EQ(m.outstanding(), 0u);
+  EXPECT_EQ(m.log, (std::vector<std::string>{"start 0", "start 1", "finish 0", "start 2",
+                                             "finish 1", "finish 2"}));
+  m.add_stream(kernels::StreamDef{"b", 1, 1'000'000});  // none outstanding: allowed again
+}
+
+// A trim needs the device state of every batch before it: with a batch outstanding, the
+// trim that came due is made at the next submit(), after finishing that batch and before
+// starting the new one (its matches still come back from its own collect()); with none
+// outstanding, collect() makes it. Trims come every 65536 samples, and not before four
+// batches of the last one's size.
+TEST(MatcherBase, ATrimWaitsForStartedBatchesToFinish) {
+  PipelinedMatcher m;
+  m.add_stream(kernels::StreamDef{"a", 1, 1'000'000});
+  m.add_pattern(pattern("p"));
+  std::vector<Samples> batches;
+  for (std::int64_t k = 0; k < 4; ++k) batches.emplace_back(20'000, k * 20'000);
+  batches.emplace_back(10, 80'000);
+  for (std::int64_t k = 0; k < 7; ++k) batches.emplace_back(20'000, 80'010 + k * 20'000);
+  const auto submit = [&](std::size_t k) {
+    const std::vector<kernels::StreamChunk> b{batches[k].chunk("a")};
+    m.submit(b);
+  };
+  for (std::size_t k = 0; k < 3; ++k) {
+    submit(k);
+    EXPECT_EQ(m.collect().front().start_index, k * 20'000);
+  }
+  submit(3);  // 80,000 samples: a trim is due once batch 3 is done
+  submit(4);  // so batch 3 is finished and trimmed before batch 4 starts
+  EXPECT_EQ(m.collect().front().start_index, 60'000u);
+  EXPECT_EQ(m.collect().front().start_index, 80'000u);
+  const std::vector<std::string> first_trim{"start 0", "finish 0", "start 1", "finish 1",
+                                            "start 2", "finish 2", "start 3", "finish 3",
+                                            "trim",    "start 4",  "finish 4"};
+  EXPECT_EQ(m.log, first_trim);
+  // Without a later batch outstanding, collect() trims (4 x 20,000 samples after the last).
+  for (std::size_t k = 5; k < 9; ++k) {
+    submit(k);
+    m.collect();
+  }
+  EXPECT_EQ(m.log.back(), "trim");
+  EXPECT_EQ(m.counters().trims, 2u);
+  EXPECT_EQ(m.log.size(), first_trim.size() + 4 * 2 + 1);
+}

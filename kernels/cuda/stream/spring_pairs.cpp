@@ -1,8 +1,11 @@
 #include "spring_pairs.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <limits>
 #include <stdexcept>
+
+#include "warpwatch/kernels/errors.hpp"
 
 namespace warpwatch::kernels::cuda {
 namespace {
@@ -186,65 +189,89 @@ SpringBatchDev SpringPairs::batch_view(const SpringChunkDev* chunks, const float
   return b;
 }
 
-void SpringPairs::launch(const SpringChunkDev* chunks, const float* values,
-                         std::uint32_t max_count) {
+void SpringPairs::synchronize() {
+  const auto began = std::chrono::steady_clock::now();
+  compute_.synchronize();
+  wait_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+}
+
+void SpringPairs::launch(const SpringChunkDev* chunks, const float* values, std::uint32_t max_count,
+                         const Event& uploaded) {
+  WW_ASSERT(launches_ < launch_ring_.size(), "SpringPairs: a third batch launched");
+  if (launches_ == 1) settle(launch_ring_[ring_head_]);
+  // Tables change only with no batch outstanding (the Matcher's hot changes need none).
   if (dirty_) build_tables();
-  launched_ = tile_count_ != 0 && max_count != 0;
-  if (!launched_) return;
-  batch_chunks_ = chunks;
-  batch_values_ = values;
+  Launch& l = launch_ring_[(ring_head_ + launches_) % launch_ring_.size()];
+  ++launches_;
+  l.launched = tile_count_ != 0 && max_count != 0;
+  l.settled = !l.launched;
+  l.reports.clear();
+  l.seconds = 0.0;
+  if (!l.launched) return;
+  l.chunks = chunks;
+  l.values = values;
   // Room for one reservation per pair and then some; grown when a batch needs more.
   reports_.reserve(std::size_t{tile_count_} * tile_lanes + 4096);
   report_counters_.reserve(2);
   counters_host_.reserve(2);
   const cudaStream_t s = compute_.get();
-  started_.record(compute_);
+  WW_CUDA(cudaStreamWaitEvent(s, uploaded.get(), 0));
+  l.started.record(compute_);
   WW_CUDA(cudaMemsetAsync(done_.data(), 0, std::size_t{tile_count_} * tile_lanes * 4, s));
   if (max_count >= SpringWavefront::min_count)
     for (const auto& v : variants_)
       SpringWavefront::run(batch_view(chunks, values), v.device_pairs.data(),
                            static_cast<std::uint32_t>(v.pairs.size()), v.shape, v.dk, v.abs_cost,
                            s);
-  launch_exact();
+  launch_exact(l);
 }
 
-void SpringPairs::launch_exact() {
+void SpringPairs::launch_exact(Launch& l) {
   const cudaStream_t s = compute_.get();
   WW_CUDA(cudaMemsetAsync(report_counters_.data(), 0, 8, s));
-  SpringExact::run(batch_view(batch_chunks_, batch_values_), s);
-  finished_.record(compute_);
+  SpringExact::run(batch_view(l.chunks, l.values), s);
+  l.finished.record(compute_);
   WW_CUDA(cudaMemcpyAsync(counters_host_.data(), report_counters_.data(), 8, cudaMemcpyDeviceToHost,
                           s));
 }
 
-double SpringPairs::collect(std::vector<RawMatch>& out) {
-  if (!launched_) return 0.0;
-  launched_ = false;
-  reports_seen_.clear();
+void SpringPairs::settle(Launch& l) {
+  if (l.settled) return;
   for (;;) {
-    compute_.synchronize();
+    synchronize();  // the last work on the compute stream is this batch's (the next waits)
     const std::uint32_t reserved = counters_host_[0];
     const std::size_t n = std::min<std::size_t>(reserved, reports_.capacity());
     if (n) {
       reports_host_.reserve(n);
       WW_CUDA(cudaMemcpyAsync(reports_host_.data(), reports_.data(), n * sizeof(SpringReportDev),
                               cudaMemcpyDeviceToHost, compute_.get()));
-      compute_.synchronize();
-      reports_seen_.insert(reports_seen_.end(), reports_host_.data(), reports_host_.data() + n);
+      synchronize();
+      l.reports.insert(l.reports.end(), reports_host_.data(), reports_host_.data() + n);
     }
     if (!counters_host_[1]) break;
     // The buffer filled up: the pairs stopped where they were; grow it and go on.
     reports_.reserve(2 * std::max<std::size_t>(reserved, reports_.capacity()));
-    launch_exact();
+    launch_exact(l);
   }
-  for (const SpringReportDev& r : reports_seen_) {
+  l.seconds = l.finished.seconds_since(l.started);
+  l.settled = true;
+}
+
+double SpringPairs::collect(std::span<const std::uint64_t> first, std::vector<RawMatch>& out) {
+  WW_ASSERT(launches_ != 0, "SpringPairs: collect without a launched batch");
+  Launch& l = launch_ring_[ring_head_];
+  ring_head_ = (ring_head_ + 1) % launch_ring_.size();
+  --launches_;
+  if (!l.launched) return 0.0;
+  settle(l);
+  for (const SpringReportDev& r : l.reports) {
     if (r.pair == no_pair) continue;
     const common::Pair& pair = *tile_order_[r.pair / tile_lanes]->lanes[r.pair % tile_lanes];
     const common::MatchSpan span =
-        common::unwrap_match(pair.stream->chunk_first + r.step, r.t_s, r.t_e);
+        common::unwrap_match(first[pair.stream->slot] + r.step, r.t_s, r.t_e);
     out.push_back(common::make_match(pair, r.distance, span.start, span.end));
   }
-  return finished_.seconds_since(started_);
+  return l.seconds;
 }
 
 void SpringPairs::flush(std::vector<RawMatch>& out) {

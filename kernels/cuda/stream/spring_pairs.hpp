@@ -5,6 +5,7 @@
 // pair's lane counted across the pattern's tiles (tile * 32 + lane).
 #pragma once
 
+#include <array>
 #include <map>
 #include <memory>
 #include <span>
@@ -31,12 +32,21 @@ class SpringPairs {
   void remove_pair(common::Pair* pair, std::vector<RawMatch>& out);
 
   bool empty() const { return patterns_.empty(); }
-  // Queues the batch whose chunks are in `chunks`/`values` (device, by stream slot) on
-  // the compute stream; `max_count` is the longest chunk.
-  void launch(const SpringChunkDev* chunks, const float* values, std::uint32_t max_count);
-  // Waits for the launched batch and appends its matches; returns the device time of its
-  // kernels (CUDA events on the compute stream).
-  double collect(std::vector<RawMatch>& out);
+  // Queues the batch whose chunks are in `chunks`/`values` (device, by stream slot, ready
+  // once `uploaded` completes) on the compute stream; `max_count` is the longest chunk.
+  // Two batches may be launched and not collected (Matcher::submit): the older one is
+  // settled first (its kernels waited for, its reports read back and a full report buffer
+  // dealt with), as its pairs must have run their whole chunk before the next chunk
+  // starts; so the host's work on this batch, up to here, overlaps the older one's kernels.
+  void launch(const SpringChunkDev* chunks, const float* values, std::uint32_t max_count,
+              const Event& uploaded);
+  // Waits for the oldest launched batch and appends its matches; `first[slot]` is the
+  // index of that batch's first sample of the stream in `slot` (for the streams with a
+  // chunk). Returns the device time of its kernels (CUDA events on the compute stream).
+  double collect(std::span<const std::uint64_t> first, std::vector<RawMatch>& out);
+  bool outstanding() const { return launches_ != 0; }
+  // Host time spent blocked on the device so far (seconds).
+  double wait_seconds() const { return wait_seconds_; }
   // Every pending candidate (end of input).
   void flush(std::vector<RawMatch>& out);
   // Lowers keep_from[stream slot] to the oldest start a pair of the stream may still
@@ -61,9 +71,23 @@ class SpringPairs {
     DeviceBuffer<std::uint32_t> device_pairs;
   };
 
+  // A launched batch: its inputs (valid until it is collected), its reports once settled,
+  // and the events around its kernels.
+  struct Launch {
+    bool launched = false;  // false: no stream-mode work (no pairs, or no chunk)
+    bool settled = false;
+    const SpringChunkDev* chunks = nullptr;
+    const float* values = nullptr;
+    std::vector<SpringReportDev> reports;
+    double seconds = 0.0;
+    Event started, finished;
+  };
+
   void build_tables();  // after any change: patterns, values, tiles, variants to the device
   SpringBatchDev batch_view(const SpringChunkDev* chunks, const float* values) const;
-  void launch_exact();  // the exact kernel over every pair, and its report counters back
+  void launch_exact(Launch& l);  // the exact kernel over every pair, its report counters back
+  void settle(Launch& l);        // waits for its kernels, reads its reports back
+  void synchronize();            // the compute stream, counted as waiting
   std::unique_ptr<Tile> new_tile(std::size_t m);
   // Appends the pending candidates of the tile's lanes [first, last) and clears them.
   void flush_lanes(const Pattern& p, const Tile& tile, std::uint32_t first, std::uint32_t last,
@@ -80,19 +104,17 @@ class SpringPairs {
   DeviceBuffer<std::uint32_t> done_;
   std::vector<Variant> variants_;
   std::uint32_t tile_count_ = 0;
-  bool launched_ = false;
-  const SpringChunkDev* batch_chunks_ = nullptr;  // of the launched batch
-  const float* batch_values_ = nullptr;
-  // Reports.
+  std::array<Launch, 2> launch_ring_;  // launches_ batches from ring_head_ on, oldest first
+  std::size_t ring_head_ = 0, launches_ = 0;
+  double wait_seconds_ = 0.0;
+  // Reports: one buffer, read back when a batch settles, before the next one runs.
   DeviceBuffer<SpringReportDev> reports_;
   DeviceBuffer<std::uint32_t> report_counters_;
   PinnedBuffer<std::uint32_t> counters_host_;
   PinnedBuffer<SpringReportDev> reports_host_;
-  std::vector<SpringReportDev> reports_seen_;
   DeviceBuffer<std::uint32_t> ages_;
   std::vector<std::uint32_t> ages_host_;
   PinnedBuffer<float> candidates_host_;  // d_min, t_s, t_e of one tile (3 x 32 words)
-  Event started_, finished_;             // around a batch's kernels
 };
 
 }  // namespace warpwatch::kernels::cuda

@@ -55,8 +55,11 @@ TEST(PipelineLimits, ARoundMatchesAtMostBatchSamples) {
   for (int round = 0; round < 12; ++round) {
     pipeline.step();
     const auto s = pipeline.stats();
-    EXPECT_EQ(s.samples - before, 100u) << "round " << round;
-    before = s.samples;
+    EXPECT_EQ(s.matcher.samples - before, 100u) << "round " << round << ": submitted";
+    // Under load a round's batch stays on the device while the next is taken: matched
+    // (collected) samples lag the submitted ones by one round at most.
+    EXPECT_LE(s.matcher.samples - s.samples, 100u) << "round " << round;
+    before = s.matcher.samples;
   }
   pipeline.step();
   EXPECT_EQ(pipeline.stats().samples, 1200u) << "nothing more to match";

@@ -225,8 +225,9 @@ TEST(CpuSparseBatches, FewOfManyStreamsMatchTheReference) {
   EXPECT_GT(fed, 3u * 65536) << "test setup: histories are trimmed every 65536 samples";
 
   const auto predicted = calibrate_window_thresholds(w, rng, 0.05);
-  const Outcome want = check_workload(cpu_backends(), w, rng(), "few of many streams",
-                                      {Chunking::one_big, Chunking::small_random}, &predicted);
+  const Outcome want =
+      check_workload(cpu_backends(), w, rng(), "few of many streams",
+                     {Chunking::one_big, Chunking::small_random, Chunking::pipelined}, &predicted);
   // The inputs do what they are for: many matches, of every stream-mode pattern.
   const auto all = want.all();
   std::set<std::string> matched;

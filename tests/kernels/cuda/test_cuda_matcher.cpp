@@ -97,6 +97,21 @@ TEST(CudaStream, QuantizedValuesTieBreaking) {
   run_stream_quantized_ties(cuda_backends());
 }
 
+// Pipelined batches (submit/collect, two outstanding: the flights and the report ring) over
+// enough samples (40 streams of ~5000) that histories are trimmed several times, each trim
+// coming due while a batch is outstanding.
+TEST(CudaStream, PipelinedBatchesAcrossTrims) {
+  WARPWATCH_REQUIRE_CUDA_DEVICE();
+  StreamScenario sc;
+  sc.ms = {16, 40};
+  sc.dims = {1};
+  sc.streams_per_dims = 40;
+  sc.min_length = 5000;
+  sc.copies = 3;
+  sc.chunkings = {Chunking::pipelined};
+  run_stream_scenario(cuda_backends(), sc);
+}
+
 TEST(CudaStream, ThresholdEdges) {
   WARPWATCH_REQUIRE_CUDA_DEVICE();
   run_stream_threshold_edges(cuda_backends());

@@ -15,8 +15,9 @@
 //   or from the same flush()/remove_*() call as the reference's;
 // - process(), flush() and remove_*() return matches ordered by stream, pattern, end index;
 // - every chunking of the input (one sample per batch, random uneven chunks per stream with
-//   empty and missing chunks and empty batches, large chunks, one big batch) is compared
-//   with the reference;
+//   empty and missing chunks and empty batches, large chunks, one big batch, and random
+//   chunks pipelined with submit()/collect(), two batches outstanding) is compared with
+//   the reference;
 // - the backends of one list (one backend at several thread counts) return bit-identical
 //   results for the same inputs and the same chunking.
 //
@@ -141,7 +142,9 @@ std::string cat(const Args&... args) {
 // =================================================================================
 // Chunkings: how a workload's samples are cut into batches.
 
-enum class Chunking { one_sample, small_random, large_random, one_big };
+// pipelined: small_random's batches, each submitted before the one before it is collected
+// (Matcher::submit/collect, as the daemon runs them under load).
+enum class Chunking { one_sample, small_random, large_random, one_big, pipelined };
 
 std::string to_string(Chunking c);
 const std::vector<Chunking>& all_chunkings();

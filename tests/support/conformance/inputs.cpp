@@ -31,13 +31,16 @@ std::string to_string(Chunking c) {
       return "random large chunks";
     case Chunking::one_big:
       return "one big batch";
+    case Chunking::pipelined:
+      return "random chunks of 0..9, two batches outstanding";
   }
   return "?";
 }
 
 const std::vector<Chunking>& all_chunkings() {
   static const std::vector<Chunking> all{Chunking::one_sample, Chunking::small_random,
-                                         Chunking::large_random, Chunking::one_big};
+                                         Chunking::large_random, Chunking::one_big,
+                                         Chunking::pipelined};
   return all;
 }
 

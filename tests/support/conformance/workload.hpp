@@ -83,6 +83,7 @@ inline std::vector<std::vector<StreamRange>> make_batches(const std::vector<Stre
                                                           std::size_t large_chunk,
                                                           std::mt19937_64& rng) {
   std::vector<std::vector<StreamRange>> batches;
+  if (chunking == Chunking::pipelined) chunking = Chunking::small_random;  // drawn alike
   if (chunking == Chunking::one_big) {
     batches.push_back(ranges);
     return batches;
@@ -174,12 +175,15 @@ inline Outcome run_workload(Matcher& matcher, const Workload& w, Chunking chunki
         out.ended.push_back(matcher.flush());
         expect_ordered(out.ended.back(), who + " flush");
         break;
-      case Step::Kind::feed:
-        for (const auto& batch : make_batches(step.ranges, chunking, w.large_chunk, rng)) {
-          std::vector<StreamChunk> chunks;
-          for (const auto& r : batch) chunks.push_back(w.streams[r.stream].chunk(r.from, r.to));
-          const auto got = matcher.process(chunks);
-          expect_ordered(got, who + " process");
+      case Step::Kind::feed: {
+        const auto batches = make_batches(step.ranges, chunking, w.large_chunk, rng);
+        // Pipelined: batch k is submitted before batch k-1 is collected; collect() returns
+        // the matches of the oldest batch outstanding, which they are attributed to.
+        const std::size_t ahead = chunking == Chunking::pipelined ? 1 : 0;
+        std::size_t collected = 0;
+        const auto record = [&](const std::vector<StreamRange>& batch,
+                                const std::vector<RawMatch>& got) {
+          expect_ordered(got, who + (ahead ? " collect" : " process"));
           for (const auto& m : got) {
             Reported rep{m, 0, 0};
             bool found = false;
@@ -197,8 +201,27 @@ inline Outcome run_workload(Matcher& matcher, const Workload& w, Chunking chunki
                   << describe(m);
             out.processed.push_back(std::move(rep));
           }
+        };
+        const auto collect_one = [&] {
+          const auto& batch = batches[collected++];
+          record(batch, matcher.collect());
+        };
+        for (std::size_t k = 0; k < batches.size(); ++k) {
+          std::vector<StreamChunk> chunks;
+          for (const auto& r : batches[k])
+            chunks.push_back(w.streams[r.stream].chunk(r.from, r.to));
+          if (ahead == 0) {
+            record(batches[k], matcher.process(chunks));
+            ++collected;
+            continue;
+          }
+          matcher.submit(chunks);
+          if (k + 1 - collected > ahead) collect_one();
         }
+        while (collected < batches.size()) collect_one();
+        EXPECT_EQ(matcher.outstanding(), 0u) << who;
         break;
+      }
     }
   }
   out.counters = matcher.counters();

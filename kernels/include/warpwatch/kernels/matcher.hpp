@@ -95,6 +95,17 @@ struct MatcherCounters {
   std::uint64_t flat_windows_skipped = 0;  // znorm windows with std < 1e-8 (SPEC.md 3.2)
   std::uint64_t device_bytes = 0;          // device memory held (cuda backend; 0 elsewhere)
   double device_seconds = 0.0;             // cuda: stream-mode kernel time, CUDA events
+  std::uint64_t batches = 0;               // batches submitted
+  std::uint64_t trims = 0;                 // history trims (each asks the backend for live starts)
+  // Host time, wall clock, where batches spend it: the checks, histories and window
+  // schedule of submit(); the backend's start of a batch (packing, copies, launches, window
+  // distances); collecting (waiting for the device included); trimming histories; and of
+  // all those, the time blocked waiting for the device (cuda).
+  double prepare_seconds = 0.0;
+  double start_seconds = 0.0;
+  double collect_seconds = 0.0;
+  double trim_seconds = 0.0;
+  double wait_seconds = 0.0;
 };
 
 namespace common {
@@ -103,6 +114,7 @@ struct PatternState;
 struct Pair;
 struct WindowBatch;
 class MatcherState;
+class WorkerPool;
 }  // namespace common
 
 class Matcher {
@@ -129,8 +141,21 @@ class Matcher {
   std::vector<RawMatch> remove_pattern(std::string_view pattern_id);
 
   // Feeds one batch (at most one chunk per stream; empty chunks allowed) and returns
-  // the matches it completes, ordered by stream, then pattern, then end index.
+  // the matches it completes, ordered by stream, then pattern, then end index. Needs no
+  // batch outstanding (below).
   std::vector<RawMatch> process(std::span<const StreamChunk> batch);
+  // The same batch in two steps, so that a device computes batch k while the host prepares
+  // batch k+1 (the daemon's rounds, the bench): submit() checks the batch and starts it,
+  // returning once its samples are copied out of the caller's memory and its device work
+  // is queued (the cpu and reference backends do all of the work here); collect() returns
+  // the matches of the oldest batch submitted and not yet collected, waiting for it. At
+  // most max_outstanding batches may be submitted and not collected; results equal
+  // process()'s for any interleaving. Adding or removing streams and patterns and flush()
+  // need none outstanding. Both throw std::logic_error when called out of turn.
+  static constexpr std::size_t max_outstanding = 2;
+  void submit(std::span<const StreamChunk> batch);
+  std::vector<RawMatch> collect();
+  std::size_t outstanding() const;
   // End of input for every stream: reports every pending candidate (SPEC.md 3.1), as
   // the daemon's shutdown drain and the end of `warpwatch search` do.
   std::vector<RawMatch> flush();
@@ -170,6 +195,14 @@ class Matcher {
   // appending the reports, and fills every window batch's distances (and flat marks for
   // the windows that znorm skips).
   virtual void run_batch(std::span<WindowBatch> windows, std::vector<RawMatch>& out) = 0;
+  // The same batch split for pipelining (Matcher::submit/collect): start_batch fills every
+  // window batch's distances and starts the stream-mode work, appending what it already
+  // has to `out`; finish_batch waits for the oldest started batch and appends its reports.
+  // Batches are finished in the order started; at most max_outstanding are started and not
+  // finished, and none is while the hooks above and below run. A backend that does the
+  // whole batch at once keeps these defaults: run_batch, then nothing.
+  virtual void start_batch(std::span<WindowBatch> windows, std::vector<RawMatch>& out);
+  virtual void finish_batch(std::vector<RawMatch>& out);
   // Appends every stream-mode pair's pending candidate (end of input) and clears it.
   virtual void flush_stream_pairs(std::vector<RawMatch>& out) = 0;
   // Lowers keep_from[stream slot] to the oldest start index that a stream-mode pair of the
@@ -181,12 +214,24 @@ class Matcher {
 
   // What the backends read (common/matcher_state.hpp).
   const common::MatcherState& state() const { return *state_; }
+  // Host threads for the base's share of a large batch (sample checks, histories) and the
+  // backend's own host loops; a backend lends its pool (it outlives the base's use of it:
+  // the base uses it only inside submit()). None: one thread.
+  void lend_host_pool(common::WorkerPool* pool) { host_pool_ = pool; }
+  common::WorkerPool* host_pool() const { return host_pool_; }
 
  private:
   void pair_up(StreamState& stream, PatternState& pattern);
   void trim_histories(bool all);
+  bool trim_due() const;
+  // Finishes every started batch (their matches wait in outstanding_ for collect()).
+  void finish_started();
+  void require_none_outstanding(const char* what) const;
 
+  struct Outstanding;
   std::unique_ptr<common::MatcherState> state_;
+  common::WorkerPool* host_pool_ = nullptr;
+  std::vector<Outstanding> outstanding_;  // oldest first
 };
 
 // Orders matches by stream, pattern, end index (the order process() returns).

@@ -6,6 +6,8 @@
 #include <zmq.hpp>
 
 #include <atomic>
+#include <chrono>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -80,8 +82,13 @@ class Pipeline {
   int metrics_port() const { return metrics_ ? metrics_->port() : 0; }
 
  private:
-  void run_batch();                         // takes what the hub queued and processes it
-  void process(stream::IngestBatch batch);  // matches, flushes ended streams, publishes
+  void run_batch();  // takes what the hub queued and processes it
+  // Submits the batch to the Matcher, flushes ended streams, and publishes the matches of
+  // every batch collected. A batch is left on the device (collected next round) only when
+  // the next round's samples are already waiting, so that its kernels overlap their packing.
+  void process(stream::IngestBatch batch);
+  void collect_one();  // the oldest submitted batch: collected, its matches published
+  void collect_all();  // before the Matcher's streams or patterns change, and at shutdown
   // reload()'s parts: each matches or flushes what the old definitions still owe and
   // appends those matches to `flushed` (published through the old rules).
   stream::StreamChanges reload_streams(const config::DaemonConfig& next,
@@ -99,6 +106,11 @@ class Pipeline {
   std::unique_ptr<stream::StreamRegistry> registry_;
   std::unique_ptr<stream::IngestHub> hub_;
   std::unique_ptr<kernels::Matcher> matcher_;
+  struct InFlight {  // a batch submitted to the Matcher and not collected yet
+    std::uint64_t samples = 0;
+    std::chrono::steady_clock::time_point began;
+  };
+  std::deque<InFlight> in_flight_;
   std::unique_ptr<alerting::RuleEngine> rules_;
   std::unique_ptr<alerting::Publisher> publisher_;
   std::vector<std::unique_ptr<stream::Source>> sources_;

@@ -1,14 +1,15 @@
-#include "cpu/worker_pool.hpp"
+#include "common/worker_pool.hpp"
 
 #include <boost/asio/post.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <exception>
 #include <latch>
 #include <mutex>
 #include <thread>
 
-namespace warpwatch::kernels::cpu {
+namespace warpwatch::kernels::common {
 
 WorkerPool::WorkerPool(unsigned threads)
     : threads_(threads ? threads : std::max(1u, std::thread::hardware_concurrency())) {
@@ -47,4 +48,20 @@ void WorkerPool::for_each(std::size_t count, const std::function<void(std::size_
   if (error) std::rethrow_exception(error);
 }
 
-}  // namespace warpwatch::kernels::cpu
+void for_each_part(WorkerPool* pool, std::size_t n, std::uint64_t samples,
+                   const std::function<void(std::size_t)>& fn) {
+  constexpr std::uint64_t min_samples_a_part = 16384;
+  const std::size_t parts =
+      pool ? static_cast<std::size_t>(std::min<std::uint64_t>(
+                 {n, std::uint64_t{pool->size()} * 4, samples / min_samples_a_part}))
+           : 1;
+  if (parts <= 1) {
+    for (std::size_t i = 0; i < n; ++i) fn(i);
+    return;
+  }
+  pool->for_each(parts, [&](std::size_t part, unsigned) {
+    for (std::size_t i = part * n / parts; i < (part + 1) * n / parts; ++i) fn(i);
+  });
+}
+
+}  // namespace warpwatch::kernels::common
