@@ -126,6 +126,18 @@ void pipeline_families(Families& f, const PipelineStats& p) {
   f.counter("matcher_cells_total", "DP cell updates").add(d(p.matcher.cells));
   f.counter("matcher_flat_windows_skipped_total", "znorm windows skipped as flat (std < 1e-8)")
       .add(d(p.matcher.flat_windows_skipped));
+  const kernels::MatcherCounters& m = p.matcher;
+  f.counter("matcher_host_seconds_total",
+            "Host time of the matcher's batches by phase; wait: blocked on the device")
+      .add(m.prepare_seconds, {{"phase", "prepare"}})
+      .add(m.start_seconds, {{"phase", "start"}})
+      .add(m.collect_seconds, {{"phase", "collect"}})
+      .add(m.trim_seconds, {{"phase", "trim"}})
+      .add(m.wait_seconds, {{"phase", "wait"}});
+  f.counter("matcher_device_seconds_total", "Stream-mode kernel time (cuda, CUDA events)")
+      .add(m.device_seconds);
+  f.gauge("matcher_device_bytes", "Device memory the matcher holds (cuda)")
+      .add(d(m.device_bytes));
 
   f.counter("rule_events_total", "Events per alert rule");
   for (const auto& [rule, c] : p.rules) f.add(d(c.events), {{"rule", rule}});

@@ -146,6 +146,15 @@ TEST(Metrics, ScrapeAfterGoodAndBadFramesShowsExactCounters) {
                     WARPWATCH_VERSION_FOR_TESTS + "\"}"),
             1u);
   EXPECT_GE(m.at("warpwatch_last_batch_duration_seconds"), 0);
+  // The matcher's host time by phase: preparing the batches took some; a cpu matcher never
+  // waits for a device and holds no device memory.
+  EXPECT_GT(m.at(R"(warpwatch_matcher_host_seconds_total{phase="prepare"})"), 0);
+  EXPECT_GT(m.at(R"(warpwatch_matcher_host_seconds_total{phase="start"})"), 0);
+  EXPECT_EQ(m.at(R"(warpwatch_matcher_host_seconds_total{phase="wait"})"), 0);
+  EXPECT_EQ(m.count(R"(warpwatch_matcher_host_seconds_total{phase="collect"})"), 1u);
+  EXPECT_EQ(m.count(R"(warpwatch_matcher_host_seconds_total{phase="trim"})"), 1u);
+  EXPECT_EQ(m.at("warpwatch_matcher_device_seconds_total"), 0);
+  EXPECT_EQ(m.at("warpwatch_matcher_device_bytes"), 0);
   EXPECT_EQ(m.at("warpwatch_ingest_backlog_samples"), 0) << "everything was matched";
   EXPECT_EQ(m.count(R"(warpwatch_source_waits_total{source="pull )" +
                     pipeline.ingest_endpoints().at(0) + "\"}"),
