@@ -136,8 +136,7 @@ void pipeline_families(Families& f, const PipelineStats& p) {
       .add(m.wait_seconds, {{"phase", "wait"}});
   f.counter("matcher_device_seconds_total", "Stream-mode kernel time (cuda, CUDA events)")
       .add(m.device_seconds);
-  f.gauge("matcher_device_bytes", "Device memory the matcher holds (cuda)")
-      .add(d(m.device_bytes));
+  f.gauge("matcher_device_bytes", "Device memory the matcher holds (cuda)").add(d(m.device_bytes));
 
   f.counter("rule_events_total", "Events per alert rule");
   for (const auto& [rule, c] : p.rules) f.add(d(c.events), {{"rule", rule}});
