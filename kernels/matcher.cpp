@@ -126,8 +126,8 @@ void Matcher::finish_started() {
   for (Outstanding& o : outstanding_)
     if (o.started) {
       const auto began = host_clock::now();
+      o.started = false;  // consumed, also when finishing throws (its matches are lost then)
       finish_batch(o.out);
-      o.started = false;
       state_->counters.collect_seconds += seconds_since(began);
     }
 }
@@ -361,6 +361,7 @@ void Matcher::submit(std::span<const StreamChunk> batch) {
     out_of_turn("submit() with " + std::to_string(outstanding_.size()) +
                 " batches not collected: collect() one first");
   const auto began = host_clock::now();
+  host_clock::duration not_prepare{};
   // Checks first, so that a bad batch changes nothing.
   const std::uint64_t serial = ++s.batch_serial;
   std::vector<StreamState*> touched;
@@ -380,8 +381,10 @@ void Matcher::submit(std::span<const StreamChunk> batch) {
   // A trim that collect() could not make (a later batch was on the device) is made before
   // this batch: it needs the device state of every batch before it.
   if (trim_due()) {
+    const auto waited = host_clock::now();
     finish_started();
     trim_histories(false);
+    not_prepare += host_clock::now() - waited;  // counted as collect and trim time
   }
   // Every stream is at "no chunk" (chunk_first = its next index); only those with samples
   // change, and go back when the batch ends.
@@ -441,14 +444,15 @@ void Matcher::submit(std::span<const StreamChunk> batch) {
   Outstanding& batch_out = outstanding_.emplace_back();
   std::vector<RawMatch>& out = batch_out.out;
   const auto started = host_clock::now();
-  s.counters.prepare_seconds += std::chrono::duration<double>(started - began).count();
   try {
     start_batch(windows, out);
   } catch (...) {
-    outstanding_.pop_back();  // not started: nothing to finish or collect
+    outstanding_.pop_back();  // a start_batch that throws leaves nothing started
     throw;
   }
-  s.counters.start_seconds += seconds_since(started);
+  const auto start_end = host_clock::now();
+  s.counters.start_seconds += std::chrono::duration<double>(start_end - started).count();
+  not_prepare += start_end - started;
   std::vector<common::WindowOccurrence> occurrences;
   for (WindowBatch& w : windows) {
     Pair& pair = *w.pair;
@@ -462,20 +466,23 @@ void Matcher::submit(std::span<const StreamChunk> batch) {
     for (const auto& o : occurrences) append_window(pair, o, out);
     occurrences.clear();
   }
+  s.counters.prepare_seconds +=
+      std::chrono::duration<double>(host_clock::now() - began - not_prepare).count();
 }
 
 std::vector<RawMatch> Matcher::collect() {
   if (outstanding_.empty()) out_of_turn("collect() with no batch submitted");
   MatcherState& s = *state_;
-  Outstanding& oldest = outstanding_.front();
+  // Taken out first: a batch whose finishing throws is consumed (its matches are lost), and
+  // the next collect() returns the next batch.
+  Outstanding oldest = std::move(outstanding_.front());
+  outstanding_.erase(outstanding_.begin());
   if (oldest.started) {
     const auto began = host_clock::now();
     finish_batch(oldest.out);
-    oldest.started = false;
     s.counters.collect_seconds += seconds_since(began);
   }
   std::vector<RawMatch> out = std::move(oldest.out);
-  outstanding_.erase(outstanding_.begin());
   // Trimming needs the device state of every batch so far: now if none is left, else
   // before the next batch (submit).
   if (outstanding_.empty() && trim_due()) trim_histories(false);

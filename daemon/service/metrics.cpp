@@ -113,7 +113,8 @@ void pipeline_families(Families& f, const PipelineStats& p) {
   f.counter("batch_samples_total", "Samples matched").add(d(p.samples));
   f.counter("matches_total", "Raw matches, before the alert rules").add(d(p.matches));
   f.counter("events_total", "Events the alert rules produced").add(d(p.events));
-  f.gauge("last_batch_duration_seconds", "Matching, rules and publishing of the last batch")
+  f.gauge("last_batch_duration_seconds",
+          "Matching, rules and publishing of the last batch (submitted to published)")
       .add(p.last_batch_seconds);
   f.counter("batch_duration_seconds_total", "Matching, rules and publishing, all batches")
       .add(p.batch_seconds);

@@ -225,10 +225,10 @@ void Pipeline::process(stream::IngestBatch batch) {
       }
     if (!flushed.empty()) publish(std::move(flushed), *rules_);
   }
-  // The newest batch stays on the device while the next round is taken only when that
-  // round's samples are already queued (under load); otherwise it is collected now, so an
-  // idle or light input waits for no later round.
-  const std::size_t keep = hub_->queued_samples() > 0 ? 1 : 0;
+  // The newest batch stays on the device while the next round is taken only when a whole
+  // next round is already queued (under load: the next wait returns at once); otherwise it
+  // is collected now, so a light input never waits a tick for its events.
+  const std::size_t keep = hub_->queued_samples() >= config_.batch_samples ? 1 : 0;
   while (in_flight_.size() > keep) collect_one();
   refresh_stats();
   if (!replays_.empty() && !batch.ended.empty()) {

@@ -24,7 +24,7 @@ struct StreamState {
   std::uint32_t slot = 0;         // dense row, reused after removal: backends' per-stream tables
   std::vector<Pair*> pairs;       // one per pattern of its dims
   // This batch's chunk (chunk_count 0 and no values: none); its samples are in `history`
-  // already. Holds for every stream during a batch, chunk or not: Matcher::process sets it
+  // already. Holds for every stream during a batch, chunk or not: Matcher::submit sets it
   // for the streams with samples (MatcherState::active) and puts them back to "none" after
   // the batch, so the others are never touched (a batch costs what its chunks hold).
   std::uint64_t chunk_first =

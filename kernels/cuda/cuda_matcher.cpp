@@ -30,6 +30,15 @@ class CudaMatcher final : public Matcher {
       : context_(DeviceContext::get()), spring_(context_.compute()), batcher_(context_.engine()) {
     lend_host_pool(&host_pool_);
   }
+  // A batch may still be running (a matcher dropped with batches outstanding): its kernels
+  // read the flights freed next.
+  ~CudaMatcher() override {
+    try {
+      context_.compute().synchronize();
+      context_.copy().synchronize();
+    } catch (...) {  // a destructor must not throw; a lost device has nothing running
+    }
+  }
 
   std::string_view name() const override { return "cuda"; }
 
@@ -56,6 +65,8 @@ class CudaMatcher final : public Matcher {
     spring_.remove_pair(&pair, out);
   }
 
+  // Not called (the base drives start_batch/finish_batch); the whole batch, for the hook's
+  // contract.
   void run_batch(std::span<WindowBatch> windows, std::vector<RawMatch>& out) override {
     start_batch(windows, out);
     finish_batch(out);
@@ -69,7 +80,14 @@ class CudaMatcher final : public Matcher {
     // prepares window mode and the batcher runs it on its own stream.
     spring_.launch(f.chunks_dev.data(), f.values_dev.data(), max_count, f.uploaded);
     ++started_;
-    run_windows(windows);
+    try {
+      run_windows(windows);
+    } catch (...) {  // the batch failed: nothing of it stays started (Matcher's contract)
+      std::vector<RawMatch> lost;
+      ++finished_;
+      spring_.collect(f.first, lost);
+      throw;
+    }
   }
 
   void finish_batch(std::vector<RawMatch>& out) override {

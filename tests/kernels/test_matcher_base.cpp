@@ -10,6 +10,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/matcher_state.hpp"
@@ -247,7 +248,8 @@ namespace {
 // chunk sample), so that collect() can be checked to return each batch's own.
 class PipelinedMatcher final : public kernels::Matcher {
  public:
-  std::vector<std::string> log;  // "start N", "finish N", "trim"
+  std::vector<std::string> log;                            // "start N", "finish N", "trim"
+  bool fail_next_start = false, fail_next_finish = false;  // throw CudaOutOfMemory once
   std::string_view name() const override { return "pipelined"; }
 
  protected:
@@ -258,6 +260,8 @@ class PipelinedMatcher final : public kernels::Matcher {
     ADD_FAILURE() << "a pipelined backend is driven through start_batch/finish_batch";
   }
   void start_batch(std::span<WindowBatch>, std::vector<kernels::RawMatch>&) override {
+    if (std::exchange(fail_next_start, false))
+      throw kernels::CudaOutOfMemory(2, "start_batch: out of memory (test)");
     std::vector<const Pair*> pairs;
     for (const auto* s : state().active)
       for (const Pair* p : s->pairs) pairs.push_back(p);
@@ -267,6 +271,8 @@ class PipelinedMatcher final : public kernels::Matcher {
   void finish_batch(std::vector<kernels::RawMatch>& out) override {
     const auto& [pairs, first] = started_.at(finished_);
     log.push_back("finish " + std::to_string(finished_++));
+    if (std::exchange(fail_next_finish, false))
+      throw kernels::CudaOutOfMemory(2, "finish_batch: out of memory (test)");
     for (const Pair* p : pairs) out.push_back(kernels::common::make_match(*p, 0.0, first, first));
   }
   void flush_stream_pairs(std::vector<kernels::RawMatch>&) override {}
@@ -358,4 +364,30 @@ TEST(MatcherBase, ATrimWaitsForStartedBatchesToFinish) {
   EXPECT_EQ(m.log.back(), "trim");
   EXPECT_EQ(m.counters().trims, 2u);
   EXPECT_EQ(m.log.size(), first_trim.size() + 4 * 2 + 1);
+}
+
+// A batch that fails to start is not outstanding (the next collect() returns the batch before
+// it); one that fails to finish is consumed (the next collect() returns the batch after it).
+TEST(MatcherBase, FailedStartsAndFinishesKeepBatchesInStep) {
+  PipelinedMatcher m;
+  m.add_stream(kernels::StreamDef{"a", 1, 1'000'000});
+  m.add_pattern(pattern("p"));
+  std::vector<Samples> samples;
+  for (std::int64_t k = 0; k < 4; ++k) samples.emplace_back(5, k * 5);
+  const auto batch = [&](std::size_t k) {
+    return std::vector<kernels::StreamChunk>{samples[k].chunk("a")};
+  };
+  m.submit(batch(0));
+  m.fail_next_start = true;
+  EXPECT_THROW(m.submit(batch(1)), kernels::CudaOutOfMemory);
+  EXPECT_EQ(m.outstanding(), 1u);
+  m.submit(batch(2));
+  EXPECT_EQ(m.collect().front().start_index, 0u);
+  m.fail_next_finish = true;
+  EXPECT_THROW(m.collect(), kernels::CudaOutOfMemory);  // batch 2, lost
+  EXPECT_EQ(m.outstanding(), 0u);
+  m.submit(batch(3));
+  EXPECT_EQ(m.collect().front().start_index, 15u);
+  EXPECT_EQ(m.log, (std::vector<std::string>{"start 0", "start 1", "finish 0", "finish 1",
+                                             "start 2", "finish 2"}));
 }

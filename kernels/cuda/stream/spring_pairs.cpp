@@ -201,6 +201,11 @@ void SpringPairs::launch(const SpringChunkDev* chunks, const float* values, std:
   if (launches_ == 1) settle(launch_ring_[ring_head_]);
   // Tables change only with no batch outstanding (the Matcher's hot changes need none).
   if (dirty_) build_tables();
+  // Allocations first: a batch that cannot have its memory takes no place in the ring.
+  // Room for one reservation per pair and then some; grown when a batch needs more.
+  reports_.reserve(std::size_t{tile_count_} * tile_lanes + 4096);
+  report_counters_.reserve(2);
+  counters_host_.reserve(2);
   Launch& l = launch_ring_[(ring_head_ + launches_) % launch_ring_.size()];
   ++launches_;
   l.launched = tile_count_ != 0 && max_count != 0;
@@ -210,10 +215,6 @@ void SpringPairs::launch(const SpringChunkDev* chunks, const float* values, std:
   if (!l.launched) return;
   l.chunks = chunks;
   l.values = values;
-  // Room for one reservation per pair and then some; grown when a batch needs more.
-  reports_.reserve(std::size_t{tile_count_} * tile_lanes + 4096);
-  report_counters_.reserve(2);
-  counters_host_.reserve(2);
   const cudaStream_t s = compute_.get();
   WW_CUDA(cudaStreamWaitEvent(s, uploaded.get(), 0));
   l.started.record(compute_);
@@ -248,6 +249,7 @@ void SpringPairs::settle(Launch& l) {
       synchronize();
       l.reports.insert(l.reports.end(), reports_host_.data(), reports_host_.data() + n);
     }
+    // (A failure from here on loses the batch: collect() has consumed it.)
     if (!counters_host_[1]) break;
     // The buffer filled up: the pairs stopped where they were; grow it and go on.
     reports_.reserve(2 * std::max<std::size_t>(reserved, reports_.capacity()));

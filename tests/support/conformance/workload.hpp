@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <exception>
+#include <limits>
 #include <optional>
 #include <random>
 #include <set>
@@ -215,7 +216,22 @@ inline Outcome run_workload(Matcher& matcher, const Workload& w, Chunking chunki
             ++collected;
             continue;
           }
+          // submit() copies the samples out of the caller's memory (the daemon frees a
+          // round's samples while its batch runs): submit a copy, then spoil the copy.
+          std::vector<std::vector<float>> values;
+          std::vector<std::vector<std::int64_t>> times;
+          values.reserve(chunks.size());
+          times.reserve(chunks.size());
+          for (StreamChunk& c : chunks) {
+            values.emplace_back(c.values.begin(), c.values.end());
+            times.emplace_back(c.timestamps_ns.begin(), c.timestamps_ns.end());
+            c.values = values.back();
+            c.timestamps_ns = times.back();
+          }
           matcher.submit(chunks);
+          for (auto& v : values)
+            std::fill(v.begin(), v.end(), std::numeric_limits<float>::quiet_NaN());
+          for (auto& t : times) std::fill(t.begin(), t.end(), std::int64_t{-1});
           if (k + 1 - collected > ahead) collect_one();
         }
         while (collected < batches.size()) collect_one();

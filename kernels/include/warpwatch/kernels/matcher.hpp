@@ -199,8 +199,10 @@ class Matcher {
   // window batch's distances and starts the stream-mode work, appending what it already
   // has to `out`; finish_batch waits for the oldest started batch and appends its reports.
   // Batches are finished in the order started; at most max_outstanding are started and not
-  // finished, and none is while the hooks above and below run. A backend that does the
-  // whole batch at once keeps these defaults: run_batch, then nothing.
+  // finished, and none is while the stream, pattern, flush and trim hooks run. A
+  // start_batch that throws leaves nothing started; a finish_batch that throws has
+  // consumed its batch. A backend that does the whole batch at once keeps these defaults:
+  // run_batch, then nothing.
   virtual void start_batch(std::span<WindowBatch> windows, std::vector<RawMatch>& out);
   virtual void finish_batch(std::vector<RawMatch>& out);
   // Appends every stream-mode pair's pending candidate (end of input) and clears it.
