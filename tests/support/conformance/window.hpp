@@ -223,8 +223,10 @@ inline std::vector<RawMatch> calibrate_window_thresholds(Workload& w, std::mt199
       }
       std::sort(all.begin(), all.end());
       all.erase(std::unique(all.begin(), all.end()), all.end());
-      for (double q :
-           {quantile, quantile / 2, quantile * 2, quantile / 4, std::min(0.5, quantile * 4)}) {
+      // Lower thresholds qualify fewer windows, so fewer pairs of them can tie (with many
+      // streams of smooth data, neighbouring windows often lie within 1e-4).
+      for (double q : {quantile, quantile / 2, quantile * 2, quantile / 4,
+                       std::min(0.5, quantile * 4), quantile / 8, quantile / 16}) {
         const auto threshold = threshold_in_gap(all, q);
         if (!threshold) break;
         std::vector<RawMatch> events;
