@@ -122,14 +122,16 @@ void Matcher::require_none_outstanding(const char* what) const {
                 " submitted batch(es) not collected: collect() them first");
 }
 
+void Matcher::finish(Outstanding& batch) {
+  if (!batch.started) return;
+  const auto began = host_clock::now();
+  batch.started = false;  // consumed, also when finishing throws (its matches are lost then)
+  finish_batch(batch.out);
+  state_->counters.collect_seconds += seconds_since(began);
+}
+
 void Matcher::finish_started() {
-  for (Outstanding& o : outstanding_)
-    if (o.started) {
-      const auto began = host_clock::now();
-      o.started = false;  // consumed, also when finishing throws (its matches are lost then)
-      finish_batch(o.out);
-      state_->counters.collect_seconds += seconds_since(began);
-    }
+  for (Outstanding& o : outstanding_) finish(o);
 }
 
 bool Matcher::trim_due() const {
@@ -472,16 +474,11 @@ void Matcher::submit(std::span<const StreamChunk> batch) {
 
 std::vector<RawMatch> Matcher::collect() {
   if (outstanding_.empty()) out_of_turn("collect() with no batch submitted");
-  MatcherState& s = *state_;
   // Taken out first: a batch whose finishing throws is consumed (its matches are lost), and
   // the next collect() returns the next batch.
   Outstanding oldest = std::move(outstanding_.front());
   outstanding_.erase(outstanding_.begin());
-  if (oldest.started) {
-    const auto began = host_clock::now();
-    finish_batch(oldest.out);
-    s.counters.collect_seconds += seconds_since(began);
-  }
+  finish(oldest);
   std::vector<RawMatch> out = std::move(oldest.out);
   // Trimming needs the device state of every batch so far: now if none is left, else
   // before the next batch (submit).

@@ -52,6 +52,24 @@ SpringGroupState group_state(const common::PatternState& pattern, std::size_t wi
 
 }  // namespace
 
+// Applies op(word of a, word of b) to every word of lane `la`'s state in `a` and lane `lb`'s
+// in `b` (the m cells of D and S, d_min, t_s, t_e): one list of a lane's state for moving
+// lanes between groups, gathering them into a pack and scattering them back.
+template <typename Op>
+void each_lane_word(const SpringGroupState& a, std::size_t la, const SpringGroupState& b,
+                    std::size_t lb, Op op) {
+  for (std::size_t i = 0; i < a.m; ++i) {
+    op(a.d[i * a.width + la], b.d[i * b.width + lb]);
+    op(a.s[i * a.width + la], b.s[i * b.width + lb]);
+  }
+  op(a.d_min[la], b.d_min[lb]);
+  op(a.t_s[la], b.t_s[lb]);
+  op(a.t_e[la], b.t_e[lb]);
+}
+
+constexpr auto assign_from = [](auto& to, const auto& from) { to = from; };
+constexpr auto swap_words = [](auto& x, auto& y) { std::swap(x, y); };
+
 SpringGroupState SpringPattern::Group::state(const common::PatternState& pattern,
                                              std::size_t width) {
   return group_state(pattern, width, d.data(), s.data(), d_min.data(), t_s.data(), t_e.data());
@@ -192,13 +210,7 @@ void SpringPattern::swap_lanes(std::size_t g1, std::size_t l1, std::size_t g2, s
   Group& a = *groups_[g1];
   Group& b = *groups_[g2];
   const std::size_t w = width_;
-  for (std::size_t i = 0; i < pattern_.def->length(); ++i) {
-    std::swap(a.d[i * w + l1], b.d[i * w + l2]);
-    std::swap(a.s[i * w + l1], b.s[i * w + l2]);
-  }
-  std::swap(a.d_min[l1], b.d_min[l2]);
-  std::swap(a.t_s[l1], b.t_s[l2]);
-  std::swap(a.t_e[l1], b.t_e[l2]);
+  each_lane_word(a.state(pattern_, w), l1, b.state(pattern_, w), l2, swap_words);
   std::swap(seen_[g1 * w + l1], seen_[g2 * w + l2]);
   std::swap(a.lanes[l1], b.lanes[l2]);
   a.lanes[l1]->handle = static_cast<std::uint32_t>(g1 * w + l1);
@@ -265,39 +277,26 @@ void SpringPattern::run_pack(std::size_t first_handle, std::size_t n, WorkerScra
   }
   const std::uint32_t* handles = packed_.data() + first_handle;
   common::Pair* lanes[64];
+  const SpringGroupState pack =
+      group_state(pattern_, w, sc.pack_d.data(), sc.pack_s.data(), sc.pack_d_min.data(),
+                  sc.pack_t_s.data(), sc.pack_t_e.data());
   // Gather: lane k of the pack is lane lane_of(handles[k]) of group group_of(handles[k]).
   for (std::size_t k = 0; k < n; ++k) {
-    const Group& g = *groups_[group_of(handles[k])];
+    Group& g = *groups_[group_of(handles[k])];
     const std::size_t lane = lane_of(handles[k]);
     lanes[k] = g.lanes[lane];
-    for (std::size_t i = 0; i < m; ++i) {
-      sc.pack_d[i * w + k] = g.d[i * w + lane];
-      sc.pack_s[i * w + k] = g.s[i * w + lane];
-    }
-    sc.pack_d_min[k] = g.d_min[lane];
-    sc.pack_t_s[k] = g.t_s[lane];
-    sc.pack_t_e[k] = g.t_e[lane];
+    each_lane_word(pack, k, g.state(pattern_, w), lane, assign_from);
   }
   for (std::size_t k = n; k < w; ++k) sc.pack_d_min[k] = inf;
   alignas(64) std::uint32_t count[64] = {};
   alignas(64) std::int32_t first[64] = {};
   const std::size_t steps = transpose(std::span<common::Pair* const>(lanes, n), count, first, sc);
   sc.reports.clear();
-  if (steps > 0)
-    spring_group_run(group_state(pattern_, w, sc.pack_d.data(), sc.pack_s.data(),
-                                 sc.pack_d_min.data(), sc.pack_t_s.data(), sc.pack_t_e.data()),
-                     {sc.x.data(), count, first, steps, n}, sc.reports);
+  if (steps > 0) spring_group_run(pack, {sc.x.data(), count, first, steps, n}, sc.reports);
   // Scatter (distinct lanes of the groups: packs run side by side).
   for (std::size_t k = 0; k < n; ++k) {
     Group& g = *groups_[group_of(handles[k])];
-    const std::size_t lane = lane_of(handles[k]);
-    for (std::size_t i = 0; i < m; ++i) {
-      g.d[i * w + lane] = sc.pack_d[i * w + k];
-      g.s[i * w + lane] = sc.pack_s[i * w + k];
-    }
-    g.d_min[lane] = sc.pack_d_min[k];
-    g.t_s[lane] = sc.pack_t_s[k];
-    g.t_e[lane] = sc.pack_t_e[k];
+    each_lane_word(g.state(pattern_, w), lane_of(handles[k]), pack, k, assign_from);
   }
   for (const SpringLaneReport& r : sc.reports) {
     const common::Pair& pair = *lanes[r.lane];

@@ -226,11 +226,12 @@ class Matcher {
   void pair_up(StreamState& stream, PatternState& pattern);
   void trim_histories(bool all);
   bool trim_due() const;
-  // Finishes every started batch (their matches wait in outstanding_ for collect()).
+  struct Outstanding;
+  // Finishes a started batch (its matches wait in it for collect()); every started one.
+  void finish(Outstanding& batch);
   void finish_started();
   void require_none_outstanding(const char* what) const;
 
-  struct Outstanding;
   std::unique_ptr<common::MatcherState> state_;
   common::WorkerPool* host_pool_ = nullptr;
   std::vector<Outstanding> outstanding_;  // oldest first
