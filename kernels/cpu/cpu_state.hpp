@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cpu/elastic_kernel.hpp"
+#include "cpu/spring_diagonal.hpp"
 #include "cpu/spring_kernel.hpp"
 #include "warpwatch/kernels/matcher.hpp"
 
@@ -21,6 +22,8 @@ struct WorkerScratch {
   // Stream mode: lanes of sparse groups gathered into one full-width group (spring_pattern.hpp).
   std::vector<float> pack_d, pack_d_min;
   std::vector<std::int32_t> pack_s, pack_t_s, pack_t_e;
+  // Stream mode: one pair along the anti-diagonal (spring_diagonal.hpp).
+  SpringDiagonalScratch diagonal;
   ElasticScratch elastic;
   std::vector<RawMatch> matches;  // this worker's matches of the batch
 };

@@ -20,6 +20,7 @@
 #include <limits>
 
 #include "common/low32_index.hpp"
+#include "cpu/spring_dispatch.hpp"
 #include "cpu/spring_kernel.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -205,12 +206,9 @@ void RunTyped(const SpringGroupState& st, const SpringBatch& batch,
 
 void Run(const SpringGroupState& st, const SpringBatch& batch,
          std::vector<SpringLaneReport>& reports) {
-  if (st.metric == Metric::dtw) {
-    if (st.cost == Cost::sq) return RunTyped<Metric::dtw, Cost::sq>(st, batch, reports);
-    return RunTyped<Metric::dtw, Cost::abs>(st, batch, reports);
-  }
-  if (st.cost == Cost::sq) return RunTyped<Metric::dk, Cost::sq>(st, batch, reports);
-  return RunTyped<Metric::dk, Cost::abs>(st, batch, reports);
+  with_spring_metric(st.metric, st.cost, [&](auto metric, auto cost) {
+    RunTyped<decltype(metric)::value, decltype(cost)::value>(st, batch, reports);
+  });
 }
 
 }  // namespace HWY_NAMESPACE

@@ -66,12 +66,14 @@ class SpringPattern {
     std::vector<std::int32_t> s, t_s, t_e;
     SpringGroupState state(const common::PatternState& pattern, std::size_t width);
   };
-  // A task: group `index` in place (lanes == 0), or the `lanes` handles of packed_ from
-  // `index` on, gathered.
+  // A task: group `index` in place (lanes == 0), the `lanes` handles of packed_ from
+  // `index` on, gathered, or (lanes == one_pair) the pair of handle `index` alone, along
+  // the anti-diagonal.
   struct Task {
     std::uint32_t index;
     std::uint32_t lanes;
   };
+  static constexpr std::uint32_t one_pair = 0xffffffffu;
   // A group with lanes that have samples this batch (bit l: lane l), `hot` those of them
   // that had samples in one of the last few batches too, and the most samples of a lane
   // (at least).
@@ -84,6 +86,7 @@ class SpringPattern {
   void swap_lanes(std::size_t g1, std::size_t l1, std::size_t g2, std::size_t l2);
   void run_group(std::size_t g, WorkerScratch& scratch);
   void run_pack(std::size_t first, std::size_t lanes, WorkerScratch& scratch);
+  void run_pair(std::uint32_t handle, WorkerScratch& scratch);
   // The batch's samples of `lanes` pairs, transposed to scratch.x ([step][component][lane];
   // zeros past a lane's count), with each lane's count and first index; returns the steps.
   std::size_t transpose(std::span<common::Pair* const> lanes, std::uint32_t* count,

@@ -1,0 +1,197 @@
+// The anti-diagonal single-pair kernel (kernels/cpu/spring_diagonal.hpp) against the
+// scalar reference's SpringPair, bit for bit, directly (below the Matcher): dense matches
+// (a noisy copy of the pattern every 60-200 samples), every metric and cost, d in {1, 3, 8},
+// patterns shorter and longer than a stripe, chunks from 1 sample to the whole stream.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "cpu/spring_diagonal.hpp"
+#include "test_support.hpp"
+#include "reference/spring.hpp"
+
+namespace kernels = warpwatch::kernels;
+namespace cpu = warpwatch::kernels::cpu;
+using kernels::Cost;
+using kernels::Metric;
+
+namespace {
+
+struct Found {
+  float distance;
+  std::uint64_t start, end;
+  std::uint64_t at;  // the sample whose column made it final (the stream's length: flush)
+  bool operator==(const Found& o) const {
+    return std::bit_cast<std::uint32_t>(distance) == std::bit_cast<std::uint32_t>(o.distance) &&
+           start == o.start && end == o.end && at == o.at;
+  }
+};
+
+std::ostream& operator<<(std::ostream& os, const Found& f) {
+  return os << "{" << f.distance << ", " << f.start << ".." << f.end << " at " << f.at << "}";
+}
+
+// A random walk with a noisy copy of `pattern` every 60-200 samples (gaps of walk between).
+std::vector<float> dense_stream(std::mt19937_64& rng, const std::vector<float>& pattern,
+                                std::size_t dims, std::size_t length) {
+  std::normal_distribution<float> noise(0.0f, 0.1f), step(0.0f, 0.3f);
+  std::uniform_int_distribution<std::size_t> gap(0, 140);
+  const std::size_t m = pattern.size() / dims;
+  std::vector<float> x;
+  std::vector<float> at(dims, 0.0f);
+  while (x.size() < length * dims) {
+    for (std::size_t g = gap(rng) + (m < 60 ? 60 - m : 0); g > 0; --g)
+      for (std::size_t k = 0; k < dims; ++k) x.push_back(at[k] += step(rng));
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t k = 0; k < dims; ++k) x.push_back(at[k] = pattern[i * dims + k] + noise(rng));
+  }
+  x.resize(length * dims);
+  return x;
+}
+
+std::vector<Found> reference_run(const std::vector<float>& pattern, std::size_t dims, Metric metric,
+                                 Cost cost, double eps, const std::vector<float>& x) {
+  kernels::reference::SpringPair pair(pattern.data(), pattern.size() / dims, dims, metric, cost,
+                                      eps);
+  std::vector<Found> out;
+  const std::size_t n = x.size() / dims;
+  for (std::size_t t = 0; t < n; ++t)
+    if (auto r = pair.step(x.data() + t * dims, t))
+      out.push_back({r->distance, r->start_index, r->end_index, t});
+  if (auto r = pair.flush()) out.push_back({r->distance, r->start_index, r->end_index, n});
+  return out;
+}
+
+std::vector<Found> diagonal_run(const std::vector<float>& pattern, std::size_t dims, Metric metric,
+                                Cost cost, double eps, const std::vector<float>& x,
+                                std::mt19937_64& rng, std::size_t max_chunk,
+                                std::uint64_t first_index) {
+  const std::size_t m = pattern.size() / dims, n = x.size() / dims;
+  std::vector<float> d(m, std::numeric_limits<float>::infinity());
+  std::vector<std::int32_t> s(m, 0);
+  cpu::SpringPairState st;
+  st.m = m;
+  st.dims = dims;
+  st.metric = metric;
+  st.cost = cost;
+  st.eps = kernels::reference::stream_eps(eps);
+  st.pattern = pattern.data();
+  st.d = d.data();
+  st.s = s.data();
+  st.d_min = std::numeric_limits<float>::infinity();
+  cpu::SpringDiagonalScratch scratch;
+  std::vector<cpu::SpringLaneReport> reports;
+  std::vector<Found> out;
+  std::uniform_int_distribution<std::size_t> chunk(1, max_chunk);
+  // Indices as the backends keep them: low 32 bits, unwrapped against the absolute index.
+  const auto unwrap = [&](std::uint64_t current, std::int32_t low) {
+    return current - static_cast<std::uint32_t>(static_cast<std::uint32_t>(current) -
+                                                 static_cast<std::uint32_t>(low));
+  };
+  for (std::size_t t = 0; t < n;) {
+    const std::size_t c = std::min(chunk(rng), n - t);
+    reports.clear();
+    const std::uint64_t index = first_index + t;
+    cpu::spring_pair_run(st, x.data() + t * dims, static_cast<std::uint32_t>(c),
+                         static_cast<std::int32_t>(static_cast<std::uint32_t>(index)), 7, scratch,
+                         reports);
+    for (const auto& r : reports) {
+      EXPECT_EQ(r.lane, 7u);
+      const std::uint64_t now = index + r.step;
+      out.push_back({r.distance, unwrap(now, r.t_s) - first_index, unwrap(now, r.t_e) - first_index,
+                     now - first_index});
+    }
+    t += c;
+  }
+  if (st.d_min <= st.eps) {
+    const std::uint64_t now = first_index + n - 1;
+    out.push_back({st.d_min, unwrap(now, st.t_s) - first_index, unwrap(now, st.t_e) - first_index, n});
+  }
+  return out;
+}
+
+// The threshold that makes about every planted copy a match: a little above the median
+// of the reference's best distances at a generous threshold.
+double dense_threshold(const std::vector<float>& pattern, std::size_t dims, Metric metric,
+                       Cost cost, const std::vector<float>& x) {
+  std::vector<Found> loose = reference_run(pattern, dims, metric, cost, 1e30, x);
+  std::vector<float> best;
+  for (const auto& f : loose) best.push_back(f.distance);
+  if (best.empty()) return 1.0;
+  std::nth_element(best.begin(), best.begin() + best.size() / 2, best.end());
+  return 1.5 * best[best.size() / 2] + 1e-6;
+}
+
+}  // namespace
+
+TEST(SpringDiagonal, DenseMatchesBitIdentical) {
+  std::mt19937_64 rng(warpwatch::testing::test_seed());
+  std::normal_distribution<float> walk(0.0f, 1.0f);
+  const std::size_t V = cpu::spring_diagonal_width();
+  std::size_t total_matches = 0;
+  for (std::size_t dims : {1u, 3u, 8u}) {
+    for (std::size_t m : {2u, 5u, 16u, 17u, 40u, 64u, 129u}) {
+      std::vector<float> pattern(m * dims);
+      std::vector<float> at(dims, 0.0f);
+      for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t k = 0; k < dims; ++k) pattern[i * dims + k] = at[k] += walk(rng);
+      const std::size_t length = dims == 1 ? 6000 : 2500;
+      const std::vector<float> x = dense_stream(rng, pattern, dims, length);
+      for (Metric metric : {Metric::dtw, Metric::dk}) {
+        for (Cost cost : {Cost::sq, Cost::abs}) {
+          const double eps = dense_threshold(pattern, dims, metric, cost, x);
+          const std::vector<Found> want = reference_run(pattern, dims, metric, cost, eps, x);
+          total_matches += want.size();
+          // Chunks of up to 1 sample, a stripe, and the whole stream; indices near 2^32.
+          for (std::size_t max_chunk : {std::size_t{1}, V, std::size_t{333}, length}) {
+            const std::uint64_t first = max_chunk == V ? (std::uint64_t{1} << 32) - 1000 : 0;
+            const std::vector<Found> got =
+                diagonal_run(pattern, dims, metric, cost, eps, x, rng, max_chunk, first);
+            ASSERT_EQ(got, want) << "d " << dims << " m " << m << " "
+                                 << kernels::to_string(metric) << " " << kernels::to_string(cost)
+                                 << " eps " << eps << " chunks up to " << max_chunk;
+          }
+        }
+      }
+    }
+  }
+  // Dense: the copies come every 60-200 samples.
+  EXPECT_GT(total_matches, 3000u);
+}
+
+// Quantized values (0..3): exact ties everywhere and candidates that change and become
+// final within a few columns of each other, inside one stripe.
+TEST(SpringDiagonal, QuantizedTiesBitIdentical) {
+  std::mt19937_64 rng(warpwatch::testing::test_seed());
+  std::uniform_int_distribution<int> level(0, 3);
+  const std::size_t V = cpu::spring_diagonal_width();
+  std::size_t total_matches = 0;
+  for (std::size_t dims : {1u, 3u}) {
+    for (std::size_t m : {2u, 3u, 4u, 8u, 33u}) {
+      std::vector<float> pattern(m * dims), x(3000 * dims);
+      for (auto& v : pattern) v = static_cast<float>(level(rng));
+      for (auto& v : x) v = static_cast<float>(level(rng));
+      for (Metric metric : {Metric::dtw, Metric::dk}) {
+        for (Cost cost : {Cost::sq, Cost::abs}) {
+          const double eps =
+              metric == Metric::dtw ? 0.5 * static_cast<double>(m * dims) : 1.0 + (m % 2);
+          const std::vector<Found> want = reference_run(pattern, dims, metric, cost, eps, x);
+          total_matches += want.size();
+          for (std::size_t max_chunk : {std::size_t{1}, V + 1, std::size_t{3000}}) {
+            const std::vector<Found> got =
+                diagonal_run(pattern, dims, metric, cost, eps, x, rng, max_chunk, 0);
+            ASSERT_EQ(got, want) << "d " << dims << " m " << m << " "
+                                 << kernels::to_string(metric) << " " << kernels::to_string(cost)
+                                 << " eps " << eps << " chunks up to " << max_chunk;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(total_matches, 2000u);
+}
