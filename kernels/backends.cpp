@@ -59,7 +59,7 @@ std::optional<CudaFloatOpRates> cuda_float_op_rates() {
   cuda::DeviceContext& context = cuda::DeviceContext::get();
   const std::lock_guard lock(context.mutex());
   const cuda::FloatOpRates r = cuda::measure_float_op_rates(context.compute().get());
-  return CudaFloatOpRates{r.add_per_s, r.add_min_per_s};
+  return CudaFloatOpRates{r.add_per_s, r.add_min_per_s, r.copy_bytes_per_s};
 #else
   return std::nullopt;
 #endif

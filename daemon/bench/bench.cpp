@@ -83,14 +83,90 @@ Shape reference_subset(Shape s, bool quick) {
   return s;
 }
 
+void require_positive(std::size_t v, const char* what) {
+  if (v == 0) throw std::invalid_argument(std::string(what) + " must be at least 1");
+}
+
+// stream_matrix's reference: one pair with the row's m, d and data, at most 2e7 cells
+// (--quick: 2e5) a row; the reference's rate hardly depends on the other axes.
+Shape matrix_reference_subset(Shape s, bool quick) {
+  const double cells = quick ? 2e5 : 2e7;
+  s.streams = s.patterns = 1;
+  s.batches = std::min<std::size_t>(s.batches, 8);
+  const auto most = static_cast<std::size_t>(cells / static_cast<double>(s.m * (s.batches + 2)));
+  s.chunk = std::clamp<std::size_t>(most, 1, s.chunk);
+  return s;
+}
+
 struct Plan {
   std::string case_name;
   Shape shape;
   unsigned threads;
+  std::string trimmed;  // stream_matrix: why the row is not run (empty: it is)
 };
 
-void require_positive(std::size_t v, const char* what) {
-  if (v == 0) throw std::invalid_argument(std::string(what) + " must be at least 1");
+// stream_matrix: the axes, each narrowed by its option when given. A row runs
+// enough batches for its time to be measured (at most 1000, at least 3) and is trimmed when
+// they would be more cells than the backend's budget (a few seconds at its best rates).
+std::vector<Plan> matrix_plans(const Options& o, unsigned threads) {
+  const bool cuda = o.backend == Backend::cuda;
+  const auto axis = [](std::vector<std::size_t> all, const std::vector<std::size_t>& given) {
+    return given.empty() ? all : given;
+  };
+  const auto one = [](std::optional<std::size_t> v) {
+    return v ? std::vector<std::size_t>{*v} : std::vector<std::size_t>{};
+  };
+  const std::vector<std::size_t> pairs =
+      axis(o.quick ? std::vector<std::size_t>{1, 64} : std::vector<std::size_t>{1, 64, 16384},
+           one(o.pairs));
+  const std::vector<std::size_t> chunks =
+      axis(o.quick ? std::vector<std::size_t>{8, 512}
+                   : std::vector<std::size_t>{1, 8, 64, 512, 65536},
+           o.chunks);
+  const std::vector<std::size_t> ms =
+      axis(o.quick ? std::vector<std::size_t>{64} : std::vector<std::size_t>{64, 256, 1024},
+           one(o.m));
+  const std::vector<std::size_t> dims = axis({1, 3}, o.dims);
+  std::vector<bool> dense{false, true};
+  if (o.matches == "none") dense = {false};
+  if (o.matches == "dense") dense = {true};
+  if (!o.matches.empty() && o.matches != "none" && o.matches != "dense")
+    throw std::invalid_argument("--matches must be none or dense");
+  const double target = o.quick ? 2e6 : cuda ? 4e11 : 1e9;  // cells measured a row
+  const double budget = o.quick ? 2e8 : cuda ? 3e12 : 1e10;  // most cells a row may cost
+  const unsigned own = cuda ? 0 : o.backend == Backend::reference ? 1 : threads;
+  std::vector<Plan> plans;
+  for (bool d_dense : dense)
+    for (std::size_t d : dims)
+      for (std::size_t m : ms)
+        for (std::size_t p : pairs)
+          for (std::size_t chunk : chunks) {
+            require_positive(p, "--pairs");
+            require_positive(d, "--dims");
+            require_positive(chunk, "--chunk");
+            if (m < 2) throw std::invalid_argument("--m must be at least 2");
+            Shape s{.kind = Kind::stream_dtw, .m = m, .chunk = chunk};
+            s.patterns = p >= 256 && p % 16 == 0 ? 16 : p;  // 16384: 1024 streams x 16
+            s.streams = p / s.patterns;
+            s.dims = d;
+            s.dense = d_dense;
+            s.data_dir = o.data_dir.c_str();  // o outlives the plans
+            const double batch_cells = static_cast<double>(p) * chunk * m;
+            s.batches = std::clamp<std::size_t>(static_cast<std::size_t>(target / batch_cells), 3,
+                                                o.batches.value_or(1000));
+            Plan plan{"stream_matrix", s, own, ""};
+            const double cells = batch_cells * static_cast<double>(s.batches + 2);
+            const double bytes = static_cast<double>(s.streams * chunk * d) * 4.0;
+            if (cells > budget)
+              plan.trimmed = "trimmed: " + std::to_string(s.batches + 2) + " batches of " +
+                             std::to_string(static_cast<std::uint64_t>(batch_cells)) +
+                             " cells exceed the row budget of " +
+                             std::to_string(static_cast<std::uint64_t>(budget));
+            else if (bytes > 1e9)
+              plan.trimmed = "trimmed: a batch's samples exceed 1 GB";
+            plans.push_back(std::move(plan));
+          }
+  return plans;
 }
 
 std::vector<Plan> make_plans(const Options& o, unsigned threads) {
@@ -133,6 +209,10 @@ std::vector<Plan> make_plans(const Options& o, unsigned threads) {
                                                                  : 0;
   std::vector<Plan> plans;
   for (const std::string& name : cases) {
+    if (name == "stream_matrix") {
+      for (Plan& p : matrix_plans(o, threads)) plans.push_back(std::move(p));
+      continue;
+    }
     Shape stream{.kind = Kind::stream_dtw,
                  .streams = s.pairs / s.patterns,
                  .patterns = s.patterns,
@@ -144,8 +224,8 @@ std::vector<Plan> make_plans(const Options& o, unsigned threads) {
             "the threads case measures the cpu backend's thread pool; use --backend cpu");
       for (std::size_t chunk : s.chunks) {
         stream.chunk = chunk;
-        if (name == "threads") plans.push_back({name, stream, 1});
-        plans.push_back({name, stream, own_threads});
+        if (name == "threads") plans.push_back({name, stream, 1, ""});
+        plans.push_back({name, stream, own_threads, ""});
       }
     } else if (name == "whole_dtw") {
       for (std::size_t l : s.whole_lengths)
@@ -155,7 +235,8 @@ std::vector<Plan> make_plans(const Options& o, unsigned threads) {
                           .cols = s.whole_series,
                           .length = l,
                           .repeat = o.repeat},
-                         own_threads});
+                         own_threads,
+                         ""});
     } else if (name == "twed_allpairs") {
       for (std::size_t l : allpairs_lengths)
         plans.push_back({name,
@@ -164,13 +245,15 @@ std::vector<Plan> make_plans(const Options& o, unsigned threads) {
                           .cols = s.allpairs_series,
                           .length = l,
                           .repeat = o.repeat},
-                         own_threads});
+                         own_threads,
+                         ""});
     } else if (name == "twed_long") {
       for (std::size_t l : long_lengths)
         plans.push_back(
             {name,
              {.kind = Kind::twed_long, .rows = 1, .cols = 1, .length = l, .repeat = o.repeat},
-             own_threads});
+             own_threads,
+             ""});
     } else {
       throw std::invalid_argument("unknown case '" + name + "'");
     }
@@ -210,6 +293,25 @@ void describe_machine(Report& report) {
 double device_nominal_float_ops_per_s() {
   const kernels::CudaStatus cuda = kernels::cuda_status();
   return static_cast<double>(cuda.sm_count) * cuda.fp32_lanes_per_sm * cuda.clock_khz * 1e3;
+}
+
+// stream_matrix's bound: the lower of the compute ceiling and the memory bound, where each
+// pair's column (8 bytes a row: D and the start) is read and written once a batch, so a
+// cell moves 16 / chunk bytes (the samples are d x 4 bytes a column, shared by the rows).
+void add_bound(Row& row, const Shape& shape, std::optional<double> copy_bytes_per_s) {
+  std::optional<double> bound = row.ceiling_cells_per_s;
+  bool memory = false;
+  if (copy_bytes_per_s) {
+    const double bytes_per_cell = 16.0 / static_cast<double>(shape.chunk);
+    const double memory_bound = *copy_bytes_per_s / bytes_per_cell;
+    row.result.extra.emplace_back("memory_bound_cells_per_s", memory_bound);
+    memory = !bound || memory_bound < *bound;
+    if (memory) bound = memory_bound;
+  }
+  if (!bound) return;
+  row.result.extra.emplace_back("bound_cells_per_s", *bound);
+  row.result.extra.emplace_back("bound_is_memory", memory ? 1.0 : 0.0);
+  row.result.extra.emplace_back("fraction_of_bound", row.result.cells_per_s() / *bound);
 }
 
 }  // namespace
@@ -266,7 +368,14 @@ Report run(const Options& o, std::ostream& log) {
     if (const auto rates = kernels::cuda_float_op_rates()) {
       report.device_float_ops_per_s = rates->add_min_per_s;
       report.device_add_ops_per_s = rates->add_per_s;
+      report.copy_bytes_per_s = rates->copy_bytes_per_s;
     }
+  }
+  const bool matrix = std::any_of(plans.begin(), plans.end(),
+                                  [](const Plan& p) { return p.case_name == "stream_matrix"; });
+  if (matrix && o.backend != Backend::cuda) {
+    log << "bench: measuring the memory bandwidth on " << threads << " thread(s)\n";
+    report.copy_bytes_per_s = calibrate_copy_bandwidth(threads);
   }
   // One reference measurement per subset shape: the threads rows share stream_dtw's.
   std::map<std::string, std::pair<std::optional<Measurement>, std::string>> reference_cache;
@@ -276,6 +385,11 @@ Report run(const Options& o, std::ostream& log) {
     row.backend = report.backend;
     row.threads = p.threads;
     row.shape = describe(p.shape);
+    if (!p.trimmed.empty()) {
+      row.trimmed = p.trimmed;
+      report.rows.push_back(std::move(row));
+      continue;
+    }
     log << "bench: " << row.case_name << " (" << row.shape << ") on " << row.backend;
     if (p.threads) log << ", " << p.threads << " thread(s)";
     log << std::endl;
@@ -285,7 +399,9 @@ Report run(const Options& o, std::ostream& log) {
       row.error = e.what();
     }
     if (row.error.empty() && o.reference && o.backend != Backend::reference) {
-      const Shape subset = reference_subset(p.shape, o.quick);
+      const Shape subset = p.case_name == "stream_matrix"
+                               ? matrix_reference_subset(p.shape, o.quick)
+                               : reference_subset(p.shape, o.quick);
       auto& cached = reference_cache[describe(subset)];
       if (!cached.first && cached.second.empty()) {
         log << "bench:   reference on " << describe(subset) << std::endl;
@@ -298,12 +414,16 @@ Report run(const Options& o, std::ostream& log) {
       row.reference = cached.first;
       row.reference_error = cached.second;
     }
+    const double ops = p.case_name == "stream_matrix" ? stream_ops_per_cell(p.shape.dims)
+                                                      : ops_per_cell(p.shape.kind);
     if (o.backend == Backend::cuda && report.device_float_ops_per_s)
-      row.ceiling_cells_per_s = *report.device_float_ops_per_s / ops_per_cell(p.shape.kind);
+      row.ceiling_cells_per_s = *report.device_float_ops_per_s / ops;
     else if (o.backend == Backend::cuda)
       row.ceiling_note = "n/a: the device calibration did not run";
     else
-      row.ceiling_cells_per_s = float_ops.at(p.threads) / ops_per_cell(p.shape.kind);
+      row.ceiling_cells_per_s = float_ops.at(p.threads) / ops;
+    if (p.case_name == "stream_matrix" && row.error.empty())
+      add_bound(row, p.shape, report.copy_bytes_per_s);
     report.rows.push_back(std::move(row));
   }
   // The threads case: the speed-up of all threads over one, on the same shape.

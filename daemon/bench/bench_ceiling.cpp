@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -98,6 +99,27 @@ double calibrate_float_ops(unsigned threads, double seconds) {
   // The ceiling is a peak: the best of three, so one preempted run does not lower it.
   double best = 0.0;
   for (int run = 0; run < 3; ++run) best = std::max(best, spin_rate(spinner, threads, iterations));
+  return best;
+}
+
+double calibrate_copy_bandwidth(unsigned threads) {
+  threads = std::max(threads, 1u);
+  constexpr std::size_t bytes = std::size_t{64} << 20;
+  std::vector<std::vector<char>> from(threads, std::vector<char>(bytes, 1)),
+      to(threads, std::vector<char>(bytes, 0));
+  double best = 0.0;
+  for (int run = 0; run < 3; ++run) {
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<std::thread> workers;
+    for (unsigned t = 0; t < threads; ++t)
+      workers.emplace_back([&, t] { std::memcpy(to[t].data(), from[t].data(), bytes); });
+    for (auto& w : workers) w.join();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    best = std::max(best, 2.0 * static_cast<double>(bytes) * threads / seconds);
+  }
+  volatile char sink = to[0][bytes / 2];  // the copies are used
+  (void)sink;
   return best;
 }
 

@@ -20,6 +20,9 @@ enum class Kind { stream_dtw, whole_dtw, twed_allpairs, twed_long };
 struct Shape {
   Kind kind = Kind::stream_dtw;
   std::size_t streams = 0, patterns = 0, m = 0, chunk = 0, batches = 0;
+  std::size_t dims = 1;  // stream kinds: sample dimensions
+  bool dense = false;    // stream kinds: ECG beats with dense matches, not random walks
+  const char* data_dir = "";  // dense: ECG200's folder ("": the default)
   std::size_t rows = 0, cols = 0, length = 0, repeat = 0;
 };
 
@@ -38,6 +41,10 @@ Measurement measure(const Shape& shape, kernels::Backend backend, unsigned threa
 // compiler vectorizes for the widest vector unit the CPU has. `seconds` is the length of
 // one run.
 double calibrate_float_ops(unsigned threads, double seconds);
+
+// Bytes read and written per second by `threads` threads each copying its own 64 MiB
+// buffer (beyond the caches): the host's memory bandwidth, the best of three runs.
+double calibrate_copy_bandwidth(unsigned threads);
 
 // The CPU model name ("unknown" when the system does not say).
 std::string cpu_model();

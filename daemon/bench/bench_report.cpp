@@ -34,9 +34,21 @@ std::string fixed(double v, const char* format) {
 
 std::string extra_text(const Measurement& m) {
   std::string text;
+  bool memory_bound = false;
+  for (const auto& [name, value] : m.extra)
+    if (name == "bound_is_memory") memory_bound = value != 0.0;
   for (const auto& [name, value] : m.extra) {
+    if (name == "bound_is_memory") continue;
     if (!text.empty()) text += ", ";
-    if (name == "state_bytes_per_s")
+    if (name == "memory_bound_cells_per_s")
+      text += "memory bound " + si(value);
+    else if (name == "bound_cells_per_s")
+      text += std::string("bound ") + si(value) + (memory_bound ? " (memory)" : " (compute)");
+    else if (name == "fraction_of_bound")
+      text += fixed(100.0 * value, "%.1f") + "% of bound";
+    else if (name == "samples_per_match")
+      text += "a match per " + fixed(value, "%.0f") + " samples";
+    else if (name == "state_bytes_per_s")
       text += "state " + si(value, "B/s");
     else if (name == "matches")
       text += fixed(value, "%.0f") + " matches";
@@ -115,7 +127,7 @@ nlohmann::ordered_json or_null(const std::optional<T>& v) {
 void print_table(const Report& report, std::ostream& out) {
   std::vector<std::vector<std::string>> lines{{std::begin(header), std::end(header)}};
   for (const Row& r : report.rows)
-    if (r.error.empty()) lines.push_back(cells_of(r));
+    if (r.error.empty() && r.trimmed.empty()) lines.push_back(cells_of(r));
   std::vector<std::size_t> width(columns, 0);
   for (const auto& line : lines)
     for (std::size_t c = 0; c < columns; ++c) width[c] = std::max(width[c], line[c].size());
@@ -133,6 +145,16 @@ void print_table(const Report& report, std::ostream& out) {
     if (!r.error.empty())
       out << r.case_name << " (" << r.shape << ") on " << r.backend << ": error: " << r.error
           << "\n";
+  for (const Row& r : report.rows)
+    if (!r.trimmed.empty())
+      out << r.case_name << " (" << r.shape << ") on " << r.backend << ": " << r.trimmed << "\n";
+  if (report.copy_bytes_per_s)
+    out << "memory bound (stream_matrix): a copy moved " << si(*report.copy_bytes_per_s, "B/s")
+        << " (read + written; " << (report.backend == "cuda" ? "device" : "host")
+        << " memory); a batch reads and writes each pair's column once (8 bytes a row), so "
+           "16 / chunk bytes a cell: bound = that rate x chunk / 16; the compute ceiling of a "
+           "stream_matrix row counts 3 more ops a cell for each dimension past the first; "
+           "bound = the lower of the two\n";
 
   // What the columns mean, and where the reference and ceiling numbers come from.
   out << "\ntimes are per run (stream_dtw/threads: one batch; others: one distance_matrix call); "
@@ -208,7 +230,8 @@ std::string to_json(const Report& report) {
         {"shape", r.shape},
         {"error",
          r.error.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.error)}};
-    if (r.error.empty()) {
+    if (!r.trimmed.empty()) row["trimmed"] = r.trimmed;
+    if (r.error.empty() && r.trimmed.empty()) {
       row.update(measurement_json(r.result));
       row["cells_per_s_per_core"] =
           r.threads ? nlohmann::ordered_json(r.result.cells_per_s() / r.threads) : nullptr;
@@ -246,6 +269,7 @@ std::string to_json(const Report& report) {
         {"device_float_ops_per_s", or_null(report.device_float_ops_per_s)},
         {"device_add_ops_per_s", or_null(report.device_add_ops_per_s)},
         {"device_nominal_float_ops_per_s", or_null(report.device_nominal_float_ops_per_s)},
+        {"copy_bytes_per_s", or_null(report.copy_bytes_per_s)},
         {"ops_per_cell", {{"dtw", dtw_ops_per_cell}, {"twed", twed_ops_per_cell}}}}},
       {"warnings", report.warnings},
       {"failed", report.failed()},

@@ -3,12 +3,15 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <tuple>
 #include <ostream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "bench_internal.hpp"
+#include "warpwatch/bench/dense_data.hpp"
 
 namespace warpwatch::bench {
 namespace {
@@ -61,6 +64,8 @@ Measurement start_measurement(const Shape& shape) {
   r.cells_per_run = cells_per_run(shape);
   if (shape.kind == Kind::stream_dtw)
     r.dims = {{"streams", shape.streams},
+              {"d", shape.dims},
+              {"dense", shape.dense ? 1u : 0u},
               {"patterns", shape.patterns},
               {"pairs", shape.streams * shape.patterns},
               {"m", shape.m},
@@ -80,6 +85,25 @@ constexpr double stream_threshold = 1.0;
 constexpr std::size_t stream_warmup_batches = 2;
 constexpr std::int64_t stream_period_ns = 1'000'000;
 
+// Dense rows' thresholds, by (folder, m, dims, beat): each costs 20 whole-series dtw
+// alignments of m x m, the same for every row that shares them.
+double cached_dense_threshold(const Beats& beats, const std::string& dir, std::size_t beat,
+                              std::size_t m, std::size_t dims) {
+  static std::map<std::tuple<std::string, std::size_t, std::size_t, std::size_t>, double> cache;
+  const auto key = std::make_tuple(dir, m, dims, beat);
+  auto it = cache.find(key);
+  if (it == cache.end())
+    it = cache
+             .emplace(key, dense_threshold(beats, beat_pattern(beats, beat, m, dims), m, dims,
+                                           1000 + beat))
+             .first;
+  return it->second;
+}
+
+// Patterns of a dense row come from this many distinct beats (thresholds are calibrated
+// per beat).
+constexpr std::size_t dense_beats = 8;
+
 Measurement measure_stream(const Shape& shape, kernels::Backend backend, unsigned threads,
                            std::uint64_t seed, std::ostream& log) {
   Measurement r = start_measurement(shape);
@@ -87,34 +111,57 @@ Measurement measure_stream(const Shape& shape, kernels::Backend backend, unsigne
   Random random(seed);
 
   const std::size_t total_batches = stream_warmup_batches + shape.batches;
-  const std::size_t samples = total_batches * shape.chunk;  // per stream
+  const std::size_t dims = shape.dims;
   std::vector<std::string> ids(shape.streams);
   for (std::size_t s = 0; s < shape.streams; ++s) {
     ids[s] = numbered('s', s);
-    matcher->add_stream({ids[s], 1, stream_period_ns});
+    matcher->add_stream({ids[s], dims, stream_period_ns});
   }
-  const std::vector<float> patterns = random_walks(shape.patterns, shape.m, random);
+  const std::string dir = *shape.data_dir ? shape.data_dir : default_data_dir();
+  const Beats* beats = shape.dense ? &ecg_beats(dir) : nullptr;
   for (std::size_t p = 0; p < shape.patterns; ++p) {
     kernels::PatternDef def;
     def.id = numbered('p', p);
-    def.values.assign(patterns.begin() + static_cast<std::ptrdiff_t>(p * shape.m),
-                      patterns.begin() + static_cast<std::ptrdiff_t>((p + 1) * shape.m));
+    def.dims = dims;
     def.params.distance.metric = kernels::Metric::dtw;
     def.params.mode = kernels::Mode::stream;
-    def.params.threshold = stream_threshold;
+    if (beats) {  // most beats of the streams match
+      def.values = beat_pattern(*beats, p % dense_beats, shape.m, dims);
+      def.params.threshold = cached_dense_threshold(*beats, dir, p % dense_beats, shape.m, dims);
+    } else {  // random walks: matches are rare
+      def.values = random_walks(1, shape.m * dims, random);
+      def.params.threshold = stream_threshold;
+    }
     matcher->add_pattern(def);
   }
-  const std::vector<float> data = random_walks(shape.streams, samples, random);
-  std::vector<std::int64_t> times(samples);  // every stream has the same sample times
-  for (std::size_t i = 0; i < samples; ++i)
-    times[i] = static_cast<std::int64_t>(i) * stream_period_ns;
-
-  std::vector<kernels::StreamChunk> batch(shape.streams);
-  const auto submit = [&](std::size_t b) {
+  // Each batch's samples are made before it is timed (submit() copies them): random walks
+  // (every component its own) or beat streams.
+  std::vector<float> data(shape.streams * shape.chunk * dims);
+  std::vector<std::int64_t> times(shape.chunk);
+  std::vector<float> walk(shape.streams * dims, 0.0f);
+  std::vector<BeatStream> beat_streams;
+  if (beats)
     for (std::size_t s = 0; s < shape.streams; ++s)
-      batch[s] = {ids[s],
-                  std::span<const float>(data).subspan(s * samples + b * shape.chunk, shape.chunk),
-                  std::span<const std::int64_t>(times).subspan(b * shape.chunk, shape.chunk)};
+      beat_streams.emplace_back(*beats, shape.m, dims, seed * 7919 + s);
+  const auto make_batch = [&](std::size_t b) {
+    for (std::size_t i = 0; i < shape.chunk; ++i)
+      times[i] = static_cast<std::int64_t>(b * shape.chunk + i) * stream_period_ns;
+    for (std::size_t s = 0; s < shape.streams; ++s) {
+      float* x = data.data() + s * shape.chunk * dims;
+      if (beats) {
+        beat_streams[s].fill(x, shape.chunk);
+        continue;
+      }
+      for (std::size_t i = 0; i < shape.chunk * dims; ++i)
+        x[i] = walk[s * dims + i % dims] += random.step();
+    }
+  };
+  std::vector<kernels::StreamChunk> batch(shape.streams);
+  const auto submit = [&] {
+    const std::size_t n = shape.chunk * dims;
+    for (std::size_t s = 0; s < shape.streams; ++s)
+      batch[s] = {ids[s], std::span<const float>(data).subspan(s * n, n),
+                  std::span<const std::int64_t>(times)};
     matcher->submit(batch);
   };
   // Batches are pipelined as the daemon runs them: batch b is submitted before batch b-1
@@ -125,14 +172,16 @@ Measurement measure_stream(const Shape& shape, kernels::Backend backend, unsigne
   std::uint64_t matches = 0, cells_before = 0;
   std::vector<double> wall;
   kernels::MatcherCounters steady_from, steady_to;  // around the steady iterations
-  submit(0);
+  make_batch(0);
+  submit();
   for (std::size_t b = 1; b <= total_batches; ++b) {
+    if (b < total_batches) make_batch(b);
     if (b == stream_warmup_batches) cells_before = matcher->counters().cells;
     const kernels::MatcherCounters before = matcher->counters();
     if (b == stream_warmup_batches + 1) steady_from = before;
     if (b == total_batches) steady_to = before;
     const auto start = clock_type::now();
-    if (b < total_batches) submit(b);
+    if (b < total_batches) submit();
     const auto found = matcher->collect();  // batch b - 1
     const double seconds = seconds_since(start);
     if (b - 1 < stream_warmup_batches) continue;
@@ -151,6 +200,11 @@ Measurement measure_stream(const Shape& shape, kernels::Backend backend, unsigne
       static_cast<double>(shape.streams * shape.patterns * shape.m) * 8.0 * 2.0;
   r.extra.emplace_back("state_bytes_per_s", state_bytes / median);
   r.extra.emplace_back("matches", static_cast<double>(matches));
+  if (matches > 0)  // samples of one pair per match: about 150 on dense rows
+    r.extra.emplace_back("samples_per_match",
+                         static_cast<double>(shape.streams * shape.patterns * shape.chunk *
+                                             shape.batches) /
+                             static_cast<double>(matches));
   // Where a batch's host time goes (microseconds a batch, steady iterations): the base's
   // checks and histories, the backend's packing and launches, collecting (with waiting),
   // of both the time blocked on the device, and trimming.
@@ -245,7 +299,8 @@ std::string describe(const Shape& s) {
   switch (s.kind) {
     case Kind::stream_dtw:
       return n(s.streams) + " streams x " + n(s.patterns) + " patterns, m " + n(s.m) + ", chunk " +
-             n(s.chunk) + ", " + n(s.batches) + " batches";
+             n(s.chunk) + ", " + n(s.batches) + " batches" + (s.dims > 1 ? ", d " + n(s.dims) : "") +
+             (s.dense ? ", dense ECG" : "");
     case Kind::whole_dtw:
       return "1 x " + n(s.cols) + " series, L " + n(s.length);
     case Kind::twed_allpairs:

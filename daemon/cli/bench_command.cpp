@@ -138,7 +138,8 @@ CLI::App* add_bench_command(CLI::App& app, BenchCommand& cmd) {
   sub->add_option(
          "--case", cmd.options.cases,
          "cases to run, repeatable or comma-separated: stream_dtw, whole_dtw, twed_allpairs, "
-         "twed_long, threads (cpu) (default: all of the backend's)")
+         "twed_long, threads (cpu), stream_matrix (default: all of the backend's but "
+         "stream_matrix)")
       ->delimiter(',')
       ->check(CLI::IsMember(names));
   sub->add_option("--threads", cmd.options.threads,
@@ -154,15 +155,26 @@ CLI::App* add_bench_command(CLI::App& app, BenchCommand& cmd) {
   sub->add_option("--seed", cmd.options.seed, "seed of the random-walk data")
       ->capture_default_str();
   sub->add_option("--pairs", cmd.options.pairs,
-                  "stream_dtw: (stream, pattern) pairs (cpu 1024, cuda 16384)");
+                  "stream_dtw: (stream, pattern) pairs (cpu 1024, cuda 16384); stream_matrix: only this "
+                  "many");
   sub->add_option("--patterns", cmd.options.patterns,
                   "stream_dtw: patterns; streams = pairs / patterns (16)");
-  sub->add_option("--m", cmd.options.m, "stream_dtw: pattern length (256)");
+  sub->add_option("--m", cmd.options.m,
+                  "stream_dtw: pattern length (256); stream_matrix: only this length");
   sub->add_option("--chunk", cmd.options.chunks,
                   "stream_dtw: samples per stream per batch, a row each (cpu 512, cuda 512,8)")
       ->delimiter(',');
   sub->add_option("--batches", cmd.options.batches,
-                  "stream_dtw: timed batches after 2 warm-up batches (20)");
+                  "stream_dtw: timed batches after 2 warm-up batches (20); stream_matrix: at "
+                  "most this many (1000)");
+  sub->add_option("--dims", cmd.options.dims, "stream_matrix: sample dimensions, a row each (1,3)")
+      ->delimiter(',');
+  sub->add_option("--matches", cmd.options.matches,
+                  "stream_matrix: none (random walks) or dense (ECG beats); default both")
+      ->check(CLI::IsMember({"none", "dense"}));
+  sub->add_option("--data", cmd.options.data_dir,
+                  "stream_matrix: the folder of ECG200_TRAIN.tsv and ECG200_TEST.tsv (default "
+                  "$WARPWATCH_DATA_DIR, else the source tree's ../shared/data)");
   sub->add_option(
       "--series", cmd.options.series,
       "whole_dtw: N series (cpu 10^4, cuda 10^6); twed_allpairs: N x N (cpu 256, cuda 1024)");

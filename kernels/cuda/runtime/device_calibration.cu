@@ -49,6 +49,24 @@ double rate(int blocks, DeviceBuffer<float>& out, cudaStream_t stream) {
   return best;
 }
 
+// Bytes read and written per second by a device-to-device copy of 256 MiB (beyond every
+// cache): the memory bound of kernels that stream their state through.
+double copy_rate(cudaStream_t stream) {
+  constexpr std::size_t bytes = std::size_t{256} << 20;
+  DeviceBuffer<char> from(bytes), to(bytes);
+  Event start, stop;
+  WW_CUDA(cudaMemcpyAsync(to.data(), from.data(), bytes, cudaMemcpyDeviceToDevice, stream));
+  double best = 0.0;
+  for (int run = 0; run < 3; ++run) {
+    start.record(stream);
+    WW_CUDA(cudaMemcpyAsync(to.data(), from.data(), bytes, cudaMemcpyDeviceToDevice, stream));
+    stop.record(stream);
+    stop.synchronize();
+    best = std::max(best, 2.0 * static_cast<double>(bytes) / stop.seconds_since(start));
+  }
+  return best;
+}
+
 }  // namespace
 
 FloatOpRates measure_float_op_rates(cudaStream_t stream) {
@@ -56,7 +74,7 @@ FloatOpRates measure_float_op_rates(cudaStream_t stream) {
   WW_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   const int blocks = sms * 16;  // enough resident warps to hide every latency
   DeviceBuffer<float> out(static_cast<std::size_t>(blocks) * threads);
-  return {rate<false>(blocks, out, stream), rate<true>(blocks, out, stream)};
+  return {rate<false>(blocks, out, stream), rate<true>(blocks, out, stream), copy_rate(stream)};
 }
 
 }  // namespace warpwatch::kernels::cuda

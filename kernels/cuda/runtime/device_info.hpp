@@ -20,6 +20,7 @@ namespace warpwatch::kernels::cuda {
 struct FloatOpRates {
   double add_per_s = 0.0;      // a = a + b
   double add_min_per_s = 0.0;  // a = min(a + b, c): an add and a min, 2 ops a step
+  double copy_bytes_per_s = 0.0;  // device memory read + written by a device-to-device copy
 };
 // Runs on `stream` (the device context's compute stream), about a second.
 FloatOpRates measure_float_op_rates(CUstream_st* stream);

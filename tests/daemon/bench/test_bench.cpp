@@ -32,7 +32,8 @@ std::uint64_t dim(const json& measurement, const char* name) {
 // Checks one measurement (a row, or its reference subset) against its shape's formula.
 void expect_consistent(const json& m, const std::string& case_name) {
   SCOPED_TRACE(case_name + ": " + m.at("shape").get<std::string>());
-  const bool stream = case_name == "stream_dtw" || case_name == "threads";
+  const bool stream =
+      case_name == "stream_dtw" || case_name == "threads" || case_name == "stream_matrix";
   const std::uint64_t per_run =
       stream ? dim(m, "streams") * dim(m, "patterns") * dim(m, "chunk") * dim(m, "m")
              : dim(m, "rows") * dim(m, "cols") * dim(m, "length") * dim(m, "length");
@@ -142,6 +143,55 @@ TEST(Bench, SizeOptionsOverrideTheDefaults) {
   EXPECT_EQ(dim(r.doc.at("rows")[1], "chunk"), 2u);
   EXPECT_EQ(dim(r.doc.at("rows")[2], "cols"), 4u);
   EXPECT_EQ(dim(r.doc.at("rows")[2], "length"), 9u);
+}
+
+// stream_matrix --quick: pairs {1, 64} x chunk {8, 512} x m 64 x d {1, 3} x matches {none,
+// dense}. Dense rows are real ECG beats: a match about every 150 samples of a pair.
+TEST(Bench, StreamMatrixRowsCarryTheirBoundAndDenseMatches) {
+  TempDir dir;
+  const std::string path = dir.file("matrix.json");
+  // Not run_quick: its 3 batches of 8 samples hold no beat; the matrix sizes its rows.
+  BenchRun r{run_cli({"bench", "--backend", "cpu", "--quick", "--case", "stream_matrix", "--json",
+                      path}),
+             {}};
+  ASSERT_EQ(r.cli.status, 0) << r.cli.err;
+  r.doc = read_json(path);
+  ASSERT_EQ(r.doc.at("rows").size(), 16u);
+  EXPECT_GT(r.doc.at("calibration").at("copy_bytes_per_s").get<double>(), 0.0);
+  std::set<std::pair<std::uint64_t, std::uint64_t>> dims_dense;
+  for (const json& row : r.doc.at("rows")) {
+    ASSERT_TRUE(row.at("error").is_null()) << row.dump();
+    ASSERT_FALSE(row.contains("trimmed")) << row.dump();
+    expect_consistent(row, "stream_matrix");
+    const json& extra = row.at("extra");
+    const double bound = extra.at("bound_cells_per_s").get<double>();
+    EXPECT_GT(bound, 0.0);
+    EXPECT_LE(bound, row.at("ceiling_cells_per_s").get<double>());
+    EXPECT_DOUBLE_EQ(extra.at("fraction_of_bound").get<double>(),
+                     row.at("cells_per_s").get<double>() / bound);
+    dims_dense.insert({dim(row, "d"), dim(row, "dense")});
+    if (dim(row, "dense") == 1) {
+      SCOPED_TRACE(row.at("shape").get<std::string>());
+      EXPECT_GT(extra.at("matches").get<double>(), 0.0);
+      EXPECT_GT(extra.at("samples_per_match").get<double>(), 60.0);
+      EXPECT_LT(extra.at("samples_per_match").get<double>(), 400.0);
+    }
+  }
+  EXPECT_EQ(dims_dense.size(), 4u);  // d 1 and 3, random walks and ECG
+}
+
+TEST(Bench, StreamMatrixTrimsRowsOverTheBudget) {
+  TempDir dir;
+  const std::string path = dir.file("trim.json");
+  const auto r = run_cli({"bench", "--backend", "cpu", "--case", "stream_matrix", "--pairs",
+                          "16384", "--chunk", "65536", "--m", "1024", "--dims", "1", "--matches",
+                          "none", "--no-reference", "--json", path});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json doc = read_json(path);
+  ASSERT_EQ(doc.at("rows").size(), 1u);
+  EXPECT_NE(doc.at("rows")[0].at("trimmed").get<std::string>().find("exceed the row budget"),
+            std::string::npos);
+  EXPECT_NE(r.out.find("trimmed"), std::string::npos) << r.out;
 }
 
 TEST(Bench, CudaWithoutADeviceFailsClearly) {

@@ -39,11 +39,13 @@ CudaStatus cuda_status();
 // bench's nominal ceiling is SMs x this x clock). 128 for capabilities newer than the table.
 int fp32_lanes_per_sm(int major, int minor);
 
-// Measured on device 0 (about a second): independent float32 adds per second, and adds
-// interleaved with mins (2 ops a step) per second. nullopt without a usable device.
+// Measured on device 0 (about a second): independent float32 adds per second, adds
+// interleaved with mins (2 ops a step) per second, and the bytes a device-to-device copy
+// reads and writes per second. nullopt without a usable device.
 struct CudaFloatOpRates {
   double add_per_s = 0.0;
   double add_min_per_s = 0.0;
+  double copy_bytes_per_s = 0.0;
 };
 std::optional<CudaFloatOpRates> cuda_float_op_rates();
 

@@ -25,8 +25,12 @@ namespace warpwatch::bench {
 //   twed_allpairs  twed of all N x N pairs of N series of length L (nu 0.001, lambda 1)
 //   twed_long      twed of one pair of series of length L
 //   threads        (cpu) stream_dtw on one thread and on all threads, and the speed-up
-inline constexpr std::string_view case_names[] = {"stream_dtw", "whole_dtw", "twed_allpairs",
-                                                  "twed_long", "threads"};
+//   stream_matrix  stream mode in the shapes users run: pairs {1, 64, 16384} x chunk {1, 8,
+//                  64, 512, 65536} x m {64, 256, 1024} x matches {none: random walks,
+//                  dense: ECG200 beats about every 150 samples} x d {1, 3}; rows whose
+//                  batches would exceed the backend's budget are listed as trimmed
+inline constexpr std::string_view case_names[] = {"stream_dtw", "whole_dtw",     "twed_allpairs",
+                                                  "twed_long",  "threads",       "stream_matrix"};
 
 struct Options {
   kernels::Backend backend = kernels::Backend::cpu;  // reference, cpu or cuda (not auto)
@@ -44,6 +48,10 @@ struct Options {
   std::optional<std::size_t> series;    // whole_dtw: N; twed_allpairs: N (N x N pairs)
   std::vector<std::size_t> chunks;      // stream_dtw: samples per stream per batch; a row each
   std::vector<std::size_t> lengths;     // whole_dtw, twed_allpairs, twed_long: L; a row each
+  // stream_matrix: each given axis keeps only these values (pairs, m and chunks above, too).
+  std::vector<std::size_t> dims;  // sample dimensions
+  std::string matches;            // "none" or "dense"; empty: both
+  std::string data_dir;           // ECG200's folder (dense rows); empty: default_data_dir()
 };
 
 // One workload measured once on one backend.
@@ -68,6 +76,7 @@ struct Row {
   unsigned threads = 0;  // cpu worker threads; 1 for the reference; 0 = not applicable (cuda)
   std::string shape;     // of the case, also when it failed
   std::string error;     // non-empty: the backend could not run the case; nothing measured
+  std::string trimmed;   // non-empty: not run, and why (stream_matrix rows over the budget)
   Measurement result;
   std::optional<Measurement> reference;  // the reference backend on a subset of the case
   std::string reference_error;
@@ -97,6 +106,9 @@ struct Report {
   std::optional<double> device_float_ops_per_s, device_add_ops_per_s,
       device_nominal_float_ops_per_s;
   std::vector<Row> rows;
+  // The memory bound's bandwidth: bytes read + written per second by a large copy (host
+  // memory on `threads` threads for cpu; device memory for cuda); absent when no row needed it.
+  std::optional<double> copy_bytes_per_s;
   // Conditions that make the numbers lower than the machine can do (e.g. other work on
   // the CPU), said next to them rather than silently folded in.
   std::vector<std::string> warnings;
@@ -107,6 +119,10 @@ struct Report {
 // Simple float operations one DP cell update costs (DESIGN.md: dtw 4; twed 10); the
 // ceiling in cells/s is the calibrated float ops/s divided by this.
 inline constexpr double dtw_ops_per_cell = 4.0;
+// With d components a cell's cost adds d - 1 terms of 3 operations (subtract, square, add).
+inline double stream_ops_per_cell(std::size_t dims) {
+  return dtw_ops_per_cell + 3.0 * static_cast<double>(dims - 1);
+}
 inline constexpr double twed_ops_per_cell = 10.0;
 
 // Runs the selected cases, logging progress to `log`. Throws std::invalid_argument on bad
