@@ -55,6 +55,10 @@ TEST(CpuStream, Pattern3000) {
   run_stream_scenario(cpu_backends(), StreamScenario::pattern_3000());
 }
 
+TEST(CpuStream, DenseMatchesLongStreamsAndEcg) {
+  run_stream_dense(cpu_backends(), {});
+}
+
 TEST(CpuStream, QuantizedValuesTieBreaking) {
   run_stream_quantized_ties(cpu_backends());
 }

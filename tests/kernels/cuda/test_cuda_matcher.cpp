@@ -92,6 +92,11 @@ TEST(CudaStream, Pattern3000) {
   run_stream_scenario(cuda_backends(), StreamScenario::pattern_3000());
 }
 
+TEST(CudaStream, DenseMatchesLongStreamsAndEcg) {
+  WARPWATCH_REQUIRE_CUDA_DEVICE();
+  run_stream_dense(cuda_backends(), {});
+}
+
 TEST(CudaStream, QuantizedValuesTieBreaking) {
   WARPWATCH_REQUIRE_CUDA_DEVICE();
   run_stream_quantized_ties(cuda_backends());

@@ -183,6 +183,22 @@ void run_stream_quantized_ties(const Backends& backends);
 // one, and thresholds beyond float range (everything qualifies, +inf never).
 void run_stream_threshold_edges(const Backends& backends);
 
+// Dense matches on long single streams (SPEC.md 3.1's rules at every few columns): per
+// dimension d, one stream of `length / d` samples where a noisy copy of each pattern starts
+// every 60-200 samples (patterns of m samples; dtw/sq and dk/abs, thresholds above every
+// copy's cost), and streams of real ECG200 heartbeats (bench/dense_data.hpp: a beat about
+// every 150 samples, patterns of 96 samples that match most beats; d 1 and 3). Chunkings:
+// one big batch, random chunks up to large_chunk, small random chunks and pipelined.
+struct DenseStreamScenario {
+  std::vector<std::size_t> dims{1, 3, 8};
+  std::size_t m = 64;
+  std::size_t length = 100'000;
+  std::vector<Chunking> chunkings{Chunking::one_big, Chunking::large_random,
+                                  Chunking::small_random, Chunking::pipelined};
+  std::size_t large_chunk = 65'536;
+};
+void run_stream_dense(const Backends& backends, const DenseStreamScenario& sc);
+
 // =================================================================================
 // Scenario 2: many pairs (many_pairs.cpp).
 

@@ -15,6 +15,7 @@
 
 #include "conformance.hpp"
 #include "inputs.hpp"
+#include "warpwatch/bench/dense_data.hpp"
 #include "workload.hpp"
 
 namespace warpwatch::testing::conformance {
@@ -131,6 +132,73 @@ void run_stream_scenario(const Backends& backends, const StreamScenario& sc) {
                                 return m.stream_id() == sid && m.pattern_id() == patterns[pi].id;
                               }))
           << "no reference match of " << patterns[pi].id << " on " << sid;
+    }
+  }
+}
+
+void run_stream_dense(const Backends& backends, const DenseStreamScenario& sc) {
+  std::mt19937_64 rng(test_seed());
+  std::vector<StreamData> streams;
+  std::vector<PatternDef> patterns;
+  std::vector<std::size_t> planted_per_stream;
+  for (std::size_t d : sc.dims) {
+    const std::size_t length = sc.length / d;
+    const std::vector<float> base = random_walk(rng, sc.m, d);
+    std::vector<Plant> plants;
+    std::uniform_int_distribution<std::size_t> spacing(std::max<std::size_t>(60, sc.m),
+                                                       std::max<std::size_t>(200, sc.m + 140));
+    for (std::size_t at = spacing(rng) / 2; at + sc.m <= length; at += spacing(rng))
+      plants.push_back({&base, at});
+    StreamData s = walk_stream(rng, cat("dense", d), d, length, plants, 0.1f);
+    double worst = 0.0;
+    PatternDef dtw = stream_pattern(cat("dense", d, "_dtw_sq"), d, base, Metric::dtw, Cost::sq, 0);
+    PatternDef dk = stream_pattern(cat("dense", d, "_dk_abs"), d, base, Metric::dk, Cost::abs, 0);
+    for (const Plant& p : plants) worst = std::max(worst, diagonal_cost(dtw, s, p.at));
+    dtw.params.threshold = worst * 1.1 + 1e-6;
+    worst = 0.0;
+    for (const Plant& p : plants) worst = std::max(worst, diagonal_cost(dk, s, p.at));
+    dk.params.threshold = worst * 1.1 + 1e-6;
+    patterns.push_back(std::move(dtw));
+    patterns.push_back(std::move(dk));
+    streams.push_back(std::move(s));
+    planted_per_stream.push_back(plants.size());
+  }
+  // Real heartbeats: a stream of TEST beats per d, two TRAIN beats as patterns.
+  const bench::Beats& beats = bench::ecg_beats(bench::default_data_dir());
+  for (std::size_t d : {1u, 3u}) {
+    constexpr std::size_t beat = 96;
+    const std::size_t length = sc.length / d;
+    bench::BeatStream source(beats, beat, d, rng());
+    StreamData s;
+    s.id = cat("ecg", d);
+    s.dims = d;
+    s.values.resize(length * d);
+    source.fill(s.values.data(), length);
+    for (std::size_t i = 0; i < length; ++i)
+      s.ts.push_back(kEpochNs + static_cast<std::int64_t>(i) * kSecond);
+    streams.push_back(std::move(s));
+    for (std::size_t k = 0; k < 2; ++k) {
+      const std::vector<float> values = bench::beat_pattern(beats, k, beat, d);
+      patterns.push_back(stream_pattern(cat("ecg", d, "_beat", k), d, values, Metric::dtw,
+                                        Cost::sq,
+                                        bench::dense_threshold(beats, values, beat, d, rng())));
+    }
+    planted_per_stream.push_back(length / 150);
+  }
+  Workload w = Workload::all_at_once(streams, patterns);
+  w.large_chunk = sc.large_chunk;
+  const Outcome want =
+      check_workload(backends, w, rng(), cat("dense matches, m ", sc.m), sc.chunkings);
+  // Dense: each pattern matches its stream about as often as it occurs there.
+  const auto all = want.all();
+  for (std::size_t i = 0; i < streams.size(); ++i) {
+    for (const PatternDef& p : patterns) {
+      if (p.dims != streams[i].dims || p.id.rfind(streams[i].id, 0) != 0) continue;
+      const auto n = static_cast<std::size_t>(
+          std::count_if(all.begin(), all.end(), [&](const RawMatch& m) {
+            return m.stream_id() == streams[i].id && m.pattern_id() == p.id;
+          }));
+      EXPECT_GE(n, planted_per_stream[i] / 3) << p.id << " on " << streams[i].id;
     }
   }
 }
