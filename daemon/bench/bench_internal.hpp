@@ -23,6 +23,7 @@ struct Shape {
   std::size_t dims = 1;  // stream kinds: sample dimensions
   bool dense = false;    // stream kinds: ECG beats with dense matches, not random walks
   const char* data_dir = "";  // dense: ECG200's folder ("": the default)
+  double max_seconds = 0.0;   // stream kinds: fewer batches when they would take longer (0: no)
   std::size_t rows = 0, cols = 0, length = 0, repeat = 0;
 };
 
@@ -42,8 +43,8 @@ Measurement measure(const Shape& shape, kernels::Backend backend, unsigned threa
 // one run.
 double calibrate_float_ops(unsigned threads, double seconds);
 
-// Bytes read and written per second by `threads` threads each copying its own 64 MiB
-// buffer (beyond the caches): the host's memory bandwidth, the best of three runs.
+// Bytes read and written per second by `threads` threads each updating its own 64 MiB
+// buffer in place (beyond the caches): the host's memory bandwidth, the best of three.
 double calibrate_copy_bandwidth(unsigned threads);
 
 // The CPU model name ("unknown" when the system does not say).

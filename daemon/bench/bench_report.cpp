@@ -149,9 +149,11 @@ void print_table(const Report& report, std::ostream& out) {
     if (!r.trimmed.empty())
       out << r.case_name << " (" << r.shape << ") on " << r.backend << ": " << r.trimmed << "\n";
   if (report.copy_bytes_per_s)
-    out << "memory bound (stream_matrix): a copy moved " << si(*report.copy_bytes_per_s, "B/s")
-        << " (read + written; " << (report.backend == "cuda" ? "device" : "host")
-        << " memory); a batch reads and writes each pair's column once (8 bytes a row), so "
+    out << "memory bound (stream_matrix): " << si(*report.copy_bytes_per_s, "B/s")
+        << " read + written by "
+        << (report.backend == "cuda" ? "a device-to-device copy"
+                                     : "each thread updating 64 MiB in place")
+        << "; a batch reads and writes each pair's column once (8 bytes a row), so "
            "16 / chunk bytes a cell: bound = that rate x chunk / 16; the compute ceiling of a "
            "stream_matrix row counts 3 more ops a cell for each dimension past the first; "
            "bound = the lower of the two\n";

@@ -110,7 +110,7 @@ Measurement measure_stream(const Shape& shape, kernels::Backend backend, unsigne
   auto matcher = kernels::make_matcher(backend, {threads});
   Random random(seed);
 
-  const std::size_t total_batches = stream_warmup_batches + shape.batches;
+  std::size_t warmup = stream_warmup_batches, total_batches = warmup + shape.batches;
   const std::size_t dims = shape.dims;
   std::vector<std::string> ids(shape.streams);
   for (std::size_t s = 0; s < shape.streams; ++s) {
@@ -169,29 +169,49 @@ Measurement measure_stream(const Shape& shape, kernels::Backend backend, unsigne
   // submit(b) then collect(b-1), is the wall time a batch costs; a device backend's kernels
   // are timed by its own CUDA events (as DESIGN.md asks), the wall time beside them.
   const bool device = backend == kernels::Backend::cuda;
-  std::uint64_t matches = 0, cells_before = 0;
+  std::uint64_t matches = 0;
+  std::vector<std::uint64_t> cells_at{0};  // [b]: cells counted before batch b's submit()
   std::vector<double> wall;
   kernels::MatcherCounters steady_from, steady_to;  // around the steady iterations
   make_batch(0);
   submit();
   for (std::size_t b = 1; b <= total_batches; ++b) {
     if (b < total_batches) make_batch(b);
-    if (b == stream_warmup_batches) cells_before = matcher->counters().cells;
+    cells_at.push_back(matcher->counters().cells);
     const kernels::MatcherCounters before = matcher->counters();
-    if (b == stream_warmup_batches + 1) steady_from = before;
+    if (b == warmup + 1) steady_from = before;
     if (b == total_batches) steady_to = before;
     const auto start = clock_type::now();
     if (b < total_batches) submit();
     const auto found = matcher->collect();  // batch b - 1
     const double seconds = seconds_since(start);
-    if (b - 1 < stream_warmup_batches) continue;
+    if (b == 1 && shape.max_seconds > 0.0) {
+      // The first batch's time sizes the row: as many batches as fit in max_seconds (at
+      // least one), and a row whose batch alone takes longer times its second batch only.
+      if (seconds > shape.max_seconds) {
+        warmup = 1;
+        total_batches = 2;
+      } else {
+        total_batches = warmup + std::clamp<std::size_t>(
+                                     static_cast<std::size_t>(shape.max_seconds / seconds), 1,
+                                     shape.batches);
+      }
+    }
+    if (b - 1 < warmup) continue;
     r.seconds.push_back(device ? matcher->counters().device_seconds - before.device_seconds
                                : seconds);
-    if (b < total_batches || total_batches == stream_warmup_batches + 1) wall.push_back(seconds);
+    if (b < total_batches || total_batches == warmup + 1) wall.push_back(seconds);
     matches += found.size();
   }
+  if (total_batches - warmup != shape.batches) {  // the row as measured
+    Shape measured = shape;
+    measured.batches = total_batches - warmup;
+    r.shape = describe(measured);
+    for (auto& [name, value] : r.dims)
+      if (name == "batches") value = measured.batches;
+  }
   const kernels::MatcherCounters end = matcher->counters();
-  const std::uint64_t counted_cells = end.cells - cells_before;
+  const std::uint64_t counted_cells = end.cells - cells_at[warmup];
   const double median = r.median_s();
   // Each pair's column of m cells (a float32 distance and a 32-bit start offset: 8 bytes)
   // is read and written once per batch; with small chunks this traffic, not arithmetic,
@@ -203,7 +223,7 @@ Measurement measure_stream(const Shape& shape, kernels::Backend backend, unsigne
   if (matches > 0)  // samples of one pair per match: about 150 on dense rows
     r.extra.emplace_back("samples_per_match",
                          static_cast<double>(shape.streams * shape.patterns * shape.chunk *
-                                             shape.batches) /
+                                             (total_batches - warmup)) /
                              static_cast<double>(matches));
   // Where a batch's host time goes (microseconds a batch, steady iterations): the base's
   // checks and histories, the backend's packing and launches, collecting (with waiting),
