@@ -119,20 +119,18 @@ std::vector<Plan> matrix_plans(const Options& o, unsigned threads) {
   const std::vector<std::size_t> pairs =
       axis(o.quick ? std::vector<std::size_t>{1, 64} : std::vector<std::size_t>{1, 64, 16384},
            one(o.pairs));
-  const std::vector<std::size_t> chunks =
-      axis(o.quick ? std::vector<std::size_t>{8, 512}
-                   : std::vector<std::size_t>{1, 8, 64, 512, 65536},
-           o.chunks);
-  const std::vector<std::size_t> ms =
-      axis(o.quick ? std::vector<std::size_t>{64} : std::vector<std::size_t>{64, 256, 1024},
-           one(o.m));
+  const std::vector<std::size_t> chunks = axis(
+      o.quick ? std::vector<std::size_t>{8, 512} : std::vector<std::size_t>{1, 8, 64, 512, 65536},
+      o.chunks);
+  const std::vector<std::size_t> ms = axis(
+      o.quick ? std::vector<std::size_t>{64} : std::vector<std::size_t>{64, 256, 1024}, one(o.m));
   const std::vector<std::size_t> dims = axis({1, 3}, o.dims);
   std::vector<bool> dense{false, true};
   if (o.matches == "none") dense = {false};
   if (o.matches == "dense") dense = {true};
   if (!o.matches.empty() && o.matches != "none" && o.matches != "dense")
     throw std::invalid_argument("--matches must be none or dense");
-  const double target = o.quick ? 2e6 : cuda ? 4e11 : 1e9;  // cells measured a row
+  const double target = o.quick ? 2e6 : cuda ? 4e11 : 1e9;   // cells measured a row
   const double budget = o.quick ? 2e8 : cuda ? 3e12 : 1e10;  // most cells a row may cost
   const unsigned own = cuda ? 0 : o.backend == Backend::reference ? 1 : threads;
   std::vector<Plan> plans;

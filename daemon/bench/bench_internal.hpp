@@ -20,8 +20,8 @@ enum class Kind { stream_dtw, whole_dtw, twed_allpairs, twed_long };
 struct Shape {
   Kind kind = Kind::stream_dtw;
   std::size_t streams = 0, patterns = 0, m = 0, chunk = 0, batches = 0;
-  std::size_t dims = 1;  // stream kinds: sample dimensions
-  bool dense = false;    // stream kinds: ECG beats with dense matches, not random walks
+  std::size_t dims = 1;       // stream kinds: sample dimensions
+  bool dense = false;         // stream kinds: ECG beats with dense matches, not random walks
   const char* data_dir = "";  // dense: ECG200's folder ("": the default)
   double max_seconds = 0.0;   // stream kinds: fewer batches when they would take longer (0: no)
   std::size_t rows = 0, cols = 0, length = 0, repeat = 0;

@@ -4,10 +4,10 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <tuple>
 #include <ostream>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "bench_internal.hpp"
@@ -192,9 +192,9 @@ Measurement measure_stream(const Shape& shape, kernels::Backend backend, unsigne
         warmup = 1;
         total_batches = 2;
       } else {
-        total_batches = warmup + std::clamp<std::size_t>(
-                                     static_cast<std::size_t>(shape.max_seconds / seconds), 1,
-                                     shape.batches);
+        total_batches =
+            warmup + std::clamp<std::size_t>(static_cast<std::size_t>(shape.max_seconds / seconds),
+                                             1, shape.batches);
       }
     }
     if (b - 1 < warmup) continue;
@@ -319,8 +319,8 @@ std::string describe(const Shape& s) {
   switch (s.kind) {
     case Kind::stream_dtw:
       return n(s.streams) + " streams x " + n(s.patterns) + " patterns, m " + n(s.m) + ", chunk " +
-             n(s.chunk) + ", " + n(s.batches) + " batches" + (s.dims > 1 ? ", d " + n(s.dims) : "") +
-             (s.dense ? ", dense ECG" : "");
+             n(s.chunk) + ", " + n(s.batches) + " batches" +
+             (s.dims > 1 ? ", d " + n(s.dims) : "") + (s.dense ? ", dense ECG" : "");
     case Kind::whole_dtw:
       return "1 x " + n(s.cols) + " series, L " + n(s.length);
     case Kind::twed_allpairs:

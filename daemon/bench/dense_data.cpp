@@ -54,8 +54,8 @@ const Beats& ecg_beats(const std::string& dir) {
 
 std::vector<float> resample(const std::vector<float>& beat, std::size_t length) {
   std::vector<float> out(length);
-  const double scale =
-      static_cast<double>(beat.size() - 1) / static_cast<double>(std::max<std::size_t>(1, length - 1));
+  const double scale = static_cast<double>(beat.size() - 1) /
+                       static_cast<double>(std::max<std::size_t>(1, length - 1));
   for (std::size_t i = 0; i < length; ++i) {
     const double at = static_cast<double>(i) * scale;
     const auto lo = std::min(static_cast<std::size_t>(at), beat.size() - 1);
@@ -87,7 +87,8 @@ std::vector<float> BeatStream::occurrence() {
   const std::size_t first = pick(rng_);
   std::vector<float> out(length * dims_);
   for (std::size_t k = 0; k < dims_; ++k) {
-    const std::vector<float> c = resample(beats_.test[(first + 7 * k) % beats_.test.size()], length);
+    const std::vector<float> c =
+        resample(beats_.test[(first + 7 * k) % beats_.test.size()], length);
     for (std::size_t i = 0; i < length; ++i) out[i * dims_ + k] = c[i];
   }
   return out;
@@ -111,7 +112,8 @@ void BeatStream::next_segment() {
 void BeatStream::fill(float* out, std::size_t samples) {
   for (std::size_t i = 0; i < samples; ++i) {
     while (at_ * dims_ >= segment_.size()) next_segment();
-    for (std::size_t k = 0; k < dims_; ++k) out[i * dims_ + k] = last_[k] = segment_[at_ * dims_ + k];
+    for (std::size_t k = 0; k < dims_; ++k)
+      out[i * dims_ + k] = last_[k] = segment_[at_ * dims_ + k];
     ++at_;
   }
 }
@@ -122,8 +124,8 @@ double dense_threshold(const Beats& beats, const std::vector<float>& pattern, st
   std::vector<double> d;
   for (int k = 0; k < 20; ++k) {
     const std::vector<float> o = stream.occurrence();
-    d.push_back(kernels::reference::dtw({pattern.data(), m, dims}, {o.data(), o.size() / dims, dims},
-                                        kernels::Cost::sq));
+    d.push_back(kernels::reference::dtw({pattern.data(), m, dims},
+                                        {o.data(), o.size() / dims, dims}, kernels::Cost::sq));
   }
   std::sort(d.begin(), d.end());
   return d[d.size() * 6 / 10];

@@ -154,9 +154,10 @@ CLI::App* add_bench_command(CLI::App& app, BenchCommand& cmd) {
                   "also write the rows and the machine as JSON to this file");
   sub->add_option("--seed", cmd.options.seed, "seed of the random-walk data")
       ->capture_default_str();
-  sub->add_option("--pairs", cmd.options.pairs,
-                  "stream_dtw: (stream, pattern) pairs (cpu 1024, cuda 16384); stream_matrix: only this "
-                  "many");
+  sub->add_option(
+      "--pairs", cmd.options.pairs,
+      "stream_dtw: (stream, pattern) pairs (cpu 1024, cuda 16384); stream_matrix: only this "
+      "many");
   sub->add_option("--patterns", cmd.options.patterns,
                   "stream_dtw: patterns; streams = pairs / patterns (16)");
   sub->add_option("--m", cmd.options.m,

@@ -124,15 +124,13 @@ HWY_INLINE void StripeStep(const StripeIn& in, StripeLanes& L, std::size_t k) {
   const VF left_d =
       hn::IfThenElse(hn::FirstN(df, 1), hn::Set(df, row ? L.left_d[k * L.stride] : kInf),
                      hn::TableLookupLanes(L.up_d, hn::SetTableIndices(df, kShift)));
-  const VI left_s =
-      hn::IfThenElse(hn::FirstN(di, 1), hn::Set(di, row ? L.left_s[k * L.stride] : 0),
-                     hn::TableLookupLanes(L.up_s, hn::SetTableIndices(di, kShift)));
+  const VI left_s = hn::IfThenElse(hn::FirstN(di, 1), hn::Set(di, row ? L.left_s[k * L.stride] : 0),
+                                   hn::TableLookupLanes(L.up_s, hn::SetTableIndices(di, kShift)));
   const float* p = in.reversed + (m + V - 1) - k;
   VF c = Term<kCost>(L.x0, hn::LoadU(df, p));  // = 0 + term exactly, as the reference starts
   if (!kOneDim)
     for (std::size_t q = 1; q < in.dims; ++q)
-      c = hn::Add(c,
-                  Term<kCost>(hn::LoadU(df, in.x + q * V), hn::LoadU(df, p + q * in.rev_len)));
+      c = hn::Add(c, Term<kCost>(hn::LoadU(df, in.x + q * V), hn::LoadU(df, p + q * in.rev_len)));
   const MF left_wins = hn::Lt(left_d, L.diag_d);
   const VF pre_d = hn::IfThenElse(left_wins, left_d, L.diag_d);
   const VI pre_s = hn::IfThenElse(hn::RebindMask(di, left_wins), left_s, L.diag_s);
@@ -212,7 +210,7 @@ std::int32_t plus32(std::int32_t a, std::size_t b) {  // low 32 bits, wrapping
 // becomes the last column settled. Returns how many columns that is (fewer than n when a
 // report ended the stripe).
 std::size_t SettleStripe(SpringPairState& st, const StripeIn& in, std::size_t t0, bool tested,
-                   std::uint32_t lane, std::vector<SpringLaneReport>& reports) {
+                         std::uint32_t lane, std::vector<SpringLaneReport>& reports) {
   const std::size_t V = DiagonalWidth(), m = st.m, n = in.n;
   const auto cell = [&](std::size_t i, std::size_t j) { return (i + j) * V + j; };
   const auto take_column = [&](std::size_t j) {
@@ -257,8 +255,8 @@ std::size_t SettleStripe(SpringPairState& st, const StripeIn& in, std::size_t t0
 
 template <Metric kMetric, Cost kCost>
 void RunPairTyped(SpringPairState& st, const float* x, std::uint32_t count, std::int32_t first,
-              std::uint32_t lane, SpringDiagonalScratch& sc,
-              std::vector<SpringLaneReport>& reports) {
+                  std::uint32_t lane, SpringDiagonalScratch& sc,
+                  std::vector<SpringLaneReport>& reports) {
   const std::size_t V = DiagonalWidth(), m = st.m, dims = st.dims;
   const std::size_t rev_len = m + 2 * V;
   sc.reversed.assign(dims * rev_len, 0.0f);
@@ -279,13 +277,11 @@ void RunPairTyped(SpringPairState& st, const float* x, std::uint32_t count, std:
     const std::size_t n_b = n_a == V ? std::min<std::size_t>(V, count - t - n_a) : 0;
     for (std::size_t q = 0; q < dims; ++q)
       for (std::size_t j = 0; j < 2 * V; ++j)
-        sc.x[(j / V) * dims * V + q * V + j % V] =
-            j < n_a + n_b ? x[(t + j) * dims + q] : 0.0f;
+        sc.x[(j / V) * dims * V + q * V + j % V] = j < n_a + n_b ? x[(t + j) * dims + q] : 0.0f;
     const bool tested = st.d_min <= st.eps;
-    const StripeIn a{st.d,        st.s,        sc.reversed.data(), rev_len, sc.x.data(),
-                     m,           dims,        n_a,                plus32(first, t),
-                     st.d_min,    st.t_e,      sc.d.data(),        sc.s.data(),
-                     ok_a};
+    const StripeIn a{st.d,        st.s, sc.reversed.data(), rev_len,  sc.x.data(), m,
+                     dims,        n_a,  plus32(first, t),   st.d_min, st.t_e,      sc.d.data(),
+                     sc.s.data(), ok_a};
     StripeIn b = a;
     b.x = sc.x.data() + dims * V;
     b.n = n_b;
@@ -301,14 +297,15 @@ void RunPairTyped(SpringPairState& st, const float* x, std::uint32_t count, std:
     // A report in a (at its last column too) resets cells that b started from: b is void.
     if (reports.size() != reported || n_b == 0) continue;
     // b's test holds when the candidate it was made against did not change in a.
-    const bool same = st.t_e == t_e && std::bit_cast<std::uint32_t>(st.d_min) ==
-                                           std::bit_cast<std::uint32_t>(d_min);
+    const bool same = st.t_e == t_e &&
+                      std::bit_cast<std::uint32_t>(st.d_min) == std::bit_cast<std::uint32_t>(d_min);
     t += SettleStripe(st, b, t, tested && same, lane, reports);
   }
 }
 
 void RunPair(SpringPairState& st, const float* x, std::uint32_t count, std::int32_t first,
-             std::uint32_t lane, SpringDiagonalScratch& sc, std::vector<SpringLaneReport>& reports) {
+             std::uint32_t lane, SpringDiagonalScratch& sc,
+             std::vector<SpringLaneReport>& reports) {
   if (count == 0) return;
   with_spring_metric(st.metric, st.cost, [&](auto metric, auto cost) {
     RunPairTyped<decltype(metric)::value, decltype(cost)::value>(st, x, count, first, lane, sc,

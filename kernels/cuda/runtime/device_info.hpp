@@ -18,8 +18,8 @@ namespace warpwatch::kernels::cuda {
 // Calibration of device 0, the GPU counterpart of the CPU bench's calibration loop:
 // independent float32 operations per second over the whole device, timed with CUDA events.
 struct FloatOpRates {
-  double add_per_s = 0.0;      // a = a + b
-  double add_min_per_s = 0.0;  // a = min(a + b, c): an add and a min, 2 ops a step
+  double add_per_s = 0.0;         // a = a + b
+  double add_min_per_s = 0.0;     // a = min(a + b, c): an add and a min, 2 ops a step
   double copy_bytes_per_s = 0.0;  // device memory read + written by a device-to-device copy
 };
 // Runs on `stream` (the device context's compute stream), about a second.

@@ -151,9 +151,9 @@ TEST(Bench, StreamMatrixRowsCarryTheirBoundAndDenseMatches) {
   TempDir dir;
   const std::string path = dir.file("matrix.json");
   // Not run_quick: its 3 batches of 8 samples hold no beat; the matrix sizes its rows.
-  BenchRun r{run_cli({"bench", "--backend", "cpu", "--quick", "--case", "stream_matrix", "--json",
-                      path}),
-             {}};
+  BenchRun r{
+      run_cli({"bench", "--backend", "cpu", "--quick", "--case", "stream_matrix", "--json", path}),
+      {}};
   ASSERT_EQ(r.cli.status, 0) << r.cli.err;
   r.doc = read_json(path);
   ASSERT_EQ(r.doc.at("rows").size(), 16u);

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "cpu/spring_diagonal.hpp"
-#include "test_support.hpp"
 #include "reference/spring.hpp"
+#include "test_support.hpp"
 
 namespace kernels = warpwatch::kernels;
 namespace cpu = warpwatch::kernels::cpu;
@@ -48,7 +48,8 @@ std::vector<float> dense_stream(std::mt19937_64& rng, const std::vector<float>& 
     for (std::size_t g = gap(rng) + (m < 60 ? 60 - m : 0); g > 0; --g)
       for (std::size_t k = 0; k < dims; ++k) x.push_back(at[k] += step(rng));
     for (std::size_t i = 0; i < m; ++i)
-      for (std::size_t k = 0; k < dims; ++k) x.push_back(at[k] = pattern[i * dims + k] + noise(rng));
+      for (std::size_t k = 0; k < dims; ++k)
+        x.push_back(at[k] = pattern[i * dims + k] + noise(rng));
   }
   x.resize(length * dims);
   return x;
@@ -91,7 +92,7 @@ std::vector<Found> diagonal_run(const std::vector<float>& pattern, std::size_t d
   // Indices as the backends keep them: low 32 bits, unwrapped against the absolute index.
   const auto unwrap = [&](std::uint64_t current, std::int32_t low) {
     return current - static_cast<std::uint32_t>(static_cast<std::uint32_t>(current) -
-                                                 static_cast<std::uint32_t>(low));
+                                                static_cast<std::uint32_t>(low));
   };
   for (std::size_t t = 0; t < n;) {
     const std::size_t c = std::min(chunk(rng), n - t);
@@ -110,7 +111,8 @@ std::vector<Found> diagonal_run(const std::vector<float>& pattern, std::size_t d
   }
   if (st.d_min <= st.eps) {
     const std::uint64_t now = first_index + n - 1;
-    out.push_back({st.d_min, unwrap(now, st.t_s) - first_index, unwrap(now, st.t_e) - first_index, n});
+    out.push_back(
+        {st.d_min, unwrap(now, st.t_s) - first_index, unwrap(now, st.t_e) - first_index, n});
   }
   return out;
 }
@@ -152,9 +154,9 @@ TEST(SpringDiagonal, DenseMatchesBitIdentical) {
             const std::uint64_t first = max_chunk == V ? (std::uint64_t{1} << 32) - 1000 : 0;
             const std::vector<Found> got =
                 diagonal_run(pattern, dims, metric, cost, eps, x, rng, max_chunk, first);
-            ASSERT_EQ(got, want) << "d " << dims << " m " << m << " "
-                                 << kernels::to_string(metric) << " " << kernels::to_string(cost)
-                                 << " eps " << eps << " chunks up to " << max_chunk;
+            ASSERT_EQ(got, want) << "d " << dims << " m " << m << " " << kernels::to_string(metric)
+                                 << " " << kernels::to_string(cost) << " eps " << eps
+                                 << " chunks up to " << max_chunk;
           }
         }
       }
@@ -185,9 +187,9 @@ TEST(SpringDiagonal, QuantizedTiesBitIdentical) {
           for (std::size_t max_chunk : {std::size_t{1}, V + 1, std::size_t{3000}}) {
             const std::vector<Found> got =
                 diagonal_run(pattern, dims, metric, cost, eps, x, rng, max_chunk, 0);
-            ASSERT_EQ(got, want) << "d " << dims << " m " << m << " "
-                                 << kernels::to_string(metric) << " " << kernels::to_string(cost)
-                                 << " eps " << eps << " chunks up to " << max_chunk;
+            ASSERT_EQ(got, want) << "d " << dims << " m " << m << " " << kernels::to_string(metric)
+                                 << " " << kernels::to_string(cost) << " eps " << eps
+                                 << " chunks up to " << max_chunk;
           }
         }
       }

@@ -193,8 +193,8 @@ struct DenseStreamScenario {
   std::vector<std::size_t> dims{1, 3, 8};
   std::size_t m = 64;
   std::size_t length = 100'000;
-  std::vector<Chunking> chunkings{Chunking::one_big, Chunking::large_random,
-                                  Chunking::small_random, Chunking::pipelined};
+  std::vector<Chunking> chunkings{Chunking::one_big, Chunking::large_random, Chunking::small_random,
+                                  Chunking::pipelined};
   std::size_t large_chunk = 65'536;
 };
 void run_stream_dense(const Backends& backends, const DenseStreamScenario& sc);

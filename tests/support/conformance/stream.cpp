@@ -179,8 +179,7 @@ void run_stream_dense(const Backends& backends, const DenseStreamScenario& sc) {
     streams.push_back(std::move(s));
     for (std::size_t k = 0; k < 2; ++k) {
       const std::vector<float> values = bench::beat_pattern(beats, k, beat, d);
-      patterns.push_back(stream_pattern(cat("ecg", d, "_beat", k), d, values, Metric::dtw,
-                                        Cost::sq,
+      patterns.push_back(stream_pattern(cat("ecg", d, "_beat", k), d, values, Metric::dtw, Cost::sq,
                                         bench::dense_threshold(beats, values, beat, d, rng())));
     }
     planted_per_stream.push_back(length / 150);
@@ -194,8 +193,8 @@ void run_stream_dense(const Backends& backends, const DenseStreamScenario& sc) {
   for (std::size_t i = 0; i < streams.size(); ++i) {
     for (const PatternDef& p : patterns) {
       if (p.dims != streams[i].dims || p.id.rfind(streams[i].id, 0) != 0) continue;
-      const auto n = static_cast<std::size_t>(
-          std::count_if(all.begin(), all.end(), [&](const RawMatch& m) {
+      const auto n =
+          static_cast<std::size_t>(std::count_if(all.begin(), all.end(), [&](const RawMatch& m) {
             return m.stream_id() == streams[i].id && m.pattern_id() == p.id;
           }));
       EXPECT_GE(n, planted_per_stream[i] / 3) << p.id << " on " << streams[i].id;

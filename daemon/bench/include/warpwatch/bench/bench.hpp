@@ -29,8 +29,8 @@ namespace warpwatch::bench {
 //                  64, 512, 65536} x m {64, 256, 1024} x matches {none: random walks,
 //                  dense: ECG200 beats about every 150 samples} x d {1, 3}; rows whose
 //                  batches would exceed the backend's budget are listed as trimmed
-inline constexpr std::string_view case_names[] = {"stream_dtw", "whole_dtw",     "twed_allpairs",
-                                                  "twed_long",  "threads",       "stream_matrix"};
+inline constexpr std::string_view case_names[] = {"stream_dtw", "whole_dtw", "twed_allpairs",
+                                                  "twed_long",  "threads",   "stream_matrix"};
 
 struct Options {
   kernels::Backend backend = kernels::Backend::cpu;  // reference, cpu or cuda (not auto)
