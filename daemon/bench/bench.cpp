@@ -108,7 +108,7 @@ struct Plan {
 // stream_matrix: the axes, each narrowed by its option when given. A row runs
 // enough batches for its time to be measured (at most 1000, at least 3) and is trimmed when
 // they would be more cells than the backend's budget (a few seconds at its best rates).
-std::vector<Plan> matrix_plans(const Options& o, unsigned threads) {
+std::vector<Plan> matrix_plans(const Options& o, unsigned own_threads) {
   const bool cuda = o.backend == Backend::cuda;
   const auto axis = [](std::vector<std::size_t> all, const std::vector<std::size_t>& given) {
     return given.empty() ? all : given;
@@ -132,17 +132,17 @@ std::vector<Plan> matrix_plans(const Options& o, unsigned threads) {
     throw std::invalid_argument("--matches must be none or dense");
   const double target = o.quick ? 2e6 : cuda ? 4e11 : 1e9;   // cells measured a row
   const double budget = o.quick ? 2e8 : cuda ? 3e12 : 1e10;  // most cells a row may cost
-  const unsigned own = cuda ? 0 : o.backend == Backend::reference ? 1 : threads;
+  for (std::size_t p : pairs) require_positive(p, "--pairs");
+  for (std::size_t d : dims) require_positive(d, "--dims");
+  for (std::size_t c : chunks) require_positive(c, "--chunk");
+  for (std::size_t m : ms)
+    if (m < 2) throw std::invalid_argument("--m must be at least 2");
   std::vector<Plan> plans;
   for (bool d_dense : dense)
     for (std::size_t d : dims)
       for (std::size_t m : ms)
         for (std::size_t p : pairs)
           for (std::size_t chunk : chunks) {
-            require_positive(p, "--pairs");
-            require_positive(d, "--dims");
-            require_positive(chunk, "--chunk");
-            if (m < 2) throw std::invalid_argument("--m must be at least 2");
             Shape s{.kind = Kind::stream_dtw, .m = m, .chunk = chunk};
             s.patterns = p >= 256 && p % 16 == 0 ? 16 : p;  // 16384: 1024 streams x 16
             s.streams = p / s.patterns;
@@ -153,7 +153,7 @@ std::vector<Plan> matrix_plans(const Options& o, unsigned threads) {
             const double batch_cells = static_cast<double>(p) * chunk * m;
             s.batches = std::clamp<std::size_t>(static_cast<std::size_t>(target / batch_cells), 3,
                                                 o.batches.value_or(1000));
-            Plan plan{"stream_matrix", s, own, ""};
+            Plan plan{"stream_matrix", s, own_threads, ""};
             const double cells = batch_cells * static_cast<double>(s.batches + 2);
             const double bytes = static_cast<double>(s.streams * chunk * d) * 4.0;
             if (cells > budget)
@@ -213,7 +213,7 @@ std::vector<Plan> make_plans(const Options& o, unsigned threads) {
   std::vector<Plan> plans;
   for (const std::string& name : cases) {
     if (name == "stream_matrix") {
-      for (Plan& p : matrix_plans(o, threads)) plans.push_back(std::move(p));
+      for (Plan& p : matrix_plans(o, own_threads)) plans.push_back(std::move(p));
       continue;
     }
     Shape stream{.kind = Kind::stream_dtw,
@@ -417,8 +417,7 @@ Report run(const Options& o, std::ostream& log) {
       row.reference = cached.first;
       row.reference_error = cached.second;
     }
-    const double ops = p.case_name == "stream_matrix" ? stream_ops_per_cell(p.shape.dims)
-                                                      : ops_per_cell(p.shape.kind);
+    const double ops = ops_per_cell(p.shape);
     if (o.backend == Backend::cuda && report.device_float_ops_per_s)
       row.ceiling_cells_per_s = *report.device_float_ops_per_s / ops;
     else if (o.backend == Backend::cuda)

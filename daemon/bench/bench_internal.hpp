@@ -29,7 +29,7 @@ struct Shape {
 
 std::uint64_t cells_per_run(const Shape& shape);
 std::string describe(const Shape& shape);
-double ops_per_cell(Kind kind);
+double ops_per_cell(const Shape& shape);  // stream kinds: with the shape's dims
 
 // Runs the workload on the backend (warm-up first, then the timed runs) and returns its
 // measurement. Throws whatever the backend throws (e.g. std::runtime_error when the

@@ -331,8 +331,17 @@ std::string describe(const Shape& s) {
   return "?";
 }
 
-double ops_per_cell(Kind kind) {
-  return kind == Kind::stream_dtw || kind == Kind::whole_dtw ? dtw_ops_per_cell : twed_ops_per_cell;
+double ops_per_cell(const Shape& shape) {
+  switch (shape.kind) {
+    case Kind::stream_dtw:
+      return stream_ops_per_cell(shape.dims);
+    case Kind::whole_dtw:
+      return dtw_ops_per_cell;
+    case Kind::twed_allpairs:
+    case Kind::twed_long:
+      return twed_ops_per_cell;
+  }
+  return twed_ops_per_cell;
 }
 
 Measurement measure(const Shape& shape, kernels::Backend backend, unsigned threads,

@@ -35,6 +35,7 @@
 
 #include "cpu/spring_diagonal.hpp"
 #include "cpu/spring_dispatch.hpp"
+#include "warpwatch/kernels/errors.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace warpwatch::kernels::cpu {
@@ -74,6 +75,11 @@ struct StripeIn {
   std::int32_t* bs;
   std::int32_t* ok;  // out (kTrack): rule 1's test per lane, -1 passed
 };
+
+// At step k >= m, lanes j <= k - m are below the last row: not cells.
+HWY_INLINE MI BelowLastRow(DI di, VI lane, std::size_t k, std::size_t m) {
+  return hn::Not(hn::Gt(lane, hn::Set(di, static_cast<std::int32_t>(k - m))));
+}
 
 // Rule 1's test of one step's cells: D >= d_min or S > t_e (wrap-around compare).
 HWY_INLINE MI Passes(DI di, VF d, VI s, VF d_min, VI t_e) {
@@ -148,8 +154,7 @@ HWY_INLINE void StripeStep(const StripeIn& in, StripeLanes& L, std::size_t k) {
   hn::StoreU(s, di, in.bs + k * V);
   if (kTrack) {
     MI pass = Passes(di, d, s, L.d_min, L.t_e);
-    if (k >= m)  // lanes j <= k - m are below the last row: not cells
-      pass = hn::Or(pass, hn::Not(hn::Gt(lane, hn::Set(di, static_cast<std::int32_t>(k - m)))));
+    if (k >= m) pass = hn::Or(pass, BelowLastRow(di, lane, k, m));
     L.ok = hn::And(L.ok, pass);
   }
   L.diag_d = left_d;
@@ -195,8 +200,7 @@ HWY_NOINLINE void Retest(const float* bd, const std::int32_t* bs, std::size_t m,
   MI ok = hn::FirstN(di, V);
   for (std::size_t k = 0; k + 1 < m + n; ++k) {
     MI pass = Passes(di, hn::LoadU(df, bd + k * V), hn::LoadU(di, bs + k * V), d_min, t_e);
-    if (k >= m)
-      pass = hn::Or(pass, hn::Not(hn::Gt(lane, hn::Set(di, static_cast<std::int32_t>(k - m)))));
+    if (k >= m) pass = hn::Or(pass, BelowLastRow(di, lane, k, m));
     ok = hn::And(ok, pass);
   }
   hn::StoreU(hn::VecFromMask(di, ok), di, ok_out);
@@ -209,8 +213,8 @@ std::int32_t plus32(std::int32_t a, std::size_t b) {  // low 32 bits, wrapping
 // The rules for the stripe's columns in order (see the top of this file); the state
 // becomes the last column settled. Returns how many columns that is (fewer than n when a
 // report ended the stripe).
-std::size_t SettleStripe(SpringPairState& st, const StripeIn& in, std::size_t t0, bool tested,
-                         std::uint32_t lane, std::vector<SpringLaneReport>& reports) {
+std::size_t SettleStripe(const SpringGroupState& st, const StripeIn& in, std::size_t t0,
+                         bool tested, std::uint32_t lane, std::vector<SpringLaneReport>& reports) {
   const std::size_t V = DiagonalWidth(), m = st.m, n = in.n;
   const auto cell = [&](std::size_t i, std::size_t j) { return (i + j) * V + j; };
   const auto take_column = [&](std::size_t j) {
@@ -220,28 +224,28 @@ std::size_t SettleStripe(SpringPairState& st, const StripeIn& in, std::size_t t0
     }
   };
   const auto rule2 = [&](float d_m, std::int32_t s_m, std::size_t j) {
-    if (d_m <= st.eps && d_m < st.d_min) {
-      st.d_min = d_m;
-      st.t_s = s_m;
-      st.t_e = plus32(in.col0, j);
+    if (d_m <= st.eps && d_m < *st.d_min) {
+      *st.d_min = d_m;
+      *st.t_s = s_m;
+      *st.t_e = plus32(in.col0, j);
       return true;
     }
     return false;
   };
   bool fresh = tested;  // in.ok holds the test against the pending candidate
   for (std::size_t j = 0; j < n; ++j) {
-    if (st.d_min <= st.eps) {
+    if (*st.d_min <= st.eps) {
       if (!fresh) {
-        Retest(in.bd, in.bs, m, n, st.d_min, st.t_e, in.ok);
+        Retest(in.bd, in.bs, m, n, *st.d_min, *st.t_e, in.ok);
         fresh = true;
       }
       if (in.ok[j]) {
-        reports.push_back({lane, static_cast<std::uint32_t>(t0 + j), st.d_min, st.t_s, st.t_e});
-        st.d_min = kInf;
+        reports.push_back({lane, static_cast<std::uint32_t>(t0 + j), *st.d_min, *st.t_s, *st.t_e});
+        *st.d_min = kInf;
         take_column(j);
         for (std::size_t i = 0; i < m; ++i)  // D(t,i) = inf where S(t,i) <= t_e
           if (static_cast<std::int32_t>(static_cast<std::uint32_t>(st.s[i]) -
-                                        static_cast<std::uint32_t>(st.t_e)) <= 0)
+                                        static_cast<std::uint32_t>(*st.t_e)) <= 0)
             st.d[i] = kInf;
         rule2(st.d[m - 1], st.s[m - 1], j);
         return j + 1;
@@ -254,8 +258,8 @@ std::size_t SettleStripe(SpringPairState& st, const StripeIn& in, std::size_t t0
 }
 
 template <Metric kMetric, Cost kCost>
-void RunPairTyped(SpringPairState& st, const float* x, std::uint32_t count, std::int32_t first,
-                  std::uint32_t lane, SpringDiagonalScratch& sc,
+void RunPairTyped(const SpringGroupState& st, const float* x, std::uint32_t count,
+                  std::int32_t first, std::uint32_t lane, SpringDiagonalScratch& sc,
                   std::vector<SpringLaneReport>& reports) {
   const std::size_t V = DiagonalWidth(), m = st.m, dims = st.dims;
   const std::size_t rev_len = m + 2 * V;
@@ -278,9 +282,9 @@ void RunPairTyped(SpringPairState& st, const float* x, std::uint32_t count, std:
     for (std::size_t q = 0; q < dims; ++q)
       for (std::size_t j = 0; j < 2 * V; ++j)
         sc.x[(j / V) * dims * V + q * V + j % V] = j < n_a + n_b ? x[(t + j) * dims + q] : 0.0f;
-    const bool tested = st.d_min <= st.eps;
-    const StripeIn a{st.d,        st.s, sc.reversed.data(), rev_len,  sc.x.data(), m,
-                     dims,        n_a,  plus32(first, t),   st.d_min, st.t_e,      sc.d.data(),
+    const bool tested = *st.d_min <= st.eps;
+    const StripeIn a{st.d,        st.s, sc.reversed.data(), rev_len,   sc.x.data(), m,
+                     dims,        n_a,  plus32(first, t),   *st.d_min, *st.t_e,     sc.d.data(),
                      sc.s.data(), ok_a};
     StripeIn b = a;
     b.x = sc.x.data() + dims * V;
@@ -290,20 +294,20 @@ void RunPairTyped(SpringPairState& st, const float* x, std::uint32_t count, std:
     b.bs = sc.s.data() + (m + V) * V;
     b.ok = ok_b;
     stripes[dims == 1][tested](a, b);
-    const float d_min = st.d_min;
-    const std::int32_t t_e = st.t_e;
+    const float d_min = *st.d_min;
+    const std::int32_t t_e = *st.t_e;
     const std::size_t reported = reports.size();
     t += SettleStripe(st, a, t, tested, lane, reports);
     // A report in a (at its last column too) resets cells that b started from: b is void.
     if (reports.size() != reported || n_b == 0) continue;
     // b's test holds when the candidate it was made against did not change in a.
-    const bool same = st.t_e == t_e &&
-                      std::bit_cast<std::uint32_t>(st.d_min) == std::bit_cast<std::uint32_t>(d_min);
+    const bool same = *st.t_e == t_e && std::bit_cast<std::uint32_t>(*st.d_min) ==
+                                            std::bit_cast<std::uint32_t>(d_min);
     t += SettleStripe(st, b, t, tested && same, lane, reports);
   }
 }
 
-void RunPair(SpringPairState& st, const float* x, std::uint32_t count, std::int32_t first,
+void RunPair(const SpringGroupState& st, const float* x, std::uint32_t count, std::int32_t first,
              std::uint32_t lane, SpringDiagonalScratch& sc,
              std::vector<SpringLaneReport>& reports) {
   if (count == 0) return;
@@ -328,9 +332,10 @@ std::size_t spring_diagonal_width() {
   return width;
 }
 
-void spring_pair_run(SpringPairState& state, const float* x, std::uint32_t count,
+void spring_pair_run(const SpringGroupState& state, const float* x, std::uint32_t count,
                      std::int32_t first, std::uint32_t lane, SpringDiagonalScratch& scratch,
                      std::vector<SpringLaneReport>& reports) {
+  WW_ASSERT(state.width == 1, "spring_pair_run: one pair, a contiguous column");
   HWY_DYNAMIC_DISPATCH(RunPair)(state, x, count, first, lane, scratch, reports);
 }
 

@@ -17,34 +17,24 @@ namespace warpwatch::kernels::cpu {
 // AVX2, 4 on SSE4/NEON).
 std::size_t spring_diagonal_width();
 
-// One pair's state as a contiguous column; the candidate is read and updated in place.
-struct SpringPairState {
-  std::size_t m = 0, dims = 1;
-  Metric metric = Metric::dtw;
-  Cost cost = Cost::sq;
-  float eps = 0.0f;
-  const float* pattern = nullptr;  // m x dims, row-major
-  float* d = nullptr;              // D(t, i): [m]
-  std::int32_t* s = nullptr;       // S(t, i), low 32 bits: [m]
-  float d_min = 0.0f;              // pending candidate (+inf: none)
-  std::int32_t t_s = 0, t_e = 0;
-};
-
 // Grown on first use, then reused.
 struct SpringDiagonalScratch {
   std::vector<float> reversed;  // the pattern per component, reversed and zero-padded
   std::vector<float> x;         // a stripe's samples, [component][lane]
   std::vector<float> d;         // a stripe's cells, [step][lane]
   std::vector<std::int32_t> s;
-  // For callers whose pair state is not contiguous: the column copied in and out.
+  // For callers whose pair state is a lane of a group: the lane copied in and out.
   std::vector<float> column_d;
   std::vector<std::int32_t> column_s;
+  float column_d_min = 0.0f;
+  std::int32_t column_t_s = 0, column_t_e = 0;
 };
 
 // Runs `count` samples (count x dims, row-major; the first has index low 32 bits `first`)
-// through the pair; appends its reports (lane = `lane`, step = the sample's offset) in
-// step order.
-void spring_pair_run(SpringPairState& state, const float* x, std::uint32_t count,
+// through the pair whose state is `state`, a group of width 1 (its column contiguous; the
+// candidate read and updated in place); appends its reports (lane = `lane`, step = the sample's
+// offset) in step order.
+void spring_pair_run(const SpringGroupState& state, const float* x, std::uint32_t count,
                      std::int32_t first, std::uint32_t lane, SpringDiagonalScratch& scratch,
                      std::vector<SpringLaneReport>& reports);
 

@@ -82,6 +82,17 @@ void each_lane_word(const SpringGroupState& a, std::size_t la, const SpringGroup
 }
 
 constexpr auto assign_from = [](auto& to, const auto& from) { to = from; };
+
+// The run's reports (scratch.reports, lane and step) as matches of the pairs they name.
+template <typename PairOfLane>
+void append_matches(WorkerScratch& scratch, PairOfLane pair_of_lane) {
+  for (const SpringLaneReport& r : scratch.reports) {
+    const common::Pair& pair = pair_of_lane(r.lane);
+    const common::MatchSpan span =
+        common::unwrap_match(pair.stream->chunk_first + r.step, r.t_s, r.t_e);
+    scratch.matches.push_back(common::make_match(pair, r.distance, span.start, span.end));
+  }
+}
 constexpr auto swap_words = [](auto& x, auto& y) { std::swap(x, y); };
 
 SpringGroupState SpringPattern::Group::state(const common::PatternState& pattern,
@@ -279,12 +290,8 @@ void SpringPattern::run_group(std::size_t gi, WorkerScratch& scratch) {
   scratch.reports.clear();
   spring_group_run(g.state(pattern_, width_),
                    {scratch.x.data(), count, first, steps, g.lanes.size()}, scratch.reports);
-  for (const SpringLaneReport& r : scratch.reports) {
-    const common::Pair& pair = *g.lanes[r.lane];
-    const common::MatchSpan span =
-        common::unwrap_match(pair.stream->chunk_first + r.step, r.t_s, r.t_e);
-    scratch.matches.push_back(common::make_match(pair, r.distance, span.start, span.end));
-  }
+  append_matches(scratch,
+                 [&](std::uint32_t lane) -> const common::Pair& { return *g.lanes[lane]; });
 }
 
 void SpringPattern::run_pack(std::size_t first_handle, std::size_t n, WorkerScratch& sc) {
@@ -321,53 +328,27 @@ void SpringPattern::run_pack(std::size_t first_handle, std::size_t n, WorkerScra
     Group& g = *groups_[group_of(handles[k])];
     each_lane_word(g.state(pattern_, w), lane_of(handles[k]), pack, k, assign_from);
   }
-  for (const SpringLaneReport& r : sc.reports) {
-    const common::Pair& pair = *lanes[r.lane];
-    const common::MatchSpan span =
-        common::unwrap_match(pair.stream->chunk_first + r.step, r.t_s, r.t_e);
-    sc.matches.push_back(common::make_match(pair, r.distance, span.start, span.end));
-  }
+  append_matches(sc, [&](std::uint32_t lane) -> const common::Pair& { return *lanes[lane]; });
 }
 
 void SpringPattern::run_pair(std::uint32_t handle, WorkerScratch& sc) {
   Group& g = *groups_[group_of(handle)];
-  const std::size_t lane = lane_of(handle), m = pattern_.def->length(), w = width_;
+  const std::size_t lane = lane_of(handle), m = pattern_.def->length();
   const common::Pair& pair = *g.lanes[lane];
   const common::StreamState& stream = *pair.stream;
+  // The lane, copied to a group of width 1 (a contiguous column) and back.
   SpringDiagonalScratch& ds = sc.diagonal;
   ds.column_d.resize(m);
   ds.column_s.resize(m);
-  for (std::size_t i = 0; i < m; ++i) {
-    ds.column_d[i] = g.d[i * w + lane];
-    ds.column_s[i] = g.s[i * w + lane];
-  }
-  const SpringGroupState group = g.state(pattern_, w);
-  SpringPairState st;
-  st.m = m;
-  st.dims = group.dims;
-  st.metric = group.metric;
-  st.cost = group.cost;
-  st.eps = group.eps;
-  st.pattern = group.pattern;
-  st.d = ds.column_d.data();
-  st.s = ds.column_s.data();
-  st.d_min = g.d_min[lane];
-  st.t_s = g.t_s[lane];
-  st.t_e = g.t_e[lane];
+  const SpringGroupState alone = group_state(pattern_, 1, ds.column_d.data(), ds.column_s.data(),
+                                             &ds.column_d_min, &ds.column_t_s, &ds.column_t_e);
+  const SpringGroupState group = g.state(pattern_, width_);
+  each_lane_word(alone, 0, group, lane, assign_from);
   sc.reports.clear();
-  spring_pair_run(st, stream.chunk_values.data(), stream.chunk_count, low32(stream.chunk_first),
+  spring_pair_run(alone, stream.chunk_values.data(), stream.chunk_count, low32(stream.chunk_first),
                   static_cast<std::uint32_t>(lane), ds, sc.reports);
-  for (std::size_t i = 0; i < m; ++i) {
-    g.d[i * w + lane] = ds.column_d[i];
-    g.s[i * w + lane] = ds.column_s[i];
-  }
-  g.d_min[lane] = st.d_min;
-  g.t_s[lane] = st.t_s;
-  g.t_e[lane] = st.t_e;
-  for (const SpringLaneReport& r : sc.reports) {
-    const common::MatchSpan span = common::unwrap_match(stream.chunk_first + r.step, r.t_s, r.t_e);
-    sc.matches.push_back(common::make_match(pair, r.distance, span.start, span.end));
-  }
+  each_lane_word(group, lane, alone, 0, assign_from);
+  append_matches(sc, [&](std::uint32_t) -> const common::Pair& { return pair; });
 }
 
 void SpringPattern::lower_to_live_starts(const common::Pair& pair,

@@ -75,7 +75,10 @@ std::vector<Found> diagonal_run(const std::vector<float>& pattern, std::size_t d
   const std::size_t m = pattern.size() / dims, n = x.size() / dims;
   std::vector<float> d(m, std::numeric_limits<float>::infinity());
   std::vector<std::int32_t> s(m, 0);
-  cpu::SpringPairState st;
+  float d_min = std::numeric_limits<float>::infinity();
+  std::int32_t t_s = 0, t_e = 0;
+  cpu::SpringGroupState st;  // one pair: a group of width 1
+  st.width = 1;
   st.m = m;
   st.dims = dims;
   st.metric = metric;
@@ -84,7 +87,9 @@ std::vector<Found> diagonal_run(const std::vector<float>& pattern, std::size_t d
   st.pattern = pattern.data();
   st.d = d.data();
   st.s = s.data();
-  st.d_min = std::numeric_limits<float>::infinity();
+  st.d_min = &d_min;
+  st.t_s = &t_s;
+  st.t_e = &t_e;
   cpu::SpringDiagonalScratch scratch;
   std::vector<cpu::SpringLaneReport> reports;
   std::vector<Found> out;
@@ -109,10 +114,9 @@ std::vector<Found> diagonal_run(const std::vector<float>& pattern, std::size_t d
     }
     t += c;
   }
-  if (st.d_min <= st.eps) {
+  if (d_min <= st.eps) {
     const std::uint64_t now = first_index + n - 1;
-    out.push_back(
-        {st.d_min, unwrap(now, st.t_s) - first_index, unwrap(now, st.t_e) - first_index, n});
+    out.push_back({d_min, unwrap(now, t_s) - first_index, unwrap(now, t_e) - first_index, n});
   }
   return out;
 }
