@@ -1,15 +1,13 @@
 // Stream-mode kernels besides the wavefront (see spring_launch.hpp for the state layout).
 //
-// Two ways through a batch, and the reason for both. SPRING's rule 1 (SPEC.md 3.1) looks
-// at a whole column after it is computed and may reset cells before the next column
-// starts; a register wavefront, where lane j works on column t - j, cannot wait for that.
-// But rule 1 only acts while a candidate is pending, and candidates are rare. So:
-//  - spring_wavefront (spring_wavefront.cu, 16 or 32 lanes a pair, fast): runs a pair's
-//    chunk while no candidate is pending, up to exactly the first column whose last cell
-//    qualifies;
-//  - spring_exact (here, thread per pair, the reference's loop): continues every pair from
-//    where the wavefront left it, with all rules; it also takes whole batches of tiny
-//    chunks, where a wavefront would mostly fill and drain.
+// Two ways through a batch:
+//  - the register wavefront (spring_wavefront.cu, 16 or 32 lanes a pair, fast) runs a
+//    pair's whole chunk with all of SPEC.md 3.1's rules for patterns up to 512 rows; for
+//    longer ones (spring_wavefront_tiled.cu) it runs while no candidate is pending, up to
+//    exactly the first column whose last cell qualifies;
+//  - spring_exact (here, thread per pair, the reference's loop) continues every pair from
+//    where the wavefront left it (`done`), with all rules; it also takes whole chunks
+//    shorter than the wavefront's minimum and patterns of several dimensions.
 // Both compute each cell as spring_cell.cuh says, so results are bit-identical.
 #include <cuda_runtime.h>
 

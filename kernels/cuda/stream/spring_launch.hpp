@@ -67,6 +67,12 @@ struct SpringBatchDev {
   std::uint32_t report_capacity = 0;
   std::uint32_t* report_count = nullptr;  // device counters: [0] reports reserved,
                                           // [1] 1 when a reservation did not fit
+  // Per pair (tile * 32 + lane), zero between batches: 1 when the wavefront gave the pair
+  // up because a report did not fit. Its state is left as it was before the chunk, its
+  // reports of the batch are void, and its `done` says the chunk is done so that the
+  // exact kernel leaves it alone: the host runs it on the wavefront again, with a larger
+  // buffer (SpringPairs::settle).
+  std::uint32_t* aborted = nullptr;
 };
 
 // How the register wavefront lays out a pattern: `lanes` lanes a pair (16: two pairs a
@@ -82,8 +88,10 @@ struct WavefrontShape {
 // The stream-mode kernel families, each saying what it can run and the workspace it needs
 // before it runs (CUTLASS's can_implement / get_workspace_size / run):
 //   SpringWavefront  the register wavefront: a pair's column in registers for the whole
-//                    chunk; patterns of dims 1 and 16..8192 rows. Runs a pair until the
-//                    first column where a candidate appears, and leaves the rest to...
+//                    chunk; patterns of dims 1 and 16..8192 rows. Up to 512 rows it applies
+//                    all of SPEC.md 3.1's rules itself (spring_wavefront.cu); longer
+//                    patterns (row tiles, spring_wavefront_tiled.cu) run until the first
+//                    column where a candidate appears, and leave the rest to...
 //   SpringExact      thread per pair, every shape, all of SPEC.md 3.1's rules; continues
 //                    every pair from where the wavefront left it to the end of its chunk.
 struct SpringWavefront {
@@ -110,9 +118,11 @@ struct SpringWavefront {
   }
   static constexpr std::size_t workspace_bytes() { return 0; }
   // The pairs listed (tile * 32 + lane), all of `shape`, metric and cost. A pair is skipped
-  // (left to SpringExact) when its chunk has fewer than min_count samples or a candidate
-  // is pending; otherwise it runs until the first column where a candidate appears and
-  // records how far it got in `done`.
+  // (left to SpringExact) when its chunk has fewer than min_count samples. Otherwise,
+  // one tile: the pair runs its whole chunk, reports included, and records it in `done`
+  // (or gives up, untouched, when the report buffer is full: `aborted`); several tiles: a pair with
+  // a pending candidate is skipped, the others run until the first column where a candidate appears
+  // and record how far they got in `done`.
   static void run(const SpringBatchDev& batch, const std::uint32_t* pairs, std::uint32_t pair_count,
                   WavefrontShape shape, bool dk, bool abs_cost, cudaStream_t stream);
 };

@@ -134,6 +134,8 @@ void SpringPairs::build_tables() {
   }
   tile_count_ = static_cast<std::uint32_t>(tile_order_.size());
   done_.reserve(std::max<std::size_t>(tile_count_ * tile_lanes, 1));
+  aborted_.reserve(std::max<std::size_t>(tile_count_ * tile_lanes, 1));
+  WW_CUDA(cudaMemsetAsync(aborted_.data(), 0, aborted_.bytes(), compute_.get()));
   std::vector<SpringTileDev> tiles;
   for (auto& v : variants_) v.pairs.clear();
   std::uint32_t pattern_index = 0;
@@ -186,6 +188,7 @@ SpringBatchDev SpringPairs::batch_view(const SpringChunkDev* chunks, const float
   b.reports = reports_.data();
   b.report_capacity = static_cast<std::uint32_t>(reports_.capacity());
   b.report_count = report_counters_.data();
+  b.aborted = aborted_.data();
   return b;
 }
 
@@ -219,17 +222,18 @@ void SpringPairs::launch(const SpringChunkDev* chunks, const float* values, std:
   WW_CUDA(cudaStreamWaitEvent(s, uploaded.get(), 0));
   l.started.record(compute_);
   WW_CUDA(cudaMemsetAsync(done_.data(), 0, std::size_t{tile_count_} * tile_lanes * 4, s));
+  WW_CUDA(cudaMemsetAsync(report_counters_.data(), 0, 8, s));  // the wavefront reports too
   if (max_count >= SpringWavefront::min_count)
     for (const auto& v : variants_)
       SpringWavefront::run(batch_view(chunks, values), v.device_pairs.data(),
                            static_cast<std::uint32_t>(v.pairs.size()), v.shape, v.dk, v.abs_cost,
                            s);
-  launch_exact(l);
+  launch_exact(l, false);
 }
 
-void SpringPairs::launch_exact(Launch& l) {
+void SpringPairs::launch_exact(Launch& l, bool fresh) {
   const cudaStream_t s = compute_.get();
-  WW_CUDA(cudaMemsetAsync(report_counters_.data(), 0, 8, s));
+  if (fresh) WW_CUDA(cudaMemsetAsync(report_counters_.data(), 0, 8, s));
   SpringExact::run(batch_view(l.chunks, l.values), s);
   l.finished.record(compute_);
   WW_CUDA(cudaMemcpyAsync(counters_host_.data(), report_counters_.data(), 8, cudaMemcpyDeviceToHost,
@@ -238,8 +242,9 @@ void SpringPairs::launch_exact(Launch& l) {
 
 void SpringPairs::settle(Launch& l) {
   if (l.settled) return;
-  for (;;) {
+  for (bool wavefront_round = true;;) {
     synchronize();  // the last work on the compute stream is this batch's (the next waits)
+    const std::size_t round_from = l.reports.size();
     const std::uint32_t reserved = counters_host_[0];
     const std::size_t n = std::min<std::size_t>(reserved, reports_.capacity());
     if (n) {
@@ -251,12 +256,55 @@ void SpringPairs::settle(Launch& l) {
     }
     // (A failure from here on loses the batch: collect() has consumed it.)
     if (!counters_host_[1]) break;
-    // The buffer filled up: the pairs stopped where they were; grow it and go on.
+    // The buffer filled up: the exact kernel's pairs stopped where they were, and the
+    // wavefront gave up the pairs that did not fit. A wavefront that gave up filled the
+    // buffer before the exact kernel ran, so every report of such a round is the
+    // wavefront's: those of the pairs given up are void, and the pairs run their chunks
+    // again on the wavefront, then the exact kernel goes on, with a larger buffer.
+    const bool retry = wavefront_round && drop_aborted(l.reports, round_from);
     reports_.reserve(2 * std::max<std::size_t>(reserved, reports_.capacity()));
-    launch_exact(l);
+    const cudaStream_t s = compute_.get();
+    WW_CUDA(cudaMemsetAsync(report_counters_.data(), 0, 8, s));
+    if (retry)
+      for (std::size_t v = 0; v < variants_.size(); ++v)
+        if (retry_count_[v])
+          SpringWavefront::run(batch_view(l.chunks, l.values), retry_dev_.data() + retry_from_[v],
+                               retry_count_[v], variants_[v].shape, variants_[v].dk,
+                               variants_[v].abs_cost, s);
+    launch_exact(l, false);
+    wavefront_round = retry;
   }
+  // The next batch likely reports about as many: room for twice that, so that the
+  // wavefront does not give pairs up batch after batch.
+  reports_.reserve(2 * l.reports.size());
   l.seconds = l.finished.seconds_since(l.started);
   l.settled = true;
+}
+
+bool SpringPairs::drop_aborted(std::vector<SpringReportDev>& reports, std::size_t from) {
+  const std::size_t pairs = std::size_t{tile_count_} * tile_lanes;
+  aborted_host_.resize(pairs);
+  WW_CUDA(cudaMemcpyAsync(aborted_host_.data(), aborted_.data(), pairs * 4, cudaMemcpyDeviceToHost,
+                          compute_.get()));
+  synchronize();
+  reports.erase(std::remove_if(reports.begin() + static_cast<std::ptrdiff_t>(from), reports.end(),
+                               [&](const SpringReportDev& r) {
+                                 return r.pair != no_pair && aborted_host_[r.pair] != 0;
+                               }),
+                reports.end());
+  retry_host_.clear();
+  retry_from_.assign(variants_.size(), 0);
+  retry_count_.assign(variants_.size(), 0);
+  for (std::size_t v = 0; v < variants_.size(); ++v) {
+    retry_from_[v] = static_cast<std::uint32_t>(retry_host_.size());
+    for (const std::uint32_t pair : variants_[v].pairs)
+      if (aborted_host_[pair]) retry_host_.push_back(pair);
+    retry_count_[v] = static_cast<std::uint32_t>(retry_host_.size()) - retry_from_[v];
+  }
+  WW_CUDA(cudaMemsetAsync(aborted_.data(), 0, pairs * 4, compute_.get()));
+  if (retry_host_.empty()) return false;
+  upload(retry_dev_, retry_host_, compute_);  // retry_host_ stays until the next settle
+  return true;
 }
 
 double SpringPairs::collect(std::span<const std::uint64_t> first, std::vector<RawMatch>& out) {
@@ -303,7 +351,8 @@ void SpringPairs::lower_to_live_starts(const SpringChunkDev* next_chunks,
 
 std::size_t SpringPairs::device_bytes() const {
   std::size_t bytes = patterns_dev_.bytes() + pattern_values_.bytes() + tiles_dev_.bytes() +
-                      done_.bytes() + reports_.bytes() + report_counters_.bytes() + ages_.bytes();
+                      done_.bytes() + aborted_.bytes() + retry_dev_.bytes() + reports_.bytes() +
+                      report_counters_.bytes() + ages_.bytes();
   for (const auto& [id, p] : patterns_)
     for (const auto& tile : p.tiles) bytes += tile->memory.bytes();
   for (const auto& v : variants_) bytes += v.device_pairs.bytes();

@@ -85,9 +85,15 @@ class SpringPairs {
 
   void build_tables();  // after any change: patterns, values, tiles, variants to the device
   SpringBatchDev batch_view(const SpringChunkDev* chunks, const float* values) const;
-  void launch_exact(Launch& l);  // the exact kernel over every pair, its report counters back
-  void settle(Launch& l);        // waits for its kernels, reads its reports back
-  void synchronize();            // the compute stream, counted as waiting
+  // The exact kernel over every pair (zeroing the report counters first when `fresh`), and
+  // its report counters back.
+  void launch_exact(Launch& l, bool fresh);
+  void settle(Launch& l);  // waits for its kernels, reads its reports back
+  // Removes the reports (from index `from` on) of the pairs the wavefront gave up, clears
+  // their flags and lists them, by variant, for the wavefront to run again (retry_*).
+  // Returns whether there are any.
+  bool drop_aborted(std::vector<SpringReportDev>& reports, std::size_t from);
+  void synchronize();  // the compute stream, counted as waiting
   std::unique_ptr<Tile> new_tile(std::size_t m);
   // Appends the pending candidates of the tile's lanes [first, last) and clears them.
   void flush_lanes(const Pattern& p, const Tile& tile, std::uint32_t first, std::uint32_t last,
@@ -110,6 +116,10 @@ class SpringPairs {
   // Reports: one buffer, read back when a batch settles, before the next one runs.
   DeviceBuffer<SpringReportDev> reports_;
   DeviceBuffer<std::uint32_t> report_counters_;
+  DeviceBuffer<std::uint32_t> aborted_;  // SpringBatchDev::aborted, tile_count_ * 32
+  std::vector<std::uint32_t> aborted_host_;
+  std::vector<std::uint32_t> retry_host_, retry_from_, retry_count_;  // by variant
+  DeviceBuffer<std::uint32_t> retry_dev_;
   PinnedBuffer<std::uint32_t> counters_host_;
   PinnedBuffer<SpringReportDev> reports_host_;
   DeviceBuffer<std::uint32_t> ages_;

@@ -1,6 +1,7 @@
 // The register wavefront's building blocks, shared by spring_wavefront.cu (a team of 16 or
-// 32 lanes per pair) and spring_wavefront_tiled.cu (a team per row tile of a long pattern).
-// See spring_wavefront.cu for how they fit together. Device code only; internal linkage
+// 32 lanes per pair, SPEC.md 3.1's rules applied in the wavefront) and
+// spring_wavefront_tiled.cu (a team per row tile of a long pattern, passes that stop at the
+// first candidate; see there for how they fit together). Device code only; internal linkage
 // (an unnamed namespace): each .cu gets its own copy.
 #pragma once
 
@@ -208,22 +209,5 @@ __device__ __forceinline__ void wave_block(WaveLane<R>& w, const Team& h, int ba
   }
 }
 
-// Warp-wide max and min of a lane value.
-__device__ __forceinline__ int warp_max(int v) {
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(full_mask, v, o));
-  return v;
-}
-__device__ __forceinline__ int warp_min(int v) {
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) v = min(v, __shfl_xor_sync(full_mask, v, o));
-  return v;
-}
-
-// One pass over columns [0, h.limit) of each team's chunk (x: its samples, `available` of
-// them). `steady_limit` bounds where every lane of the warp may compute unguarded: the
-// smallest limit among the teams this pass must not disturb. Pass 1 returns early once
-// every team that runs has come within eps; pass 2 once every such team has found its
-// column. Returns whether this lane's team stopped (pass 1) or found (pass 2).
 }  // namespace
 }  // namespace warpwatch::kernels::cuda

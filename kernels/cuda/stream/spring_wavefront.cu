@@ -1,28 +1,37 @@
-// Stream mode's fast path: a register wavefront per (stream, pattern) pair, for patterns up
-// to 512 rows (longer ones: spring_wavefront_tiled.cu; the state layout: spring_launch.hpp;
-// the exact thread-per-pair kernel that takes over where this one stops: spring_kernels.cu).
+// Stream mode's fast path: a register wavefront per (stream, pattern) pair that applies all
+// of SPRING's rules itself (SPEC.md 3.1), for patterns up to 512 rows (longer ones:
+// spring_wavefront_tiled.cu; the state layout: spring_launch.hpp).
 //
-// W lanes run one pair: a half-warp (W 16, patterns up to 256 rows: two pairs a warp) or a
-// whole warp (W 32, up to 512 rows). Lane l holds rows [l*R, l*R + R) of D and S and the
-// pattern values of those rows in registers; iteration k computes column t = k - l on
-// lane l, and the last row of lane l-1 arrives by a width-W shuffle. The stream's samples
-// pass through a per-pair window in shared memory: while iterations [base, base + 32) run
-// it holds samples [base - W, base + 32), and lane l reads sample base + u - l at a fixed
-// offset from a per-lane pointer (overlapping windows, one load).
+// W lanes run one pair (a team): a half-warp (W 16, patterns up to 256 rows: two pairs a
+// warp) or a whole warp (W 32, up to 512 rows). Lane l holds rows [l*R, l*R + R) of D and S
+// and the pattern values of those rows in registers; iteration k computes column t = k - l
+// on lane l, and the last row of lane l-1 arrives by a width-W shuffle. The two teams of a
+// warp go their own way (each its own iteration k): only the shuffles are warp-wide.
 //
-// SPRING's rule 1 looks at a whole column after it is computed, which a wavefront cannot
-// wait for; but rule 1 only acts while a candidate is pending, and candidates are rare. A
-// pair therefore runs here only while none is pending, in up to three passes:
-//  1. the whole chunk, watching the last row coarsely (its minimum over each block of 32
-//     iterations); a pair whose last row came within eps stops;
-//  2. for a pair that stopped: again from the saved state, finding the exact first column
-//     whose last cell is <= eps;
-//  3. for that pair: again from the saved state, up to exactly that column.
-// The exact kernel then applies every rule from there on (SPEC.md 3.1). Every cell is
-// computed as spring_cell.cuh says, so the results are the reference's bit for bit.
+// The rules. Rule 2 needs the last row only: the lane that holds it (the last lane) decides
+// each column in order, one iteration after its cells are done, and keeps the candidate.
+// Rule 1 asks whether every row of a column has D >= d_min or S > t_e; the upper lanes
+// computed their part of column t up to last_lane iterations earlier, when the last lane
+// had not decided the columns before t yet. So the test travels with the column: lane 0
+// takes the candidate it knows (K, the last lane's broadcast: the candidate after some
+// column <= t-1) and hands it down with the boundary cell; every lane folds min{D : S <=
+// K.t_e} over its rows into F. The last lane then knows, for column t and the true
+// candidate C (after column t-1):
+//  - its own rows, tested against C exactly; if one fails, nothing is final;
+//  - else if K is C (same t_e): final iff F >= C.d_min;
+//  - else C changed after K (so K.t_e < C.t_e and K's rows are a subset of C's): F <
+//    C.d_min proves a failing row; otherwise the answer is unknown.
+// Two events undo work the upper lanes did ahead: a report (it resets the cells of column
+// t whose S <= t_e, and every later column depends on them) and an unknown answer. Both
+// re-run the team from a checkpoint: at each block of 32 iterations every lane saves its
+// registers (the wavefront's diagonal) in shared memory, two blocks kept; a re-run restores
+// the block holding column t and goes forward again. Columns up to the last decided one
+// are not decided twice, and a reported column's reset is replayed from a ring of reset
+// columns; at column t itself the candidate lane 0 knows is now exact, so every re-run
+// makes progress. Every cell is computed as spring_cell.cuh says, so the results are the
+// reference's bit for bit.
 #include <cuda_runtime.h>
 
-#include <climits>
 #include <cstdint>
 
 #include "cuda/runtime/cuda_check.hpp"
@@ -32,78 +41,304 @@
 namespace warpwatch::kernels::cuda {
 namespace {
 
-constexpr int kWarps = 4;  // warps per block
+constexpr int kWarps = 2;     // warps per block
+constexpr int kRing = 256;    // samples a team keeps, by index mod kRing
+constexpr int kResets = 128;  // reset columns a team remembers, by column mod kResets
 
-// The window (W + 32 floats) holds samples [base - W, base + 32) while block `base` runs;
-// each lane stages one of the last W samples (kept from the previous block) and 32 / W of
-// the new block (loaded one block ahead).
-template <int R, int W, bool kDk, bool kAbs, int kDetect, bool kAligned>
-__device__ bool wave_pass(WaveLane<R>& w, const Team& h, const float* x, int available,
-                          int steady_limit, float* window) {
-  constexpr int kPer = kBlock / W;  // new samples a lane stages per block
-  const int iterations = warp_max(h.limit > 0 ? h.limit + h.last_lane : 0);
-  const auto sample = [&](int q) { return q >= 0 && q < available ? x[q] : 0.0f; };
-  float held = 0.0f, next[kPer];  // held: sample base - W + hl (the last block's last W)
+// What a team keeps in shared memory.
+struct TeamMemory {
+  float ring[kRing];
+  int reset_col[kResets];
+  std::int32_t reset_te[kResets];
+};
+
+// A lane's checkpoint words: D, S, the diagonal input, and the test it hands down.
+template <int R>
+inline constexpr int kCheckpointWords = 2 * R + 5;
+
+// The registers a lane hands the lane below with its last row: the candidate it tested
+// column t against (kd: +inf when none) and the fold F of the rows above and its own.
+struct Travel {
+  float kd;
+  std::int32_t kte;
+  float kf;
+};
+
+template <int R>
+__device__ __forceinline__ void save_checkpoint(const WaveLane<R>& w, const Travel& tr, float* ck,
+                                                int slot, int lane) {
+  float* base = ck + slot * kCheckpointWords<R> * 32 + lane;
 #pragma unroll
-  for (int i = 0; i < kPer; ++i) next[i] = sample(i * W + h.hl);
-  bool stopped = h.limit == 0;  // a team with nothing to run never holds the others back
-  const float* lane_window = window + W - h.hl;
-  for (int base = 0; base < iterations; base += kBlock) {
-    __syncwarp();  // everyone is done reading the previous window
-    window[h.hl] = held;
-#pragma unroll
-    for (int i = 0; i < kPer; ++i) window[W + i * W + h.hl] = next[i];
-    __syncwarp();
-    held = next[kPer - 1];
-#pragma unroll
-    for (int i = 0; i < kPer; ++i) next[i] = sample(base + kBlock + i * W + h.hl);
-    if (base >= kBlock && base + kBlock <= steady_limit)
-      wave_block<R, W, kDk, kAbs, false, kDetect, kAligned>(w, h, base, kBlock, lane_window);
-    else
-      wave_block<R, W, kDk, kAbs, true, kDetect, kAligned>(
-          w, h, base, min(kBlock, iterations - base), lane_window);
-    if constexpr (kDetect != 0) {
-      const bool mine = kDetect == 1 ? w.low <= h.eps : w.found >= 0;
-      const bool seen = __shfl_sync(full_mask, mine, h.leader + h.last_lane);  // every lane
-      stopped = stopped || seen;
-      if (__all_sync(full_mask, stopped)) break;
-    }
+  for (int r = 0; r < R; ++r) {
+    base[r * 32] = w.d[r];
+    base[(R + r) * 32] = __int_as_float(w.s[r]);
   }
-  if constexpr (kDetect == 0) return false;
-  return __shfl_sync(full_mask, kDetect == 1 ? w.low <= h.eps : w.found >= 0,
-                     h.leader + h.last_lane);
+  base[2 * R * 32] = w.prev_d;
+  base[(2 * R + 1) * 32] = __int_as_float(w.prev_s);
+  base[(2 * R + 2) * 32] = tr.kd;
+  base[(2 * R + 3) * 32] = __int_as_float(tr.kte);
+  base[(2 * R + 4) * 32] = tr.kf;
 }
 
+template <int R>
+__device__ __forceinline__ void load_checkpoint(WaveLane<R>& w, Travel& tr, const float* ck,
+                                                int slot, int lane) {
+  const float* base = ck + slot * kCheckpointWords<R> * 32 + lane;
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    w.d[r] = base[r * 32];
+    w.s[r] = __float_as_int(base[(R + r) * 32]);
+  }
+  w.prev_d = base[2 * R * 32];
+  w.prev_s = __float_as_int(base[(2 * R + 1) * 32]);
+  tr.kd = base[(2 * R + 2) * 32];
+  tr.kte = __float_as_int(base[(2 * R + 3) * 32]);
+  tr.kf = base[(2 * R + 4) * 32];
+}
+
+// The last lane's candidate and how far it has decided.
+struct Candidate {
+  float d_min;
+  std::int32_t t_s, t_e;
+  int decided;  // the last column whose rules are applied (-1: none of this chunk)
+};
+
+// What the last lane tells its team after a column, in one word: the signal in the low two
+// bits, the column t to re-run from above them.
+enum Signal : int { kGoOn = 0, kUnknown = 1, kAbort = 2, kReported = 3 };
+
+// One team's run over its chunk. Iterations go in groups of 4: the last lane decides a
+// column in the iteration that computes it, but tells the team (its candidate, and
+// whether to re-run) once a group; after a signal it decides nothing more until the team
+// has re-run. A group where every lane of the warp computes (no fill, no drain, no
+// finished team) runs without guards.
 template <int R, int W, bool kDk, bool kAbs, bool kAligned>
-__device__ void wave_pair(WaveLane<R>& w, Team& h, const SpringTileDev& tile, int pl, bool has,
-                          const float* x, int count, float* window) {
-  // Pass 1: teams without work compute on zeros (never stored), so only the others bound
-  // the unguarded blocks.
-  h.limit = has ? count : 0;
-  const int steady = warp_min(has ? count : INT_MAX);
-  const bool hit =
-      wave_pass<R, W, kDk, kAbs, 1, kAligned>(w, h, x, has ? count : 0, steady, window);
-  int found = -1;
-  if (__any_sync(full_mask, hit)) {
-    // Passes 2 and 3 leave the other team's finished registers alone: all guarded.
-    if (hit) wave_load<R>(w, h, tile, pl);
-    h.limit = hit ? count : 0;
-    wave_pass<R, W, kDk, kAbs, 2, kAligned>(w, h, x, h.limit, 0, window);
-    found = __shfl_sync(full_mask, w.found, h.leader + h.last_lane);
-    if (hit) wave_load<R>(w, h, tile, pl);
-    h.limit = hit ? found + 1 : 0;
-    wave_pass<R, W, kDk, kAbs, 0, kAligned>(w, h, x, h.limit, 0, window);
+struct RuleTeam {
+  static constexpr int kGroup = 4;
+  WaveLane<R>& w;
+  const Team& h;
+  const SpringBatchDev& b;
+  TeamMemory& tm;
+  std::uint32_t pair;
+  int count;
+  bool is_last;  // this lane holds the pattern's last row (and the team has a pair)
+  Candidate c;
+  float bc_d;  // the last lane's candidate as of the previous group (team-uniform)
+  std::int32_t bc_te;
+  Travel tr{f_inf(), 0, f_inf()};
+  int replay_until = -1;           // columns <= this may be reset columns (the ring)
+  int signal = kGoOn, target = 0;  // the last lane's; target: the column to re-run
+
+  // Iteration k: lane hl computes column t = k - hl. kTravel: some team of the warp has a
+  // candidate pending, so the test travels with the columns.
+  template <bool kSteady, bool kTravel>
+  __device__ __forceinline__ void iteration(int k, bool active) {
+    const float inf = f_inf();
+    const int t = k - h.hl;
+    float up_d = __shfl_up_sync(full_mask, w.d[R - 1], 1, W);
+    std::int32_t up_s = __shfl_up_sync(full_mask, w.s[R - 1], 1, W);
+    Travel in{inf, 0, inf};
+    if constexpr (kTravel) {
+      in.kd = __shfl_up_sync(full_mask, tr.kd, 1, W);
+      in.kte = __shfl_up_sync(full_mask, tr.kte, 1, W);
+      in.kf = __shfl_up_sync(full_mask, tr.kf, 1, W);
+    }
+    if (h.hl == 0) {  // row 0's up is the boundary D(t, 0) = 0 with S = t
+      up_d = 0.0f;
+      up_s = static_cast<std::int32_t>(static_cast<std::uint32_t>(h.first) +
+                                       static_cast<std::uint32_t>(t));
+      in = Travel{bc_d, bc_te, inf};
+    }
+    const float diag_d = w.prev_d;
+    const std::int32_t diag_s = w.prev_s;
+    w.prev_d = up_d;
+    w.prev_s = up_s;
+    const bool computed = kSteady || (active && t >= 0 && t < count);
+    if (!computed) return;
+    wave_column<R, kDk, kAbs>(w, tm.ring[t & (kRing - 1)], up_d, up_s, diag_d, diag_s);
+    if (t <= replay_until && tm.reset_col[t & (kResets - 1)] == t) {  // a reported column
+      const std::int32_t te = tm.reset_te[t & (kResets - 1)];
+#pragma unroll
+      for (int r = 0; r < R; ++r)
+        if (!starts_after(w.s[r], te)) w.d[r] = inf;
+    }
+    // The test: the last lane against C, the others against K.
+    float own_f = inf;
+    const bool fold = is_last ? c.d_min <= h.eps : kTravel && bc_d <= h.eps && in.kd <= h.eps;
+    if (fold) {
+      const std::int32_t te = is_last ? c.t_e : in.kte;
+      const int valid = kAligned || !is_last ? R : h.last_reg + 1;
+#pragma unroll
+      for (int r = 0; r < R; ++r)
+        if ((kAligned || r < valid) && !starts_after(w.s[r], te)) own_f = fminf(own_f, w.d[r]);
+    }
+    if constexpr (kTravel) {
+      const bool rules = bc_d <= h.eps;
+      tr.kd = rules ? in.kd : inf;
+      tr.kte = in.kte;
+      tr.kf = rules ? fminf(in.kf, own_f) : inf;
+    }
+    if (is_last && signal == kGoOn && t > c.decided) decide(t, in, own_f);
+  }
+
+  // SPEC.md 3.1's rules at column t (decided == t - 1).
+  __device__ __forceinline__ void decide(int t, const Travel& in, float own_f) {
+    const float inf = f_inf();
+    const float d_last = kAligned ? w.d[R - 1] : pick<R>(w.d, h.last_reg);
+    const std::int32_t s_last = kAligned ? w.s[R - 1] : pick<R>(w.s, h.last_reg);
+    bool final = false;
+    if (c.d_min <= h.eps && !(own_f < c.d_min)) {
+      if (in.kd <= h.eps && in.kte == c.t_e) {
+        final = !(in.kf < c.d_min);
+      } else if (!(in.kd <= h.eps && in.kf < c.d_min)) {  // unknown
+        signal = kUnknown;
+        target = t;
+        return;
+      }
+    }
+    float d_m = d_last;
+    if (final) {  // rule 1: report, forget the cells the match overlaps (by re-running)
+      const std::uint32_t slot = atomicAdd(&b.report_count[0], 1u);
+      if (slot >= b.report_capacity) {
+        atomicExch(&b.report_count[1], 1u);
+        signal = kAbort;
+        return;
+      }
+      b.reports[slot] = SpringReportDev{pair, static_cast<std::uint32_t>(t), c.d_min, c.t_s, c.t_e};
+      tm.reset_col[t & (kResets - 1)] = t;
+      tm.reset_te[t & (kResets - 1)] = c.t_e;
+      if (!starts_after(s_last, c.t_e)) d_m = inf;
+      c.d_min = inf;
+      signal = kReported;
+      target = t;
+    }
+    if (d_m <= h.eps && d_m < c.d_min) {  // rule 2
+      c.d_min = d_m;
+      c.t_s = s_last;
+      c.t_e = static_cast<std::int32_t>(static_cast<std::uint32_t>(h.first) +
+                                        static_cast<std::uint32_t>(t));
+    }
+    c.decided = t;
+  }
+
+  template <bool kSteady, bool kTravel>
+  __device__ __forceinline__ void group(int k, int end) {
+#pragma unroll
+    for (int u = 0; u < kGroup; ++u) iteration<kSteady, kTravel>(k + u, k + u < end);
+  }
+};
+
+template <int R, int W, bool kDk, bool kAbs, bool kAligned>
+__device__ void rule_team(WaveLane<R>& w, const Team& h, const SpringBatchDev& b,
+                          const SpringTileDev& tile, int pl, std::uint32_t pair, bool has,
+                          const float* x, int count, TeamMemory& tm, float* ck, int lane,
+                          unsigned team_mask) {
+  using Run = RuleTeam<R, W, kDk, kAbs, kAligned>;
+  constexpr int kPer = kBlock / W;  // samples a lane stages per block of 32
+  const int end = has ? count + h.last_lane : 0;
+  const auto sample = [&](int q) { return q < count ? x[q] : 0.0f; };
+  const int src = h.leader + h.last_lane;
+  Run run{w,
+          h,
+          b,
+          tm,
+          pair,
+          count,
+          has && h.hl == h.last_lane,
+          Candidate{tile.d_min[pl], tile.t_s[pl], tile.t_e[pl], -1},
+          tile.d_min[pl],
+          tile.t_e[pl]};
+  bool aborted = false;
+
+  // Samples [0, 64) now, [64, 96) prefetched; then at each block start k, the prefetched
+  // [k+32, k+64) go to the ring and [k+64, k+96) are fetched. A re-run goes back at most
+  // two blocks, whose samples the ring still holds.
+  float pf[kPer];
+  int pf_base = 64;
+  if (has) {
+    for (int q = h.hl; q < 64; q += W) tm.ring[q] = sample(q);
+#pragma unroll
+    for (int i = 0; i < kPer; ++i) pf[i] = sample(64 + i * W + h.hl);
+    for (int q = h.hl; q < kResets; q += W) tm.reset_col[q] = -1;
+  }
+  __syncwarp();
+  save_checkpoint<R>(w, run.tr, ck, 0, lane);
+
+  int k = 0;
+  while (__any_sync(full_mask, k < end)) {
+    if (k < end && k > 0 && (k & (kBlock - 1)) == 0) {  // a block start (team-uniform)
+      if (pf_base == k + kBlock) {                      // not when re-running a block
+#pragma unroll
+        for (int i = 0; i < kPer; ++i) tm.ring[(pf_base + i * W + h.hl) & (kRing - 1)] = pf[i];
+        pf_base += kBlock;
+#pragma unroll
+        for (int i = 0; i < kPer; ++i) pf[i] = sample(pf_base + i * W + h.hl);
+      }
+      __syncwarp(team_mask);
+      save_checkpoint<R>(w, run.tr, ck, (k / kBlock) & 1, lane);
+    }
+    const bool travel = __any_sync(full_mask, run.bc_d <= h.eps);
+    // Without travel a group leaves `tr` alone; what a later group reads from it must not
+    // be an older column's test: none.
+    if (!travel) run.tr = Travel{f_inf(), 0, f_inf()};
+    // Every lane computes: a team that runs is past its fill and before its drain, or the
+    // team has no pair (its registers are never stored).
+    const bool steady = __all_sync(
+        full_mask, !has || (k >= W - 1 && k + Run::kGroup <= count && k + Run::kGroup <= end));
+    if (steady) {
+      if (travel)
+        run.template group<true, true>(k, end);
+      else
+        run.template group<true, false>(k, end);
+    } else {
+      if (travel)
+        run.template group<false, true>(k, end);
+      else
+        run.template group<false, false>(k, end);
+    }
+    run.bc_d = __shfl_sync(full_mask, run.c.d_min, src);
+    run.bc_te = __shfl_sync(full_mask, run.c.t_e, src);
+    const int word = __shfl_sync(full_mask, run.signal | (run.target << 2), src);
+    const int signal = word & 3, target = word >> 2;
+    if (signal == kUnknown || signal == kReported) {  // team-uniform
+      __syncwarp(team_mask);  // the ring's new reset column is seen by the whole team
+      const int from = target - target % kBlock;  // the block whose start precedes column t
+      load_checkpoint<R>(w, run.tr, ck, (from / kBlock) & 1, lane);
+      // Decided: every column before t, and t itself when it reported.
+      run.replay_until = signal == kReported ? target : target - 1;
+      run.signal = kGoOn;
+      k = from;
+    } else if (signal == kAbort) {
+      aborted = true;
+      k = end;
+    } else if (k < end) {
+      k += Run::kGroup;
+    }
   }
   if (!has) return;
-  wave_finish<R>(w, h, tile, pl, found, hit, count);
+  if (aborted) {  // the report buffer is full: the pair's state stays as it was
+    if (run.is_last) {
+      tile.done[pl] = static_cast<std::uint32_t>(count);  // not the exact kernel's
+      b.aborted[pair] = 1;                                // the host runs it here again
+    }
+    return;
+  }
+  wave_store<R>(w, h, tile, pl);
+  if (run.is_last) {
+    tile.d_min[pl] = run.c.d_min;
+    tile.t_s[pl] = run.c.t_s;
+    tile.t_e[pl] = run.c.t_e;
+    tile.done[pl] = static_cast<std::uint32_t>(count);
+  }
 }
 
 template <int R, int W, bool kDk, bool kAbs>
 __global__ void __launch_bounds__(kWarps * 32)
     spring_wavefront(SpringBatchDev b, const std::uint32_t* pairs, std::uint32_t pair_count,
                      std::uint32_t min_count) {
-  constexpr int kPairs = 32 / W;  // pairs per warp
-  __shared__ float windows[kWarps][kPairs][W + kBlock];
+  constexpr int kPairs = 32 / W;  // pairs (teams) per warp
+  __shared__ TeamMemory teams[kWarps][kPairs];
+  __shared__ float checkpoints[kWarps][2 * kCheckpointWords<R> * 32];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, team = lane / W;
   const std::uint32_t first_pair = (blockIdx.x * kWarps + warp) * kPairs;
   if (first_pair >= pair_count) return;  // whole warps leave together
@@ -113,10 +348,9 @@ __global__ void __launch_bounds__(kWarps * 32)
   const int pl = static_cast<int>(pair % 32);
   const SpringChunkDev ch = b.chunks[tile.stream[pl]];
   const SpringPatternDev pat = b.patterns[tile.pattern];
-  // A pair runs here unless it is another team's stand-in, its chunk is short or it
-  // has a pending candidate (then the exact kernel takes the whole chunk).
-  const bool has =
-      first_pair + team < pair_count && ch.count >= min_count && !(tile.d_min[pl] <= pat.eps);
+  // A pair runs here unless it is another team's stand-in or its chunk is short (then the
+  // exact kernel takes it).
+  const bool has = first_pair + team < pair_count && ch.count >= min_count;
   if (!__any_sync(full_mask, has)) return;
 
   Team h;
@@ -137,12 +371,14 @@ __global__ void __launch_bounds__(kWarps * 32)
   }
   wave_load<R>(w, h, tile, pl);
   const float* x = b.values + ch.value_offset;
-  const int count = static_cast<int>(ch.count);
-  float* window = windows[warp][team];
+  const int count = has ? static_cast<int>(ch.count) : 0;
+  const unsigned team_mask = W == 32 ? full_mask : (0xffffu << h.leader);
   if (__all_sync(full_mask, h.last_reg == R - 1))
-    wave_pair<R, W, kDk, kAbs, true>(w, h, tile, pl, has, x, count, window);
+    rule_team<R, W, kDk, kAbs, true>(w, h, b, tile, pl, pair, has, x, count, teams[warp][team],
+                                     checkpoints[warp], lane, team_mask);
   else
-    wave_pair<R, W, kDk, kAbs, false>(w, h, tile, pl, has, x, count, window);
+    rule_team<R, W, kDk, kAbs, false>(w, h, b, tile, pl, pair, has, x, count, teams[warp][team],
+                                      checkpoints[warp], lane, team_mask);
 }
 
 template <int R, int W>

@@ -7,10 +7,12 @@
 // their 32-iteration blocks in lockstep with a barrier between steps, warp k two blocks
 // behind warp k-1: by then warp k-1's last lane (31 columns behind its lane 0) has written
 // every column warp k's block reads, and the 128-column ring still holds them. Because no
-// tile's state is stored before the chunk is done, the passes of the single-warp kernel
-// carry over unchanged: pass 1 watches the last tile's last row per block; a pair that came
-// within eps is re-run from its saved state to find the exact column (pass 2) and to exactly
-// there (pass 3), and the exact kernel takes over from that column.
+// tile's state is stored before the chunk is done, the chunk can run in passes (this file
+// predates the single-warp kernel's rules in the wavefront, which do not carry over to
+// tiles yet): pass 1 watches the last tile's last row per block; a pair that came within
+// eps is re-run from its saved state to find the exact column (pass 2) and to exactly
+// there (pass 3), and the exact kernel takes over from that column. A pair with a pending
+// candidate is the exact kernel's.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -35,7 +37,7 @@ __device__ bool tiled_pass(WaveLane<kRows>& w, const Team& h, int tile, int tile
   const int iterations = h.limit > 0 ? h.limit + 31 : 0;
   const int blocks = (iterations + kBlock - 1) / kBlock;
   const auto sample = [&](int q) { return q >= 0 && q < available ? x[q] : 0.0f; };
-  float held = 0.0f, next = sample(h.hl);  // the window as in spring_wavefront.cu's wave_pass
+  float held = 0.0f, next = sample(h.hl);  // the window (spring_wave.cuh's kBlock)
   const float* lane_window = window + 32 - h.hl;
   for (int step = 0; step < blocks + kLag * (tiles - 1); ++step) {
     const int block = step - kLag * tile;

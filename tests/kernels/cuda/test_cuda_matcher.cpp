@@ -2,7 +2,8 @@
 // scalar reference: the conformance scenarios of tests/support/conformance/ (overview in
 // conformance.hpp). Stream mode must be bit-identical to the reference; the chunkings
 // there (one sample per batch, random uneven chunks, one big batch) drive both the
-// thread-per-pair kernel and the warp wavefront with its hand-over at each candidate.
+// thread-per-pair kernel and the warp wavefront (its reports and re-runs up to 512 rows,
+// its hand-over at each candidate for row tiles).
 // Skipped, with the reason, on a machine without a usable CUDA device.
 
 #include <gtest/gtest.h>
@@ -95,6 +96,20 @@ TEST(CudaStream, Pattern3000) {
 TEST(CudaStream, DenseMatchesLongStreamsAndEcg) {
   WARPWATCH_REQUIRE_CUDA_DEVICE();
   run_stream_dense(cuda_backends(), {});
+}
+
+// More reports in one batch than the report buffer holds (room for one a pair and 4,096
+// more): two pairs of m 16 on one batch of 600,000 samples, a copy every 60-200 samples.
+// The wavefront gives the pairs up when a report does not fit; their reports are dropped
+// and they run their chunk on the wavefront again with a larger buffer.
+TEST(CudaStream, ReportBufferFillsInOneBatch) {
+  WARPWATCH_REQUIRE_CUDA_DEVICE();
+  DenseStreamScenario sc;
+  sc.dims = {1};
+  sc.m = 16;
+  sc.length = 600'000;
+  sc.chunkings = {Chunking::one_big};
+  run_stream_dense(cuda_backends(), sc);
 }
 
 TEST(CudaStream, QuantizedValuesTieBreaking) {
