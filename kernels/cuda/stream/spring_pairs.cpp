@@ -222,18 +222,23 @@ void SpringPairs::launch(const SpringChunkDev* chunks, const float* values, std:
   WW_CUDA(cudaStreamWaitEvent(s, uploaded.get(), 0));
   l.started.record(compute_);
   WW_CUDA(cudaMemsetAsync(done_.data(), 0, std::size_t{tile_count_} * tile_lanes * 4, s));
-  WW_CUDA(cudaMemsetAsync(report_counters_.data(), 0, 8, s));  // the wavefront reports too
-  if (max_count >= SpringWavefront::min_count)
-    for (const auto& v : variants_)
-      SpringWavefront::run(batch_view(chunks, values), v.device_pairs.data(),
-                           static_cast<std::uint32_t>(v.pairs.size()), v.shape, v.dk, v.abs_cost,
-                           s);
-  launch_exact(l, false);
+  launch_round(l, max_count >= SpringWavefront::min_count ? Round::all : Round::exact_only);
 }
 
-void SpringPairs::launch_exact(Launch& l, bool fresh) {
+void SpringPairs::launch_round(Launch& l, Round round) {
   const cudaStream_t s = compute_.get();
-  if (fresh) WW_CUDA(cudaMemsetAsync(report_counters_.data(), 0, 8, s));
+  WW_CUDA(cudaMemsetAsync(report_counters_.data(), 0, 8, s));  // the wavefront reports too
+  if (round != Round::exact_only)
+    for (std::size_t v = 0; v < variants_.size(); ++v) {
+      const bool retry = round == Round::retry;
+      const std::uint32_t* pairs =
+          retry ? retry_dev_.data() + retry_from_[v] : variants_[v].device_pairs.data();
+      const auto count =
+          retry ? retry_count_[v] : static_cast<std::uint32_t>(variants_[v].pairs.size());
+      if (count)
+        SpringWavefront::run(batch_view(l.chunks, l.values), pairs, count, variants_[v].shape,
+                             variants_[v].dk, variants_[v].abs_cost, s);
+    }
   SpringExact::run(batch_view(l.chunks, l.values), s);
   l.finished.record(compute_);
   WW_CUDA(cudaMemcpyAsync(counters_host_.data(), report_counters_.data(), 8, cudaMemcpyDeviceToHost,
@@ -263,15 +268,7 @@ void SpringPairs::settle(Launch& l) {
     // again on the wavefront, then the exact kernel goes on, with a larger buffer.
     const bool retry = wavefront_round && drop_aborted(l.reports, round_from);
     reports_.reserve(2 * std::max<std::size_t>(reserved, reports_.capacity()));
-    const cudaStream_t s = compute_.get();
-    WW_CUDA(cudaMemsetAsync(report_counters_.data(), 0, 8, s));
-    if (retry)
-      for (std::size_t v = 0; v < variants_.size(); ++v)
-        if (retry_count_[v])
-          SpringWavefront::run(batch_view(l.chunks, l.values), retry_dev_.data() + retry_from_[v],
-                               retry_count_[v], variants_[v].shape, variants_[v].dk,
-                               variants_[v].abs_cost, s);
-    launch_exact(l, false);
+    launch_round(l, retry ? Round::retry : Round::exact_only);
     wavefront_round = retry;
   }
   // The next batch likely reports about as many: room for twice that, so that the

@@ -85,9 +85,12 @@ class SpringPairs {
 
   void build_tables();  // after any change: patterns, values, tiles, variants to the device
   SpringBatchDev batch_view(const SpringChunkDev* chunks, const float* values) const;
-  // The exact kernel over every pair (zeroing the report counters first when `fresh`), and
-  // its report counters back.
-  void launch_exact(Launch& l, bool fresh);
+  // One round of a batch's kernels, from zeroed report counters to the counters back on
+  // the host: the wavefront over every variant's pairs (all), over the pairs it gave up
+  // (retry, drop_aborted's lists) or not at all (exact_only), then the exact kernel over
+  // every pair from where it stands.
+  enum class Round { all, retry, exact_only };
+  void launch_round(Launch& l, Round round);
   void settle(Launch& l);  // waits for its kernels, reads its reports back
   // Removes the reports (from index `from` on) of the pairs the wavefront gave up, clears
   // their flags and lists them, by variant, for the wavefront to run again (retry_*).

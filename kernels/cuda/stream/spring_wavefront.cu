@@ -9,7 +9,7 @@
 // warp go their own way (each its own iteration k): only the shuffles are warp-wide.
 //
 // The rules. Rule 2 needs the last row only: the lane that holds it (the last lane) decides
-// each column in order, one iteration after its cells are done, and keeps the candidate.
+// each column in order, in the iteration that computes it, and keeps the candidate.
 // Rule 1 asks whether every row of a column has D >= d_min or S > t_e; the upper lanes
 // computed their part of column t up to last_lane iterations earlier, when the last lane
 // had not decided the columns before t yet. So the test travels with the column: lane 0
