@@ -9,6 +9,7 @@ target_sources(warpwatch_kernels PRIVATE
   cuda/stream/spring_kernels.cu
   cuda/stream/spring_wavefront.cu
   cuda/stream/spring_wavefront_tiled.cu
+  cuda/stream/spring_sweep.cu
   cuda/stream/spring_pairs.cpp
   cuda/distance/warp_distance.cu
   cuda/distance/long_pair_distance.cu

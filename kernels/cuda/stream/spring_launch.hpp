@@ -1,12 +1,15 @@
 // Stream mode (SPEC.md 3.1) on the device: the tables the host keeps there and the
-// launchers of the kernels in spring_kernels.cu.
+// launchers of the kernels (spring_wavefront*.cu, spring_sweep.cu, spring_kernels.cu).
 //
 // State layout. The pairs of one pattern are packed 32 to a tile; a tile's state is one
-// allocation laid out [row][32 lanes] (D as float32, S as the low 32 bits of the start
-// index), then 32 lanes each of d_min, t_s, t_e: 8*m + 12 bytes per pair, plus 4 bytes of
-// per-batch progress (`done`, one array for all tiles) and 4 in the tile table. The
-// lane-minor layout makes the thread-per-pair kernel's accesses coalesced; the
-// warp-per-pair kernel reads a pair's column once per batch and keeps it in registers.
+// allocation: two sides, each laid out [row][32 lanes] (D as float32, S as the low 32 bits
+// of the start index), then 32 lanes each of d_min, t_s, t_e and side (which side holds
+// the lane's column): 16*m + 16 bytes per pair, plus 4 bytes of per-batch progress (`done`,
+// one array for all tiles) and 4 in the tile table. The lane-minor layout makes the
+// thread-per-pair kernel's accesses coalesced; the wavefront reads a pair's column once per
+// batch, keeps it in registers and writes it back to the same side; the sweep
+// (spring_sweep.hpp) reads one side and writes the other, so that it can go over a block
+// of columns again.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -29,16 +32,27 @@ struct SpringPatternDev {
 };
 
 struct SpringTileDev {
-  float* d = nullptr;             // [m][32]
-  std::int32_t* s = nullptr;      // [m][32]
+  float* d[2] = {};               // by side: [m][32]
+  std::int32_t* s[2] = {};        // by side: [m][32]
   float* d_min = nullptr;         // [32] pending candidate (inf: none)
   std::int32_t* t_s = nullptr;    // [32]
   std::int32_t* t_e = nullptr;    // [32]
+  std::uint32_t* side = nullptr;  // [32] the side holding the lane's column (0 or 1)
   std::uint32_t* done = nullptr;  // [32] samples of this batch already processed (per batch)
   std::uint32_t pattern = 0;
   std::uint32_t lanes = 0;                // pairs held: lanes [0, lanes)
   std::uint32_t stream[tile_lanes] = {};  // per lane: the stream's slot in the chunk table
 };
+
+#if defined(__CUDACC__)
+// Lane pl's column on its current side (rows 32 apart).
+__device__ __forceinline__ float* lane_d(const SpringTileDev& tile, int pl) {
+  return tile.d[tile.side[pl]] + pl;
+}
+__device__ __forceinline__ std::int32_t* lane_s(const SpringTileDev& tile, int pl) {
+  return tile.s[tile.side[pl]] + pl;
+}
+#endif
 
 // One stream's samples in this batch.
 struct SpringChunkDev {
@@ -70,7 +84,7 @@ struct SpringBatchDev {
   // Per pair (tile * 32 + lane), zero between batches: 1 when the wavefront gave the pair
   // up because a report did not fit. Its state is left as it was before the chunk, its
   // reports of the batch are void, and its `done` says the chunk is done so that the
-  // exact kernel leaves it alone: the host runs it on the wavefront again, with a larger
+  // sweep leaves it alone: the host runs it on the wavefront again, with a larger
   // buffer (SpringPairs::settle).
   std::uint32_t* aborted = nullptr;
 };
@@ -88,18 +102,21 @@ struct WavefrontShape {
 // The stream-mode kernel families, each saying what it can run and the workspace it needs
 // before it runs (CUTLASS's can_implement / get_workspace_size / run):
 //   SpringWavefront  the register wavefront: a pair's column in registers for the whole
-//                    chunk; patterns of dims 1 and 16..8192 rows. Up to 512 rows it applies
-//                    all of SPEC.md 3.1's rules itself (spring_wavefront.cu); longer
-//                    patterns (row tiles, spring_wavefront_tiled.cu) run until the first
-//                    column where a candidate appears, and leave the rest to...
-//   SpringExact      thread per pair, every shape, all of SPEC.md 3.1's rules; continues
-//                    every pair from where the wavefront left it to the end of its chunk.
+//                    chunk; patterns of dims 1 and 16..8192 rows, chunks of 32 samples and
+//                    more. Up to 512 rows it applies all of SPEC.md 3.1's rules itself
+//                    (spring_wavefront.cu); longer patterns (row tiles,
+//                    spring_wavefront_tiled.cu) run until the first column where a
+//                    candidate appears, and leave the rest to...
+//   SpringSweep      thread per pair, a block of columns per pass over the rows
+//                    (spring_sweep.hpp), every shape, all of SPEC.md 3.1's rules; continues
+//                    every pair from where the wavefront left it to the end of its chunk:
+//                    short chunks (live ticks), several dimensions, the tiled hand-over.
 struct SpringWavefront {
   // The most row tiles a tiled pair has (a block of 16 warps at 128 registers a thread
   // fills an SM's register file), and so the longest pattern the family takes.
   static constexpr std::uint32_t max_tiles = 16;
   static constexpr std::uint32_t max_m = 512 * max_tiles;
-  // Chunks shorter than this are left to SpringExact: a wavefront spends 15 (31 at 32
+  // Chunks shorter than this are left to SpringSweep: a wavefront spends 15 (31 at 32
   // lanes a pair) of its first iterations filling and as many of its last draining.
   static constexpr std::uint32_t min_count = 32;
 
@@ -118,7 +135,7 @@ struct SpringWavefront {
   }
   static constexpr std::size_t workspace_bytes() { return 0; }
   // The pairs listed (tile * 32 + lane), all of `shape`, metric and cost. A pair is skipped
-  // (left to SpringExact) when its chunk has fewer than min_count samples. Otherwise,
+  // (left to SpringSweep) when its chunk has fewer than min_count samples. Otherwise,
   // one tile: the pair runs its whole chunk, reports included, and records it in `done`
   // (or gives up, untouched, when the report buffer is full: `aborted`); several tiles: a pair with
   // a pending candidate is skipped, the others run until the first column where a candidate appears
@@ -127,12 +144,12 @@ struct SpringWavefront {
                   WavefrontShape shape, bool dk, bool abs_cost, cudaStream_t stream);
 };
 
-struct SpringExact {
+struct SpringSweep {
   static constexpr bool can_implement(std::uint32_t /*m*/, std::uint32_t /*dims*/) { return true; }
   static constexpr std::size_t workspace_bytes() { return 0; }  // reports go to the batch's buffer
-  // Every pair continues from `done` to the end of its chunk. Stops a pair early (leaving
-  // `done` where it stopped) when the report buffer is full: the caller collects, grows and
-  // runs again.
+  // Every pair continues from `done` to the end of its chunk. A pair whose block's reports
+  // do not fit the report buffer stops at that block's start (`done` says where, its state
+  // and candidate as they were there): the caller collects, grows and runs again.
   static void run(const SpringBatchDev& batch, cudaStream_t stream);
 };
 

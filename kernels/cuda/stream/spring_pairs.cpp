@@ -24,14 +24,18 @@ void upload(DeviceBuffer<T>& buffer, const std::vector<T>& host, const Stream& s
 
 std::unique_ptr<SpringPairs::Tile> SpringPairs::new_tile(std::size_t m) {
   auto tile = std::make_unique<Tile>();
-  const std::size_t column = m * tile_lanes;
-  tile->memory.reserve(column * 8 + 3 * tile_lanes * 4);
+  const std::size_t column = m * tile_lanes * 4;  // bytes of one side's D (or S)
+  tile->memory.reserve(4 * column + 4 * tile_lanes * 4);
   unsigned char* base = tile->memory.data();
-  tile->dev.d = reinterpret_cast<float*>(base);
-  tile->dev.s = reinterpret_cast<std::int32_t*>(base + column * 4);
-  tile->dev.d_min = reinterpret_cast<float*>(base + column * 8);
-  tile->dev.t_s = reinterpret_cast<std::int32_t*>(base + column * 8 + tile_lanes * 4);
-  tile->dev.t_e = reinterpret_cast<std::int32_t*>(base + column * 8 + tile_lanes * 8);
+  for (std::size_t side = 0; side < 2; ++side) {
+    tile->dev.d[side] = reinterpret_cast<float*>(base + 2 * side * column);
+    tile->dev.s[side] = reinterpret_cast<std::int32_t*>(base + (2 * side + 1) * column);
+  }
+  unsigned char* lanes = base + 4 * column;  // d_min, t_s, t_e back to back (flush_lanes)
+  tile->dev.d_min = reinterpret_cast<float*>(lanes);
+  tile->dev.t_s = reinterpret_cast<std::int32_t*>(lanes + tile_lanes * 4);
+  tile->dev.t_e = reinterpret_cast<std::int32_t*>(lanes + tile_lanes * 8);
+  tile->dev.side = reinterpret_cast<std::uint32_t*>(lanes + tile_lanes * 12);
   return tile;
 }
 
@@ -144,7 +148,7 @@ void SpringPairs::build_tables() {
     const PatternDef& def = *p.state->def;
     const auto m = static_cast<std::uint32_t>(def.length()),
                dims = static_cast<std::uint32_t>(def.dims);
-    Variant* variant = nullptr;  // none: SpringExact alone runs the pattern
+    Variant* variant = nullptr;  // none: SpringSweep alone runs the pattern
     if (SpringWavefront::can_implement(m, dims)) {
       const WavefrontShape shape = SpringWavefront::shape(m);
       const bool dk = def.params.distance.metric == Metric::dk;
@@ -222,13 +226,13 @@ void SpringPairs::launch(const SpringChunkDev* chunks, const float* values, std:
   WW_CUDA(cudaStreamWaitEvent(s, uploaded.get(), 0));
   l.started.record(compute_);
   WW_CUDA(cudaMemsetAsync(done_.data(), 0, std::size_t{tile_count_} * tile_lanes * 4, s));
-  launch_round(l, max_count >= SpringWavefront::min_count ? Round::all : Round::exact_only);
+  launch_round(l, max_count >= SpringWavefront::min_count ? Round::all : Round::sweep_only);
 }
 
 void SpringPairs::launch_round(Launch& l, Round round) {
   const cudaStream_t s = compute_.get();
   WW_CUDA(cudaMemsetAsync(report_counters_.data(), 0, 8, s));  // the wavefront reports too
-  if (round != Round::exact_only)
+  if (round != Round::sweep_only)
     for (std::size_t v = 0; v < variants_.size(); ++v) {
       const bool retry = round == Round::retry;
       const std::uint32_t* pairs =
@@ -239,7 +243,7 @@ void SpringPairs::launch_round(Launch& l, Round round) {
         SpringWavefront::run(batch_view(l.chunks, l.values), pairs, count, variants_[v].shape,
                              variants_[v].dk, variants_[v].abs_cost, s);
     }
-  SpringExact::run(batch_view(l.chunks, l.values), s);
+  SpringSweep::run(batch_view(l.chunks, l.values), s);
   l.finished.record(compute_);
   WW_CUDA(cudaMemcpyAsync(counters_host_.data(), report_counters_.data(), 8, cudaMemcpyDeviceToHost,
                           s));
@@ -261,14 +265,13 @@ void SpringPairs::settle(Launch& l) {
     }
     // (A failure from here on loses the batch: collect() has consumed it.)
     if (!counters_host_[1]) break;
-    // The buffer filled up: the exact kernel's pairs stopped where they were, and the
-    // wavefront gave up the pairs that did not fit. A wavefront that gave up filled the
-    // buffer before the exact kernel ran, so every report of such a round is the
-    // wavefront's: those of the pairs given up are void, and the pairs run their chunks
-    // again on the wavefront, then the exact kernel goes on, with a larger buffer.
+    // The buffer filled up: the sweep's pairs stopped where they were, and the
+    // wavefront gave up the pairs that did not fit. Their reports of this round are void
+    // (the sweep's stopped pairs never wrote theirs), and those pairs run their chunks
+    // again on the wavefront, then the sweep goes on, with a larger buffer.
     const bool retry = wavefront_round && drop_aborted(l.reports, round_from);
     reports_.reserve(2 * std::max<std::size_t>(reserved, reports_.capacity()));
-    launch_round(l, retry ? Round::retry : Round::exact_only);
+    launch_round(l, retry ? Round::retry : Round::sweep_only);
     wavefront_round = retry;
   }
   // The next batch likely reports about as many: room for twice that, so that the

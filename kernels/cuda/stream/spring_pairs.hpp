@@ -87,9 +87,9 @@ class SpringPairs {
   SpringBatchDev batch_view(const SpringChunkDev* chunks, const float* values) const;
   // One round of a batch's kernels, from zeroed report counters to the counters back on
   // the host: the wavefront over every variant's pairs (all), over the pairs it gave up
-  // (retry, drop_aborted's lists) or not at all (exact_only), then the exact kernel over
+  // (retry, drop_aborted's lists) or not at all (sweep_only), then the sweep over
   // every pair from where it stands.
-  enum class Round { all, retry, exact_only };
+  enum class Round { all, retry, sweep_only };
   void launch_round(Launch& l, Round round);
   void settle(Launch& l);  // waits for its kernels, reads its reports back
   // Removes the reports (from index `from` on) of the pairs the wavefront gave up, clears

@@ -20,7 +20,7 @@ constexpr unsigned full_mask = 0xffffffffu;
 constexpr int kBlock = 32;  // iterations between two window refills
 
 __device__ __forceinline__ float f_inf() {
-  return __int_as_float(0x7f800000);
+  return float_inf();
 }
 
 // The W lanes that run one pair (a team: half a warp or all of it), seen from one of them.
@@ -66,38 +66,43 @@ __device__ __forceinline__ T pick(const T (&v)[R], int reg) {
 template <int R>
 __device__ __forceinline__ void wave_load(WaveLane<R>& w, const Team& h, const SpringTileDev& tile,
                                           int pl) {
+  const float* d = lane_d(tile, pl);
+  const std::int32_t* s = lane_s(tile, pl);
 #pragma unroll
   for (int r = 0; r < R; ++r) {
     const int row = h.rows_from + h.hl * R + r;
-    w.d[r] = row < h.m ? tile.d[row * 32 + pl] : f_inf();
-    w.s[r] = row < h.m ? tile.s[row * 32 + pl] : 0;
+    w.d[r] = row < h.m ? d[row * 32] : f_inf();
+    w.s[r] = row < h.m ? s[row * 32] : 0;
   }
   // The diagonal of lane 0's first column: the boundary D(t-1, 0) = 0, or in a tile below
   // the first the saved row above it; the other lanes' arrive by shuffle in time.
   const bool below = h.hl == 0 && h.rows_from > 0;
-  w.prev_d = below ? tile.d[(h.rows_from - 1) * 32 + pl] : 0.0f;
-  w.prev_s = below ? tile.s[(h.rows_from - 1) * 32 + pl] : 0;
+  w.prev_d = below ? d[(h.rows_from - 1) * 32] : 0.0f;
+  w.prev_s = below ? s[(h.rows_from - 1) * 32] : 0;
   w.low = f_inf();
   w.found = -1;
 }
 
+// The registers back to the side they came from.
 template <int R>
 __device__ __forceinline__ void wave_store(const WaveLane<R>& w, const Team& h,
                                            const SpringTileDev& tile, int pl) {
+  float* d = lane_d(tile, pl);
+  std::int32_t* s = lane_s(tile, pl);
 #pragma unroll
   for (int r = 0; r < R; ++r) {
     const int row = h.rows_from + h.hl * R + r;
     if (row < h.m) {
-      tile.d[row * 32 + pl] = w.d[r];
-      tile.s[row * 32 + pl] = w.s[r];
+      d[row * 32] = w.d[r];
+      s[row * 32] = w.s[r];
     }
   }
 }
 
 // After a pair's passes: its registers back to the state and, on the lane that holds the
 // pattern's last row, rule 2 at column `found` (the first column whose last cell is <= eps,
-// -1 none) and how far the wavefront got, for the exact kernel to go on from. A hit whose
-// column pass 2 did not find again leaves the saved state: the exact kernel then takes the
+// -1 none) and how far the wavefront got, for the sweep to go on from. A hit whose
+// column pass 2 did not find again leaves the saved state: the sweep then takes the
 // whole chunk.
 template <int R>
 __device__ __forceinline__ void wave_finish(const WaveLane<R>& w, const Team& h,

@@ -318,7 +318,7 @@ __device__ void rule_team(WaveLane<R>& w, const Team& h, const SpringBatchDev& b
   if (!has) return;
   if (aborted) {  // the report buffer is full: the pair's state stays as it was
     if (run.is_last) {
-      tile.done[pl] = static_cast<std::uint32_t>(count);  // not the exact kernel's
+      tile.done[pl] = static_cast<std::uint32_t>(count);  // not the sweep's
       b.aborted[pair] = 1;                                // the host runs it here again
     }
     return;
@@ -349,7 +349,7 @@ __global__ void __launch_bounds__(kWarps * 32)
   const SpringChunkDev ch = b.chunks[tile.stream[pl]];
   const SpringPatternDev pat = b.patterns[tile.pattern];
   // A pair runs here unless it is another team's stand-in or its chunk is short (then the
-  // exact kernel takes it).
+  // sweep takes it).
   const bool has = first_pair + team < pair_count && ch.count >= min_count;
   if (!__any_sync(full_mask, has)) return;
 

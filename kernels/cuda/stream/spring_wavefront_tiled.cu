@@ -11,8 +11,8 @@
 // predates the single-warp kernel's rules in the wavefront, which do not carry over to
 // tiles yet): pass 1 watches the last tile's last row per block; a pair that came within
 // eps is re-run from its saved state to find the exact column (pass 2) and to exactly
-// there (pass 3), and the exact kernel takes over from that column. A pair with a pending
-// candidate is the exact kernel's.
+// there (pass 3), and the sweep (spring_sweep.cu) takes over from that column. A pair with a
+// pending candidate is the sweep's.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -101,7 +101,7 @@ __global__ void __launch_bounds__(SpringWavefront::max_tiles * 32)
   const int pl = static_cast<int>(pair % 32);
   const SpringChunkDev ch = b.chunks[st.stream[pl]];
   const SpringPatternDev pat = b.patterns[st.pattern];
-  // Short chunks and pending candidates are the exact kernel's (uniform over the block).
+  // Short chunks and pending candidates are the sweep's (uniform over the block).
   if (ch.count < min_count || st.d_min[pl] <= pat.eps) return;
 
   Team h;

@@ -13,6 +13,7 @@
 
 #include "cpu/spring_diagonal.hpp"
 #include "reference/spring.hpp"
+#include "spring_pair_support.hpp"
 #include "test_support.hpp"
 
 namespace kernels = warpwatch::kernels;
@@ -22,51 +23,11 @@ using kernels::Metric;
 
 namespace {
 
-struct Found {
-  float distance;
-  std::uint64_t start, end;
-  std::uint64_t at;  // the sample whose column made it final (the stream's length: flush)
-  bool operator==(const Found& o) const {
-    return std::bit_cast<std::uint32_t>(distance) == std::bit_cast<std::uint32_t>(o.distance) &&
-           start == o.start && end == o.end && at == o.at;
-  }
-};
-
-std::ostream& operator<<(std::ostream& os, const Found& f) {
-  return os << "{" << f.distance << ", " << f.start << ".." << f.end << " at " << f.at << "}";
-}
-
-// A random walk with a noisy copy of `pattern` every 60-200 samples (gaps of walk between).
-std::vector<float> dense_stream(std::mt19937_64& rng, const std::vector<float>& pattern,
-                                std::size_t dims, std::size_t length) {
-  std::normal_distribution<float> noise(0.0f, 0.1f), step(0.0f, 0.3f);
-  std::uniform_int_distribution<std::size_t> gap(0, 140);
-  const std::size_t m = pattern.size() / dims;
-  std::vector<float> x;
-  std::vector<float> at(dims, 0.0f);
-  while (x.size() < length * dims) {
-    for (std::size_t g = gap(rng) + (m < 60 ? 60 - m : 0); g > 0; --g)
-      for (std::size_t k = 0; k < dims; ++k) x.push_back(at[k] += step(rng));
-    for (std::size_t i = 0; i < m; ++i)
-      for (std::size_t k = 0; k < dims; ++k)
-        x.push_back(at[k] = pattern[i * dims + k] + noise(rng));
-  }
-  x.resize(length * dims);
-  return x;
-}
-
-std::vector<Found> reference_run(const std::vector<float>& pattern, std::size_t dims, Metric metric,
-                                 Cost cost, double eps, const std::vector<float>& x) {
-  kernels::reference::SpringPair pair(pattern.data(), pattern.size() / dims, dims, metric, cost,
-                                      eps);
-  std::vector<Found> out;
-  const std::size_t n = x.size() / dims;
-  for (std::size_t t = 0; t < n; ++t)
-    if (auto r = pair.step(x.data() + t * dims, t))
-      out.push_back({r->distance, r->start_index, r->end_index, t});
-  if (auto r = pair.flush()) out.push_back({r->distance, r->start_index, r->end_index, n});
-  return out;
-}
+using warpwatch::testing::dense_stream;
+using warpwatch::testing::dense_threshold;
+using warpwatch::testing::Found;
+using warpwatch::testing::reference_run;
+using warpwatch::testing::walk_pattern;
 
 std::vector<Found> diagonal_run(const std::vector<float>& pattern, std::size_t dims, Metric metric,
                                 Cost cost, double eps, const std::vector<float>& x,
@@ -121,31 +82,15 @@ std::vector<Found> diagonal_run(const std::vector<float>& pattern, std::size_t d
   return out;
 }
 
-// The threshold that makes about every planted copy a match: a little above the median
-// of the reference's best distances at a generous threshold.
-double dense_threshold(const std::vector<float>& pattern, std::size_t dims, Metric metric,
-                       Cost cost, const std::vector<float>& x) {
-  std::vector<Found> loose = reference_run(pattern, dims, metric, cost, 1e30, x);
-  std::vector<float> best;
-  for (const auto& f : loose) best.push_back(f.distance);
-  if (best.empty()) return 1.0;
-  std::nth_element(best.begin(), best.begin() + best.size() / 2, best.end());
-  return 1.5 * best[best.size() / 2] + 1e-6;
-}
-
 }  // namespace
 
 TEST(SpringDiagonal, DenseMatchesBitIdentical) {
   std::mt19937_64 rng(warpwatch::testing::test_seed());
-  std::normal_distribution<float> walk(0.0f, 1.0f);
   const std::size_t V = cpu::spring_diagonal_width();
   std::size_t total_matches = 0;
   for (std::size_t dims : {1u, 3u, 8u}) {
     for (std::size_t m : {2u, 5u, 16u, 17u, 40u, 64u, 129u}) {
-      std::vector<float> pattern(m * dims);
-      std::vector<float> at(dims, 0.0f);
-      for (std::size_t i = 0; i < m; ++i)
-        for (std::size_t k = 0; k < dims; ++k) pattern[i * dims + k] = at[k] += walk(rng);
+      const std::vector<float> pattern = walk_pattern(rng, m, dims);
       const std::size_t length = dims == 1 ? 6000 : 2500;
       const std::vector<float> x = dense_stream(rng, pattern, dims, length);
       for (Metric metric : {Metric::dtw, Metric::dk}) {

@@ -20,7 +20,7 @@ namespace {
 
 namespace kernels = warpwatch::kernels;
 namespace cuda = warpwatch::kernels::cuda;
-using cuda::SpringExact;
+using cuda::SpringSweep;
 using cuda::SpringWavefront;
 using cuda::WavefrontShape;
 using cuda::detail::FastKind;
@@ -33,9 +33,9 @@ TEST(CudaFamilies, SpringWavefrontTakesDims1From16To8192Rows) {
   EXPECT_TRUE(SpringWavefront::can_implement(16, 1));
   EXPECT_TRUE(SpringWavefront::can_implement(8192, 1));
   EXPECT_FALSE(SpringWavefront::can_implement(8193, 1));
-  EXPECT_FALSE(SpringWavefront::can_implement(256, 3)) << "d > 1 runs on SpringExact";
-  EXPECT_TRUE(SpringExact::can_implement(100000, 64));
-  EXPECT_TRUE(SpringExact::can_implement(2, 1));
+  EXPECT_FALSE(SpringWavefront::can_implement(256, 3)) << "d > 1 runs on SpringSweep";
+  EXPECT_TRUE(SpringSweep::can_implement(100000, 64));
+  EXPECT_TRUE(SpringSweep::can_implement(2, 1));
   // 16 lanes and powers of two up to 256 rows, 32 lanes of 16 to 512, then 512-row tiles.
   const std::vector<std::pair<std::uint32_t, WavefrontShape>> shapes = {
       {16, {16, 1, 1}},   {17, {16, 2, 1}},    {100, {16, 8, 1}},
