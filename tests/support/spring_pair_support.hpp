@@ -45,7 +45,7 @@ inline std::vector<float> walk_pattern(std::mt19937_64& rng, std::size_t m, std:
 
 // A random walk with a noisy copy of `pattern` every 60-200 samples (gaps of walk between).
 inline std::vector<float> dense_stream(std::mt19937_64& rng, const std::vector<float>& pattern,
-                                std::size_t dims, std::size_t length) {
+                                       std::size_t dims, std::size_t length) {
   std::normal_distribution<float> noise(0.0f, 0.1f), step(0.0f, 0.3f);
   std::uniform_int_distribution<std::size_t> gap(0, 140);
   const std::size_t m = pattern.size() / dims;
@@ -62,10 +62,11 @@ inline std::vector<float> dense_stream(std::mt19937_64& rng, const std::vector<f
   return x;
 }
 
-inline std::vector<Found> reference_run(const std::vector<float>& pattern, std::size_t dims, Metric metric,
-                                 Cost cost, double eps, const std::vector<float>& x) {
-  warpwatch::kernels::reference::SpringPair pair(pattern.data(), pattern.size() / dims, dims, metric, cost,
-                                      eps);
+inline std::vector<Found> reference_run(const std::vector<float>& pattern, std::size_t dims,
+                                        Metric metric, Cost cost, double eps,
+                                        const std::vector<float>& x) {
+  warpwatch::kernels::reference::SpringPair pair(pattern.data(), pattern.size() / dims, dims,
+                                                 metric, cost, eps);
   std::vector<Found> out;
   const std::size_t n = x.size() / dims;
   for (std::size_t t = 0; t < n; ++t)
@@ -78,7 +79,7 @@ inline std::vector<Found> reference_run(const std::vector<float>& pattern, std::
 // The threshold that makes about every planted copy a match: a little above the median
 // of the reference's best distances at a generous threshold.
 inline double dense_threshold(const std::vector<float>& pattern, std::size_t dims, Metric metric,
-                       Cost cost, const std::vector<float>& x) {
+                              Cost cost, const std::vector<float>& x) {
   std::vector<Found> loose = reference_run(pattern, dims, metric, cost, 1e30, x);
   std::vector<float> best;
   for (const auto& f : loose) best.push_back(f.distance);
@@ -86,6 +87,5 @@ inline double dense_threshold(const std::vector<float>& pattern, std::size_t dim
   std::nth_element(best.begin(), best.begin() + best.size() / 2, best.end());
   return 1.5 * best[best.size() / 2] + 1e-6;
 }
-
 
 }  // namespace warpwatch::testing

@@ -53,10 +53,10 @@ struct Report {
 // What a sweep of one block needs to know beyond the state.
 template <int C>
 struct Plan {
-  int n;                 // columns in the block, 1..C
-  std::int32_t t0;       // low 32 bits of the index of its first column
-  std::int32_t te_lo;    // the `lo` fold's t_e
-  unsigned resets;       // bit j: column j reported; its cells with S <= reset_te[j] forgotten
+  int n;               // columns in the block, 1..C
+  std::int32_t t0;     // low 32 bits of the index of its first column
+  std::int32_t te_lo;  // the `lo` fold's t_e
+  unsigned resets;     // bit j: column j reported; its cells with S <= reset_te[j] forgotten
   std::int32_t reset_te[C];
 };
 
@@ -76,7 +76,7 @@ struct PairView {
   const float* pattern;  // m x dims
   int m, dims;
   float eps;
-  const float* x;     // the chunk's samples, count x dims
+  const float* x;      // the chunk's samples, count x dims
   std::int32_t first;  // low 32 bits of the chunk's first sample index
 };
 
@@ -98,9 +98,9 @@ WW_HD T read_only(const T* p) {
 // code without tests interleaves the cells of several rows and columns, which a thread
 // per pair needs, with few warps an SM, to keep issuing).
 enum class Width {
-  full,    // n == C: no column tests
-  one,     // n == 1: one column (live ticks of one sample)
-  any,     // 1 <= n <= C: a test per column
+  full,  // n == C: no column tests
+  one,   // n == 1: one column (live ticks of one sample)
+  any,   // 1 <= n <= C: a test per column
 };
 
 // One pass over the rows for the block in `plan`: reads the column before the block from
@@ -137,7 +137,8 @@ WW_HD void sweep_block(const float* __restrict__ src_d, const std::int32_t* __re
   for (int j = 0; j < K; ++j) {
     reset_te[j] = kResets ? plan.reset_te[j] : 0;
     xs[j] = kDims1 && j < n ? x[j] : 0.0f;
-    t[j] = static_cast<std::int32_t>(static_cast<std::uint32_t>(t0) + static_cast<std::uint32_t>(j));
+    t[j] =
+        static_cast<std::int32_t>(static_cast<std::uint32_t>(t0) + static_cast<std::uint32_t>(j));
     raw[j] = cur[j] = prev[j] = 0.0f;
     cur_s[j] = prev_s[j] = t[j];
   }
@@ -190,7 +191,8 @@ WW_HD void sweep_block(const float* __restrict__ src_d, const std::int32_t* __re
           c = c + spring_term<kAbs>(xs[j], cp[u]);
         } else {
           const int i = i0 + u;
-          for (int k = 0; k < dims; ++k) c = c + spring_term<kAbs>(x[j * dims + k], p[i * dims + k]);
+          for (int k = 0; k < dims; ++k)
+            c = c + spring_term<kAbs>(x[j * dims + k], p[i * dims + k]);
         }
         const float val = spring_combine<kDk>(c, best);
         if (bs != t[j]) hi[j] = fold_min(hi[j], val);
@@ -277,7 +279,7 @@ WW_HD void each_report(const Block<C>& bl, std::uint32_t step0, F&& f) {
 template <int C>
 WW_HD bool decide(Block<C>& bl, Candidate& c, const Folds<C>& f, float eps) {
   const float inf = float_inf();
-WW_UNROLL
+  WW_UNROLL
   for (int j = 0; j < C; ++j) {
     if (j < bl.decided || j >= bl.plan.n) continue;
     const std::int32_t t = static_cast<std::int32_t>(static_cast<std::uint32_t>(bl.plan.t0) +
@@ -372,10 +374,11 @@ WW_HD bool lane_step(Lane<C>& l, const PairView& v, Commit&& commit) {
   const float* x = v.x + static_cast<std::uint64_t>(l.t) * static_cast<std::uint64_t>(v.dims);
   Folds<C> f;
   sweep_block<C, kWidth, kDk, kAbs, kResets, kDims1>(v.d[l.side], v.s[l.side], v.d[l.side ^ 1],
-                                             v.s[l.side ^ 1], v, x, bl.plan, f);
+                                                     v.s[l.side ^ 1], v, x, bl.plan, f);
   if (decide<C>(bl, l.c, f, v.eps)) return true;
   l.in_block = false;
-  if (bl.plan.resets != 0 && !commit(static_cast<const Block<C>&>(bl), static_cast<std::uint32_t>(l.t))) {
+  if (bl.plan.resets != 0 &&
+      !commit(static_cast<const Block<C>&>(bl), static_cast<std::uint32_t>(l.t))) {
     l.c = bl.start;
     l.stopped = true;
     return false;
@@ -388,8 +391,7 @@ WW_HD bool lane_step(Lane<C>& l, const PairView& v, Commit&& commit) {
 // lane_step in the variant for `resets` (lane_needs_resets of some lane) and `width` (what
 // every lane's lane_width allows); several dimensions take the tested width.
 template <int C, bool kDk, bool kAbs, bool kDims1, typename Commit>
-WW_HD bool lane_step_as(Lane<C>& l, const PairView& v, bool resets, Width width,
-                        Commit&& commit) {
+WW_HD bool lane_step_as(Lane<C>& l, const PairView& v, bool resets, Width width, Commit&& commit) {
   if (!kDims1 || width == Width::any)
     return resets ? lane_step<C, Width::any, kDk, kAbs, true, kDims1>(l, v, commit)
                   : lane_step<C, Width::any, kDk, kAbs, false, kDims1>(l, v, commit);

@@ -144,7 +144,8 @@ TEST(CudaSweepLane, DenseMatchesBitIdentical) {
           total_matches += want.size();
           // Chunks of 1 sample, a block and a bit, a few blocks, the whole stream; indices
           // across 2^32; a refusing report buffer.
-          for (std::size_t max_chunk : {std::size_t{1}, std::size_t{C + 1}, std::size_t{40}, length}) {
+          for (std::size_t max_chunk :
+               {std::size_t{1}, std::size_t{C + 1}, std::size_t{40}, length}) {
             const std::uint64_t first = max_chunk == C + 1 ? (std::uint64_t{1} << 32) - 1000 : 0;
             const bool refuse = max_chunk == 40;
             const SweepRun got =
