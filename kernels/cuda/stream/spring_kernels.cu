@@ -3,18 +3,14 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cfloat>
 #include <cstdint>
 
 #include "cuda/runtime/cuda_check.hpp"
+#include "spring_cell.cuh"
 #include "spring_launch.hpp"
 
 namespace warpwatch::kernels::cuda {
 namespace {
-
-__device__ __forceinline__ float f_inf() {
-  return __int_as_float(0x7f800000);
-}
 
 __global__ void spring_live_age(SpringBatchDev b, std::uint32_t* age) {
   const std::uint32_t tile_index = blockIdx.x * (blockDim.x / 32) + (threadIdx.x >> 5);
@@ -36,12 +32,12 @@ __global__ void spring_live_age(SpringBatchDev b, std::uint32_t* age) {
 __global__ void spring_fresh_lane(SpringTileDev tile, std::uint32_t m, std::uint32_t lane) {
   for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < m;
        i += gridDim.x * blockDim.x) {
-    tile.d[0][i * 32 + lane] = f_inf();
+    tile.d[0][i * 32 + lane] = float_inf();
     tile.s[0][i * 32 + lane] = 0;
   }
   if (blockIdx.x == 0 && threadIdx.x == 0) {
     tile.side[lane] = 0;
-    tile.d_min[lane] = f_inf();
+    tile.d_min[lane] = float_inf();
     tile.t_s[lane] = 0;
     tile.t_e[lane] = 0;
   }

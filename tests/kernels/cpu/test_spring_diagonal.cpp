@@ -23,11 +23,11 @@ using kernels::Metric;
 
 namespace {
 
-using warpwatch::testing::dense_stream;
-using warpwatch::testing::dense_threshold;
+using warpwatch::testing::each_dense_case;
+using warpwatch::testing::each_quantized_case;
 using warpwatch::testing::Found;
-using warpwatch::testing::reference_run;
-using warpwatch::testing::walk_pattern;
+using warpwatch::testing::low32_found;
+using warpwatch::testing::PairCase;
 
 std::vector<Found> diagonal_run(const std::vector<float>& pattern, std::size_t dims, Metric metric,
                                 Cost cost, double eps, const std::vector<float>& x,
@@ -55,11 +55,6 @@ std::vector<Found> diagonal_run(const std::vector<float>& pattern, std::size_t d
   std::vector<cpu::SpringLaneReport> reports;
   std::vector<Found> out;
   std::uniform_int_distribution<std::size_t> chunk(1, max_chunk);
-  // Indices as the backends keep them: low 32 bits, unwrapped against the absolute index.
-  const auto unwrap = [&](std::uint64_t current, std::int32_t low) {
-    return current - static_cast<std::uint32_t>(static_cast<std::uint32_t>(current) -
-                                                static_cast<std::uint32_t>(low));
-  };
   for (std::size_t t = 0; t < n;) {
     const std::size_t c = std::min(chunk(rng), n - t);
     reports.clear();
@@ -70,14 +65,13 @@ std::vector<Found> diagonal_run(const std::vector<float>& pattern, std::size_t d
     for (const auto& r : reports) {
       EXPECT_EQ(r.lane, 7u);
       const std::uint64_t now = index + r.step;
-      out.push_back({r.distance, unwrap(now, r.t_s) - first_index, unwrap(now, r.t_e) - first_index,
-                     now - first_index});
+      out.push_back(low32_found(r.distance, r.t_s, r.t_e, now, first_index, now - first_index));
     }
     t += c;
   }
   if (d_min <= st.eps) {
     const std::uint64_t now = first_index + n - 1;
-    out.push_back({d_min, unwrap(now, t_s) - first_index, unwrap(now, t_e) - first_index, n});
+    out.push_back(low32_found(d_min, t_s, t_e, now, first_index, n));
   }
   return out;
 }
@@ -87,30 +81,16 @@ std::vector<Found> diagonal_run(const std::vector<float>& pattern, std::size_t d
 TEST(SpringDiagonal, DenseMatchesBitIdentical) {
   std::mt19937_64 rng(warpwatch::testing::test_seed());
   const std::size_t V = cpu::spring_diagonal_width();
-  std::size_t total_matches = 0;
-  for (std::size_t dims : {1u, 3u, 8u}) {
-    for (std::size_t m : {2u, 5u, 16u, 17u, 40u, 64u, 129u}) {
-      const std::vector<float> pattern = walk_pattern(rng, m, dims);
-      const std::size_t length = dims == 1 ? 6000 : 2500;
-      const std::vector<float> x = dense_stream(rng, pattern, dims, length);
-      for (Metric metric : {Metric::dtw, Metric::dk}) {
-        for (Cost cost : {Cost::sq, Cost::abs}) {
-          const double eps = dense_threshold(pattern, dims, metric, cost, x);
-          const std::vector<Found> want = reference_run(pattern, dims, metric, cost, eps, x);
-          total_matches += want.size();
-          // Chunks of up to 1 sample, a stripe, and the whole stream; indices near 2^32.
-          for (std::size_t max_chunk : {std::size_t{1}, V, std::size_t{333}, length}) {
-            const std::uint64_t first = max_chunk == V ? (std::uint64_t{1} << 32) - 1000 : 0;
-            const std::vector<Found> got =
-                diagonal_run(pattern, dims, metric, cost, eps, x, rng, max_chunk, first);
-            ASSERT_EQ(got, want) << "d " << dims << " m " << m << " " << kernels::to_string(metric)
-                                 << " " << kernels::to_string(cost) << " eps " << eps
-                                 << " chunks up to " << max_chunk;
-          }
+  const std::size_t total_matches =
+      each_dense_case(rng, {1, 3, 8}, {2, 5, 16, 17, 40, 64, 129}, [&](const PairCase& c) {
+        // Chunks of up to 1 sample, a stripe, and the whole stream; indices near 2^32.
+        for (std::size_t max_chunk : {std::size_t{1}, V, std::size_t{333}, c.length()}) {
+          const std::uint64_t first = max_chunk == V ? (std::uint64_t{1} << 32) - 1000 : 0;
+          const std::vector<Found> got =
+              diagonal_run(c.pattern, c.dims, c.metric, c.cost, c.eps, c.x, rng, max_chunk, first);
+          ASSERT_EQ(got, c.want) << c.describe() << " chunks up to " << max_chunk;
         }
-      }
-    }
-  }
+      });
   // Dense: the copies come every 60-200 samples.
   EXPECT_GT(total_matches, 3000u);
 }
@@ -119,30 +99,14 @@ TEST(SpringDiagonal, DenseMatchesBitIdentical) {
 // final within a few columns of each other, inside one stripe.
 TEST(SpringDiagonal, QuantizedTiesBitIdentical) {
   std::mt19937_64 rng(warpwatch::testing::test_seed());
-  std::uniform_int_distribution<int> level(0, 3);
   const std::size_t V = cpu::spring_diagonal_width();
-  std::size_t total_matches = 0;
-  for (std::size_t dims : {1u, 3u}) {
-    for (std::size_t m : {2u, 3u, 4u, 8u, 33u}) {
-      std::vector<float> pattern(m * dims), x(3000 * dims);
-      for (auto& v : pattern) v = static_cast<float>(level(rng));
-      for (auto& v : x) v = static_cast<float>(level(rng));
-      for (Metric metric : {Metric::dtw, Metric::dk}) {
-        for (Cost cost : {Cost::sq, Cost::abs}) {
-          const double eps =
-              metric == Metric::dtw ? 0.5 * static_cast<double>(m * dims) : 1.0 + (m % 2);
-          const std::vector<Found> want = reference_run(pattern, dims, metric, cost, eps, x);
-          total_matches += want.size();
-          for (std::size_t max_chunk : {std::size_t{1}, V + 1, std::size_t{3000}}) {
-            const std::vector<Found> got =
-                diagonal_run(pattern, dims, metric, cost, eps, x, rng, max_chunk, 0);
-            ASSERT_EQ(got, want) << "d " << dims << " m " << m << " " << kernels::to_string(metric)
-                                 << " " << kernels::to_string(cost) << " eps " << eps
-                                 << " chunks up to " << max_chunk;
-          }
+  const std::size_t total_matches =
+      each_quantized_case(rng, {1, 3}, {2, 3, 4, 8, 33}, [&](const PairCase& c) {
+        for (std::size_t max_chunk : {std::size_t{1}, V + 1, std::size_t{3000}}) {
+          const std::vector<Found> got =
+              diagonal_run(c.pattern, c.dims, c.metric, c.cost, c.eps, c.x, rng, max_chunk, 0);
+          ASSERT_EQ(got, c.want) << c.describe() << " chunks up to " << max_chunk;
         }
-      }
-    }
-  }
+      });
   EXPECT_GT(total_matches, 2000u);
 }

@@ -20,11 +20,11 @@ namespace kernels = warpwatch::kernels;
 namespace sweep = warpwatch::kernels::cuda::sweep;
 using kernels::Cost;
 using kernels::Metric;
-using warpwatch::testing::dense_stream;
-using warpwatch::testing::dense_threshold;
+using warpwatch::testing::each_dense_case;
+using warpwatch::testing::each_quantized_case;
 using warpwatch::testing::Found;
-using warpwatch::testing::reference_run;
-using warpwatch::testing::walk_pattern;
+using warpwatch::testing::low32_found;
+using warpwatch::testing::PairCase;
 
 namespace {
 
@@ -71,10 +71,6 @@ SweepRun sweep_run(const std::vector<float>& pattern, std::size_t dims, Metric m
   SweepRun run;
   std::uniform_int_distribution<std::size_t> chunk(1, max_chunk);
   std::bernoulli_distribution no_room(0.3);
-  const auto unwrap = [&](std::uint64_t current, std::int32_t low) {
-    return current - static_cast<std::uint32_t>(static_cast<std::uint32_t>(current) -
-                                                static_cast<std::uint32_t>(low));
-  };
   for (std::size_t t = 0; t < n;) {
     const std::size_t count = std::min(chunk(rng), n - t);
     const std::uint64_t index = first_index + t;
@@ -87,8 +83,8 @@ SweepRun sweep_run(const std::vector<float>& pattern, std::size_t dims, Metric m
       }
       sweep::each_report<C>(bl, step0, [&](const sweep::Report& r) {
         const std::uint64_t now = index + r.step;
-        run.found.push_back({r.c.d_min, unwrap(now, r.c.t_s) - first_index,
-                             unwrap(now, r.c.t_e) - first_index, now - first_index});
+        run.found.push_back(
+            low32_found(r.c.d_min, r.c.t_s, r.c.t_e, now, first_index, now - first_index));
       });
       return true;
     };
@@ -121,8 +117,7 @@ SweepRun sweep_run(const std::vector<float>& pattern, std::size_t dims, Metric m
   }
   if (cand.d_min <= v.eps) {
     const std::uint64_t now = first_index + n - 1;
-    run.found.push_back(
-        {cand.d_min, unwrap(now, cand.t_s) - first_index, unwrap(now, cand.t_e) - first_index, n});
+    run.found.push_back(low32_found(cand.d_min, cand.t_s, cand.t_e, now, first_index, n));
   }
   return run;
 }
@@ -131,34 +126,20 @@ SweepRun sweep_run(const std::vector<float>& pattern, std::size_t dims, Metric m
 
 TEST(CudaSweepLane, DenseMatchesBitIdentical) {
   std::mt19937_64 rng(warpwatch::testing::test_seed());
-  std::size_t total_matches = 0, refused = 0;
-  for (std::size_t dims : {1u, 3u, 8u}) {
-    for (std::size_t m : {1u, 2u, 5u, 16u, 17u, 40u, 64u, 129u}) {
-      const std::vector<float> pattern = walk_pattern(rng, m, dims);
-      const std::size_t length = dims == 1 ? 6000 : 2500;
-      const std::vector<float> x = dense_stream(rng, pattern, dims, length);
-      for (Metric metric : {Metric::dtw, Metric::dk}) {
-        for (Cost cost : {Cost::sq, Cost::abs}) {
-          const double eps = dense_threshold(pattern, dims, metric, cost, x);
-          const std::vector<Found> want = reference_run(pattern, dims, metric, cost, eps, x);
-          total_matches += want.size();
-          // Chunks of 1 sample, a block and a bit, a few blocks, the whole stream; indices
-          // across 2^32; a refusing report buffer.
-          for (std::size_t max_chunk :
-               {std::size_t{1}, std::size_t{C + 1}, std::size_t{40}, length}) {
-            const std::uint64_t first = max_chunk == C + 1 ? (std::uint64_t{1} << 32) - 1000 : 0;
-            const bool refuse = max_chunk == 40;
-            const SweepRun got =
-                sweep_run(pattern, dims, metric, cost, eps, x, rng, max_chunk, first, refuse);
-            refused += got.refused;
-            ASSERT_EQ(got.found, want)
-                << "d " << dims << " m " << m << " " << kernels::to_string(metric) << " "
-                << kernels::to_string(cost) << " eps " << eps << " chunks up to " << max_chunk;
-          }
+  std::size_t refused = 0;
+  const std::size_t total_matches =
+      each_dense_case(rng, {1, 3, 8}, {1, 2, 5, 16, 17, 40, 64, 129}, [&](const PairCase& c) {
+        // Chunks of 1 sample, a block and a bit, a few blocks, the whole stream; indices
+        // across 2^32; a refusing report buffer.
+        for (std::size_t max_chunk :
+             {std::size_t{1}, std::size_t{C + 1}, std::size_t{40}, c.length()}) {
+          const std::uint64_t first = max_chunk == C + 1 ? (std::uint64_t{1} << 32) - 1000 : 0;
+          const SweepRun got = sweep_run(c.pattern, c.dims, c.metric, c.cost, c.eps, c.x, rng,
+                                         max_chunk, first, max_chunk == 40);
+          refused += got.refused;
+          ASSERT_EQ(got.found, c.want) << c.describe() << " chunks up to " << max_chunk;
         }
-      }
-    }
-  }
+      });
   // Dense: the copies come every 60-200 samples; and the refusals did happen.
   EXPECT_GT(total_matches, 3000u);
   EXPECT_GT(refused, 100u);
@@ -168,29 +149,13 @@ TEST(CudaSweepLane, DenseMatchesBitIdentical) {
 // final within a few columns of each other, inside one block.
 TEST(CudaSweepLane, QuantizedTiesBitIdentical) {
   std::mt19937_64 rng(warpwatch::testing::test_seed());
-  std::uniform_int_distribution<int> level(0, 3);
-  std::size_t total_matches = 0;
-  for (std::size_t dims : {1u, 3u}) {
-    for (std::size_t m : {1u, 2u, 3u, 4u, 8u, 33u}) {
-      std::vector<float> pattern(m * dims), x(3000 * dims);
-      for (auto& v : pattern) v = static_cast<float>(level(rng));
-      for (auto& v : x) v = static_cast<float>(level(rng));
-      for (Metric metric : {Metric::dtw, Metric::dk}) {
-        for (Cost cost : {Cost::sq, Cost::abs}) {
-          const double eps =
-              metric == Metric::dtw ? 0.5 * static_cast<double>(m * dims) : 1.0 + (m % 2);
-          const std::vector<Found> want = reference_run(pattern, dims, metric, cost, eps, x);
-          total_matches += want.size();
-          for (std::size_t max_chunk : {std::size_t{1}, std::size_t{C}, std::size_t{3000}}) {
-            const SweepRun got =
-                sweep_run(pattern, dims, metric, cost, eps, x, rng, max_chunk, 0, max_chunk == C);
-            ASSERT_EQ(got.found, want)
-                << "d " << dims << " m " << m << " " << kernels::to_string(metric) << " "
-                << kernels::to_string(cost) << " eps " << eps << " chunks up to " << max_chunk;
-          }
+  const std::size_t total_matches =
+      each_quantized_case(rng, {1, 3}, {1, 2, 3, 4, 8, 33}, [&](const PairCase& c) {
+        for (std::size_t max_chunk : {std::size_t{1}, std::size_t{C}, std::size_t{3000}}) {
+          const SweepRun got = sweep_run(c.pattern, c.dims, c.metric, c.cost, c.eps, c.x, rng,
+                                         max_chunk, 0, max_chunk == C);
+          ASSERT_EQ(got.found, c.want) << c.describe() << " chunks up to " << max_chunk;
         }
-      }
-    }
-  }
+      });
   EXPECT_GT(total_matches, 2000u);
 }
