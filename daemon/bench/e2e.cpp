@@ -390,11 +390,9 @@ class PointRun {
 
  private:
   void ports() {
-    ingest_port_ = free_loopback_port();
-    do publish_port_ = free_loopback_port();
-    while (publish_port_ == ingest_port_);
-    do metrics_port_ = free_loopback_port();
-    while (metrics_port_ == ingest_port_ || metrics_port_ == publish_port_);
+    ingest_port_ = free_loopback_port();  // three distinct ports, reserved (loopback.hpp)
+    publish_port_ = free_loopback_port();
+    metrics_port_ = free_loopback_port();
   }
 
   // A subscriber only gets what is published after its subscription reached the

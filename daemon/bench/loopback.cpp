@@ -29,17 +29,20 @@ namespace warpwatch::bench {
 
 int free_loopback_port() {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  const int reuse = 1;
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   socklen_t size = sizeof(address);
-  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
+  if (fd < 0 || ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, sizeof(reuse)) != 0 ||
+      ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
       ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size) != 0) {
     const int error = errno;
     if (fd >= 0) ::close(fd);
     throw std::runtime_error(std::string("no free loopback port: ") + std::strerror(error));
   }
-  ::close(fd);
+  // Deliberately never closed: the reservation lasts as long as the process (a few
+  // descriptors per test or bench run).
   return ntohs(address.sin_port);
 }
 

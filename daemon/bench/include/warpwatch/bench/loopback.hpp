@@ -15,8 +15,12 @@
 
 namespace warpwatch::bench {
 
-// A TCP port on 127.0.0.1 that was free a moment ago (the kernel picked it for a socket
-// that is closed again), for configurations that need fixed endpoints.
+// A TCP port on 127.0.0.1 for configurations that need fixed endpoints, reserved until this
+// process exits: a socket with SO_REUSEADDR stays bound to it without listening. A listener
+// that also sets SO_REUSEADDR (libzmq's TCP listener and the metrics server do) binds it;
+// nothing else can: the kernel gives a bound port to no other bind(0), no outgoing
+// connection and no parallel test process, so two calls never return the same port either.
+// (A port that was merely free a moment ago was taken in between under `ctest -j`.)
 int free_loopback_port();
 
 class ChildProcess {
