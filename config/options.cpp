@@ -33,8 +33,8 @@ std::vector<OptionInfo> daemon_options() {
       {.name = "backend",
        .type = OT::choice,
        .default_yaml = "auto",
-       .help = "matching backend; `auto` uses cuda when a device is usable, else cpu (one log "
-               "line says which)",
+       .help = "matching backend; `auto`: the cpu without a usable device, else by the declared "
+               "pairs (see \"How auto chooses\"; one log line says which)",
        .choices = {"auto", "cuda", "cpu", "reference"},
        .set =
            [](T& t, const V& v) {

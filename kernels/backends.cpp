@@ -1,7 +1,9 @@
 // The backend factory: the one place with `#if WARPWATCH_HAVE_CUDA` (DESIGN.md).
 #include "warpwatch/kernels/backends.hpp"
 
+#include <algorithm>
 #include <stdexcept>
+#include <thread>
 
 #include "warpwatch/kernels/cpu.hpp"
 #include "warpwatch/kernels/reference.hpp"
@@ -72,15 +74,54 @@ int fp32_lanes_per_sm(int major, int minor) {
   return 128;  // Maxwell, Pascal 6.1/6.2, Ampere GA10x, Ada, Hopper, Blackwell
 }
 
-Backend resolve_backend(Backend requested, std::string* why) {
+namespace {
+unsigned cpu_threads_of(const WorkShape& shape) {
+  return shape.cpu_threads ? shape.cpu_threads : std::max(1u, std::thread::hardware_concurrency());
+}
+
+// Pairs the device needs per cpu thread to beat the cpu: a warp per pair (the register
+// wavefront, and the sweep's d = 1 variants at short chunks) or a thread per pair.
+constexpr std::size_t kPairsPerThreadWarpKernels = 2;
+constexpr std::size_t kPairsPerThreadThreadKernels = 256;
+constexpr std::size_t kWavefrontRows = 512;  // longer patterns run in row tiles (README)
+constexpr std::size_t kSweepChunks = 32;     // shorter chunks run on the sweep at any m
+
+std::size_t cuda_min_pairs(const WorkShape& shape) {
+  // Row tiles hand a pair over to the sweep after a candidate; short chunks run there anyway,
+  // as fast for patterns of 513+ rows as for shorter ones.
+  const bool tiled =
+      shape.longest_pattern > kWavefrontRows && (shape.chunk == 0 || shape.chunk >= kSweepChunks);
+  const bool thread_per_pair = shape.widest_dims > 1 || tiled;
+  return (thread_per_pair ? kPairsPerThreadThreadKernels : kPairsPerThreadWarpKernels) *
+         cpu_threads_of(shape);
+}
+}  // namespace
+
+bool cuda_pays_off(const WorkShape& shape) {
+  return !shape.pairs || *shape.pairs >= cuda_min_pairs(shape);
+}
+
+Backend resolve_backend(Backend requested, const WorkShape& shape, std::string* why) {
   if (requested != Backend::automatic) return requested;
   const CudaStatus cuda = cuda_status();
-  if (cuda.device_count > 0) {
-    if (why) *why = "backend auto: using the cuda backend (" + cuda.detail + ")";
+  if (cuda.device_count == 0) {
+    if (why)
+      *why =
+          "backend auto: " + cuda.detail + ": using the cpu backend (" + cpu::simd_target() + ")";
+    return Backend::cpu;
+  }
+  const unsigned threads = cpu_threads_of(shape);
+  const std::string pairs = shape.pairs ? std::to_string(*shape.pairs) + " pair(s) a batch"
+                                        : "pairs not known in advance";
+  if (cuda_pays_off(shape)) {
+    if (why) *why = "backend auto: using the cuda backend (" + cuda.detail + "; " + pairs + ")";
     return Backend::cuda;
   }
   if (why)
-    *why = "backend auto: " + cuda.detail + ": using the cpu backend (" + cpu::simd_target() + ")";
+    *why = "backend auto: " + pairs + ", fewer than the " + std::to_string(cuda_min_pairs(shape)) +
+           " the device needs to beat " + std::to_string(threads) +
+           " cpu threads: using the cpu backend (" + cpu::simd_target() + "; " + cuda.detail +
+           " left idle)";
   return Backend::cpu;
 }
 

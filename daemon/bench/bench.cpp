@@ -424,8 +424,15 @@ Report run(const Options& o, std::ostream& log) {
       row.ceiling_note = "n/a: the device calibration did not run";
     else
       row.ceiling_cells_per_s = float_ops.at(p.threads) / ops;
-    if (p.case_name == "stream_matrix" && row.error.empty())
+    if (p.case_name == "stream_matrix" && row.error.empty()) {
       add_bound(row, p.shape, report.copy_bytes_per_s);
+      row.auto_picks = std::string(kernels::to_string(
+          kernels::resolve_backend(Backend::automatic, {.pairs = p.shape.streams * p.shape.patterns,
+                                                        .cpu_threads = threads,
+                                                        .longest_pattern = p.shape.m,
+                                                        .widest_dims = p.shape.dims,
+                                                        .chunk = p.shape.chunk})));
+    }
     report.rows.push_back(std::move(row));
   }
   // The threads case: the speed-up of all threads over one, on the same shape.

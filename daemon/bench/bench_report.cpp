@@ -98,6 +98,8 @@ std::vector<std::string> cells_of(const Row& r) {
     c[12] = "n/a";
   }
   c[14] = extra_text(m);
+  if (!r.auto_picks.empty())
+    c[14] += (c[14].empty() ? "auto picks " : ", auto picks ") + r.auto_picks;
   return c;
 }
 
@@ -247,6 +249,7 @@ std::string to_json(const Report& report) {
               ? nlohmann::ordered_json(r.result.cells_per_s() / *r.ceiling_cells_per_s)
               : nlohmann::ordered_json(nullptr);
       if (!r.ceiling_note.empty()) row["ceiling_note"] = r.ceiling_note;
+      if (!r.auto_picks.empty()) row["auto_picks"] = r.auto_picks;
     }
     rows.push_back(std::move(row));
   }

@@ -102,14 +102,16 @@ kernels::DistanceParams to_distance_params(const MetricOptions& opts) {
 
 CLI::Option* add_backend_option(CLI::App& cmd, kernels::Backend& backend) {
   using kernels::Backend;
-  return add_choice(cmd, "--backend", backend,
-                    {Backend::reference, Backend::cpu, Backend::cuda, Backend::automatic},
-                    "the backend; auto = cuda when a device is usable, else cpu");
+  return add_choice(
+      cmd, "--backend", backend,
+      {Backend::reference, Backend::cpu, Backend::cuda, Backend::automatic},
+      "the backend; auto = cuda when a device is usable and the work has enough pairs, else cpu");
 }
 
-kernels::Backend resolve_cli_backend(kernels::Backend backend, std::ostream& err) {
+kernels::Backend resolve_cli_backend(kernels::Backend backend, std::ostream& err,
+                                     const kernels::WorkShape& shape) {
   std::string why;
-  const kernels::Backend chosen = kernels::resolve_backend(backend, &why);
+  const kernels::Backend chosen = kernels::resolve_backend(backend, shape, &why);
   if (backend == kernels::Backend::automatic) err << why << "\n";
   return chosen;
 }

@@ -68,8 +68,9 @@ CLI::Option* add_choice(CLI::App& cmd, const std::string& name, E& value,
 // --backend reference|cpu|cuda|auto.
 CLI::Option* add_backend_option(CLI::App& cmd, kernels::Backend& backend);
 
-// The backend to use, with `auto` resolved to the fastest usable one (said on `err`, one
-// line).
-kernels::Backend resolve_cli_backend(kernels::Backend backend, std::ostream& err);
+// The backend to use, with `auto` resolved by its rule for the work's shape (kernels/
+// backends.hpp; said on `err`, one line).
+kernels::Backend resolve_cli_backend(kernels::Backend backend, std::ostream& err,
+                                     const kernels::WorkShape& shape = {});
 
 }  // namespace warpwatch::cli

@@ -103,7 +103,7 @@ int run_search(const SearchCommand& cmd, std::ostream& out, std::ostream& err) {
   params.normalize = cmd.znorm ? kernels::Normalize::znorm : kernels::Normalize::none;
   kernels::validate(params);
 
-  auto matcher = kernels::make_matcher(resolve_cli_backend(cmd.backend, err));
+  std::vector<kernels::PatternDef> patterns;
   for (const auto& p : load_series_for_cli(cmd.patterns_path, cmd.input, err)) {
     kernels::PatternDef def;
     def.id = p.name;
@@ -111,17 +111,21 @@ int run_search(const SearchCommand& cmd, std::ostream& out, std::ostream& err) {
     def.values = p.values;
     def.params = params;
     for (double t : p.times) def.times.push_back(t - p.times.front());  // relative to its start
-    matcher->add_pattern(def);
+    patterns.push_back(std::move(def));
   }
   const auto streams =
       to_streams(load_series_for_cli(cmd.input_path, cmd.input, err), cmd.period_s);
+  // auto's rule counts the pairs a batch runs: every stream with every pattern of its dims.
   std::size_t longest = 0;
-  for (const auto& s : streams) {
-    matcher->add_stream(s.def);
-    longest = std::max(longest, s.times_ns.size());
-  }
-
+  for (const auto& s : streams) longest = std::max(longest, s.times_ns.size());
   const std::size_t step = cmd.chunk ? cmd.chunk : std::max<std::size_t>(longest, 1);
+  kernels::WorkShape shape{.pairs = 0, .chunk = step};
+  for (const auto& s : streams)
+    for (const auto& p : patterns) kernels::count_pair(shape, p, s.def.dims);
+  auto matcher = kernels::make_matcher(resolve_cli_backend(cmd.backend, err, shape));
+  for (const auto& def : patterns) matcher->add_pattern(def);
+  for (const auto& s : streams) matcher->add_stream(s.def);
+
   for (std::size_t offset = 0; offset < longest; offset += step) {
     std::vector<kernels::StreamChunk> batch;
     for (const auto& s : streams) {

@@ -53,6 +53,16 @@ stream::RegistryOptions registry_options(const config::DaemonConfig& c) {
   return options;
 }
 
+kernels::WorkShape work_shape(const config::DaemonConfig& c) {
+  kernels::WorkShape shape{.pairs = std::nullopt, .cpu_threads = c.cpu_threads};
+  if (c.live.auto_create_streams) return shape;  // how many streams will come is not known
+  shape.pairs = 0;
+  for (const auto& s : c.live.streams)
+    for (const auto& library : c.live.libraries)
+      for (const auto& p : library.patterns) kernels::count_pair(shape, p, s.def.dims);
+  return shape;
+}
+
 Pipeline::Pipeline(config::DaemonConfig config, Logger log)
     : config_(std::move(config)),
       log_(log ? std::move(log) : stderr_logger()),
@@ -75,7 +85,8 @@ Pipeline::Pipeline(config::DaemonConfig config, Logger log)
       config_.receive_high_water_mark, config_.memory_budget_bytes);
 
   std::string why;
-  const kernels::Backend backend = kernels::resolve_backend(config_.backend, &why);
+  const kernels::Backend backend =
+      kernels::resolve_backend(config_.backend, work_shape(config_), &why);
   if (!why.empty()) log_->info("{}", why);
   matcher_ = kernels::make_matcher(backend, {config_.cpu_threads});
   // The registry's definitions of the declared streams (the same objects its batches carry).

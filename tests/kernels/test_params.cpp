@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <thread>
+
 #include "warpwatch/kernels/backends.hpp"
 #include "warpwatch/kernels/params.hpp"
 
@@ -37,4 +40,57 @@ TEST(Backends, Fp32LanesPerSmFollowTheProgrammingGuide) {
   EXPECT_EQ(fp32_lanes_per_sm(8, 9), 128);  // Ada
   EXPECT_EQ(fp32_lanes_per_sm(9, 0), 128);  // H100
   EXPECT_EQ(fp32_lanes_per_sm(10, 0), 128);
+}
+
+// auto's rule alone (kernels/backends.hpp); which backend it resolves to also depends on a
+// device being usable (tests/kernels/cuda/test_cuda_device.cpp, and below without one).
+TEST(Params, AutoRuleCountsPairsAgainstCpuThreads) {
+  using warpwatch::kernels::cuda_pays_off;
+  // d = 1, patterns of up to 512 rows: a warp per pair, 2 pairs per cpu thread.
+  EXPECT_FALSE(cuda_pays_off({.pairs = 0, .cpu_threads = 16, .longest_pattern = 256}));
+  EXPECT_FALSE(cuda_pays_off({.pairs = 31, .cpu_threads = 16, .longest_pattern = 256}));
+  EXPECT_TRUE(cuda_pays_off({.pairs = 32, .cpu_threads = 16, .longest_pattern = 512}));
+  EXPECT_TRUE(cuda_pays_off({.pairs = 16384, .cpu_threads = 16, .longest_pattern = 64}));
+  EXPECT_FALSE(cuda_pays_off({.pairs = 3, .cpu_threads = 2}));
+  EXPECT_TRUE(cuda_pays_off({.pairs = 4, .cpu_threads = 2}));
+  // d > 1 or more than 512 rows: a thread per pair, 256 pairs per cpu thread.
+  EXPECT_FALSE(cuda_pays_off({.pairs = 64, .cpu_threads = 16, .widest_dims = 3}));
+  EXPECT_FALSE(cuda_pays_off({.pairs = 4095, .cpu_threads = 16, .widest_dims = 3}));
+  EXPECT_TRUE(cuda_pays_off({.pairs = 4096, .cpu_threads = 16, .widest_dims = 3}));
+  EXPECT_FALSE(cuda_pays_off({.pairs = 64, .cpu_threads = 16, .longest_pattern = 513}));
+  EXPECT_TRUE(cuda_pays_off({.pairs = 16384, .cpu_threads = 16, .longest_pattern = 1024}));
+  // ... but chunks under 32 samples run on the sweep at any m (d = 1: warp-kernel counts).
+  EXPECT_TRUE(cuda_pays_off({.pairs = 64, .cpu_threads = 16, .longest_pattern = 1024, .chunk = 8}));
+  EXPECT_FALSE(
+      cuda_pays_off({.pairs = 64, .cpu_threads = 16, .longest_pattern = 1024, .chunk = 32}));
+  EXPECT_FALSE(cuda_pays_off({.pairs = 64, .cpu_threads = 16, .widest_dims = 3, .chunk = 8}));
+  EXPECT_TRUE(cuda_pays_off({.pairs = std::nullopt, .cpu_threads = 2, .widest_dims = 3}));
+  const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+  EXPECT_FALSE(cuda_pays_off({.pairs = 2 * hardware - 1}));  // 0 threads: one per hardware one
+  EXPECT_TRUE(cuda_pays_off({.pairs = 2 * hardware}));
+}
+
+// The pairs a configuration or a search makes: a pattern pairs with streams of its dims.
+TEST(Params, CountPairKeepsTheLongestAndWidest) {
+  using namespace warpwatch::kernels;
+  WorkShape shape{.pairs = 0};
+  PatternDef flat, wide;
+  flat.values.assign(300, 1.0f);  // 300 rows of d 1
+  wide.dims = 3;
+  wide.values.assign(30, 1.0f);  // 10 rows of d 3
+  count_pair(shape, flat, 1);
+  count_pair(shape, flat, 3);  // no pair: dims differ
+  count_pair(shape, wide, 3);
+  EXPECT_EQ(shape.pairs, std::optional<std::size_t>(2));
+  EXPECT_EQ(shape.longest_pattern, 300u);
+  EXPECT_EQ(shape.widest_dims, 3u);
+}
+
+TEST(Params, AutoWithoutADeviceIsTheCpuAndSaysWhy) {
+  if (warpwatch::kernels::cuda_status().device_count > 0) GTEST_SKIP() << "a device is usable";
+  using warpwatch::kernels::Backend;
+  std::string why;
+  EXPECT_EQ(warpwatch::kernels::resolve_backend(Backend::automatic, {.pairs = 16384}, &why),
+            Backend::cpu);
+  EXPECT_NE(why.find("using the cpu backend"), std::string::npos) << why;
 }

@@ -170,6 +170,13 @@ TEST(Bench, StreamMatrixRowsCarryTheirBoundAndDenseMatches) {
     EXPECT_DOUBLE_EQ(extra.at("fraction_of_bound").get<double>(),
                      row.at("cells_per_s").get<double>() / bound);
     dims_dense.insert({dim(row, "d"), dim(row, "dense")});
+    // What auto resolves to for the row's pairs on this machine (kernels/backends.hpp).
+    const bool usable = warpwatch::kernels::cuda_status().device_count > 0;
+    const std::size_t threads = row.at("threads").get<std::size_t>();
+    const bool tiled = dim(row, "m") > 512 && dim(row, "chunk") >= 32;
+    const std::size_t per_thread = dim(row, "d") > 1 || tiled ? 256 : 2;
+    EXPECT_EQ(row.at("auto_picks").get<std::string>(),
+              usable && dim(row, "pairs") >= per_thread * threads ? "cuda" : "cpu");
     if (dim(row, "dense") == 1) {
       SCOPED_TRACE(row.at("shape").get<std::string>());
       EXPECT_GT(extra.at("matches").get<double>(), 0.0);

@@ -141,3 +141,28 @@ TEST(PipelineLimits, TheShutdownGraceBoundsMatchingAndCountsTheRest) {
 }
 
 }  // namespace
+
+namespace {
+// What backend: auto is told (README, "How auto chooses"): the declared streams' pairs with
+// the patterns of their dims, none when streams are auto-created.
+TEST(PipelineBackend, AutoIsToldTheDeclaredPairs) {
+  auto patterns = one_pattern();
+  kernels::PatternDef second = patterns.front(), three_d = patterns.front();
+  second.id = "second";
+  three_d.id = "three-d";
+  three_d.dims = 3;
+  three_d.values = {1, 2, 3, 4, 5, 6};
+  patterns.push_back(second);
+  patterns.push_back(three_d);
+  auto cfg = base_config({"a", "b", "c"}, patterns);
+  config::StreamDecl wide;
+  wide.def = {"wide", 3, kPeriod};
+  cfg.live.streams.push_back(wide);
+  cfg.cpu_threads = 7;
+  const kernels::WorkShape shape = service::work_shape(cfg);
+  EXPECT_EQ(shape.pairs, std::optional<std::size_t>(3 * 2 + 1));
+  EXPECT_EQ(shape.cpu_threads, 7u);
+  cfg.live.auto_create_streams = true;
+  EXPECT_FALSE(service::work_shape(cfg).pairs.has_value());
+}
+}  // namespace

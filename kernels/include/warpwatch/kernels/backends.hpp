@@ -2,6 +2,7 @@
 // This is the only interface that knows whether CUDA was compiled in.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <span>
@@ -61,10 +62,43 @@ struct BackendOptions {
   DeviceTimings* timings = nullptr;  // cuda backend: filled by distance_matrix when set
 };
 
-// The backend `requested` resolves to: `automatic` is cuda when a device is usable, else
-// cpu; `why` (optional) receives one line saying what was chosen and why (for the log:
-// "backend auto: no usable CUDA device (...): using the cpu backend (AVX2)").
-Backend resolve_backend(Backend requested, std::string* why = nullptr);
+// What `auto` knows of the work before it starts: the (stream, pattern) pairs a batch runs,
+// the longest pattern and the widest sample, and the cpu backend's threads.
+struct WorkShape {
+  std::optional<std::size_t> pairs;  // nullopt: not known in advance (auto-created streams)
+  unsigned cpu_threads = 0;          // 0 = one per hardware thread
+  std::size_t longest_pattern = 0;   // rows of the longest pattern of a pair
+  std::size_t widest_dims = 1;       // the largest d of a pair
+  std::size_t chunk = 0;             // samples per stream per batch; 0 = not known
+};
+
+// `auto`'s rule (README, "How auto chooses"), from bench --case stream_matrix on the H100
+// and its 16-core host: one pair runs on one core of the cpu (1.1-1.9e9 cells/s) and on one
+// warp of the device (4e6-8e8 for patterns of up to 512 rows), so cuda needs at least
+// 2 x (cpu threads) pairs to win (from 64 pairs on 16 threads: 1.3-21x, all densities). With
+// d > 1, or patterns over 512 rows in chunks of 32+ samples (unknown counts as 32+) once
+// matches occur, a pair runs on one device thread (the sweep), and cuda needs
+// 256 x (cpu threads) pairs: 64 such pairs run 1.2-50x faster on the cpu. An unknown number
+// of pairs goes to the device.
+bool cuda_pays_off(const WorkShape& shape);
+
+// Adds the pair of `pattern` with a stream of `stream_dims` to shape (pairs set), when the
+// dims agree (the Matcher pairs only those).
+inline void count_pair(WorkShape& shape, const PatternDef& pattern, std::size_t stream_dims) {
+  if (pattern.dims != stream_dims) return;
+  shape.pairs = shape.pairs.value_or(0) + 1;
+  shape.longest_pattern = std::max(shape.longest_pattern, pattern.length());
+  shape.widest_dims = std::max(shape.widest_dims, pattern.dims);
+}
+
+// The backend `requested` resolves to: `automatic` is cuda when a device is usable and the
+// shape pays off (above), else cpu; `why` (optional) receives one line saying what was
+// chosen and why (for the log: "backend auto: no usable CUDA device (...): using the cpu
+// backend (AVX2)"). Without a shape the number of pairs counts as unknown.
+Backend resolve_backend(Backend requested, const WorkShape& shape, std::string* why = nullptr);
+inline Backend resolve_backend(Backend requested, std::string* why = nullptr) {
+  return resolve_backend(requested, WorkShape{}, why);
+}
 
 // A Matcher of the given backend (resolved as above). Throws std::runtime_error when the
 // backend cannot be had (not compiled in, no device, not implemented).

@@ -82,6 +82,8 @@ struct Row {
   std::string reference_error;
   std::optional<double> ceiling_cells_per_s;  // the machine's peak for this work; none = n/a
   std::string ceiling_note;                   // why there is no ceiling
+  std::string auto_picks;  // stream_matrix: the backend `auto` resolves to for this row's pairs
+                           // here (kernels/backends.hpp), with --threads as the cpu's threads
 
   std::optional<double> ratio() const;  // cells/s over the reference's cells/s
 };

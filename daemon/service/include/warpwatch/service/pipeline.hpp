@@ -17,6 +17,7 @@
 #include "warpwatch/alerting/publisher.hpp"
 #include "warpwatch/alerting/rules.hpp"
 #include "warpwatch/config/daemon_config.hpp"
+#include "warpwatch/kernels/backends.hpp"
 #include "warpwatch/kernels/matcher.hpp"
 #include "warpwatch/service/logging.hpp"
 #include "warpwatch/service/metrics.hpp"
@@ -26,6 +27,12 @@
 #include "warpwatch/stream/source.hpp"
 
 namespace warpwatch::service {
+
+// What `backend: auto` is told of the work (kernels/backends.hpp): the declared streams'
+// pairs with every library's patterns of their dims, and cpu_threads; the pairs are unknown
+// when streams are auto-created. The backend is chosen once, at start: a reload keeps it
+// (the pairs' matching state lives there).
+kernels::WorkShape work_shape(const config::DaemonConfig& c);
 
 struct PipelineSummary {
   std::uint64_t batches = 0, samples = 0, matches = 0, events = 0;
