@@ -254,8 +254,13 @@ TEST(IngestHub, PullPushesBackAndLosesNothing) {
       send_frame(push, "s", ramp(per_message, static_cast<std::int64_t>(k * per_message)));
     done = true;
   });
-  // A slow scheduler: while the producer runs, the queue stays within its limit plus the
-  // one message a waiting source may be reading.
+  // A scheduler that takes nothing until the queue is full and the source waits (bounded:
+  // a busy machine may slow the producer below any fixed pace), then a slow one: while the
+  // producer runs, the queue stays within its limit plus the one message a waiting source
+  // may be reading.
+  const auto fill_deadline = std::chrono::steady_clock::now() + 30s;
+  while (hub.backlog().sources[0].waits == 0 && std::chrono::steady_clock::now() < fill_deadline)
+    std::this_thread::sleep_for(1ms);
   std::size_t got = 0, max_bytes = 0;
   std::int64_t next = 0;
   const auto deadline = std::chrono::steady_clock::now() + 60s;

@@ -518,9 +518,10 @@ TEST(DaemonE2e, ShutdownDrainsQueuedSamplesAndPendingCandidates) {
   expect_same_matches(matches_of(sub.events), want, modes_of(patterns));
 }
 
-// Samples that reached the daemon's socket just before shutdown() are matched: the ingest
-// threads take what is queued on their sockets before they stop (this once lost every
-// sample in about 1 run of 5).
+// Samples accepted just before shutdown() are matched: the drain takes what is queued, and
+// the ingest threads take what is queued on their sockets before they stop (this once lost
+// every sample in about 1 run of 5). The test shuts down once all are accepted: how many are
+// still in flight between the sockets after a fixed pause depends on the machine's load.
 TEST(DaemonE2e, ShutdownRightAfterSendMatchesEverySample) {
   const std::vector<kernels::PatternDef> patterns = {
       make_pattern("blip", {5.0f, -5.0f}, kernels::Mode::stream, 1.0)};
@@ -534,7 +535,13 @@ TEST(DaemonE2e, ShutdownRightAfterSendMatchesEverySample) {
   pipeline.start();
   std::this_thread::sleep_for(300ms);  // connected
   send_all(push, series, 100);
-  std::this_thread::sleep_for(1ms);  // "just before" shutdown
+  // Shutdown the moment the daemon has accepted them all (before a tick matched them, as a
+  // rule). Not a fixed pause after sending: on a busy machine messages were still in the
+  // sender's I/O thread after 1 ms, and a source that stops cannot read what has not arrived.
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (pipeline.registry().snapshot().accepted_samples < 2000 &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(100us);
   const auto summary = pipeline.shutdown();
   EXPECT_EQ(summary.samples, 2000u);
   EXPECT_EQ(pipeline.registry().snapshot().accepted_samples, 2000u);
