@@ -185,7 +185,13 @@ void Matcher::pair_up(StreamState& stream, PatternState& pattern) {
   };
   room_for_one(pattern.pairs);
   room_for_one(stream.pairs);
-  if (pattern.stream_mode()) on_stream_pair_added(*pair);
+  if (pattern.stream_mode()) {
+    on_stream_pair_added(*pair);
+    stream.stream_mode_rows += pattern.def->length();
+  } else {
+    room_for_one(stream.window_pairs);
+    stream.window_pairs.push_back(pair.get());
+  }
   stream.pairs.push_back(pair.get());
   pattern.pairs.push_back(std::move(pair));
 }
@@ -320,7 +326,14 @@ std::vector<RawMatch> Matcher::remove_pattern(std::string_view pattern_id) {
     for (const auto& pair : pattern.pairs)
       if (auto o = pair->window->flush()) append_window(*pair, *o, out);
   }
-  for (const auto& pair : pattern.pairs) std::erase(pair->stream->pairs, pair.get());
+  for (const auto& pair : pattern.pairs) {
+    StreamState& stream = *pair->stream;
+    std::erase(stream.pairs, pair.get());
+    if (pair->window)
+      std::erase(stream.window_pairs, pair.get());
+    else
+      stream.stream_mode_rows -= pattern.def->length();
+  }
   s.patterns.erase(it);
   sort_matches(out);
   return out;
@@ -407,9 +420,7 @@ void Matcher::submit(std::span<const StreamChunk> batch) {
       stream.changed_since_trim = true;
       s.trim_streams.push_back(&stream);
     }
-    for (const Pair* pair : stream.pairs)
-      if (pair->pattern->stream_mode())
-        s.counters.cells += std::uint64_t{stream.chunk_count} * pair->pattern->def->length();
+    s.counters.cells += std::uint64_t{stream.chunk_count} * stream.stream_mode_rows;
   }
   // Each active stream's samples checked and appended to its history: reading and copying
   // every sample, the base's biggest per-batch cost, so large batches are split over the
@@ -432,8 +443,7 @@ void Matcher::submit(std::span<const StreamChunk> batch) {
   // windows are its own: the order of `windows` does not change any result).
   std::size_t n = 0;
   for (StreamState* stream : s.active) {
-    for (Pair* pair : stream->pairs) {
-      if (!pair->window) continue;
+    for (Pair* pair : stream->window_pairs) {
       if (n == s.windows.size()) s.windows.emplace_back();
       WindowBatch& w = s.windows[n++];
       w.pair = pair;
@@ -519,8 +529,8 @@ void Matcher::trim_histories(bool all) {
   lower_to_live_starts(s.keep_from);
   for (StreamState* stream : s.trim_streams) {
     std::uint64_t& keep = s.keep_from[stream->slot];
-    for (const Pair* pair : stream->pairs)
-      if (pair->window) keep = std::min(keep, pair->window->oldest_needed(stream->next_index()));
+    for (const Pair* pair : stream->window_pairs)
+      keep = std::min(keep, pair->window->oldest_needed(stream->next_index()));
     stream->history.forget_before(keep);
     stream->changed_since_trim = false;
   }

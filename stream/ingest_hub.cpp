@@ -209,6 +209,7 @@ IngestBatch IngestHub::take_locked(std::size_t max_samples) {
     order.reserve(queues_.size());
     const auto from = queues_.lower_bound(next_first_);
     for (auto it = from; it != queues_.end(); ++it) order.push_back(&it->second);
+    const std::size_t wrapped = order.size();  // order[wrapped..] have the smaller ids
     for (auto it = queues_.begin(); it != from; ++it) order.push_back(&it->second);
     // More streams than samples to take: the first max_samples streams, one sample each.
     if (order.size() > max_samples) order.resize(max_samples);
@@ -228,17 +229,22 @@ IngestBatch IngestHub::take_locked(std::size_t max_samples) {
     const std::string& last = order.back()->stream->id;
     const auto after = queues_.upper_bound(last);
     next_first_ = after == queues_.end() ? std::string() : after->first;
+    std::size_t before_wrap = 0;  // streams taken from order[0, wrapped)
+    batch.streams.reserve(order.size());
     for (std::size_t k = 0; k < order.size(); ++k) {
       if (take[k] == 0) continue;
       QueuedSamples out;
       take_from(*order[k], take[k], out);
       batch.samples += take[k];
       batch.streams.push_back(std::move(out));
+      if (k < wrapped) ++before_wrap;
     }
     std::erase_if(queues_, [](const auto& entry) { return entry.second.size() == 0; });
-    std::sort(
-        batch.streams.begin(), batch.streams.end(),
-        [](const QueuedSamples& a, const QueuedSamples& b) { return a.stream->id < b.stream->id; });
+    // Sorted by id: the map's order from next_first_ on, then from its start, so the two
+    // runs swap places (a sort of 10,000 ids cost milliseconds a round).
+    std::rotate(batch.streams.begin(),
+                batch.streams.begin() + static_cast<std::ptrdiff_t>(before_wrap),
+                batch.streams.end());
   }
   // An ended stream is reported once its last samples are in a batch.
   for (auto it = ended_.begin(); it != ended_.end();) {
@@ -322,16 +328,25 @@ Backlog IngestHub::backlog() const {
   b.limits = limits_;
   for (const SourceState& s : sources_) b.sources.push_back(s.counters);
   // A stream's oldest segment is the oldest of its queue; each source's oldest is among
-  // the streams' segments (one pass over the queued segments).
+  // the streams' segments. A queue's segments are in arrival order, so a source's first
+  // segment in it is its oldest there, and the walk stops once every source that has one
+  // was met: with one source, a segment a queue (a backlog of 10^5 segments walked whole
+  // under the lock held up ingest and matching on every scrape).
   std::vector<bool> seen(sources_.size(), false);
+  std::vector<bool> seen_here(sources_.size());
   for (const auto& [id, q] : queues_) {
     if (q.segments.empty()) continue;
     b.oldest_age_seconds = std::max(b.oldest_age_seconds, age(q.segments.front().queued_at));
+    std::fill(seen_here.begin(), seen_here.end(), false);
+    std::size_t met = 0;
     for (const Segment& s : q.segments) {
+      if (seen_here[s.source]) continue;
+      seen_here[s.source] = true;
       SourceBacklog& c = b.sources[s.source];
       if (!seen[s.source] || age(s.queued_at) > c.oldest_age_seconds)
         c.oldest_age_seconds = age(s.queued_at);
       seen[s.source] = true;
+      if (++met == sources_.size()) break;
     }
   }
   return b;

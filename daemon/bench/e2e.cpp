@@ -454,6 +454,10 @@ class PointRun {
     run_.events_total = m.events_total;
     run_.events_published = m.events_published;
     run_.events_dropped = m.events_dropped;
+    run_.batches = m.batches;
+    run_.batch_seconds = m.batch_seconds;
+    run_.device_seconds = m.device_seconds;
+    run_.host_seconds = m.host_seconds;
     if (m.backlog_samples)
       run_.backlog_samples_max = std::max(run_.backlog_samples_max.value_or(0), *m.backlog_samples);
     if (m.backlog_oldest_age_s)

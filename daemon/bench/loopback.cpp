@@ -206,6 +206,10 @@ DaemonMetrics parse_metrics(const std::string& text) {
     if (name == "warpwatch_events_dropped_total") m.events_dropped += value;
     if (name == "warpwatch_ingest_backlog_samples") m.backlog_samples = value;
     if (name == "warpwatch_ingest_backlog_oldest_age_seconds") m.backlog_oldest_age_s = value;
+    if (name == "warpwatch_batches_total") m.batches = value;
+    if (name == "warpwatch_batch_duration_seconds_total") m.batch_seconds = value;
+    if (name == "warpwatch_matcher_device_seconds_total") m.device_seconds = value;
+    if (name == "warpwatch_matcher_host_seconds_total") m.host_seconds[label("phase")] += value;
     if (name == "warpwatch_ingest_rejected_total") {
       m.rejected[label("reason")] += value;
       m.rejected_total += value;

@@ -23,6 +23,12 @@ struct StreamState {
   stream::StreamHistory history;  // match-start timestamps, window tails
   std::uint32_t slot = 0;         // dense row, reused after removal: backends' per-stream tables
   std::vector<Pair*> pairs;       // one per pattern of its dims
+  // Kept as pairs come and go, so that a batch reads no pair of a stream to count its cells
+  // or find its windows (a pair is a cache miss; 10,000 streams x 64 patterns made those
+  // loops most of a batch's host time): the rows of its stream-mode patterns, summed (cells
+  // a sample), and its window-mode pairs.
+  std::uint64_t stream_mode_rows = 0;
+  std::vector<Pair*> window_pairs;
   // This batch's chunk (chunk_count 0 and no values: none); its samples are in `history`
   // already. Holds for every stream during a batch, chunk or not: Matcher::submit sets it
   // for the streams with samples (MatcherState::active) and puts them back to "none" after

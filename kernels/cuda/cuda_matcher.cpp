@@ -107,13 +107,16 @@ class CudaMatcher final : public Matcher {
     const std::lock_guard lock(context_.mutex());
     const std::uint32_t slots = std::max<std::uint32_t>(state().slot_count, 1);
     live_host_.reserve(slots);
-    for (const auto& [id, s] : state().streams)
+    next_index_.assign(slots, 0);
+    for (const auto& [id, s] : state().streams) {
       live_host_[s->slot] = SpringChunkDev{0, 0, low32(s->next_index())};
+      next_index_[s->slot] = s->next_index();
+    }
     live_dev_.reserve(slots);
     WW_CUDA(cudaMemcpyAsync(live_dev_.data(), live_host_.data(),
                             state().slot_count * sizeof(SpringChunkDev), cudaMemcpyHostToDevice,
                             context_.compute().get()));
-    spring_.lower_to_live_starts(live_dev_.data(), keep_from);
+    spring_.lower_to_live_starts(live_dev_.data(), next_index_, keep_from);
     // The copy above must be done before the pinned table is refilled (lower_to_live_starts
     // waits for the compute stream only when it has pairs).
     context_.compute().synchronize();
@@ -254,6 +257,7 @@ class CudaMatcher final : public Matcher {
   std::uint64_t started_ = 0, finished_ = 0;  // batches: flight = count % flights
   PinnedBuffer<SpringChunkDev> live_host_;    // every stream's next index, for trimming
   DeviceBuffer<SpringChunkDev> live_dev_;
+  std::vector<std::uint64_t> next_index_;  // the same, whole, on the host
   double upload_wait_seconds_ = 0.0;
   std::vector<std::size_t> offsets_;  // upload(): each active stream's first float
   std::vector<ElasticJob> jobs_;

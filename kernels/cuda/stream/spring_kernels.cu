@@ -29,17 +29,20 @@ __global__ void spring_live_age(SpringBatchDev b, std::uint32_t* age) {
   age[tile_index * 32 + pl] = oldest;
 }
 
-__global__ void spring_fresh_lane(SpringTileDev tile, std::uint32_t m, std::uint32_t lane) {
-  for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < m;
-       i += gridDim.x * blockDim.x) {
-    tile.d[0][i * 32 + lane] = float_inf();
-    tile.s[0][i * 32 + lane] = 0;
-  }
-  if (blockIdx.x == 0 && threadIdx.x == 0) {
-    tile.side[lane] = 0;
-    tile.d_min[lane] = float_inf();
-    tile.t_s[lane] = 0;
-    tile.t_e[lane] = 0;
+__global__ void spring_fresh_lanes(const SpringFreshTileDev* tiles) {
+  const SpringFreshTileDev t = tiles[blockIdx.x];
+  const std::uint32_t lane = threadIdx.x & 31;
+  const bool fresh = (t.lanes >> lane) & 1u;
+  for (std::uint32_t i = threadIdx.x >> 5; i < t.m; i += blockDim.x >> 5)
+    if (fresh) {
+      t.d[i * 32 + lane] = float_inf();
+      t.s[i * 32 + lane] = 0;
+    }
+  if (threadIdx.x < 32 && fresh) {
+    t.side[lane] = 0;
+    t.d_min[lane] = float_inf();
+    t.t_s[lane] = 0;
+    t.t_e[lane] = 0;
   }
 }
 
@@ -69,9 +72,10 @@ unsigned column_blocks(std::uint32_t m) {
 
 }  // namespace
 
-void launch_spring_fresh_lane(const SpringTileDev& tile, std::uint32_t m, std::uint32_t lane,
-                              cudaStream_t stream) {
-  spring_fresh_lane<<<column_blocks(m), 256, 0, stream>>>(tile, m, lane);
+void launch_spring_fresh_lanes(const SpringFreshTileDev* tiles, std::uint32_t count,
+                               cudaStream_t stream) {
+  if (count == 0) return;
+  spring_fresh_lanes<<<count, 256, 0, stream>>>(tiles);
   WW_CUDA(cudaGetLastError());
 }
 

@@ -153,9 +153,22 @@ struct SpringSweep {
   static void run(const SpringBatchDev& batch, cudaStream_t stream);
 };
 
-// Sets lane `lane` of a tile to a fresh pair: D = +inf, S = 0, no candidate.
-void launch_spring_fresh_lane(const SpringTileDev& tile, std::uint32_t m, std::uint32_t lane,
-                              cudaStream_t stream);
+// The lanes of one tile to set to fresh pairs (D = +inf, S = 0, no candidate), side 0.
+struct SpringFreshTileDev {
+  float* d;
+  std::int32_t* s;
+  std::uint32_t* side;
+  float* d_min;
+  std::int32_t* t_s;
+  std::int32_t* t_e;
+  std::uint32_t m;
+  std::uint32_t lanes;  // bit l: lane l
+};
+
+// Sets the lanes of `count` tiles fresh in one launch (a block a tile): pairs added one by
+// one (10,000 auto-created streams x 64 patterns) once cost a launch each, seconds in all.
+void launch_spring_fresh_lanes(const SpringFreshTileDev* tiles, std::uint32_t count,
+                               cudaStream_t stream);
 
 // Moves the state of (from, from_lane) to (to, to_lane); both tiles of one pattern.
 void launch_spring_move_lane(const SpringTileDev& from, std::uint32_t from_lane,

@@ -24,6 +24,7 @@ void upload(DeviceBuffer<T>& buffer, const std::vector<T>& host, const Stream& s
 
 std::unique_ptr<SpringPairs::Tile> SpringPairs::new_tile(std::size_t m) {
   auto tile = std::make_unique<Tile>();
+  tile->m = static_cast<std::uint32_t>(m);
   const std::size_t column = m * tile_lanes * 4;  // bytes of one side's D (or S)
   tile->memory.reserve(4 * column + 4 * tile_lanes * 4);
   unsigned char* base = tile->memory.data();
@@ -47,25 +48,42 @@ void SpringPairs::add_pattern(const common::PatternState& pattern) {
 void SpringPairs::add_pair(common::Pair* pair) {
   Pattern& p = patterns_.find(pair->pattern->def->id)->second;
   const auto m = static_cast<std::uint32_t>(p.state->def->length());
-  // Nothing changes before the device work succeeded: a failed allocation or launch
-  // leaves the pattern's tiles as they were.
+  // Nothing changes before the allocations succeeded: a failed one leaves the pattern's
+  // tiles as they were. The lane is set fresh on the device later, with every lane added
+  // meanwhile (set_fresh_lanes).
   if (p.tiles.empty() || p.tiles.back()->lanes.size() == tile_lanes) {
-    std::unique_ptr<Tile> tile = new_tile(m);
-    launch_spring_fresh_lane(tile->dev, m, 0, compute_.get());
-    p.tiles.push_back(std::move(tile));
-  } else {
-    launch_spring_fresh_lane(p.tiles.back()->dev, m,
-                             static_cast<std::uint32_t>(p.tiles.back()->lanes.size()),
-                             compute_.get());
+    fresh_tiles_.reserve(fresh_tiles_.size() + 1);
+    p.tiles.push_back(new_tile(m));
   }
   Tile& tile = *p.tiles.back();
+  tile.lanes.reserve(tile_lanes);
+  fresh_tiles_.reserve(fresh_tiles_.size() + 1);
+  if (tile.fresh == 0) fresh_tiles_.push_back(&tile);
+  tile.fresh |= 1u << tile.lanes.size();
   pair->handle = static_cast<std::uint32_t>((p.tiles.size() - 1) * tile_lanes + tile.lanes.size());
   tile.lanes.push_back(pair);
   dirty_ = true;
 }
 
+void SpringPairs::set_fresh_lanes() {
+  if (fresh_tiles_.empty()) return;
+  std::vector<SpringFreshTileDev> list;
+  list.reserve(fresh_tiles_.size());
+  for (Tile* t : fresh_tiles_) {
+    list.push_back({t->dev.d[0], t->dev.s[0], t->dev.side, t->dev.d_min, t->dev.t_s, t->dev.t_e,
+                    t->m, t->fresh});
+    t->fresh = 0;
+  }
+  fresh_tiles_.clear();
+  upload(fresh_dev_, list, compute_);
+  launch_spring_fresh_lanes(fresh_dev_.data(), static_cast<std::uint32_t>(list.size()),
+                            compute_.get());
+  compute_.synchronize();  // the upload reads `list`
+}
+
 void SpringPairs::flush_lanes(const Pattern& p, const Tile& tile, std::uint32_t first,
                               std::uint32_t last, std::vector<RawMatch>& out) {
+  set_fresh_lanes();
   candidates_host_.reserve(3 * tile_lanes);
   float* d_min = candidates_host_.data();
   auto* t_s = reinterpret_cast<std::int32_t*>(d_min + tile_lanes);
@@ -94,7 +112,7 @@ void SpringPairs::remove_pair(common::Pair* pair, std::vector<RawMatch>& out) {
   Pattern& p = patterns_.find(pair->pattern->def->id)->second;
   Tile& tile = *p.tiles[pair->handle / tile_lanes];
   const std::uint32_t lane = pair->handle % tile_lanes;
-  flush_lanes(p, tile, lane, lane + 1, out);
+  flush_lanes(p, tile, lane, lane + 1, out);  // sets fresh lanes first: none is pending below
   Tile& last = *p.tiles.back();
   const auto from = static_cast<std::uint32_t>(last.lanes.size() - 1);
   if (&last != &tile || from != lane) {  // fill the hole with the pattern's last pair
@@ -141,6 +159,7 @@ void SpringPairs::build_tables() {
   aborted_.reserve(std::max<std::size_t>(tile_count_ * tile_lanes, 1));
   WW_CUDA(cudaMemsetAsync(aborted_.data(), 0, aborted_.bytes(), compute_.get()));
   std::vector<SpringTileDev> tiles;
+  pair_slot_.assign(std::size_t{tile_count_} * tile_lanes, no_slot);
   for (auto& v : variants_) v.pairs.clear();
   std::uint32_t pattern_index = 0;
   std::size_t t = 0;
@@ -164,6 +183,7 @@ void SpringPairs::build_tables() {
       dev.lanes = static_cast<std::uint32_t>(tile->lanes.size());
       for (std::uint32_t lane = 0; lane < dev.lanes; ++lane) {
         dev.stream[lane] = tile->lanes[lane]->stream->slot;
+        pair_slot_[t * tile_lanes + lane] = dev.stream[lane];
         if (variant) variant->pairs.push_back(static_cast<std::uint32_t>(t * tile_lanes + lane));
       }
       tiles.push_back(dev);
@@ -207,6 +227,7 @@ void SpringPairs::launch(const SpringChunkDev* chunks, const float* values, std:
   WW_ASSERT(launches_ < launch_ring_.size(), "SpringPairs: a third batch launched");
   if (launches_ == 1) settle(launch_ring_[ring_head_]);
   // Tables change only with no batch outstanding (the Matcher's hot changes need none).
+  set_fresh_lanes();
   if (dirty_) build_tables();
   // Allocations first: a batch that cannot have its memory takes no place in the ring.
   // Room for one reservation per pair and then some; grown when a batch needs more.
@@ -331,7 +352,9 @@ void SpringPairs::flush(std::vector<RawMatch>& out) {
 }
 
 void SpringPairs::lower_to_live_starts(const SpringChunkDev* next_chunks,
+                                       std::span<const std::uint64_t> next_index,
                                        std::span<std::uint64_t> keep_from) {
+  set_fresh_lanes();
   if (dirty_) build_tables();
   if (tile_count_ == 0) return;
   const std::size_t pairs = std::size_t{tile_count_} * tile_lanes;
@@ -341,12 +364,11 @@ void SpringPairs::lower_to_live_starts(const SpringChunkDev* next_chunks,
   WW_CUDA(cudaMemcpyAsync(ages_host_.data(), ages_.data(), pairs * 4, cudaMemcpyDeviceToHost,
                           compute_.get()));
   compute_.synchronize();
-  for (std::size_t t = 0; t < tile_order_.size(); ++t)
-    for (std::size_t lane = 0; lane < tile_order_[t]->lanes.size(); ++lane) {
-      const common::StreamState& stream = *tile_order_[t]->lanes[lane]->stream;
-      std::uint64_t& keep = keep_from[stream.slot];
-      keep = std::min(keep, stream.next_index() - ages_host_[t * tile_lanes + lane]);
-    }
+  for (std::size_t pair = 0; pair < pairs; ++pair) {
+    const std::uint32_t slot = pair_slot_[pair];
+    if (slot == no_slot) continue;
+    keep_from[slot] = std::min(keep_from[slot], next_index[slot] - ages_host_[pair]);
+  }
 }
 
 std::size_t SpringPairs::device_bytes() const {

@@ -50,8 +50,11 @@ class SpringPairs {
   // Every pending candidate (end of input).
   void flush(std::vector<RawMatch>& out);
   // Lowers keep_from[stream slot] to the oldest start a pair of the stream may still
-  // report; `next_chunks` (device) holds every stream's next index (low 32 bits) in `first`.
-  void lower_to_live_starts(const SpringChunkDev* next_chunks, std::span<std::uint64_t> keep_from);
+  // report; `next_chunks` (device) holds every stream's next index (low 32 bits) in `first`,
+  // and next_index (host) the whole index, by slot.
+  void lower_to_live_starts(const SpringChunkDev* next_chunks,
+                            std::span<const std::uint64_t> next_index,
+                            std::span<std::uint64_t> keep_from);
   std::size_t device_bytes() const;
 
  private:
@@ -59,6 +62,8 @@ class SpringPairs {
     DeviceBuffer<unsigned char> memory;
     SpringTileDev dev;  // pointers into memory; done/pattern/stream set by the table build
     std::vector<common::Pair*> lanes;
+    std::uint32_t m = 0;
+    std::uint32_t fresh = 0;  // lanes added and not yet set fresh on the device (bit l: lane l)
   };
   struct Pattern {
     const common::PatternState* state;
@@ -98,6 +103,9 @@ class SpringPairs {
   bool drop_aborted(std::vector<SpringReportDev>& reports, std::size_t from);
   void synchronize();  // the compute stream, counted as waiting
   std::unique_ptr<Tile> new_tile(std::size_t m);
+  // Sets the lanes added since the last call fresh on the device, in one launch: before any
+  // launch, read or move of lane state.
+  void set_fresh_lanes();
   // Appends the pending candidates of the tile's lanes [first, last) and clears them.
   void flush_lanes(const Pattern& p, const Tile& tile, std::uint32_t first, std::uint32_t last,
                    std::vector<RawMatch>& out);
@@ -107,6 +115,10 @@ class SpringPairs {
   bool dirty_ = true;
   // Tables, rebuilt by build_tables().
   std::vector<const Tile*> tile_order_;  // device tile index -> tile
+  // Device pair index (tile x 32 + lane) -> its stream's slot (no_slot: an empty lane), so
+  // that a trim reads arrays, not 10^5-10^6 pairs through pointers.
+  static constexpr std::uint32_t no_slot = 0xffffffffu;
+  std::vector<std::uint32_t> pair_slot_;
   DeviceBuffer<SpringPatternDev> patterns_dev_;
   DeviceBuffer<float> pattern_values_;
   DeviceBuffer<SpringTileDev> tiles_dev_;
@@ -128,6 +140,8 @@ class SpringPairs {
   DeviceBuffer<std::uint32_t> ages_;
   std::vector<std::uint32_t> ages_host_;
   PinnedBuffer<float> candidates_host_;  // d_min, t_s, t_e of one tile (3 x 32 words)
+  std::vector<Tile*> fresh_tiles_;       // the tiles with fresh lanes (Tile::fresh)
+  DeviceBuffer<SpringFreshTileDev> fresh_dev_;
 };
 
 }  // namespace warpwatch::kernels::cuda

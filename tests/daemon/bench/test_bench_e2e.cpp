@@ -162,8 +162,18 @@ TEST(BenchE2e, MetricsAreReadGenerically) {
       "warpwatch_events_published_total{rule=\"a\"} 3\n"
       "warpwatch_events_published_total{rule=\"b\"} 4\n"
       "warpwatch_events_dropped_total{rule=\"a\"} 1\n"
-      "warpwatch_ingest_backlog_samples 100\n";
+      "warpwatch_ingest_backlog_samples 100\n"
+      "warpwatch_batches_total 40\n"
+      "warpwatch_batch_duration_seconds_total 2.5\n"
+      "warpwatch_matcher_device_seconds_total 0.75\n"
+      "warpwatch_matcher_host_seconds_total{phase=\"prepare\"} 0.25\n"
+      "warpwatch_matcher_host_seconds_total{phase=\"trim\"} 1.5\n";
   const auto m = bench::parse_metrics(text);
+  EXPECT_EQ(m.batches, 40);
+  EXPECT_EQ(m.batch_seconds, 2.5);
+  EXPECT_EQ(m.device_seconds, 0.75);
+  EXPECT_EQ(m.host_seconds.at("prepare"), 0.25);
+  EXPECT_EQ(m.host_seconds.at("trim"), 1.5);
   EXPECT_EQ(m.accepted, 1200);
   EXPECT_EQ(m.matched, 1100);
   EXPECT_EQ(m.rejected_total, 7);

@@ -86,6 +86,8 @@ struct E2eRun {
   double rejected_total = 0;
   double events_total = 0, events_published = 0, events_dropped = 0;
   std::optional<double> backlog_samples_max, backlog_oldest_age_max_s;
+  double batches = 0, batch_seconds = 0, device_seconds = 0;  // as DaemonMetrics, at the end
+  std::map<std::string, double> host_seconds;
   std::string settled;                 // accounted | stable | timeout | overload
   double start_s = 0;                  // spawn to /healthz 200
   double measured_s = 0;               // generator start to everything accepted and matched
@@ -146,6 +148,10 @@ struct DaemonMetrics {
   double rejected_total = 0;
   double events_total = 0, events_published = 0, events_dropped = 0;
   std::optional<double> backlog_samples, backlog_oldest_age_s;
+  // Where the rounds' time went: batches, their summed duration, the matcher's host time by
+  // phase (prepare, start, collect, trim, wait) and its device time (cuda).
+  double batches = 0, batch_seconds = 0, device_seconds = 0;
+  std::map<std::string, double> host_seconds;  // by phase
 };
 DaemonMetrics parse_metrics(const std::string& prometheus_text);
 
