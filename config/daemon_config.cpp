@@ -236,4 +236,9 @@ DaemonConfig load_daemon_config(const std::string& path) {
   return config;
 }
 
+std::size_t batch_samples_for(std::size_t configured, kernels::Backend backend) {
+  if (configured) return configured;
+  return backend == kernels::Backend::cuda ? batch_samples_cuda : batch_samples_cpu;
+}
+
 }  // namespace warpwatch::config

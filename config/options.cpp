@@ -58,10 +58,11 @@ std::vector<OptionInfo> daemon_options() {
        .set = [](T& t, const V& v) { t.config->tick = milliseconds(v.integer); }},
       {.name = "scheduler.batch_samples",
        .type = OT::integer,
-       .default_yaml = "65536",
+       .default_yaml = "0",
        .help = "a batch is cut before the tick once this many samples wait, and takes at most "
-               "this many (all streams; the rest waits for the next round)",
-       .min = 1,
+               "this many (all streams; the rest waits for the next round); 0 = by the "
+               "backend: 65536 on cpu and reference, 1048576 on cuda",
+       .min = 0,
        .max = 1 << 24,
        .set = [](T& t,
                  const V& v) { t.config->batch_samples = static_cast<std::size_t>(v.integer); }},

@@ -89,6 +89,10 @@ Pipeline::Pipeline(config::DaemonConfig config, Logger log)
       kernels::resolve_backend(config_.backend, work_shape(config_), &why);
   if (!why.empty()) log_->info("{}", why);
   matcher_ = kernels::make_matcher(backend, {config_.cpu_threads});
+  batch_samples_ = config::batch_samples_for(config_.batch_samples, backend);
+  log_->info("scheduler: rounds of at most {} samples every {} ms{}", batch_samples_,
+             config_.tick.count(),
+             config_.batch_samples ? "" : " (scheduler.batch_samples 0: the backend's)");
   // The registry's definitions of the declared streams (the same objects its batches carry).
   for (const auto& s : config_.live.streams) matcher_->add_stream(registry_->find(s.def.id));
   add_patterns(config_.live.libraries);
@@ -205,7 +209,7 @@ std::optional<std::string> Pipeline::unhealthy() const {
 }
 
 void Pipeline::run_batch() {
-  process(hub_->take(config_.batch_samples));
+  process(hub_->take(batch_samples_));
 }
 
 void Pipeline::process(stream::IngestBatch batch) {
@@ -240,7 +244,7 @@ void Pipeline::process(stream::IngestBatch batch) {
   // The newest batch stays on the device while the next round is taken only when a whole
   // next round is already queued (under load: the next wait returns at once); otherwise it
   // is collected now, so a light input never waits a tick for its events.
-  const std::size_t keep = hub_->queued_samples() >= config_.batch_samples ? 1 : 0;
+  const std::size_t keep = hub_->queued_samples() >= batch_samples_ ? 1 : 0;
   while (in_flight_.size() > keep) collect_one();
   refresh_stats();
   if (!replays_.empty() && !batch.ended.empty()) {
@@ -269,7 +273,7 @@ void Pipeline::collect_all() {
 }
 
 void Pipeline::step() {
-  hub_->wait(config_.batch_samples, std::chrono::steady_clock::now() + config_.tick);
+  hub_->wait(batch_samples_, std::chrono::steady_clock::now() + config_.tick);
   run_batch();
   last_round_ns_ = steady_ns();
 }

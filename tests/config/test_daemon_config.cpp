@@ -234,7 +234,10 @@ TEST(DaemonConfig, EmptyFileGivesTheDefaultsAndTheImplicitRule) {
   EXPECT_EQ(c.instance, "warpwatch");
   EXPECT_EQ(c.backend, warpwatch::kernels::Backend::automatic);
   EXPECT_EQ(c.tick.count(), 10);
-  EXPECT_EQ(c.batch_samples, 65536u);
+  EXPECT_EQ(c.batch_samples, 0u);  // the backend's: batch_samples_for
+  EXPECT_EQ(batch_samples_for(c.batch_samples, warpwatch::kernels::Backend::cpu), 65536u);
+  EXPECT_EQ(batch_samples_for(c.batch_samples, warpwatch::kernels::Backend::cuda), 1048576u);
+  EXPECT_EQ(batch_samples_for(512, warpwatch::kernels::Backend::cuda), 512u);
   // The ingest limits, derived from the default budget of 1 GiB, are the struct's defaults.
   const DaemonConfig defaults;
   EXPECT_EQ(c.memory_budget_bytes, std::size_t{1} << 30);

@@ -88,14 +88,23 @@ struct LiveConfig {
   LogLevel log_level = LogLevel::info;
 };
 
+// A round's most samples when the configuration leaves it to the backend: the device needs
+// long rounds (a round's launches and host work are paid per round: 10,000 streams x 64
+// patterns matched 3.5e6 samples/s in rounds of 65,536 and 1.0e7 in rounds of 1,048,576 on
+// the H100), the cpu short ones (its rounds run to their end at shutdown: a bound on the
+// drain's overshoot).
+inline constexpr std::size_t batch_samples_cpu = 1 << 16;
+inline constexpr std::size_t batch_samples_cuda = 1 << 20;
+std::size_t batch_samples_for(std::size_t configured, kernels::Backend backend);
+
 struct DaemonConfig {
   std::string source_file;
   std::string instance = "warpwatch";  // names this daemon in events
   kernels::Backend backend = kernels::Backend::automatic;
   unsigned cpu_threads = 0;            // 0 = one per hardware thread
   std::chrono::milliseconds tick{10};  // scheduler period
-  std::size_t batch_samples = 65536;   // a batch is cut early once this many wait, and
-                                       // takes at most this many
+  std::size_t batch_samples = 0;       // a batch is cut early once this many wait, and takes at
+                                       // most this many; 0 = by the backend (batch_samples_for)
   std::vector<IngestSource> ingest;
   std::size_t max_message_bytes = 1 << 20;  // larger messages are rejected and counted
   // Ingest memory (README.md, "Backpressure and limits"). The file's 0 means "derived

@@ -124,7 +124,8 @@ class Pipeline {
   std::vector<std::string> ingest_endpoints_;  // of the ZeroMQ sources, as bound
   std::vector<stream::Source*> replays_;       // the finite ones among sources_
   std::atomic<bool> replay_batches_done_{false};
-  const std::string instance_;  // as started: /metrics reads it from other threads
+  const std::string instance_;     // as started: /metrics reads it from other threads
+  std::size_t batch_samples_ = 0;  // scheduler.batch_samples, or the backend's (at start)
   mutable std::mutex stats_mu_;
   PipelineStats stats_;
   std::atomic<bool> running_{false};
