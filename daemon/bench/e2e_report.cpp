@@ -217,6 +217,33 @@ void print_e2e_table(const E2eReport& report, std::ostream& out) {
       out << r.backend << ", " << r.streams << " streams, frame " << r.frame << ": " << p << "\n";
 }
 
+E2eReport e2e_report_from_json(const std::string& json_text) {
+  E2eReport report;
+  try {
+    const auto j = nlohmann::json::parse(json_text);
+    const auto& o = j.at("options");
+    report.options.frames = o.at("frames").get<std::vector<std::size_t>>();
+    report.options.patterns = o.at("patterns").get<std::size_t>();
+    report.options.pattern_length = o.at("pattern_length").get<std::size_t>();
+    for (const auto& r : j.at("runs")) {
+      E2eRun run;
+      run.backend = r.at("backend").get<std::string>();
+      run.streams = r.at("streams").get<std::size_t>();
+      run.frame = r.at("frame").get<std::size_t>();
+      if (!r.at("error").is_null()) run.error = r.at("error").get<std::string>();
+      if (run.error.empty()) {
+        run.sustained_samples_per_s =
+            r.at("throughput").at("sustained_samples_per_s").get<double>();
+        run.latency_ms.p99 = r.at("latency_ms").at("p99").get<double>();
+      }
+      report.runs.push_back(std::move(run));
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(std::string("not a bench e2e JSON report: ") + e.what());
+  }
+  return report;
+}
+
 void write_e2e_plot(const E2eReport& report, const std::string& png_path,
                     const std::string& gnuplot_program) {
   if (!executable_on_path(gnuplot_program))

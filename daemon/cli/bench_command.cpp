@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <fstream>
 #include <ostream>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -86,12 +87,26 @@ CLI::App* add_bench_e2e_command(CLI::App& bench, BenchE2eCommand& cmd) {
   sub->add_option("--json", cmd.json_path, "write every run as JSON here");
   sub->add_option("--plot", cmd.plot_path,
                   "draw samples/s and p99 latency against streams as PNG here (gnuplot)");
+  sub->add_option("--replot", cmd.replot_path,
+                  "run nothing: draw --plot from this earlier --json report (a sweep run on a "
+                  "machine without gnuplot)")
+      ->check(CLI::ExistingFile);
   return sub;
 }
 
 }  // namespace
 
 int run_bench_e2e(const BenchE2eCommand& cmd, std::ostream& out, std::ostream& err) {
+  if (!cmd.replot_path.empty()) {
+    if (cmd.plot_path.empty()) throw std::runtime_error("--replot needs --plot PNG");
+    std::ifstream in(cmd.replot_path);
+    std::stringstream text;
+    text << in.rdbuf();
+    if (!in) throw std::runtime_error("cannot read " + cmd.replot_path);
+    bench::write_e2e_plot(bench::e2e_report_from_json(text.str()), cmd.plot_path);
+    out << "plot: " << cmd.plot_path << "\n";
+    return 0;
+  }
   bench::E2eOptions o = cmd.options;
   if (cmd.text && cmd.explicit_timestamps)
     throw std::runtime_error("--text and --explicit-timestamps exclude each other");

@@ -52,6 +52,7 @@ struct BenchE2eCommand {
   bench::E2eOptions options;  // the options set the fields they name
   bool text = false, explicit_timestamps = false;
   std::string json_path, plot_path;
+  std::string replot_path;  // plot this earlier --json report instead of running
 };
 
 struct BenchCommand {

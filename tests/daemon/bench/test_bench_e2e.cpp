@@ -228,6 +228,41 @@ TEST(BenchE2e, PlotIsAPng) {
   EXPECT_EQ(std::string(magic + 1, 3), "PNG");
 }
 
+// A sweep measured where gnuplot is missing is plotted elsewhere from its JSON: what the
+// plot draws comes back as it was written.
+TEST(BenchE2e, ReportForThePlotReadsBackFromItsJson) {
+  bench::E2eReport written = synthetic_report();
+  written.options.frames = {10, 100};
+  written.options.patterns = 64;
+  written.options.pattern_length = 128;
+  written.runs[1].error = "the daemon did not start";
+  const bench::E2eReport read = bench::e2e_report_from_json(bench::e2e_json(written));
+  EXPECT_EQ(read.options.frames, written.options.frames);
+  EXPECT_EQ(read.options.patterns, 64u);
+  EXPECT_EQ(read.options.pattern_length, 128u);
+  ASSERT_EQ(read.runs.size(), written.runs.size());
+  for (std::size_t i = 0; i < read.runs.size(); ++i) {
+    EXPECT_EQ(read.runs[i].backend, written.runs[i].backend);
+    EXPECT_EQ(read.runs[i].streams, written.runs[i].streams);
+    EXPECT_EQ(read.runs[i].frame, written.runs[i].frame);
+    EXPECT_EQ(read.runs[i].error, written.runs[i].error);
+    if (i == 1) continue;
+    EXPECT_EQ(read.runs[i].sustained_samples_per_s, written.runs[i].sustained_samples_per_s);
+    EXPECT_EQ(read.runs[i].latency_ms.p99, written.runs[i].latency_ms.p99);
+  }
+  EXPECT_THROW(bench::e2e_report_from_json("{\"runs\": []}"), std::runtime_error);
+  EXPECT_THROW(bench::e2e_report_from_json("not json"), std::runtime_error);
+}
+
+TEST(BenchE2e, ReplotNeedsAPlotPath) {
+  TempDir dir;
+  const std::string json = dir.file("e2e.json");
+  std::ofstream(json) << bench::e2e_json(synthetic_report());
+  const auto r = run_cli({"bench", "e2e", "--replot", json});
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("--replot needs --plot"), std::string::npos) << r.err;
+}
+
 TEST(BenchE2e, PlotWithoutGnuplotNamesThePackage) {
   TempDir dir;
   try {

@@ -133,6 +133,11 @@ E2eReport run_e2e(const E2eOptions& options, std::ostream& log);
 
 void print_e2e_table(const E2eReport& report, std::ostream& out);
 std::string e2e_json(const E2eReport& report);
+// What write_e2e_plot draws, read back from e2e_json's text (a sweep run on a machine
+// without gnuplot is plotted elsewhere: `bench e2e --replot FILE --plot PNG`): the options'
+// frames, patterns and pattern length, and per run its backend, streams, frame, error,
+// sustained samples/s and p99 latency. Throws std::runtime_error naming what is missing.
+E2eReport e2e_report_from_json(const std::string& json_text);
 // A PNG: samples/s and p99 latency against streams, one curve per backend (and frame
 // size), drawn by `gnuplot_program` from a generated script. Throws std::runtime_error
 // when gnuplot is missing (naming the Debian package, gnuplot-nox) or fails.
