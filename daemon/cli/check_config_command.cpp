@@ -55,7 +55,12 @@ void print_summary(const config::DaemonConfig& c, std::ostream& out) {
   out << c.source_file << ": OK\n";
   out << "instance " << c.instance << ", backend " << kernels::to_string(c.backend)
       << ", cpu threads " << (c.cpu_threads ? std::to_string(c.cpu_threads) : "all") << ", tick "
-      << c.tick.count() << " ms, batch " << c.batch_samples << " samples\n";
+      << c.tick.count() << " ms, batch "
+      << (c.batch_samples
+              ? std::to_string(c.batch_samples)
+              : "by the backend (" + std::to_string(config::batch_samples_cpu) + " on cpu, " +
+                    std::to_string(config::batch_samples_cuda) + " on cuda)")
+      << " samples\n";
   print_list(out, "ingest", c.ingest, [&](const config::IngestSource& s) {
     using Kind = config::IngestSource::Kind;
     if (s.kind == Kind::pull) out << "pull   " << s.endpoint;

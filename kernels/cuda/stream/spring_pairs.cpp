@@ -51,13 +51,15 @@ void SpringPairs::add_pair(common::Pair* pair) {
   // Nothing changes before the allocations succeeded: a failed one leaves the pattern's
   // tiles as they were. The lane is set fresh on the device later, with every lane added
   // meanwhile (set_fresh_lanes).
+  if (fresh_tiles_.size() == fresh_tiles_.capacity())  // geometric: O(1) a pair
+    fresh_tiles_.reserve(std::max<std::size_t>(16, 2 * fresh_tiles_.capacity()));
   if (p.tiles.empty() || p.tiles.back()->lanes.size() == tile_lanes) {
-    fresh_tiles_.reserve(fresh_tiles_.size() + 1);
-    p.tiles.push_back(new_tile(m));
+    std::unique_ptr<Tile> added = new_tile(m);
+    added->lanes.reserve(tile_lanes);
+    p.tiles.reserve(p.tiles.size() + 1);
+    p.tiles.push_back(std::move(added));
   }
   Tile& tile = *p.tiles.back();
-  tile.lanes.reserve(tile_lanes);
-  fresh_tiles_.reserve(fresh_tiles_.size() + 1);
   if (tile.fresh == 0) fresh_tiles_.push_back(&tile);
   tile.fresh |= 1u << tile.lanes.size();
   pair->handle = static_cast<std::uint32_t>((p.tiles.size() - 1) * tile_lanes + tile.lanes.size());
@@ -69,16 +71,17 @@ void SpringPairs::set_fresh_lanes() {
   if (fresh_tiles_.empty()) return;
   std::vector<SpringFreshTileDev> list;
   list.reserve(fresh_tiles_.size());
-  for (Tile* t : fresh_tiles_) {
+  for (const Tile* t : fresh_tiles_)
     list.push_back({t->dev.d[0], t->dev.s[0], t->dev.side, t->dev.d_min, t->dev.t_s, t->dev.t_e,
                     t->m, t->fresh});
-    t->fresh = 0;
-  }
-  fresh_tiles_.clear();
   upload(fresh_dev_, list, compute_);
   launch_spring_fresh_lanes(fresh_dev_.data(), static_cast<std::uint32_t>(list.size()),
                             compute_.get());
   compute_.synchronize();  // the upload reads `list`
+  // Only now: a failed allocation or launch leaves the lanes pending (setting a lane fresh
+  // twice is harmless), never a lane whose memory was never set.
+  for (Tile* t : fresh_tiles_) t->fresh = 0;
+  fresh_tiles_.clear();
 }
 
 void SpringPairs::flush_lanes(const Pattern& p, const Tile& tile, std::uint32_t first,
@@ -374,7 +377,7 @@ void SpringPairs::lower_to_live_starts(const SpringChunkDev* next_chunks,
 std::size_t SpringPairs::device_bytes() const {
   std::size_t bytes = patterns_dev_.bytes() + pattern_values_.bytes() + tiles_dev_.bytes() +
                       done_.bytes() + aborted_.bytes() + retry_dev_.bytes() + reports_.bytes() +
-                      report_counters_.bytes() + ages_.bytes();
+                      report_counters_.bytes() + ages_.bytes() + fresh_dev_.bytes();
   for (const auto& [id, p] : patterns_)
     for (const auto& tile : p.tiles) bytes += tile->memory.bytes();
   for (const auto& v : variants_) bytes += v.device_pairs.bytes();
