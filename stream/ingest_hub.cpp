@@ -329,9 +329,10 @@ Backlog IngestHub::backlog() const {
   for (const SourceState& s : sources_) b.sources.push_back(s.counters);
   // A stream's oldest segment is the oldest of its queue; each source's oldest is among
   // the streams' segments. A queue's segments are in arrival order, so a source's first
-  // segment in it is its oldest there, and the walk stops once every source that has one
-  // was met: with one source, a segment a queue (a backlog of 10^5 segments walked whole
-  // under the lock held up ingest and matching on every scrape).
+  // segment in it is its oldest there, and the walk of a queue stops once it met every
+  // source of the hub: with one source, after one segment (a backlog of 10^5 segments
+  // walked whole under the lock held up ingest and matching on every scrape). A queue that
+  // some source never fed is still walked whole.
   std::vector<bool> seen(sources_.size(), false);
   std::vector<bool> seen_here(sources_.size());
   for (const auto& [id, q] : queues_) {
