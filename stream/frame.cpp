@@ -274,13 +274,15 @@ std::string_view to_string(RejectReason reason) {
   return "unknown_reason";  // not reached for a valid enumerator
 }
 
+bool is_binary_frame(std::span<const std::byte> payload) {
+  const auto byte = [&](std::size_t i) { return std::to_integer<std::uint8_t>(payload[i]); };
+  return payload.size() >= 3 && byte(0) == frame_magic[0] && byte(1) == frame_magic[1] &&
+         byte(2) == frame_magic[2];
+}
+
 std::variant<Decoded, DecodeError> decode_payload(std::span<const std::byte> payload,
                                                   std::size_t text_dims) {
-  const auto byte = [&](std::size_t i) { return std::to_integer<std::uint8_t>(payload[i]); };
-  if (payload.size() >= 3 && byte(0) == frame_magic[0] && byte(1) == frame_magic[1] &&
-      byte(2) == frame_magic[2]) {
-    return decode_binary(payload);
-  }
+  if (is_binary_frame(payload)) return decode_binary(payload);
   const std::string_view text(reinterpret_cast<const char*>(payload.data()), payload.size());
   if (text.find('\0') != std::string_view::npos) {
     return DecodeError{

@@ -30,8 +30,11 @@ void IngestHub::offer_message(SourceId source, std::string_view id,
         std::to_string(size) + " bytes, limit " + std::to_string(limits_.max_message_bytes));
     return;
   }
-  // Text payloads carry no dims: decode them with the stream's (or auto-create) dims.
-  const auto decoded = decode_payload(payload, registry_.expected_dims(id).value_or(0));
+  // Text payloads carry no dims: decode them with the stream's (or auto-create) dims. A
+  // binary frame carries its own, and needs no lookup.
+  const std::size_t text_dims =
+      is_binary_frame(payload) ? 0 : registry_.expected_dims(id).value_or(0);
+  const auto decoded = decode_payload(payload, text_dims);
   if (const auto* error = std::get_if<DecodeError>(&decoded)) {
     registry_.reject(id, error->reason, error->detail);
     return;
@@ -64,9 +67,23 @@ void IngestHub::offer_samples(SourceId source, std::string_view id, const Sample
   accept(source, samples, admit);
 }
 
+IngestHub::Slot* IngestHub::find_slot_locked(std::string_view id) const {
+  const auto it = index_.find(id);
+  return it == index_.end() ? nullptr : it->second;
+}
+
+void IngestHub::erase_slot_locked(std::string_view id) {
+  const auto it = slots_.find(id);
+  if (it == slots_.end()) return;
+  if (it->second.queue.size() > 0) --queued_streams_;
+  spare_bytes_ -= it->second.queue.spare_bytes();
+  index_.erase(std::string_view(it->first));
+  slots_.erase(it);
+}
+
 bool IngestHub::stream_full_locked(std::string_view id) const {
-  const auto it = queues_.find(id);
-  return it != queues_.end() && it->second.bytes() >= limits_.stream_bytes;
+  const Slot* slot = find_slot_locked(id);
+  return slot && slot->queue.bytes() >= limits_.stream_bytes;
 }
 
 void IngestHub::drop(SourceId source, std::string_view id, std::size_t samples) {
@@ -92,18 +109,26 @@ void IngestHub::accept(SourceId source, const Samples& samples, const Admit& adm
     drop(source, stream.id, samples.size());
     return;
   }
-  auto it = validators_.find(stream.id);
-  if (it == validators_.end())
-    it = validators_.emplace(stream.id, StreamValidator(stream.dims)).first;
-  Accepted accepted = it->second.accept(samples, counts);
-  const std::size_t n = accepted.samples.size();
+  Slot* slot = find_slot_locked(stream.id);
+  if (!slot) {
+    const auto it = slots_.try_emplace(stream.id, stream.dims).first;
+    slot = &it->second;
+    index_.emplace(std::string_view(it->first), slot);
+  }
+  // Most messages are valid whole: then they are queued as they came, without a copy.
+  Accepted accepted;
+  const bool whole = slot->validator.accept_all(samples);
+  if (!whole) accepted = slot->validator.accept(samples, counts);
+  const Samples& valid = whole ? samples : accepted.samples;
+  const std::size_t n = valid.size();
+  bool wake = false;
   if (n > 0) {
-    Queue& q = queues_[stream.id];
+    Queue& q = slot->queue;
     q.stream = admit.stream;
     const bool was_full = q.bytes() >= limits_.stream_bytes;
-    q.values.insert(q.values.end(), accepted.samples.values.begin(), accepted.samples.values.end());
-    q.times_ns.insert(q.times_ns.end(), accepted.samples.times_ns.begin(),
-                      accepted.samples.times_ns.end());
+    if (q.size() == 0) ++queued_streams_;
+    q.values.insert(q.values.end(), valid.values.begin(), valid.values.end());
+    q.times_ns.insert(q.times_ns.end(), valid.times_ns.begin(), valid.times_ns.end());
     // Runs from one source within 10 ms share a segment: the backlog's age is then up
     // to 10 ms young, and a stream of 1-sample messages costs no segment per sample.
     const auto now = Clock::now();
@@ -119,11 +144,12 @@ void IngestHub::accept(SourceId source, const Samples& samples, const Admit& adm
     SourceBacklog& c = sources_[source].counters;
     c.samples += n;
     c.bytes += bytes;
+    wake = waiters_ > 0 && queued_samples_ >= wanted_samples_;
   }
   lock.unlock();
   registry_.count_accepted(stream.id, n);
   for (const Dropped& d : accepted.dropped) registry_.reject(stream.id, d.reason, d.first, d.count);
-  if (n > 0) cv_.notify_one();
+  if (wake) cv_.notify_all();
 }
 
 void IngestHub::end_stream(std::string_view id) {
@@ -132,6 +158,11 @@ void IngestHub::end_stream(std::string_view id) {
     ended_.emplace_back(id);
   }
   cv_.notify_one();
+}
+
+bool IngestHub::holds_samples_locked(std::string_view id) const {
+  const Slot* slot = find_slot_locked(id);
+  return slot && slot->queue.size() > 0;
 }
 
 bool IngestHub::has_room_locked() const {
@@ -159,12 +190,30 @@ void IngestHub::take_from(Queue& q, std::size_t n, QueuedSamples& out) {
   const std::size_t dims = q.stream->dims;
   const bool was_full = q.bytes() >= limits_.stream_bytes;
   out.stream = q.stream;
-  const auto t_end = q.times_ns.begin() + static_cast<std::ptrdiff_t>(n);
-  out.times_ns.assign(q.times_ns.begin(), t_end);
-  q.times_ns.erase(q.times_ns.begin(), t_end);
-  const auto v_end = q.values.begin() + static_cast<std::ptrdiff_t>(n * dims);
-  out.values.assign(q.values.begin(), v_end);
-  q.values.erase(q.values.begin(), v_end);
+  if (q.head == 0 && n == q.size()) {  // all of it: the vectors change hands
+    out.values.swap(q.values);
+    out.times_ns.swap(q.times_ns);
+    spare_bytes_ -= q.spare_bytes();
+    q.values.swap(q.spare_values);  // empty (with capacity, once recycled)
+    q.times_ns.swap(q.spare_times_ns);
+  } else {
+    const auto t_from = q.times_ns.begin() + static_cast<std::ptrdiff_t>(q.head);
+    out.times_ns.assign(t_from, t_from + static_cast<std::ptrdiff_t>(n));
+    const auto v_from = q.values.begin() + static_cast<std::ptrdiff_t>(q.head * dims);
+    out.values.assign(v_from, v_from + static_cast<std::ptrdiff_t>(n * dims));
+    q.head += n;
+    if (q.head == q.times_ns.size()) {
+      q.times_ns.clear();
+      q.values.clear();
+      q.head = 0;
+    } else if (q.head >= q.size()) {  // more taken than left: move the rest to the front
+      q.times_ns.erase(q.times_ns.begin(),
+                       q.times_ns.begin() + static_cast<std::ptrdiff_t>(q.head));
+      q.values.erase(q.values.begin(),
+                     q.values.begin() + static_cast<std::ptrdiff_t>(q.head * dims));
+      q.head = 0;
+    }
+  }
   // Credit the sources whose samples leave, oldest first.
   for (std::size_t left = n; left > 0;) {
     Segment& s = q.segments.front();
@@ -176,6 +225,7 @@ void IngestHub::take_from(Queue& q, std::size_t n, QueuedSamples& out) {
     left -= k;
     if (s.samples == 0) q.segments.pop_front();
   }
+  if (n > 0 && q.size() == 0) --queued_streams_;
   queued_samples_ -= n;
   queued_bytes_ -= n * queued_sample_bytes(dims);
   if (was_full && q.bytes() < limits_.stream_bytes) --streams_full_;
@@ -201,18 +251,41 @@ IngestBatch IngestHub::take_all() {
   return batch;
 }
 
+void IngestHub::recycle(IngestBatch&& batch) {
+  const std::lock_guard lock(mu_);
+  for (QueuedSamples& taken : batch.streams) {
+    Slot* slot = find_slot_locked(taken.stream->id);
+    // Only to the queue the vectors came from (a reload may have replaced it since).
+    if (!slot || slot->queue.stream != taken.stream) continue;
+    Queue& q = slot->queue;
+    if (q.spare_values.capacity() > 0 || q.spare_times_ns.capacity() > 0) continue;
+    const std::size_t bytes =
+        taken.values.capacity() * sizeof(float) + taken.times_ns.capacity() * sizeof(std::int64_t);
+    if (spare_bytes_ + bytes > limits_.total_bytes) continue;
+    taken.values.clear();
+    taken.times_ns.clear();
+    q.spare_values.swap(taken.values);
+    q.spare_times_ns.swap(taken.times_ns);
+    spare_bytes_ += bytes;
+  }
+}
+
 IngestBatch IngestHub::take_locked(std::size_t max_samples) {
   IngestBatch batch;
-  if (!queues_.empty() && max_samples > 0) {
-    // The streams in rotated order, from next_first_ on, wrapping around.
+  if (queued_streams_ > 0 && max_samples > 0) {
+    // The streams with samples in rotated order, from next_first_ on, wrapping around;
+    // more streams than samples to take: the first max_samples streams, one sample each.
+    const std::size_t wanted = std::min(queued_streams_, max_samples);
     std::vector<Queue*> order;
-    order.reserve(queues_.size());
-    const auto from = queues_.lower_bound(next_first_);
-    for (auto it = from; it != queues_.end(); ++it) order.push_back(&it->second);
+    order.reserve(wanted);
+    const auto from = slots_.lower_bound(next_first_);
+    const auto collect = [&](auto begin, auto end) {
+      for (auto it = begin; it != end && order.size() < wanted; ++it)
+        if (it->second.queue.size() > 0) order.push_back(&it->second.queue);
+    };
+    collect(from, slots_.end());
     const std::size_t wrapped = order.size();  // order[wrapped..] have the smaller ids
-    for (auto it = queues_.begin(); it != from; ++it) order.push_back(&it->second);
-    // More streams than samples to take: the first max_samples streams, one sample each.
-    if (order.size() > max_samples) order.resize(max_samples);
+    collect(slots_.begin(), from);
     std::vector<std::size_t> take(order.size(), 0);
     std::size_t left = max_samples;
     const std::size_t share = std::max<std::size_t>(1, max_samples / order.size());
@@ -227,8 +300,8 @@ IngestBatch IngestHub::take_locked(std::size_t max_samples) {
     }
     // Next time, start after the last stream served here.
     const std::string& last = order.back()->stream->id;
-    const auto after = queues_.upper_bound(last);
-    next_first_ = after == queues_.end() ? std::string() : after->first;
+    const auto after = slots_.upper_bound(last);
+    next_first_ = after == slots_.end() ? std::string() : after->first;
     std::size_t before_wrap = 0;  // streams taken from order[0, wrapped)
     batch.streams.reserve(order.size());
     for (std::size_t k = 0; k < order.size(); ++k) {
@@ -239,7 +312,6 @@ IngestBatch IngestHub::take_locked(std::size_t max_samples) {
       batch.streams.push_back(std::move(out));
       if (k < wrapped) ++before_wrap;
     }
-    std::erase_if(queues_, [](const auto& entry) { return entry.second.size() == 0; });
     // Sorted by id: the map's order from next_first_ on, then from its start, so the two
     // runs swap places (a sort of 10,000 ids cost milliseconds a round).
     std::rotate(batch.streams.begin(),
@@ -248,7 +320,7 @@ IngestBatch IngestHub::take_locked(std::size_t max_samples) {
   }
   // An ended stream is reported once its last samples are in a batch.
   for (auto it = ended_.begin(); it != ended_.end();) {
-    if (queues_.contains(*it)) {
+    if (holds_samples_locked(*it)) {
       ++it;
     } else {
       batch.ended.push_back(std::move(*it));
@@ -276,15 +348,15 @@ IngestHub::Redeclared IngestHub::redeclare(const std::vector<StreamDef>& declare
     // other streams' queues stay (their definitions are the same objects).
     const std::lock_guard lock(mu_);
     for (const std::string& id : leaving) {
-      validators_.erase(id);
-      const auto it = queues_.find(id);
-      if (it == queues_.end()) continue;
-      QueuedSamples q;
-      const std::size_t n = it->second.size();
-      take_from(it->second, n, q);
-      out.queued.samples += n;
-      out.queued.streams.push_back(std::move(q));
-      queues_.erase(it);
+      Slot* slot = find_slot_locked(id);
+      if (!slot) continue;
+      if (const std::size_t n = slot->queue.size(); n > 0) {
+        QueuedSamples q;
+        take_from(slot->queue, n, q);
+        out.queued.samples += n;
+        out.queued.streams.push_back(std::move(q));
+      }
+      erase_slot_locked(id);
     }
     for (auto it = ended_.begin(); it != ended_.end();) {
       if (leaving.contains(*it)) {
@@ -301,13 +373,18 @@ IngestHub::Redeclared IngestHub::redeclare(const std::vector<StreamDef>& declare
 
 void IngestHub::wait(std::size_t samples, Clock::time_point deadline) {
   std::unique_lock lock(mu_);
+  ++waiters_;
+  wanted_samples_ = waiters_ == 1 ? samples : std::min(wanted_samples_, samples);
   cv_.wait_until(lock, deadline, [&] {
     if (queued_samples_ >= samples) return true;
     // An ended stream whose samples are all queued can be reported.
     for (const auto& id : ended_)
-      if (!queues_.contains(id)) return true;
+      if (!holds_samples_locked(id)) return true;
     return false;
   });
+  // The last one out: no threshold is left (with several waiters the smallest stays
+  // until all are gone, which wakes the others early at worst).
+  if (--waiters_ == 0) wanted_samples_ = 0;
 }
 
 void IngestHub::notify() {
@@ -324,7 +401,7 @@ Backlog IngestHub::backlog() const {
   Backlog b;
   b.samples = queued_samples_;
   b.bytes = queued_bytes_;
-  b.streams = queues_.size();
+  b.streams = queued_streams_;
   b.limits = limits_;
   for (const SourceState& s : sources_) b.sources.push_back(s.counters);
   // A stream's oldest segment is the oldest of its queue; each source's oldest is among
@@ -335,7 +412,8 @@ Backlog IngestHub::backlog() const {
   // some source never fed is still walked whole.
   std::vector<bool> seen(sources_.size(), false);
   std::vector<bool> seen_here(sources_.size());
-  for (const auto& [id, q] : queues_) {
+  for (const auto& [id, slot] : slots_) {
+    const Queue& q = slot.queue;
     if (q.segments.empty()) continue;
     b.oldest_age_seconds = std::max(b.oldest_age_seconds, age(q.segments.front().queued_at));
     std::fill(seen_here.begin(), seen_here.end(), false);

@@ -145,9 +145,8 @@ Admit StreamRegistry::admit(std::string_view id, std::size_t dims) {
   };
   {
     std::lock_guard lock(mu_);
-    if (auto why = invalid_stream_id_reason(id)) {
-      refuse(nullptr, RejectReason::invalid_stream_id, std::string(*why));
-    } else if (StreamCounters* s = find_locked(id)) {
+    // A known id was valid when it was declared or created: only a new one is checked.
+    if (StreamCounters* s = find_locked(id)) {
       a.stream = s->stream;
       if (dims != s->stream->dims) {
         refuse(s, RejectReason::wrong_dims, dims_detail(dims, "the stream has", s->stream->dims));
@@ -155,6 +154,8 @@ Admit StreamRegistry::admit(std::string_view id, std::size_t dims) {
         ++s->messages;
         ++totals_.messages;
       }
+    } else if (auto why = invalid_stream_id_reason(id)) {
+      refuse(nullptr, RejectReason::invalid_stream_id, std::string(*why));
     } else if (!options_.auto_create) {
       refuse(nullptr, RejectReason::unknown_stream,
              "not a declared stream, and auto-creation is off");

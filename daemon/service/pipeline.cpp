@@ -252,6 +252,7 @@ void Pipeline::process(stream::IngestBatch batch) {
     for (const stream::Source* replay : replays_) all = all && replay->finished();
     replay_batches_done_ = all;
   }
+  hub_->recycle(std::move(batch));  // its vectors hold the next rounds' samples
 }
 
 void Pipeline::collect_one() {

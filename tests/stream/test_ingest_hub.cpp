@@ -88,6 +88,8 @@ TEST(IngestHub, TakeIsBoundedFairAndKeepsEachStreamsOrder) {
     }
     EXPECT_EQ(in_batch, b.samples);
     taken += b.samples;
+    // Every other round gives the batch back: its vectors then hold later samples.
+    if (round % 2 == 0) hub.recycle(IngestBatch(b));
   }
   taken += hub.take_all().samples;
   EXPECT_EQ(taken, sent) << "seed " << seed;
@@ -125,6 +127,46 @@ TEST(IngestHub, EveryStreamGetsItsShareAndTheFirstServedRotate) {
   }
   ASSERT_EQ(served.size(), 10u) << "every stream is served within a few rounds";
   for (const auto& [id, n] : served) EXPECT_EQ(n, 3) << id;
+}
+
+// The scheduler's wait() returns once the samples it waits for are queued (ingest wakes it
+// then, not on every message), at its deadline when they never come, and at once for an
+// ended stream; the backlog counts only the streams that hold samples now.
+TEST(IngestHub, WaitWakesAtItsThresholdOrDeadline) {
+  StreamRegistry registry({}, auto_create());
+  IngestHub hub(registry, QueueLimits{});
+  const SourceId src = hub.add_source("test", Overflow::wait);
+  std::thread producer([&] {
+    for (int k = 0; k < 100; ++k) {
+      std::string id = "s";
+      id += std::to_string(k % 7);
+      hub.offer_samples(src, id, ramp(1, k));
+      std::this_thread::sleep_for(100us);
+    }
+  });
+  const auto began = std::chrono::steady_clock::now();
+  hub.wait(100, began + 60s);
+  const auto waited = std::chrono::steady_clock::now() - began;
+  producer.join();
+  EXPECT_EQ(hub.queued_samples(), 100u);
+  EXPECT_LT(waited, 30s) << "woken by the hundredth sample, not the deadline";
+  EXPECT_EQ(hub.backlog().streams, 7u);
+
+  const auto before = std::chrono::steady_clock::now();
+  hub.wait(1000, before + 50ms);  // never that many
+  EXPECT_GE(std::chrono::steady_clock::now() - before, 50ms);
+
+  EXPECT_EQ(hub.take_all().samples, 100u);
+  EXPECT_EQ(hub.backlog().streams, 0u) << "emptied queues are not counted";
+  hub.offer_samples(src, "s3", ramp(1, 500));
+  EXPECT_EQ(hub.backlog().streams, 1u);
+  hub.end_stream("s3");
+  hub.take_all();
+  const auto end_began = std::chrono::steady_clock::now();
+  hub.end_stream("s4");  // nothing queued for it: reportable now
+  hub.wait(1000, end_began + 60s);
+  EXPECT_LT(std::chrono::steady_clock::now() - end_began, 30s);
+  EXPECT_EQ(hub.take(10).ended, std::vector<std::string>{"s4"});
 }
 
 TEST(IngestHub, AWaitingSourceFindsRoomOnceTheSchedulerTakes) {

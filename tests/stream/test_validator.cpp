@@ -192,4 +192,41 @@ TEST(Validator, RandomDamageInRandomChunks) {
   EXPECT_GT(want_non_finite, 0u);
 }
 
+// The hub's fast path: accept_all() takes a message whole exactly when accept() would keep
+// every sample of it, and leaves the state alone otherwise.
+TEST(Validator, AcceptAllAgreesWithAccept) {
+  const auto seed = warpwatch::testing::test_seed();
+  std::mt19937_64 rng(seed);
+  const std::size_t dims = 2;
+  StreamValidator fast(dims), slow(dims);
+  std::int64_t t = 0;
+  std::size_t whole = 0, split = 0;
+  for (int m = 0; m < 2000; ++m) {
+    const std::size_t n = std::uniform_int_distribution<std::size_t>(1, 40)(rng);
+    Samples chunk{dims, {}, {}};
+    for (std::size_t i = 0; i < n; ++i) {
+      const int kind = std::uniform_int_distribution<int>(0, 299)(rng);
+      t += kind == 0 ? -std::uniform_int_distribution<std::int64_t>(0, 3)(rng) : 1;
+      chunk.times_ns.push_back(t);
+      chunk.values.push_back(kind == 1 ? nan : float(i));
+      chunk.values.push_back(kind == 2 ? -inf : (kind == 3 ? inf : -float(i)));
+    }
+    RejectCounts fast_counts, slow_counts;
+    const Accepted want = slow.accept(chunk, slow_counts);
+    const bool all = fast.accept_all(chunk);
+    const Accepted got = all ? Accepted{chunk, {}} : fast.accept(chunk, fast_counts);
+    ASSERT_EQ(all, want.samples.size() == n) << "message " << m << ", seed " << seed;
+    ASSERT_EQ(got.samples, want.samples) << "message " << m << ", seed " << seed;
+    ASSERT_EQ(fast_counts, slow_counts) << "message " << m << ", seed " << seed;
+    ASSERT_EQ(fast.last_timestamp_ns(), slow.last_timestamp_ns());
+    ++(all ? whole : split);
+  }
+  EXPECT_GT(whole, 100u);
+  EXPECT_GT(split, 100u);
+  // Other dims, or no samples: never the fast path.
+  EXPECT_FALSE(fast.accept_all(Samples{1, {t + 1}, {0.0f}}));
+  EXPECT_FALSE(fast.accept_all(Samples{dims, {}, {}}));
+  EXPECT_EQ(fast.last_timestamp_ns(), slow.last_timestamp_ns());
+}
+
 }  // namespace

@@ -26,7 +26,8 @@ std::unique_ptr<SpringPairs::Tile> SpringPairs::new_tile(std::size_t m) {
   auto tile = std::make_unique<Tile>();
   tile->m = static_cast<std::uint32_t>(m);
   const std::size_t column = m * tile_lanes * 4;  // bytes of one side's D (or S)
-  tile->memory.reserve(4 * column + 4 * tile_lanes * 4);
+  tile->memory =
+      StreamOrderedBuffer<unsigned char>(4 * column + 4 * tile_lanes * 4, compute_.get());
   unsigned char* base = tile->memory.data();
   for (std::size_t side = 0; side < 2; ++side) {
     tile->dev.d[side] = reinterpret_cast<float*>(base + 2 * side * column);
@@ -125,10 +126,8 @@ void SpringPairs::remove_pair(common::Pair* pair, std::vector<RawMatch>& out) {
     tile.lanes[lane]->handle = pair->handle;
   }
   last.lanes.pop_back();
-  if (last.lanes.empty()) {
-    compute_.synchronize();  // the move above reads the tile about to be freed
-    p.tiles.pop_back();
-  }
+  // The tile's memory is freed in the compute stream's order: after the move above.
+  if (last.lanes.empty()) p.tiles.pop_back();
   dirty_ = true;
 }
 

@@ -59,7 +59,7 @@ class SpringPairs {
 
  private:
   struct Tile {
-    DeviceBuffer<unsigned char> memory;
+    StreamOrderedBuffer<unsigned char> memory;  // on the compute stream
     SpringTileDev dev;  // pointers into memory; done/pattern/stream set by the table build
     std::vector<common::Pair*> lanes;
     std::uint32_t m = 0;

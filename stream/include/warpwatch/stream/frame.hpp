@@ -87,6 +87,9 @@ struct Decoded {
 // line sets it. Lines with another number of values are line errors with reason wrong_dims. A
 // payload without samples (empty, or only blank lines) decodes to empty Samples with dims
 // `text_dims`.
+// Whether decode_payload() reads `payload` as a binary frame (it starts with "WWF").
+bool is_binary_frame(std::span<const std::byte> payload);
+
 std::variant<Decoded, DecodeError> decode_payload(std::span<const std::byte> payload,
                                                   std::size_t text_dims = 0);
 

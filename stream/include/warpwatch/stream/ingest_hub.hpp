@@ -122,6 +122,10 @@ class IngestHub {
   IngestBatch take(std::size_t max_samples);
   // Everything queued (shutdown and reload use it).
   IngestBatch take_all();
+  // A batch taken before, whose samples are no longer needed: its vectors become the
+  // spares of their streams' queues (up to limits_.total_bytes of them in all), so that
+  // the next rounds allocate nothing. Optional; a batch not given back is just freed.
+  void recycle(IngestBatch&& batch);
   std::size_t queued_samples() const;
 
   // A configuration reload's new stream declarations (StreamRegistry::redeclare), applied
@@ -148,16 +152,26 @@ class IngestHub {
     std::size_t samples;
     Clock::time_point queued_at;
   };
-  // One stream's queue. Deques: taking from the front frees memory as it goes, and
-  // appending never copies what is queued, so a queue's memory stays close to what it
-  // holds (the budget counts on it; vectors would hold up to 2.5x).
+  // One stream's queue: vectors, appended at the back and taken from the front (`head`:
+  // the samples before it are taken). A round that takes a whole queue takes its vectors
+  // (no copy) and leaves the spares in their place, which recycle() refills with a taken
+  // batch's vectors once the scheduler is done with them: in a steady state no sample is
+  // copied and nothing is allocated between a message and the matcher. (Deques, copied
+  // into fresh vectors, cost 49 ms a round of a million samples over 10,000 streams.)
   struct Queue {
     StreamRef stream;
-    std::deque<float> values;
-    std::deque<std::int64_t> times_ns;
+    std::vector<float> values;
+    std::vector<std::int64_t> times_ns;
+    std::size_t head = 0;
+    std::vector<float> spare_values;  // empty, with capacity, or none
+    std::vector<std::int64_t> spare_times_ns;
     std::deque<Segment> segments;
-    std::size_t size() const { return times_ns.size(); }
+    std::size_t size() const { return times_ns.size() - head; }
     std::size_t bytes() const { return size() * queued_sample_bytes(stream->dims); }
+    std::size_t spare_bytes() const {
+      return spare_values.capacity() * sizeof(float) +
+             spare_times_ns.capacity() * sizeof(std::int64_t);
+    }
   };
   struct SourceState {
     SourceBacklog counters;
@@ -167,6 +181,7 @@ class IngestHub {
   // Moves the first `n` samples of `q` into `out` (mu_ held).
   void take_from(Queue& q, std::size_t n, QueuedSamples& out);
   bool has_room_locked() const;
+  bool holds_samples_locked(std::string_view id) const;
   bool stream_full_locked(std::string_view id) const;
   void drop(SourceId source, std::string_view id, std::size_t samples);
   IngestBatch take_locked(std::size_t max_samples);
@@ -176,14 +191,34 @@ class IngestHub {
   // Shared by every message from admission to queueing, exclusive for redeclare().
   std::shared_mutex declarations_mu_;
   mutable std::mutex mu_;
-  std::condition_variable cv_;        // the scheduler: samples queued
+  std::condition_variable cv_;        // the scheduler: wanted_samples_ queued, or an end
   std::condition_variable_any room_;  // waiting sources: room made
-  std::unordered_map<std::string, StreamValidator, StreamIdHash, std::equal_to<>> validators_;
-  std::map<std::string, Queue, std::less<>> queues_;  // streams with queued samples only
+  // A stream's validation state and queue, from its first message until a reload changes
+  // or removes the stream. An emptied queue stays: its deques keep their blocks for the
+  // next round (erasing and rebuilding 10,000 queues a round cost more than the samples).
+  struct Slot {
+    explicit Slot(std::size_t dims) : validator(dims) {}
+    StreamValidator validator;
+    Queue queue;
+  };
+  Slot* find_slot_locked(std::string_view id) const;
+  void erase_slot_locked(std::string_view id);
+
+  // By id: take() serves the streams in this order. The index finds a message's slot in
+  // O(1); its keys view the map's (map nodes never move).
+  std::map<std::string, Slot, std::less<>> slots_;
+  std::unordered_map<std::string_view, Slot*, StreamIdHash, std::equal_to<>> index_;
+  std::size_t queued_streams_ = 0;  // slots whose queue holds samples
+  // wait(): how many are waiting and the fewest samples one of them waits for, so that
+  // accept() wakes the scheduler when that many are queued, not on every message (a
+  // wake-up per message was a system call per message).
+  std::size_t waiters_ = 0;
+  std::size_t wanted_samples_ = 0;
   std::string next_first_;  // take(): the stream served first next time (lower bound)
   std::vector<std::string> ended_;
   std::vector<SourceState> sources_;
   std::size_t queued_samples_ = 0, queued_bytes_ = 0;
+  std::size_t spare_bytes_ = 0;   // the queues' spare vectors (at most limits_.total_bytes)
   std::size_t streams_full_ = 0;  // queues at or over limits_.stream_bytes
 };
 

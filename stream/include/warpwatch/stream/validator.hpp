@@ -53,6 +53,11 @@ class StreamValidator {
   // Throws std::invalid_argument when in.values.size() != in.size() * in.dims (decoded
   // samples never break that).
   Accepted accept(const Samples& in, RejectCounts& counts);
+  // accept()'s fast path: when every sample of `in` is valid (the stream's dims, increasing
+  // timestamps after the last accepted one, finite components) they are all accepted (the
+  // last timestamp moves) and it returns true; otherwise nothing changes and it returns
+  // false, and accept() says what to keep and drop.
+  bool accept_all(const Samples& in);
 
   std::size_t dims() const { return dims_; }
   // The timestamp of the last accepted sample; nullopt before the first.
