@@ -115,6 +115,9 @@ void IngestHub::accept(SourceId source, const Samples& samples, const Admit& adm
     slot = &it->second;
     index_.emplace(std::string_view(it->first), slot);
   }
+  // Set before anything can fail: a slot whose first message was dropped whole still has
+  // a stream (the queue's byte count reads its dims).
+  slot->queue.stream = admit.stream;
   // Most messages are valid whole: then they are queued as they came, without a copy.
   Accepted accepted;
   const bool whole = slot->validator.accept_all(samples);
@@ -124,8 +127,18 @@ void IngestHub::accept(SourceId source, const Samples& samples, const Admit& adm
   bool wake = false;
   if (n > 0) {
     Queue& q = slot->queue;
-    q.stream = admit.stream;
     const bool was_full = q.bytes() >= limits_.stream_bytes;
+    if (q.size() == 0 && q.values.capacity() == 0 && q.spare_values.capacity() > 0) {
+      spare_bytes_ -= q.spare_bytes();  // an idle queue's memory is its spares
+      q.values.swap(q.spare_values);
+      q.times_ns.swap(q.spare_times_ns);
+    }
+    // Room first, so that a failed allocation changes nothing (doubling, as insert would).
+    const auto room = [](auto& v, std::size_t more) {
+      if (v.size() + more > v.capacity()) v.reserve(std::max(v.size() + more, 2 * v.capacity()));
+    };
+    room(q.values, valid.values.size());
+    room(q.times_ns, n);
     if (q.size() == 0) ++queued_streams_;
     q.values.insert(q.values.end(), valid.values.begin(), valid.values.end());
     q.times_ns.insert(q.times_ns.end(), valid.times_ns.begin(), valid.times_ns.end());
@@ -191,21 +204,28 @@ void IngestHub::take_from(Queue& q, std::size_t n, QueuedSamples& out) {
   const bool was_full = q.bytes() >= limits_.stream_bytes;
   out.stream = q.stream;
   if (q.head == 0 && n == q.size()) {  // all of it: the vectors change hands
-    out.values.swap(q.values);
-    out.times_ns.swap(q.times_ns);
-    spare_bytes_ -= q.spare_bytes();
-    q.values.swap(q.spare_values);  // empty (with capacity, once recycled)
-    q.times_ns.swap(q.spare_times_ns);
+    out.values.swap(q.values);         // the queue keeps none; its next message takes
+    out.times_ns.swap(q.times_ns);     // the spares, if it has any
   } else {
     const auto t_from = q.times_ns.begin() + static_cast<std::ptrdiff_t>(q.head);
     out.times_ns.assign(t_from, t_from + static_cast<std::ptrdiff_t>(n));
     const auto v_from = q.values.begin() + static_cast<std::ptrdiff_t>(q.head * dims);
     out.values.assign(v_from, v_from + static_cast<std::ptrdiff_t>(n * dims));
     q.head += n;
-    if (q.head == q.times_ns.size()) {
+    if (q.head == q.times_ns.size()) {  // emptied: its vectors become spares, or go
       q.times_ns.clear();
       q.values.clear();
       q.head = 0;
+      const std::size_t bytes =
+          q.values.capacity() * sizeof(float) + q.times_ns.capacity() * sizeof(std::int64_t);
+      if (q.spare_values.capacity() == 0 && spare_bytes_ + bytes <= limits_.total_bytes) {
+        q.values.swap(q.spare_values);
+        q.times_ns.swap(q.spare_times_ns);
+        spare_bytes_ += bytes;
+      } else {
+        q.values = {};
+        q.times_ns = {};
+      }
     } else if (q.head >= q.size()) {  // more taken than left: move the rest to the front
       q.times_ns.erase(q.times_ns.begin(),
                        q.times_ns.begin() + static_cast<std::ptrdiff_t>(q.head));
@@ -259,6 +279,11 @@ void IngestHub::recycle(IngestBatch&& batch) {
     if (!slot || slot->queue.stream != taken.stream) continue;
     Queue& q = slot->queue;
     if (q.spare_values.capacity() > 0 || q.spare_times_ns.capacity() > 0) continue;
+    // Not a burst's vectors for a stream that sends little: a spare at most twice what it
+    // held (so a queue in use holds at most twice its last round, or four times what it
+    // counts), and the spares of all queues within the queue budget.
+    const std::size_t held = std::max<std::size_t>(taken.times_ns.size(), 256);
+    if (taken.times_ns.capacity() > 2 * held) continue;
     const std::size_t bytes =
         taken.values.capacity() * sizeof(float) + taken.times_ns.capacity() * sizeof(std::int64_t);
     if (spare_bytes_ + bytes > limits_.total_bytes) continue;

@@ -12,6 +12,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <limits>
 #include <map>
 #include <random>
 #include <string>
@@ -228,6 +229,21 @@ TEST(IngestHub, ADroppingSourceCountsWhatAFullQueueCannotTake) {
   hub.offer_samples(sub, "hot", ramp(7, 100));
   EXPECT_EQ(hub.take_all().samples, 7u);
   EXPECT_EQ(registry.snapshot().rejected[RejectReason::non_increasing_timestamp], 0u);
+}
+
+// A stream whose first message is dropped whole by validation (all NaN) still has a queue
+// that a dropping source's next message can look at (a review found it held no stream).
+TEST(IngestHub, AStreamWhoseFirstMessageIsAllBadTakesTheNext) {
+  StreamRegistry registry({}, auto_create());
+  IngestHub hub(registry, QueueLimits{1 << 20, 1000 * b1, 100 * b1});
+  const SourceId sub = hub.add_source("sub test", Overflow::drop);
+  Samples bad = ramp(3, 0);
+  for (float& v : bad.values) v = std::numeric_limits<float>::quiet_NaN();
+  hub.offer_samples(sub, "s", bad);
+  EXPECT_EQ(hub.queued_samples(), 0u);
+  hub.offer_samples(sub, "s", ramp(4, 10));
+  EXPECT_EQ(hub.take_all().samples, 4u);
+  EXPECT_EQ(registry.snapshot().rejected[RejectReason::non_finite_value], 3u);
 }
 
 TEST(IngestHub, AnEndedStreamIsReportedWithItsLastSamples) {

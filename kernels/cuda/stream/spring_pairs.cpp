@@ -137,6 +137,14 @@ void SpringPairs::remove_pattern(const common::PatternState& pattern, std::vecto
     flush_lanes(it->second, *tile, 0, static_cast<std::uint32_t>(tile->lanes.size()), out);
   patterns_.erase(it);
   dirty_ = true;
+  // The freed tiles go back to the driver, not only to the pool (which keeps what is freed
+  // for new tiles, and which cudaMalloc cannot draw from): once the frees have run.
+  compute_.synchronize();
+  cudaMemPool_t pool = nullptr;
+  int device = 0;
+  WW_CUDA(cudaGetDevice(&device));
+  WW_CUDA(cudaDeviceGetDefaultMemPool(&pool, device));
+  WW_CUDA(cudaMemPoolTrimTo(pool, 0));
 }
 
 void SpringPairs::build_tables() {

@@ -154,10 +154,12 @@ class IngestHub {
   };
   // One stream's queue: vectors, appended at the back and taken from the front (`head`:
   // the samples before it are taken). A round that takes a whole queue takes its vectors
-  // (no copy) and leaves the spares in their place, which recycle() refills with a taken
-  // batch's vectors once the scheduler is done with them: in a steady state no sample is
-  // copied and nothing is allocated between a message and the matcher. (Deques, copied
-  // into fresh vectors, cost 49 ms a round of a million samples over 10,000 streams.)
+  // (no copy); the queue's next message takes its spares, which recycle() refills with a
+  // taken batch's vectors once the scheduler is done with them: in a steady state no
+  // sample is copied and nothing is allocated between a message and the matcher. An idle
+  // queue holds no memory but its spares (all spares within limits_.total_bytes).
+  // (Deques, copied into fresh vectors, cost 49 ms a round of a million samples over
+  // 10,000 streams.)
   struct Queue {
     StreamRef stream;
     std::vector<float> values;
