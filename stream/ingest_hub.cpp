@@ -128,7 +128,7 @@ void IngestHub::accept(SourceId source, const Samples& samples, const Admit& adm
   if (n > 0) {
     Queue& q = slot->queue;
     const bool was_full = q.bytes() >= limits_.stream_bytes;
-    if (q.size() == 0 && q.values.capacity() == 0 && q.spare_values.capacity() > 0) {
+    if (q.size() == 0 && q.values.capacity() == 0 && q.spare_bytes() > 0) {
       spare_bytes_ -= q.spare_bytes();  // an idle queue's memory is its spares
       q.values.swap(q.spare_values);
       q.times_ns.swap(q.spare_times_ns);
@@ -213,16 +213,8 @@ void IngestHub::take_from(Queue& q, std::size_t n, QueuedSamples& out) {
     out.values.assign(v_from, v_from + static_cast<std::ptrdiff_t>(n * dims));
     q.head += n;
     if (q.head == q.times_ns.size()) {  // emptied: its vectors become spares, or go
-      q.times_ns.clear();
-      q.values.clear();
       q.head = 0;
-      const std::size_t bytes =
-          q.values.capacity() * sizeof(float) + q.times_ns.capacity() * sizeof(std::int64_t);
-      if (q.spare_values.capacity() == 0 && spare_bytes_ + bytes <= limits_.total_bytes) {
-        q.values.swap(q.spare_values);
-        q.times_ns.swap(q.spare_times_ns);
-        spare_bytes_ += bytes;
-      } else {
+      if (!keep_as_spares_locked(q, q.values, q.times_ns)) {
         q.values = {};
         q.times_ns = {};
       }
@@ -277,22 +269,25 @@ void IngestHub::recycle(IngestBatch&& batch) {
     Slot* slot = find_slot_locked(taken.stream->id);
     // Only to the queue the vectors came from (a reload may have replaced it since).
     if (!slot || slot->queue.stream != taken.stream) continue;
-    Queue& q = slot->queue;
-    if (q.spare_values.capacity() > 0 || q.spare_times_ns.capacity() > 0) continue;
     // Not a burst's vectors for a stream that sends little: a spare at most twice what it
     // held (so a queue in use holds at most twice its last round, or four times what it
-    // counts), and the spares of all queues within the queue budget.
+    // counts).
     const std::size_t held = std::max<std::size_t>(taken.times_ns.size(), 256);
     if (taken.times_ns.capacity() > 2 * held) continue;
-    const std::size_t bytes =
-        taken.values.capacity() * sizeof(float) + taken.times_ns.capacity() * sizeof(std::int64_t);
-    if (spare_bytes_ + bytes > limits_.total_bytes) continue;
-    taken.values.clear();
-    taken.times_ns.clear();
-    q.spare_values.swap(taken.values);
-    q.spare_times_ns.swap(taken.times_ns);
-    spare_bytes_ += bytes;
+    keep_as_spares_locked(slot->queue, taken.values, taken.times_ns);
   }
+}
+
+bool IngestHub::keep_as_spares_locked(Queue& q, std::vector<float>& values,
+                                      std::vector<std::int64_t>& times_ns) {
+  const std::size_t bytes = capacity_bytes(values, times_ns);
+  if (q.spare_bytes() > 0 || spare_bytes_ + bytes > limits_.total_bytes) return false;
+  values.clear();
+  times_ns.clear();
+  q.spare_values.swap(values);
+  q.spare_times_ns.swap(times_ns);
+  spare_bytes_ += bytes;
+  return true;
 }
 
 IngestBatch IngestHub::take_locked(std::size_t max_samples) {

@@ -170,11 +170,13 @@ class IngestHub {
     std::deque<Segment> segments;
     std::size_t size() const { return times_ns.size() - head; }
     std::size_t bytes() const { return size() * queued_sample_bytes(stream->dims); }
-    std::size_t spare_bytes() const {
-      return spare_values.capacity() * sizeof(float) +
-             spare_times_ns.capacity() * sizeof(std::int64_t);
-    }
+    std::size_t spare_bytes() const { return capacity_bytes(spare_values, spare_times_ns); }
   };
+  // The memory a pair of sample vectors holds (their capacity).
+  static std::size_t capacity_bytes(const std::vector<float>& values,
+                                    const std::vector<std::int64_t>& times_ns) {
+    return values.capacity() * sizeof(float) + times_ns.capacity() * sizeof(std::int64_t);
+  }
   struct SourceState {
     SourceBacklog counters;
   };
@@ -182,6 +184,10 @@ class IngestHub {
   void accept(SourceId source, const Samples& samples, const Admit& admit);
   // Moves the first `n` samples of `q` into `out` (mu_ held).
   void take_from(Queue& q, std::size_t n, QueuedSamples& out);
+  // Makes the (emptied) vectors `q`'s spares when it has none and the spares' budget
+  // allows; returns false, leaving them, otherwise.
+  bool keep_as_spares_locked(Queue& q, std::vector<float>& values,
+                             std::vector<std::int64_t>& times_ns);
   bool has_room_locked() const;
   bool holds_samples_locked(std::string_view id) const;
   bool stream_full_locked(std::string_view id) const;
@@ -196,8 +202,8 @@ class IngestHub {
   std::condition_variable cv_;        // the scheduler: wanted_samples_ queued, or an end
   std::condition_variable_any room_;  // waiting sources: room made
   // A stream's validation state and queue, from its first message until a reload changes
-  // or removes the stream. An emptied queue stays: its deques keep their blocks for the
-  // next round (erasing and rebuilding 10,000 queues a round cost more than the samples).
+  // or removes the stream (erasing and rebuilding 10,000 queues a round cost more than the
+  // samples); an empty queue holds no memory but its spares.
   struct Slot {
     explicit Slot(std::size_t dims) : validator(dims) {}
     StreamValidator validator;
