@@ -84,14 +84,19 @@ unsigned cpu_threads_of(const WorkShape& shape) {
 constexpr std::size_t kPairsPerThreadWarpKernels = 2;
 constexpr std::size_t kPairsPerThreadThreadKernels = 256;
 constexpr std::size_t kWavefrontRows = 512;  // longer patterns run in row tiles (README)
+constexpr std::size_t kWavefrontDims = 64;   // up to 512 rows (README)
 constexpr std::size_t kSweepChunks = 32;     // shorter chunks run on the sweep at any m
 
 std::size_t cuda_min_pairs(const WorkShape& shape) {
-  // Row tiles hand a pair over to the sweep after a candidate; short chunks run there anyway,
-  // as fast for patterns of 513+ rows as for shorter ones.
-  const bool tiled =
-      shape.longest_pattern > kWavefrontRows && (shape.chunk == 0 || shape.chunk >= kSweepChunks);
-  const bool thread_per_pair = shape.widest_dims > 1 || tiled;
+  // Row tiles hand a pair over to the sweep after a candidate, and take dimension 1 only;
+  // short chunks run there anyway, as fast for patterns of 513+ rows as for shorter ones
+  // (but the sweep runs several dimensions a thread a pair).
+  const bool long_chunks = shape.chunk == 0 || shape.chunk >= kSweepChunks;
+  const bool tiled = shape.longest_pattern > kWavefrontRows && long_chunks;
+  const bool swept_dims =
+      shape.widest_dims > 1 && (!long_chunks || shape.widest_dims > kWavefrontDims ||
+                                shape.longest_pattern > kWavefrontRows);
+  const bool thread_per_pair = swept_dims || tiled;
   return (thread_per_pair ? kPairsPerThreadThreadKernels : kPairsPerThreadWarpKernels) *
          cpu_threads_of(shape);
 }

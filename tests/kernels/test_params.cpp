@@ -53,10 +53,17 @@ TEST(Params, AutoRuleCountsPairsAgainstCpuThreads) {
   EXPECT_TRUE(cuda_pays_off({.pairs = 16384, .cpu_threads = 16, .longest_pattern = 64}));
   EXPECT_FALSE(cuda_pays_off({.pairs = 3, .cpu_threads = 2}));
   EXPECT_TRUE(cuda_pays_off({.pairs = 4, .cpu_threads = 2}));
-  // d > 1 or more than 512 rows: a thread per pair, 256 pairs per cpu thread.
-  EXPECT_FALSE(cuda_pays_off({.pairs = 64, .cpu_threads = 16, .widest_dims = 3}));
-  EXPECT_FALSE(cuda_pays_off({.pairs = 4095, .cpu_threads = 16, .widest_dims = 3}));
-  EXPECT_TRUE(cuda_pays_off({.pairs = 4096, .cpu_threads = 16, .widest_dims = 3}));
+  // Up to 64 dims and 512 rows: the wavefront too.
+  EXPECT_FALSE(cuda_pays_off({.pairs = 31, .cpu_threads = 16, .widest_dims = 3}));
+  EXPECT_TRUE(
+      cuda_pays_off({.pairs = 32, .cpu_threads = 16, .longest_pattern = 512, .widest_dims = 64}));
+  // More than 64 dims, several dims past 512 rows, or more than 512 rows: a thread per
+  // pair, 256 pairs per cpu thread.
+  EXPECT_FALSE(cuda_pays_off({.pairs = 64, .cpu_threads = 16, .widest_dims = 65}));
+  EXPECT_FALSE(cuda_pays_off({.pairs = 4095, .cpu_threads = 16, .widest_dims = 65}));
+  EXPECT_TRUE(cuda_pays_off({.pairs = 4096, .cpu_threads = 16, .widest_dims = 65}));
+  EXPECT_FALSE(cuda_pays_off(
+      {.pairs = 64, .cpu_threads = 16, .longest_pattern = 513, .widest_dims = 3, .chunk = 512}));
   EXPECT_FALSE(cuda_pays_off({.pairs = 64, .cpu_threads = 16, .longest_pattern = 513}));
   EXPECT_TRUE(cuda_pays_off({.pairs = 16384, .cpu_threads = 16, .longest_pattern = 1024}));
   // ... but chunks under 32 samples run on the sweep at any m (d = 1: warp-kernel counts).

@@ -17,6 +17,13 @@
 #include <cstddef>
 #include <cstdint>
 
+// What both the host and the kernels compute (nvcc: __host__ __device__).
+#if defined(__CUDACC__)
+#define WW_LAUNCH_HD __host__ __device__
+#else
+#define WW_LAUNCH_HD
+#endif
+
 namespace warpwatch::kernels::cuda {
 
 inline constexpr std::uint32_t tile_lanes = 32;
@@ -102,8 +109,10 @@ struct WavefrontShape {
 // The stream-mode kernel families, each saying what it can run and the workspace it needs
 // before it runs (CUTLASS's can_implement / get_workspace_size / run):
 //   SpringWavefront  the register wavefront: a pair's column in registers for the whole
-//                    chunk; patterns of dims 1 and 16..8192 rows, chunks of 32 samples and
-//                    more. Up to 512 rows it applies all of SPEC.md 3.1's rules itself
+//                    chunk; chunks of 32 samples and more; patterns of 16..512 rows and
+//                    1..64 dimensions (the pattern values of several dimensions in shared
+//                    memory, as much as the device has), or of dimension 1 and up to 8192
+//                    rows. Up to 512 rows it applies all of SPEC.md 3.1's rules itself
 //                    (spring_wavefront.cu); longer patterns (row tiles,
 //                    spring_wavefront_tiled.cu) run until the first column where a
 //                    candidate appears, and leave the rest to...
@@ -120,12 +129,32 @@ struct SpringWavefront {
   // lanes a pair) of its first iterations filling and as many of its last draining.
   static constexpr std::uint32_t min_count = 32;
 
-  static constexpr bool can_implement(std::uint32_t m, std::uint32_t dims) {
-    return dims == 1 && m >= 16 && m <= max_m;
+  static constexpr std::uint32_t max_dims = 64;
+  static constexpr std::uint32_t sample_ring = 256;  // samples a team keeps (a power of two)
+  // Several dimensions: the shared memory words one warp needs beyond the kernel's static
+  // share: its pattern rows ([rows a lane][dims][32 lanes]) and, per team (pair), a window
+  // of sample_ring samples of `dims` values (a row of them padded to odd).
+  WW_LAUNCH_HD static constexpr std::size_t multi_warp_words(std::uint32_t rows,
+                                                             std::uint32_t pairs,
+                                                             std::uint32_t dims) {
+    return std::size_t{rows} * dims * 32 + std::size_t{pairs} * sample_ring * (dims | 1u);
+  }
+  // The kernel's static shared memory at most (reset rings, checkpoints; 16 rows a lane).
+  static constexpr std::size_t multi_static_bytes = 24 * 1024;
+  // Dynamic shared memory a block may have on this device (its opt-in limit less the static
+  // share); host only, asks the current device once.
+  static std::size_t multi_dynamic_limit();
+  // `dynamic_limit`: multi_dynamic_limit() (only several dimensions need it).
+  static constexpr bool can_implement(std::uint32_t m, std::uint32_t dims,
+                                      std::size_t dynamic_limit) {
+    if (dims == 1) return m >= 16 && m <= max_m;
+    if (dims == 0 || dims > max_dims || m < 16 || m > 512) return false;
+    return multi_fits(shape(m, dims, dynamic_limit), dims, dynamic_limit);
   }
   // The shape for a pattern can_implement takes: 16 lanes and the smallest power-of-two
   // rows with 16 * rows >= m up to m = 256, then 32 lanes of 16 rows up to 512, then tiles
-  // of 512 rows.
+  // of 512 rows. Several dimensions: the same, or, where two pairs' windows do not fit one
+  // warp's share, 32 lanes of 16 rows (a pair a warp; the lanes past the pattern idle).
   static constexpr WavefrontShape shape(std::uint32_t m) {
     if (m > 512) return {32, 16, (m + 511) / 512};
     if (m > 16 * 16) return {32, 16, 1};
@@ -133,15 +162,26 @@ struct SpringWavefront {
     while (16 * rows < m) rows *= 2;
     return {16, rows, 1};
   }
+  static constexpr WavefrontShape shape(std::uint32_t m, std::uint32_t dims,
+                                        std::size_t dynamic_limit) {
+    const WavefrontShape s = shape(m);
+    if (dims == 1 || multi_fits(s, dims, dynamic_limit)) return s;
+    return {32, 16, 1};
+  }
+  static constexpr bool multi_fits(WavefrontShape s, std::uint32_t dims,
+                                   std::size_t dynamic_limit) {
+    return s.tiles == 1 && multi_warp_words(s.rows, 32 / s.lanes, dims) * 4 <= dynamic_limit;
+  }
   static constexpr std::size_t workspace_bytes() { return 0; }
-  // The pairs listed (tile * 32 + lane), all of `shape`, metric and cost. A pair is skipped
+  // The pairs listed (tile * 32 + lane), all of `shape`, metric, cost and dims. A pair is skipped
   // (left to SpringSweep) when its chunk has fewer than min_count samples. Otherwise,
   // one tile: the pair runs its whole chunk, reports included, and records it in `done`
   // (or gives up, untouched, when the report buffer is full: `aborted`); several tiles: a pair with
   // a pending candidate is skipped, the others run until the first column where a candidate appears
   // and record how far they got in `done`.
   static void run(const SpringBatchDev& batch, const std::uint32_t* pairs, std::uint32_t pair_count,
-                  WavefrontShape shape, bool dk, bool abs_cost, cudaStream_t stream);
+                  WavefrontShape shape, bool dk, bool abs_cost, std::uint32_t dims,
+                  cudaStream_t stream);
 };
 
 struct SpringSweep {
@@ -179,7 +219,7 @@ void launch_spring_move_lane(const SpringTileDev& from, std::uint32_t from_lane,
 // (spring_wavefront_tiled.cu).
 void launch_spring_wavefront(const SpringBatchDev& batch, const std::uint32_t* pairs,
                              std::uint32_t pair_count, WavefrontShape shape, bool dk, bool abs_cost,
-                             std::uint32_t min_count, cudaStream_t stream);
+                             std::uint32_t dims, std::uint32_t min_count, cudaStream_t stream);
 void launch_spring_wavefront_tiled(const SpringBatchDev& batch, const std::uint32_t* pairs,
                                    std::uint32_t pair_count, std::uint32_t tiles, bool dk,
                                    bool abs_cost, std::uint32_t min_count, cudaStream_t stream);

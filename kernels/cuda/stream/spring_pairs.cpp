@@ -178,13 +178,15 @@ void SpringPairs::build_tables() {
     const auto m = static_cast<std::uint32_t>(def.length()),
                dims = static_cast<std::uint32_t>(def.dims);
     Variant* variant = nullptr;  // none: SpringSweep alone runs the pattern
-    if (SpringWavefront::can_implement(m, dims)) {
-      const WavefrontShape shape = SpringWavefront::shape(m);
+    const std::size_t shared = dims > 1 ? SpringWavefront::multi_dynamic_limit() : 0;
+    if (SpringWavefront::can_implement(m, dims, shared)) {
+      const WavefrontShape shape = SpringWavefront::shape(m, dims, shared);
       const bool dk = def.params.distance.metric == Metric::dk;
       const bool abs_cost = def.params.distance.cost == Cost::abs;
       for (auto& v : variants_)
-        if (v.shape == shape && v.dk == dk && v.abs_cost == abs_cost) variant = &v;
-      if (!variant) variant = &variants_.emplace_back(Variant{shape, dk, abs_cost, {}, {}});
+        if (v.shape == shape && v.dk == dk && v.abs_cost == abs_cost && v.dims == dims)
+          variant = &v;
+      if (!variant) variant = &variants_.emplace_back(Variant{shape, dk, abs_cost, dims, {}, {}});
     }
     for (auto& tile : p.tiles) {
       SpringTileDev dev = tile->dev;
@@ -272,7 +274,7 @@ void SpringPairs::launch_round(Launch& l, Round round) {
           retry ? retry_count_[v] : static_cast<std::uint32_t>(variants_[v].pairs.size());
       if (count)
         SpringWavefront::run(batch_view(l.chunks, l.values), pairs, count, variants_[v].shape,
-                             variants_[v].dk, variants_[v].abs_cost, s);
+                             variants_[v].dk, variants_[v].abs_cost, variants_[v].dims, s);
     }
   SpringSweep::run(batch_view(l.chunks, l.values), s);
   l.finished.record(compute_);

@@ -72,6 +72,7 @@ class SpringPairs {
   struct Variant {  // one wavefront kernel instantiation and the pairs it runs
     WavefrontShape shape;
     bool dk, abs_cost;
+    std::uint32_t dims;
     std::vector<std::uint32_t> pairs;
     DeviceBuffer<std::uint32_t> device_pairs;
   };

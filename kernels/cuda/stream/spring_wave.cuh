@@ -138,19 +138,17 @@ void with_metric(bool dk, bool abs_cost, F&& f) {
   }
 }
 
-// One column of this lane's rows. Off the row-to-row chain first: the costs and the S of
-// min(left, diag); on it, one min of three and the combine (spring_cell.cuh).
-template <int R, bool kDk, bool kAbs>
-__device__ __forceinline__ void wave_column(WaveLane<R>& w, float x, float up_d, std::int32_t up_s,
-                                            float diag_d, std::int32_t diag_s) {
-  float cost[R];
+// One column of this lane's rows, given each row's cost c(t, i). Off the row-to-row chain
+// first: the S of min(left, diag); on it, one min of three and the combine
+// (spring_cell.cuh).
+template <int R, bool kDk>
+__device__ __forceinline__ void wave_cells(WaveLane<R>& w, const float (&cost)[R], float up_d,
+                                           std::int32_t up_s, float diag_d, std::int32_t diag_s) {
   std::int32_t pre_s[R];
 #pragma unroll
-  for (int r = 0; r < R; ++r) {
-    cost[r] = spring_term<kAbs>(x, w.p[r]);
+  for (int r = 0; r < R; ++r)
     pre_s[r] =
         spring_pre_s(r == 0 ? diag_d : w.d[r - 1], r == 0 ? diag_s : w.s[r - 1], w.d[r], w.s[r]);
-  }
 #pragma unroll
   for (int r = 0; r < R; ++r) {
     const float left = w.d[r];
@@ -161,6 +159,16 @@ __device__ __forceinline__ void wave_column(WaveLane<R>& w, float x, float up_d,
     w.d[r] = up_d;
     w.s[r] = up_s;
   }
+}
+
+// One column of a pattern of dimension 1, its values in registers.
+template <int R, bool kDk, bool kAbs>
+__device__ __forceinline__ void wave_column(WaveLane<R>& w, float x, float up_d, std::int32_t up_s,
+                                            float diag_d, std::int32_t diag_s) {
+  float cost[R];
+#pragma unroll
+  for (int r = 0; r < R; ++r) cost[r] = spring_term<kAbs>(x, w.p[r]);
+  wave_cells<R, kDk>(w, cost, up_d, up_s, diag_d, diag_s);
 }
 
 // Iteration k (W: lanes per pair). kGuarded: some lanes are outside [0, limit) (the fill,

@@ -30,6 +30,7 @@
 // columns; at column t itself the candidate lane 0 knows is now exact, so every re-run
 // makes progress. Every cell is computed as spring_cell.cuh says, so the results are the
 // reference's bit for bit.
+#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -41,15 +42,18 @@
 namespace warpwatch::kernels::cuda {
 namespace {
 
-constexpr int kWarps = 2;     // warps per block
-constexpr int kRing = 256;    // samples a team keeps, by index mod kRing
+constexpr int kWarps = 2;  // warps per block (the most: several dimensions may take one)
+constexpr int kRing = SpringWavefront::sample_ring;  // samples a team keeps, by index mod kRing
 constexpr int kResets = 128;  // reset columns a team remembers, by column mod kResets
 
-// What a team keeps in shared memory.
-struct TeamMemory {
-  float ring[kRing];
+// What a team keeps in shared memory: the reset columns, and for a pattern of dimension 1
+// its samples (several dimensions: the team's window in dynamic shared memory, below).
+struct TeamResets {
   int reset_col[kResets];
   std::int32_t reset_te[kResets];
+};
+struct TeamMemory : TeamResets {
+  float ring[kRing];
 };
 
 // A lane's checkpoint words: D, S, the diagonal input, and the test it hands down.
@@ -63,6 +67,25 @@ struct Travel {
   std::int32_t kte;
   float kf;
 };
+
+// Several dimensions: the costs of this lane's rows at one column, c accumulated in
+// component order as spring_cell.cuh's reference does (the first term is c = 0 + term
+// exactly: terms are never negative). The samples come from the team's window (x: the
+// column's `dims` values); the pattern from the warp's copy, [row of the lane][component]
+// [32 lanes], so that each lane reads its own words, conflict-free.
+template <int R, bool kAbs>
+__device__ __forceinline__ void multi_costs(float (&cost)[R], const float* x, const float* pat,
+                                            int dims, int lane) {
+  const float x0 = x[0];
+#pragma unroll
+  for (int r = 0; r < R; ++r) cost[r] = spring_term<kAbs>(x0, pat[r * dims * 32 + lane]);
+  for (int k = 1; k < dims; ++k) {
+    const float xk = x[k];
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+      cost[r] = cost[r] + spring_term<kAbs>(xk, pat[(r * dims + k) * 32 + lane]);
+  }
+}
 
 template <int R>
 __device__ __forceinline__ void save_checkpoint(const WaveLane<R>& w, const Travel& tr, float* ck,
@@ -107,18 +130,33 @@ struct Candidate {
 // bits, the column t to re-run from above them.
 enum Signal : int { kGoOn = 0, kUnknown = 1, kAbort = 2, kReported = 3 };
 
+// A pattern of several dimensions: where a team finds its samples and its pattern values
+// (dynamic shared memory; unused for dimension 1).
+struct MultiView {
+  float* ring = nullptr;       // [kRing][stride]: sample q's dims values at (q mod kRing) * stride
+  const float* pat = nullptr;  // the warp's [R][dims][32]
+  int dims = 1;
+  int stride = 1;  // dims rounded up to odd: the lanes' reads of consecutive samples hit
+                   // distinct banks
+  int lane = 0;
+};
+
+template <bool kMulti>
+using TeamMem = std::conditional_t<kMulti, TeamResets, TeamMemory>;
+
 // One team's run over its chunk. Iterations go in groups of 4: the last lane decides a
 // column in the iteration that computes it, but tells the team (its candidate, and
 // whether to re-run) once a group; after a signal it decides nothing more until the team
 // has re-run. A group where every lane of the warp computes (no fill, no drain, no
 // finished team) runs without guards.
-template <int R, int W, bool kDk, bool kAbs, bool kAligned>
+template <int R, int W, bool kDk, bool kAbs, bool kAligned, bool kMulti>
 struct RuleTeam {
   static constexpr int kGroup = 4;
   WaveLane<R>& w;
   const Team& h;
   const SpringBatchDev& b;
-  TeamMemory& tm;
+  TeamMem<kMulti>& tm;
+  const MultiView& mv;
   std::uint32_t pair;
   int count;
   bool is_last;  // this lane holds the pattern's last row (and the team has a pair)
@@ -155,7 +193,13 @@ struct RuleTeam {
     w.prev_s = up_s;
     const bool computed = kSteady || (active && t >= 0 && t < count);
     if (!computed) return;
-    wave_column<R, kDk, kAbs>(w, tm.ring[t & (kRing - 1)], up_d, up_s, diag_d, diag_s);
+    if constexpr (kMulti) {
+      float cost[R];
+      multi_costs<R, kAbs>(cost, mv.ring + (t & (kRing - 1)) * mv.stride, mv.pat, mv.dims, mv.lane);
+      wave_cells<R, kDk>(w, cost, up_d, up_s, diag_d, diag_s);
+    } else {
+      wave_column<R, kDk, kAbs>(w, tm.ring[t & (kRing - 1)], up_d, up_s, diag_d, diag_s);
+    }
     if (t <= replay_until && tm.reset_col[t & (kResets - 1)] == t) {  // a reported column
       const std::int32_t te = tm.reset_te[t & (kResets - 1)];
 #pragma unroll
@@ -228,13 +272,32 @@ struct RuleTeam {
   }
 };
 
-template <int R, int W, bool kDk, bool kAbs, bool kAligned>
+// Several dimensions: samples [from, to) of the chunk into the team's window, by the team's
+// lanes, with asynchronous copies (cp.async: no registers held while they land) or plain
+// loads; samples past the chunk read 0.
+__device__ __forceinline__ void stage_multi(const MultiView& mv, const float* x, int count,
+                                            int from, int to, int hl, int lanes, bool async) {
+  const int words = (to - from) * mv.dims;
+  const float* src = x + static_cast<std::size_t>(from) * mv.dims;
+  for (int i = hl; i < words; i += lanes) {
+    const int q = from + i / mv.dims, k = i % mv.dims;
+    float* dst = mv.ring + (q & (kRing - 1)) * mv.stride + k;
+    if (q >= count)
+      *dst = 0.0f;
+    else if (async)
+      __pipeline_memcpy_async(dst, src + i, sizeof(float));
+    else
+      *dst = src[i];
+  }
+}
+
+template <int R, int W, bool kDk, bool kAbs, bool kAligned, bool kMulti>
 __device__ void rule_team(WaveLane<R>& w, const Team& h, const SpringBatchDev& b,
                           const SpringTileDev& tile, int pl, std::uint32_t pair, bool has,
-                          const float* x, int count, TeamMemory& tm, float* ck, int lane,
-                          unsigned team_mask) {
-  using Run = RuleTeam<R, W, kDk, kAbs, kAligned>;
-  constexpr int kPer = kBlock / W;  // samples a lane stages per block of 32
+                          const float* x, int count, TeamMem<kMulti>& tm, const MultiView& mv,
+                          float* ck, int lane, unsigned team_mask) {
+  using Run = RuleTeam<R, W, kDk, kAbs, kAligned, kMulti>;
+  constexpr int kPer = kMulti ? 1 : kBlock / W;  // samples a lane stages per block of 32
   const int end = has ? count + h.last_lane : 0;
   const auto sample = [&](int q) { return q < count ? x[q] : 0.0f; };
   const int src = h.leader + h.last_lane;
@@ -242,6 +305,7 @@ __device__ void rule_team(WaveLane<R>& w, const Team& h, const SpringBatchDev& b
           h,
           b,
           tm,
+          mv,
           pair,
           count,
           has && h.hl == h.last_lane,
@@ -252,13 +316,20 @@ __device__ void rule_team(WaveLane<R>& w, const Team& h, const SpringBatchDev& b
 
   // Samples [0, 64) now, [64, 96) prefetched; then at each block start k, the prefetched
   // [k+32, k+64) go to the ring and [k+64, k+96) are fetched. A re-run goes back at most
-  // two blocks, whose samples the ring still holds.
+  // two blocks, whose samples the ring still holds. Dimension 1 prefetches into registers;
+  // several dimensions copy asynchronously into the window and wait a block later.
   float pf[kPer];
   int pf_base = 64;
   if (has) {
-    for (int q = h.hl; q < 64; q += W) tm.ring[q] = sample(q);
+    if constexpr (kMulti) {
+      stage_multi(mv, x, count, 0, 64, h.hl, W, false);
+      stage_multi(mv, x, count, 64, 96, h.hl, W, true);
+      __pipeline_commit();
+    } else {
+      for (int q = h.hl; q < 64; q += W) tm.ring[q] = sample(q);
 #pragma unroll
-    for (int i = 0; i < kPer; ++i) pf[i] = sample(64 + i * W + h.hl);
+      for (int i = 0; i < kPer; ++i) pf[i] = sample(64 + i * W + h.hl);
+    }
     for (int q = h.hl; q < kResets; q += W) tm.reset_col[q] = -1;
   }
   __syncwarp();
@@ -268,11 +339,18 @@ __device__ void rule_team(WaveLane<R>& w, const Team& h, const SpringBatchDev& b
   while (__any_sync(full_mask, k < end)) {
     if (k < end && k > 0 && (k & (kBlock - 1)) == 0) {  // a block start (team-uniform)
       if (pf_base == k + kBlock) {                      // not when re-running a block
+        if constexpr (kMulti) {
+          __pipeline_wait_prior(0);  // [k+32, k+64), copied since the last block start
+          pf_base += kBlock;
+          stage_multi(mv, x, count, pf_base, pf_base + kBlock, h.hl, W, true);
+          __pipeline_commit();
+        } else {
 #pragma unroll
-        for (int i = 0; i < kPer; ++i) tm.ring[(pf_base + i * W + h.hl) & (kRing - 1)] = pf[i];
-        pf_base += kBlock;
+          for (int i = 0; i < kPer; ++i) tm.ring[(pf_base + i * W + h.hl) & (kRing - 1)] = pf[i];
+          pf_base += kBlock;
 #pragma unroll
-        for (int i = 0; i < kPer; ++i) pf[i] = sample(pf_base + i * W + h.hl);
+          for (int i = 0; i < kPer; ++i) pf[i] = sample(pf_base + i * W + h.hl);
+        }
       }
       __syncwarp(team_mask);
       save_checkpoint<R>(w, run.tr, ck, (k / kBlock) & 1, lane);
@@ -315,6 +393,7 @@ __device__ void rule_team(WaveLane<R>& w, const Team& h, const SpringBatchDev& b
       k += Run::kGroup;
     }
   }
+  if constexpr (kMulti) __pipeline_wait_prior(0);  // no copy lands after the team is gone
   if (!has) return;
   if (aborted) {  // the report buffer is full: the pair's state stays as it was
     if (run.is_last) {
@@ -332,15 +411,17 @@ __device__ void rule_team(WaveLane<R>& w, const Team& h, const SpringBatchDev& b
   }
 }
 
-template <int R, int W, bool kDk, bool kAbs>
+template <int R, int W, bool kDk, bool kAbs, bool kMulti>
 __global__ void __launch_bounds__(kWarps * 32)
     spring_wavefront(SpringBatchDev b, const std::uint32_t* pairs, std::uint32_t pair_count,
                      std::uint32_t min_count) {
   constexpr int kPairs = 32 / W;  // pairs (teams) per warp
-  __shared__ TeamMemory teams[kWarps][kPairs];
+  __shared__ TeamMem<kMulti> teams[kWarps][kPairs];
   __shared__ float checkpoints[kWarps][2 * kCheckpointWords<R> * 32];
+  extern __shared__ float windows[];  // several dimensions: per warp, MultiView's arrays
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, team = lane / W;
-  const std::uint32_t first_pair = (blockIdx.x * kWarps + warp) * kPairs;
+  const int warps = static_cast<int>(blockDim.x >> 5);
+  const std::uint32_t first_pair = (blockIdx.x * warps + warp) * kPairs;
   if (first_pair >= pair_count) return;  // whole warps leave together
   const std::uint32_t index = first_pair + team < pair_count ? first_pair + team : first_pair;
   const std::uint32_t pair = pairs[index];
@@ -364,32 +445,73 @@ __global__ void __launch_bounds__(kWarps * 32)
   h.first = ch.first;
   h.eps = pat.eps;
   WaveLane<R> w;
+  MultiView mv;
+  if constexpr (kMulti) {
+    const int dims = static_cast<int>(pat.dims);
+    mv.dims = dims;
+    mv.stride = dims | 1;
+    mv.lane = lane;
+    float* own = windows + static_cast<std::size_t>(warp) *
+                               SpringWavefront::multi_warp_words(R, kPairs, pat.dims);
+    // Each lane writes and reads only its own words: no barrier.
 #pragma unroll
-  for (int r = 0; r < R; ++r) {
-    const int row = h.hl * R + r;
-    w.p[r] = row < h.m ? b.pattern_values[pat.value_offset + row] : 0.0f;
+    for (int r = 0; r < R; ++r) {
+      const int row = h.hl * R + r;
+      for (int k = 0; k < dims; ++k)
+        own[(r * dims + k) * 32 + lane] =
+            row < h.m ? b.pattern_values[pat.value_offset + row * dims + k] : 0.0f;
+    }
+    mv.pat = own;
+    mv.ring = own + R * dims * 32 + team * kRing * mv.stride;
+  } else {
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const int row = h.hl * R + r;
+      w.p[r] = row < h.m ? b.pattern_values[pat.value_offset + row] : 0.0f;
+    }
   }
   wave_load<R>(w, h, tile, pl);
   const float* x = b.values + ch.value_offset;
   const int count = has ? static_cast<int>(ch.count) : 0;
   const unsigned team_mask = W == 32 ? full_mask : (0xffffu << h.leader);
   if (__all_sync(full_mask, h.last_reg == R - 1))
-    rule_team<R, W, kDk, kAbs, true>(w, h, b, tile, pl, pair, has, x, count, teams[warp][team],
-                                     checkpoints[warp], lane, team_mask);
+    rule_team<R, W, kDk, kAbs, true, kMulti>(w, h, b, tile, pl, pair, has, x, count,
+                                             teams[warp][team], mv, checkpoints[warp], lane,
+                                             team_mask);
   else
-    rule_team<R, W, kDk, kAbs, false>(w, h, b, tile, pl, pair, has, x, count, teams[warp][team],
-                                      checkpoints[warp], lane, team_mask);
+    rule_team<R, W, kDk, kAbs, false, kMulti>(w, h, b, tile, pl, pair, has, x, count,
+                                              teams[warp][team], mv, checkpoints[warp], lane,
+                                              team_mask);
 }
+
+// The static shared memory of the R = 16 kernels, as SpringWavefront::multi_static_bytes
+// counts it for its budget.
+static_assert(sizeof(TeamResets) * kWarps * 2 + 2 * kCheckpointWords<16> * 32 * 4 * kWarps <=
+              SpringWavefront::multi_static_bytes);
 
 template <int R, int W>
 void launch_rows(const SpringBatchDev& b, const std::uint32_t* pairs, std::uint32_t n, bool dk,
-                 bool abs_cost, std::uint32_t min_count, cudaStream_t stream) {
-  const unsigned per_block = kWarps * (32 / W);
-  const unsigned blocks = (n + per_block - 1) / per_block;
-  const unsigned threads = kWarps * 32;
+                 bool abs_cost, std::uint32_t dims, std::uint32_t min_count, cudaStream_t stream) {
+  constexpr unsigned kPairs = 32 / W;
   with_metric(dk, abs_cost, [&](auto kDk, auto kAbs) {
-    spring_wavefront<R, W, decltype(kDk)::value, decltype(kAbs)::value>
-        <<<blocks, threads, 0, stream>>>(b, pairs, n, min_count);
+    constexpr bool dk_v = decltype(kDk)::value, abs_v = decltype(kAbs)::value;
+    if (dims == 1) {
+      const unsigned per_block = kWarps * kPairs;
+      spring_wavefront<R, W, dk_v, abs_v, false>
+          <<<(n + per_block - 1) / per_block, kWarps * 32, 0, stream>>>(b, pairs, n, min_count);
+      return;
+    }
+    // Several dimensions: two warps a block when their windows fit, else one.
+    const std::size_t per_warp = SpringWavefront::multi_warp_words(R, kPairs, dims) * 4;
+    const std::size_t limit = SpringWavefront::multi_dynamic_limit();
+    const unsigned warps = 2 * per_warp <= limit ? 2u : 1u;
+    WW_ASSERT(per_warp <= limit, "spring wavefront: a pattern too large for shared memory");
+    const std::size_t bytes = warps * per_warp;
+    auto* kernel = spring_wavefront<R, W, dk_v, abs_v, true>;
+    WW_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 static_cast<int>(bytes)));
+    const unsigned per_block = warps * kPairs;
+    kernel<<<(n + per_block - 1) / per_block, warps * 32, bytes, stream>>>(b, pairs, n, min_count);
   });
 }
 
@@ -397,10 +519,10 @@ void launch_rows(const SpringBatchDev& b, const std::uint32_t* pairs, std::uint3
 
 void launch_spring_wavefront(const SpringBatchDev& batch, const std::uint32_t* pairs,
                              std::uint32_t pair_count, WavefrontShape shape, bool dk, bool abs_cost,
-                             std::uint32_t min_count, cudaStream_t stream) {
+                             std::uint32_t dims, std::uint32_t min_count, cudaStream_t stream) {
   if (pair_count == 0) return;
   const auto go = [&](auto launch) {
-    launch(batch, pairs, pair_count, dk, abs_cost, min_count, stream);
+    launch(batch, pairs, pair_count, dk, abs_cost, dims, min_count, stream);
   };
   WW_ASSERT(shape.tiles == 1, "spring wavefront: tiled shapes go to the tiled kernel");
   WW_ASSERT(shape.lanes == 16 || (shape.lanes == 32 && shape.rows == 16),
@@ -424,12 +546,26 @@ void launch_spring_wavefront(const SpringBatchDev& batch, const std::uint32_t* p
 
 void SpringWavefront::run(const SpringBatchDev& batch, const std::uint32_t* pairs,
                           std::uint32_t pair_count, WavefrontShape shape, bool dk, bool abs_cost,
-                          cudaStream_t stream) {
-  if (shape.tiles > 1)
+                          std::uint32_t dims, cudaStream_t stream) {
+  if (shape.tiles > 1) {
+    WW_ASSERT(dims == 1, "spring wavefront: row tiles take patterns of dimension 1");
     launch_spring_wavefront_tiled(batch, pairs, pair_count, shape.tiles, dk, abs_cost, min_count,
                                   stream);
-  else
-    launch_spring_wavefront(batch, pairs, pair_count, shape, dk, abs_cost, min_count, stream);
+  } else {
+    launch_spring_wavefront(batch, pairs, pair_count, shape, dk, abs_cost, dims, min_count, stream);
+  }
+}
+
+std::size_t SpringWavefront::multi_dynamic_limit() {
+  static const std::size_t limit = [] {
+    int device = 0, optin = 0;
+    WW_CUDA(cudaGetDevice(&device));
+    WW_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    return static_cast<std::size_t>(optin) > multi_static_bytes
+               ? static_cast<std::size_t>(optin) - multi_static_bytes
+               : std::size_t{0};
+  }();
+  return limit;
 }
 
 }  // namespace warpwatch::kernels::cuda

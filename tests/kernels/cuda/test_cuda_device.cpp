@@ -29,9 +29,9 @@ TEST(CudaDevice, AutoChoosesByPairs) {
             Backend::cuda);
   EXPECT_NE(why.find("using the cuda backend"), std::string::npos) << why;
   EXPECT_NE(why.find("64 pair(s) a batch"), std::string::npos) << why;
-  EXPECT_EQ(
-      resolve_backend(Backend::automatic, {.pairs = 64, .cpu_threads = 16, .widest_dims = 3}, &why),
-      Backend::cpu);
+  EXPECT_EQ(resolve_backend(Backend::automatic, {.pairs = 64, .cpu_threads = 16, .widest_dims = 65},
+                            &why),
+            Backend::cpu);
   EXPECT_NE(why.find("fewer than the 4096"), std::string::npos) << why;
   EXPECT_EQ(resolve_backend(Backend::automatic, {}, &why), Backend::cuda);
   EXPECT_NE(why.find("pairs not known in advance"), std::string::npos) << why;

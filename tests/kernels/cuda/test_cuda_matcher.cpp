@@ -70,6 +70,32 @@ TEST(CudaStream, WavefrontShapes) {
   run_stream_scenario(cuda_backends(), sc);
 }
 
+// Several dimensions on the wavefront (the pattern and a window of samples in shared memory):
+// each shape, up to 64 dims (512 rows of 64: one warp a block, most of the shared memory).
+TEST(CudaStream, WavefrontSeveralDims) {
+  WARPWATCH_REQUIRE_CUDA_DEVICE();
+  StreamScenario sc;
+  sc.ms = {16, 100, 256, 300, 512};
+  sc.dims = {2, 8, 64};
+  sc.streams_per_dims = 1;
+  sc.min_length = 1200;
+  sc.four_variants = false;
+  sc.chunkings = {Chunking::large_random, Chunking::one_big, Chunking::pipelined};
+  run_stream_scenario(cuda_backends(), sc);
+}
+
+// Dense matches in 64 dimensions: a report every 60-200 samples re-runs the wavefront.
+TEST(CudaStream, DenseMatchesSixtyFourDims) {
+  WARPWATCH_REQUIRE_CUDA_DEVICE();
+  DenseStreamScenario sc;
+  sc.dims = {64};
+  sc.m = 100;
+  sc.length = 20'000;
+  sc.chunkings = {Chunking::one_big, Chunking::large_random};
+  sc.large_chunk = 4096;
+  run_stream_dense(cuda_backends(), sc);
+}
+
 TEST(CudaStream, Pattern257) {
   WARPWATCH_REQUIRE_CUDA_DEVICE();
   run_stream_scenario(cuda_backends(), StreamScenario::pattern_257());

@@ -28,12 +28,31 @@ using cuda::detail::GenericDistance;
 using cuda::detail::LongPairDistance;
 using cuda::detail::WarpDistance;
 
-TEST(CudaFamilies, SpringWavefrontTakesDims1From16To8192Rows) {
-  EXPECT_FALSE(SpringWavefront::can_implement(15, 1));
-  EXPECT_TRUE(SpringWavefront::can_implement(16, 1));
-  EXPECT_TRUE(SpringWavefront::can_implement(8192, 1));
-  EXPECT_FALSE(SpringWavefront::can_implement(8193, 1));
-  EXPECT_FALSE(SpringWavefront::can_implement(256, 3)) << "d > 1 runs on SpringSweep";
+TEST(CudaFamilies, SpringWavefrontTakesDims1To8192RowsAndUpTo64DimsTo512) {
+  EXPECT_FALSE(SpringWavefront::can_implement(15, 1, 0));
+  EXPECT_TRUE(SpringWavefront::can_implement(16, 1, 0));
+  EXPECT_TRUE(SpringWavefront::can_implement(8192, 1, 0));
+  EXPECT_FALSE(SpringWavefront::can_implement(8193, 1, 0));
+  // Several dimensions: up to 512 rows and 64 dims, as far as shared memory goes. The
+  // H100's opt-in limit (227 KiB) less the static share holds the largest.
+  const std::size_t h100 = 227 * 1024 - SpringWavefront::multi_static_bytes;
+  EXPECT_TRUE(SpringWavefront::can_implement(256, 3, h100));
+  EXPECT_TRUE(SpringWavefront::can_implement(512, 64, h100));
+  // 256 rows of 64: two pairs a warp do not fit, one does (32 lanes of 16 rows).
+  EXPECT_TRUE(SpringWavefront::can_implement(256, 64, h100));
+  EXPECT_TRUE(SpringWavefront::shape(256, 64, h100) == (WavefrontShape{32, 16, 1}));
+  EXPECT_TRUE(SpringWavefront::shape(256, 3, h100) == (WavefrontShape{16, 16, 1}));
+  EXPECT_TRUE(SpringWavefront::shape(100, 64, h100) == (WavefrontShape{16, 8, 1}));
+  EXPECT_FALSE(SpringWavefront::can_implement(513, 3, h100)) << "row tiles: dimension 1 only";
+  EXPECT_FALSE(SpringWavefront::can_implement(256, 65, h100));
+  // 256 rows of 8 dims: 16 rows x 8 x 32 lanes + 2 teams x 256 samples x 9 words; a word
+  // less and it takes one pair a warp (one window), a word less than that and none.
+  EXPECT_EQ(SpringWavefront::multi_warp_words(16, 2, 8), 16u * 8 * 32 + 2 * 256 * 9);
+  const std::size_t two = (16 * 8 * 32 + 2 * 256 * 9) * 4, one = (16 * 8 * 32 + 256 * 9) * 4;
+  EXPECT_TRUE(SpringWavefront::shape(256, 8, two) == (WavefrontShape{16, 16, 1}));
+  EXPECT_TRUE(SpringWavefront::shape(256, 8, two - 4) == (WavefrontShape{32, 16, 1}));
+  EXPECT_TRUE(SpringWavefront::can_implement(256, 8, one));
+  EXPECT_FALSE(SpringWavefront::can_implement(256, 8, one - 4));
   EXPECT_TRUE(SpringSweep::can_implement(100000, 64));
   EXPECT_TRUE(SpringSweep::can_implement(2, 1));
   // 16 lanes and powers of two up to 256 rows, 32 lanes of 16 to 512, then 512-row tiles.

@@ -75,8 +75,10 @@ struct WorkShape {
 // `auto`'s rule (README, "How auto chooses"), from bench --case stream_matrix on the H100
 // and its 16-core host: one pair runs on one core of the cpu (1.1-1.9e9 cells/s) and on one
 // warp of the device (4e6-8e8 for patterns of up to 512 rows), so cuda needs at least
-// 2 x (cpu threads) pairs to win (from 64 pairs on 16 threads: 1.3-21x, all densities). With
-// d > 1, or patterns over 512 rows in chunks of 32+ samples (unknown counts as 32+) once
+// 2 x (cpu threads) pairs to win (from 64 pairs on 16 threads: 1.3-21x, all densities); so
+// do patterns of up to 64 dims and 512 rows in chunks of 32+ samples (the wavefront holds
+// several dimensions too). With more dims, several dims in chunks under 32 samples or over
+// 512 rows, or patterns over 512 rows in chunks of 32+ samples (unknown counts as 32+) once
 // matches occur, a pair runs on one device thread (the sweep), and cuda needs
 // 256 x (cpu threads) pairs: 64 such pairs run 1.2-50x faster on the cpu. An unknown number
 // of pairs goes to the device.
