@@ -1,5 +1,7 @@
 #include "warpwatch/service/pipeline.hpp"
 
+#include <time.h>
+
 #include <chrono>
 #include <map>
 
@@ -11,6 +13,12 @@
 
 namespace warpwatch::service {
 namespace {
+
+double thread_cpu_ms() {  // this thread's cpu time
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
+}
 
 std::int64_t wall_clock_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -213,22 +221,39 @@ void Pipeline::run_batch() {
 }
 
 void Pipeline::process(stream::IngestBatch batch) {
+  // Where a round's time goes, for the debug log (a round of the first second of 10,000
+  // new streams on the device matched almost nothing: which phase?).
+  using Clock = std::chrono::steady_clock;
+  const auto round_began = Clock::now();
+  const auto ms_since = [](Clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+  };
+  double drain_ms = 0, add_ms = 0, submit_ms = 0;
   // A stream new to the Matcher, or one that ended, changes its streams: not while batches
   // are outstanding.
   // One lookup per stream (a round of 10,000 streams spent milliseconds on lookups).
   std::vector<const stream::QueuedSamples*> added;
   for (const stream::QueuedSamples& q : batch.streams)
     if (!matcher_->has_stream(q.stream->id)) added.push_back(&q);
-  if (!added.empty() || !batch.ended.empty()) collect_all();
-  for (const stream::QueuedSamples* q : added) matcher_->add_stream(q->stream);
+  if (!added.empty() || !batch.ended.empty()) {
+    const auto t = Clock::now();
+    collect_all();
+    drain_ms = ms_since(t);
+  }
+  {
+    const auto t = Clock::now();
+    for (const stream::QueuedSamples* q : added) matcher_->add_stream(q->stream);
+    add_ms = ms_since(t);
+  }
   std::vector<kernels::StreamChunk> chunks;
   chunks.reserve(batch.streams.size());
   for (const stream::QueuedSamples& q : batch.streams)
     chunks.push_back({q.stream->id, q.values, q.times_ns});
   if (!chunks.empty()) {
-    const auto began = std::chrono::steady_clock::now();
+    const auto began = Clock::now();
     matcher_->submit(chunks);  // the samples are copied out of `batch` here
     in_flight_.push_back({batch.samples, began});
+    submit_ms = ms_since(began);
   }
   if (!batch.ended.empty()) {
     collect_all();
@@ -245,8 +270,17 @@ void Pipeline::process(stream::IngestBatch batch) {
   // next round is already queued (under load: the next wait returns at once); otherwise it
   // is collected now, so a light input never waits a tick for its events.
   const std::size_t keep = hub_->queued_samples() >= batch_samples_ ? 1 : 0;
+  const auto collect_began = Clock::now();
+  publish_ms_ = publish_cpu_ms_ = 0;
   while (in_flight_.size() > keep) collect_one();
+  const double collect_ms = ms_since(collect_began);
   refresh_stats();
+  log_->debug(
+      "round: {} samples of {} streams ({} new) in {:.2f} ms: drain before adding {:.2f}, "
+      "adding {:.2f}, submit {:.2f}, collect {:.2f} ms (publishing {:.2f}, "
+      "{:.2f} of it on the cpu); {} batch(es) left in flight",
+      batch.samples, batch.streams.size(), added.size(), ms_since(round_began), drain_ms, add_ms,
+      submit_ms, collect_ms, publish_ms_, publish_cpu_ms_, in_flight_.size());
   if (!replays_.empty() && !batch.ended.empty()) {
     bool all = true;
     for (const stream::Source* replay : replays_) all = all && replay->finished();
@@ -259,7 +293,13 @@ void Pipeline::collect_one() {
   const InFlight batch = in_flight_.front();
   in_flight_.pop_front();
   std::vector<kernels::RawMatch> matches = matcher_->collect();
+  const auto published = std::chrono::steady_clock::now();
+  const double cpu_before = thread_cpu_ms();
   if (!matches.empty()) publish(std::move(matches), *rules_);
+  publish_cpu_ms_ += thread_cpu_ms() - cpu_before;
+  publish_ms_ +=
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - published)
+          .count();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - batch.began).count();
   const std::lock_guard lock(stats_mu_);

@@ -22,13 +22,29 @@ void upload(DeviceBuffer<T>& buffer, const std::vector<T>& host, const Stream& s
 
 }  // namespace
 
-std::unique_ptr<SpringPairs::Tile> SpringPairs::new_tile(std::size_t m) {
+namespace {
+std::size_t tile_bytes(std::size_t m) {  // two sides of D and S, then 4 words a lane
+  return 4 * m * tile_lanes * 4 + 4 * tile_lanes * 4;
+}
+}  // namespace
+
+void SpringPairs::push_tile(Pattern& p) {
+  const std::size_t m = p.state->def->length();
+  const std::size_t bytes = tile_bytes(m);
+  p.tiles.reserve(p.tiles.size() + 1);
+  if (p.slabs.empty() || p.slabs.back().used == p.slabs.back().capacity) {
+    const auto capacity =
+        static_cast<std::uint32_t>(std::clamp<std::size_t>(p.tiles.size(), 1, kMaxSlabTiles));
+    p.slabs.reserve(p.slabs.size() + 1);
+    p.slabs.push_back(
+        Slab{StreamOrderedBuffer<unsigned char>(capacity * bytes, compute_.get()), capacity, 0});
+  }
+  Slab& slab = p.slabs.back();
   auto tile = std::make_unique<Tile>();
   tile->m = static_cast<std::uint32_t>(m);
-  const std::size_t column = m * tile_lanes * 4;  // bytes of one side's D (or S)
-  tile->memory =
-      StreamOrderedBuffer<unsigned char>(4 * column + 4 * tile_lanes * 4, compute_.get());
-  unsigned char* base = tile->memory.data();
+  tile->lanes.reserve(tile_lanes);
+  const std::size_t column = m * tile_lanes * 4;                 // bytes of one side's D (or S)
+  unsigned char* base = slab.memory.data() + slab.used * bytes;  // bytes: a multiple of 128
   for (std::size_t side = 0; side < 2; ++side) {
     tile->dev.d[side] = reinterpret_cast<float*>(base + 2 * side * column);
     tile->dev.s[side] = reinterpret_cast<std::int32_t*>(base + (2 * side + 1) * column);
@@ -38,28 +54,29 @@ std::unique_ptr<SpringPairs::Tile> SpringPairs::new_tile(std::size_t m) {
   tile->dev.t_s = reinterpret_cast<std::int32_t*>(lanes + tile_lanes * 4);
   tile->dev.t_e = reinterpret_cast<std::int32_t*>(lanes + tile_lanes * 8);
   tile->dev.side = reinterpret_cast<std::uint32_t*>(lanes + tile_lanes * 12);
-  return tile;
+  p.tiles.push_back(std::move(tile));
+  ++slab.used;
+}
+
+void SpringPairs::pop_tile(Pattern& p) {
+  p.tiles.pop_back();
+  // Freed in the compute stream's order: after any move out of the tile queued before.
+  if (--p.slabs.back().used == 0) p.slabs.pop_back();
 }
 
 void SpringPairs::add_pattern(const common::PatternState& pattern) {
-  patterns_.emplace(pattern.def->id, Pattern{&pattern, {}});
+  patterns_.emplace(pattern.def->id, Pattern{&pattern, {}, {}});
   dirty_ = true;
 }
 
 void SpringPairs::add_pair(common::Pair* pair) {
   Pattern& p = patterns_.find(pair->pattern->def->id)->second;
-  const auto m = static_cast<std::uint32_t>(p.state->def->length());
   // Nothing changes before the allocations succeeded: a failed one leaves the pattern's
   // tiles as they were. The lane is set fresh on the device later, with every lane added
   // meanwhile (set_fresh_lanes).
   if (fresh_tiles_.size() == fresh_tiles_.capacity())  // geometric: O(1) a pair
     fresh_tiles_.reserve(std::max<std::size_t>(16, 2 * fresh_tiles_.capacity()));
-  if (p.tiles.empty() || p.tiles.back()->lanes.size() == tile_lanes) {
-    std::unique_ptr<Tile> added = new_tile(m);
-    added->lanes.reserve(tile_lanes);
-    p.tiles.reserve(p.tiles.size() + 1);
-    p.tiles.push_back(std::move(added));
-  }
+  if (p.tiles.empty() || p.tiles.back()->lanes.size() == tile_lanes) push_tile(p);
   Tile& tile = *p.tiles.back();
   if (tile.fresh == 0) fresh_tiles_.push_back(&tile);
   tile.fresh |= 1u << tile.lanes.size();
@@ -126,8 +143,7 @@ void SpringPairs::remove_pair(common::Pair* pair, std::vector<RawMatch>& out) {
     tile.lanes[lane]->handle = pair->handle;
   }
   last.lanes.pop_back();
-  // The tile's memory is freed in the compute stream's order: after the move above.
-  if (last.lanes.empty()) p.tiles.pop_back();
+  if (last.lanes.empty()) pop_tile(p);
   dirty_ = true;
 }
 
@@ -388,7 +404,7 @@ std::size_t SpringPairs::device_bytes() const {
                       done_.bytes() + aborted_.bytes() + retry_dev_.bytes() + reports_.bytes() +
                       report_counters_.bytes() + ages_.bytes() + fresh_dev_.bytes();
   for (const auto& [id, p] : patterns_)
-    for (const auto& tile : p.tiles) bytes += tile->memory.bytes();
+    for (const Slab& slab : p.slabs) bytes += slab.memory.bytes();
   for (const auto& v : variants_) bytes += v.device_pairs.bytes();
   return bytes;
 }
