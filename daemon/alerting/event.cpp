@@ -15,8 +15,9 @@ std::string to_json(const Event& event) {
   Json j(Json::value_t::object);
   auto& members = j.get_ref<Json::object_t&>();
   members.reserve(17);
-  const auto add = [](Json::object_t& to, const char* key, auto&& value) {
-    to.emplace_back(key, Json(std::forward<decltype(value)>(value)));
+  // (The key as a std::string: a label's key may hold a NUL.)
+  const auto add = [](Json::object_t& to, std::string key, auto&& value) {
+    to.emplace_back(std::move(key), Json(std::forward<decltype(value)>(value)));
   };
   add(members, "rule", event.rule);
   add(members, "severity", event.severity);
@@ -37,7 +38,7 @@ std::string to_json(const Event& event) {
   Json labels(Json::value_t::object);
   auto& label_members = labels.get_ref<Json::object_t&>();
   label_members.reserve(event.labels.size());
-  for (const auto& [key, value] : event.labels) add(label_members, key.c_str(), value);
+  for (const auto& [key, value] : event.labels) add(label_members, key, value);
   members.emplace_back("labels", std::move(labels));
   // Invalid UTF-8 (a stream id is bytes off the wire) is replaced, never thrown: one odd
   // id must not stop publishing.

@@ -171,8 +171,13 @@ void Pipeline::start() {
 }
 
 void Pipeline::publish(std::vector<kernels::RawMatch> matches, alerting::RuleEngine& rules) {
+  const auto began = std::chrono::steady_clock::now();
+  const double cpu_before = thread_cpu_ms();
   std::vector<alerting::Event> events = rules.apply(matches, wall_clock_ns());
   publisher_->publish(events);
+  publish_cpu_ms_ += thread_cpu_ms() - cpu_before;
+  publish_ms_ +=
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count();
   const std::lock_guard lock(stats_mu_);
   stats_.matches += matches.size();
   stats_.events += events.size();
@@ -229,6 +234,7 @@ void Pipeline::process(stream::IngestBatch batch) {
     return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
   };
   double drain_ms = 0, add_ms = 0, submit_ms = 0;
+  publish_ms_ = publish_cpu_ms_ = 0;  // all of this round's publishing
   // A stream new to the Matcher, or one that ended, changes its streams: not while batches
   // are outstanding.
   // One lookup per stream (a round of 10,000 streams spent milliseconds on lookups).
@@ -271,14 +277,13 @@ void Pipeline::process(stream::IngestBatch batch) {
   // is collected now, so a light input never waits a tick for its events.
   const std::size_t keep = hub_->queued_samples() >= batch_samples_ ? 1 : 0;
   const auto collect_began = Clock::now();
-  publish_ms_ = publish_cpu_ms_ = 0;
   while (in_flight_.size() > keep) collect_one();
   const double collect_ms = ms_since(collect_began);
   refresh_stats();
   log_->debug(
       "round: {} samples of {} streams ({} new) in {:.2f} ms: drain before adding {:.2f}, "
-      "adding {:.2f}, submit {:.2f}, collect {:.2f} ms (publishing {:.2f}, "
-      "{:.2f} of it on the cpu); {} batch(es) left in flight",
+      "adding {:.2f}, submit {:.2f}, collect {:.2f} ms; publishing in "
+      "all {:.2f}, {:.2f} of it on the cpu; {} batch(es) left in flight",
       batch.samples, batch.streams.size(), added.size(), ms_since(round_began), drain_ms, add_ms,
       submit_ms, collect_ms, publish_ms_, publish_cpu_ms_, in_flight_.size());
   if (!replays_.empty() && !batch.ended.empty()) {
@@ -293,13 +298,7 @@ void Pipeline::collect_one() {
   const InFlight batch = in_flight_.front();
   in_flight_.pop_front();
   std::vector<kernels::RawMatch> matches = matcher_->collect();
-  const auto published = std::chrono::steady_clock::now();
-  const double cpu_before = thread_cpu_ms();
   if (!matches.empty()) publish(std::move(matches), *rules_);
-  publish_cpu_ms_ += thread_cpu_ms() - cpu_before;
-  publish_ms_ +=
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - published)
-          .count();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - batch.began).count();
   const std::lock_guard lock(stats_mu_);

@@ -47,10 +47,15 @@ WW_HD float float_inf() {
   return bits_float(0x7f800000);
 }
 
+// One component's term, never -0: |diff| by clearing the sign bit (the reference's
+// `diff < 0 ? -diff : diff` keeps -0 for x = -0, p = +0, which its `c = 0 + term` then
+// turns into +0; diff * diff is never -0). So a cost that starts from its first term, as
+// the wavefront's do, has the reference's bits, and so has 0 + term, as the sweep's do:
+// with dk, max(c, best) would otherwise keep a -0 that min-of-bits orders below +0.
 template <bool kAbs>
 WW_HD float spring_term(float x, float p) {
   const float diff = x - p;
-  return kAbs ? (diff < 0.0f ? -diff : diff) : diff * diff;
+  return kAbs ? bits_float(float_bits(diff) & 0x7fffffff) : diff * diff;
 }
 
 template <bool kDk>

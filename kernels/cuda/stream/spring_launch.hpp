@@ -119,7 +119,8 @@ struct WavefrontShape {
 //   SpringSweep      thread per pair, a block of columns per pass over the rows
 //                    (spring_sweep.hpp), every shape, all of SPEC.md 3.1's rules; continues
 //                    every pair from where the wavefront left it to the end of its chunk:
-//                    short chunks (live ticks), several dimensions, the tiled hand-over.
+//                    short chunks (live ticks), more than 64 dimensions or several past
+//                    512 rows (or past the device's shared memory), the tiled hand-over.
 struct SpringWavefront {
   // The most row tiles a tiled pair has (a block of 16 warps at 128 registers a thread
   // fills an SM's register file), and so the longest pattern the family takes.
@@ -162,6 +163,7 @@ struct SpringWavefront {
     while (16 * rows < m) rows *= 2;
     return {16, rows, 1};
   }
+  // (Several dimensions: only for m <= 512, as can_implement requires.)
   static constexpr WavefrontShape shape(std::uint32_t m, std::uint32_t dims,
                                         std::size_t dynamic_limit) {
     const WavefrontShape s = shape(m);

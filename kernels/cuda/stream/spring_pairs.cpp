@@ -31,18 +31,23 @@ std::size_t tile_bytes(std::size_t m) {  // two sides of D and S, then 4 words a
 void SpringPairs::push_tile(Pattern& p) {
   const std::size_t m = p.state->def->length();
   const std::size_t bytes = tile_bytes(m);
+  // Everything that may throw before the slab: a failure leaves no empty slab behind.
+  auto tile = std::make_unique<Tile>();
+  tile->m = static_cast<std::uint32_t>(m);
+  tile->lanes.reserve(tile_lanes);
   p.tiles.reserve(p.tiles.size() + 1);
+  p.slabs.reserve(p.slabs.size() + 1);
   if (p.slabs.empty() || p.slabs.back().used == p.slabs.back().capacity) {
+    // Doubling, up to kMaxSlabTiles tiles or kMaxSlabBytes (a slab of long patterns is
+    // one tile): the slack of a pattern's last slab stays small.
+    const std::size_t most =
+        std::clamp<std::size_t>(kMaxSlabBytes / bytes, 1, std::size_t{kMaxSlabTiles});
     const auto capacity =
-        static_cast<std::uint32_t>(std::clamp<std::size_t>(p.tiles.size(), 1, kMaxSlabTiles));
-    p.slabs.reserve(p.slabs.size() + 1);
+        static_cast<std::uint32_t>(std::clamp<std::size_t>(p.tiles.size(), 1, most));
     p.slabs.push_back(
         Slab{StreamOrderedBuffer<unsigned char>(capacity * bytes, compute_.get()), capacity, 0});
   }
   Slab& slab = p.slabs.back();
-  auto tile = std::make_unique<Tile>();
-  tile->m = static_cast<std::uint32_t>(m);
-  tile->lanes.reserve(tile_lanes);
   const std::size_t column = m * tile_lanes * 4;                 // bytes of one side's D (or S)
   unsigned char* base = slab.memory.data() + slab.used * bytes;  // bytes: a multiple of 128
   for (std::size_t side = 0; side < 2; ++side) {
@@ -54,7 +59,7 @@ void SpringPairs::push_tile(Pattern& p) {
   tile->dev.t_s = reinterpret_cast<std::int32_t*>(lanes + tile_lanes * 4);
   tile->dev.t_e = reinterpret_cast<std::int32_t*>(lanes + tile_lanes * 8);
   tile->dev.side = reinterpret_cast<std::uint32_t*>(lanes + tile_lanes * 12);
-  p.tiles.push_back(std::move(tile));
+  p.tiles.push_back(std::move(tile));  // reserved: cannot throw
   ++slab.used;
 }
 

@@ -67,12 +67,14 @@ class SpringPairs {
   // The memory of consecutive tiles of one pattern, in one allocation: a tile each
   // (20,000 cudaMallocAsync calls of 66 kB, when 10,000 streams joined 64 patterns of m 128,
   // took 15 us each, 0.3 s in all). Slabs grow 1, 1, 2, 4, ... tiles, at most
-  // kMaxSlabTiles; tiles come and go at a pattern's end, so only its last slab has room.
+  // kMaxSlabTiles and kMaxSlabBytes (but one tile); tiles come and go at a pattern's end,
+  // so only its last slab has room.
   struct Slab {
     StreamOrderedBuffer<unsigned char> memory;  // on the compute stream
     std::uint32_t capacity = 0, used = 0;       // tiles
   };
   static constexpr std::uint32_t kMaxSlabTiles = 64;
+  static constexpr std::size_t kMaxSlabBytes = std::size_t{8} << 20;
   struct Pattern {
     const common::PatternState* state;
     std::vector<std::unique_ptr<Tile>> tiles;

@@ -4,8 +4,10 @@
 //
 // W lanes run one pair (a team): a half-warp (W 16, patterns up to 256 rows: two pairs a
 // warp) or a whole warp (W 32, up to 512 rows). Lane l holds rows [l*R, l*R + R) of D and S
-// and the pattern values of those rows in registers; iteration k computes column t = k - l
-// on lane l, and the last row of lane l-1 arrives by a width-W shuffle. The two teams of a
+// in registers, and the pattern values of those rows too for dimension 1 (several
+// dimensions: in shared memory, with the team's window of samples; see MultiView);
+// iteration k computes column t = k - l on lane l, and the last row of lane l-1 arrives by
+// a width-W shuffle. The two teams of a
 // warp go their own way (each its own iteration k): only the shuffles are warp-wide.
 //
 // The rules. Rule 2 needs the last row only: the lane that holds it (the last lane) decides
@@ -69,8 +71,8 @@ struct Travel {
 };
 
 // Several dimensions: the costs of this lane's rows at one column, c accumulated in
-// component order as spring_cell.cuh's reference does (the first term is c = 0 + term
-// exactly: terms are never negative). The samples come from the team's window (x: the
+// component order as the reference does (the first term is c = 0 + term exactly:
+// spring_term is never negative, -0 included). The samples come from the team's window (x: the
 // column's `dims` values); the pattern from the warp's copy, [row of the lane][component]
 // [32 lanes], so that each lane reads its own words, conflict-free.
 template <int R, bool kAbs>

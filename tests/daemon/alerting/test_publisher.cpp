@@ -162,6 +162,15 @@ TEST(EventJson, InvalidUtf8IsReplacedNotThrown) {
   EXPECT_EQ(nlohmann::json::parse(text)["stream"], "bad\xEF\xBF\xBD");
 }
 
+// A label key is bytes from the configuration: a NUL inside it stays in the key (escaped),
+// so two keys that differ after it stay two keys.
+TEST(EventJson, LabelKeysKeepEveryByte) {
+  Event e = event("r", "s");
+  e.labels = {{std::string("a\0x", 3), "1"}, {std::string("a\0y", 3), "2"}};
+  const std::string text = to_json(e);
+  EXPECT_NE(text.find(R"("labels":{"a\u0000x":"1","a\u0000y":"2"})"), std::string::npos) << text;
+}
+
 TEST(Publisher, BindsAWildcardPortAndReportsTheEndpoint) {
   Publisher publisher(options());
   const std::string& endpoint = publisher.endpoint();

@@ -75,22 +75,23 @@ TEST(CudaStream, WavefrontShapes) {
 TEST(CudaStream, WavefrontSeveralDims) {
   WARPWATCH_REQUIRE_CUDA_DEVICE();
   StreamScenario sc;
-  sc.ms = {16, 100, 256, 300, 512};
+  sc.ms = {16, 32, 64, 100, 256, 300, 512};  // 1, 2, 4, 8, 16 rows a lane; 32 lanes
   sc.dims = {2, 8, 64};
-  sc.streams_per_dims = 1;
+  sc.streams_per_dims = 2;  // two pairs a pattern: both teams of a warp at work
   sc.min_length = 1200;
   sc.four_variants = false;
   sc.chunkings = {Chunking::large_random, Chunking::one_big, Chunking::pipelined};
   run_stream_scenario(cuda_backends(), sc);
 }
 
-// Dense matches in 64 dimensions: a report every 60-200 samples re-runs the wavefront.
+// Dense matches in 64 dimensions: a report every 60-200 samples re-runs the wavefront
+// (20,000 samples: `length` counts values).
 TEST(CudaStream, DenseMatchesSixtyFourDims) {
   WARPWATCH_REQUIRE_CUDA_DEVICE();
   DenseStreamScenario sc;
   sc.dims = {64};
   sc.m = 100;
-  sc.length = 20'000;
+  sc.length = 64 * 20'000;
   sc.chunkings = {Chunking::one_big, Chunking::large_random};
   sc.large_chunk = 4096;
   run_stream_dense(cuda_backends(), sc);

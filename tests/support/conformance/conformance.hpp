@@ -172,9 +172,9 @@ struct StreamScenario {
 
 void run_stream_scenario(const Backends& backends, const StreamScenario& sc);
 
-// Stream mode on quantized data (values in {0, 1, 2, 3}): D values tie exactly all the
-// time, so the tie rule of SPEC.md 3.1 (earlier predecessor wins, start S follows it)
-// decides the starts.
+// Stream mode on quantized data (values in {0, 1, 2, 3}, zeros of either sign): D values tie
+// exactly all the time, so the tie rule of SPEC.md 3.1 (earlier predecessor wins, start S follows
+// it) decides the starts.
 void run_stream_quantized_ties(const Backends& backends);
 
 // Thresholds at the edges of the float32 comparison D <= eps of the reference (threshold

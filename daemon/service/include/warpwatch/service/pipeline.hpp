@@ -118,8 +118,8 @@ class Pipeline {
     std::chrono::steady_clock::time_point began;
   };
   std::deque<InFlight> in_flight_;
-  // Time collect_one() spent publishing this round, and the thread's cpu time of it (debug
-  // log: whether publishing computes or waits).
+  // Time publish() spent this round, and the thread's cpu time of it (the debug log's
+  // round line: whether publishing computes or waits).
   double publish_ms_ = 0, publish_cpu_ms_ = 0;
   std::unique_ptr<alerting::RuleEngine> rules_;
   std::unique_ptr<alerting::Publisher> publisher_;
