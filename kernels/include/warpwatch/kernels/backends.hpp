@@ -77,7 +77,9 @@ struct WorkShape {
 // warp of the device (4e6-8e8 for patterns of up to 512 rows), so cuda needs at least
 // 2 x (cpu threads) pairs to win (from 64 pairs on 16 threads: 1.3-21x, all densities); so
 // do patterns of up to 64 dims and 512 rows in chunks of 32+ samples (the wavefront holds
-// several dimensions too). With more dims, several dims in chunks under 32 samples or over
+// several dimensions too, as far as the device's shared memory goes: the H100's takes
+// 512 rows of 64 dims; a device with less sends the largest to the sweep, which this rule
+// does not know). With more dims, several dims in chunks under 32 samples or over
 // 512 rows, or patterns over 512 rows in chunks of 32+ samples (unknown counts as 32+) once
 // matches occur, a pair runs on one device thread (the sweep), and cuda needs
 // 256 x (cpu threads) pairs: 64 such pairs run 1.2-50x faster on the cpu. An unknown number
