@@ -20,12 +20,10 @@ void upload(DeviceBuffer<T>& buffer, const std::vector<T>& host, const Stream& s
                             cudaMemcpyHostToDevice, stream.get()));
 }
 
-}  // namespace
-
-namespace {
 std::size_t tile_bytes(std::size_t m) {  // two sides of D and S, then 4 words a lane
   return 4 * m * tile_lanes * 4 + 4 * tile_lanes * 4;
 }
+
 }  // namespace
 
 void SpringPairs::push_tile(Pattern& p) {

@@ -7,8 +7,8 @@
 // in registers, and the pattern values of those rows too for dimension 1 (several
 // dimensions: in shared memory, with the team's window of samples; see MultiView);
 // iteration k computes column t = k - l on lane l, and the last row of lane l-1 arrives by
-// a width-W shuffle. The two teams of a
-// warp go their own way (each its own iteration k): only the shuffles are warp-wide.
+// a width-W shuffle. The two teams of a warp go their own way (each its own iteration k):
+// only the shuffles are warp-wide.
 //
 // The rules. Rule 2 needs the last row only: the lane that holds it (the last lane) decides
 // each column in order, in the iteration that computes it, and keeps the candidate.
