@@ -57,19 +57,30 @@ TEST(Params, AutoRuleCountsPairsAgainstCpuThreads) {
   EXPECT_FALSE(cuda_pays_off({.pairs = 31, .cpu_threads = 16, .widest_dims = 3}));
   EXPECT_TRUE(
       cuda_pays_off({.pairs = 32, .cpu_threads = 16, .longest_pattern = 512, .widest_dims = 64}));
-  // More than 64 dims, several dims past 512 rows, or more than 512 rows: a thread per
+  // More than 64 dims, several dims past 512 rows, or more than 8192 rows: a thread per
   // pair, 256 pairs per cpu thread.
   EXPECT_FALSE(cuda_pays_off({.pairs = 64, .cpu_threads = 16, .widest_dims = 65}));
   EXPECT_FALSE(cuda_pays_off({.pairs = 4095, .cpu_threads = 16, .widest_dims = 65}));
   EXPECT_TRUE(cuda_pays_off({.pairs = 4096, .cpu_threads = 16, .widest_dims = 65}));
   EXPECT_FALSE(cuda_pays_off(
       {.pairs = 64, .cpu_threads = 16, .longest_pattern = 513, .widest_dims = 3, .chunk = 512}));
-  EXPECT_FALSE(cuda_pays_off({.pairs = 64, .cpu_threads = 16, .longest_pattern = 513}));
-  EXPECT_TRUE(cuda_pays_off({.pairs = 16384, .cpu_threads = 16, .longest_pattern = 1024}));
-  // ... but chunks under 32 samples run on the sweep at any m (d = 1: warp-kernel counts).
-  EXPECT_TRUE(cuda_pays_off({.pairs = 64, .cpu_threads = 16, .longest_pattern = 1024, .chunk = 8}));
+  EXPECT_FALSE(cuda_pays_off({.pairs = 64, .cpu_threads = 16, .longest_pattern = 8193}));
+  EXPECT_TRUE(cuda_pays_off({.pairs = 4096, .cpu_threads = 16, .longest_pattern = 8193}));
+  // d = 1 up to 8192 rows: row tiles, warps again.
+  EXPECT_TRUE(cuda_pays_off({.pairs = 64, .cpu_threads = 16, .longest_pattern = 513}));
+  EXPECT_TRUE(cuda_pays_off({.pairs = 32, .cpu_threads = 16, .longest_pattern = 8192}));
+  EXPECT_FALSE(cuda_pays_off({.pairs = 31, .cpu_threads = 16, .longest_pattern = 1024}));
   EXPECT_FALSE(
-      cuda_pays_off({.pairs = 64, .cpu_threads = 16, .longest_pattern = 1024, .chunk = 32}));
+      cuda_pays_off({.pairs = 1, .cpu_threads = 16, .longest_pattern = 1024, .chunk = 511}));
+  // ... and over chunks of 512+ samples one pair in row tiles outruns a cpu core.
+  EXPECT_TRUE(cuda_pays_off({.pairs = 1, .cpu_threads = 16, .longest_pattern = 513, .chunk = 512}));
+  EXPECT_FALSE(cuda_pays_off(
+      {.pairs = 1, .cpu_threads = 16, .longest_pattern = 1024, .widest_dims = 3, .chunk = 512}));
+  // ... and chunks under 32 samples run on the sweep at any m (d = 1: warp-kernel counts).
+  EXPECT_TRUE(
+      cuda_pays_off({.pairs = 64, .cpu_threads = 16, .longest_pattern = 10000, .chunk = 8}));
+  EXPECT_FALSE(
+      cuda_pays_off({.pairs = 64, .cpu_threads = 16, .longest_pattern = 10000, .chunk = 32}));
   EXPECT_FALSE(cuda_pays_off({.pairs = 64, .cpu_threads = 16, .widest_dims = 3, .chunk = 8}));
   EXPECT_TRUE(cuda_pays_off({.pairs = std::nullopt, .cpu_threads = 2, .widest_dims = 3}));
   const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());

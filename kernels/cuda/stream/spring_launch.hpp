@@ -109,18 +109,16 @@ struct WavefrontShape {
 // The stream-mode kernel families, each saying what it can run and the workspace it needs
 // before it runs (CUTLASS's can_implement / get_workspace_size / run):
 //   SpringWavefront  the register wavefront: a pair's column in registers for the whole
-//                    chunk; chunks of 32 samples and more; patterns of 16..512 rows and
-//                    1..64 dimensions (the pattern values of several dimensions in shared
-//                    memory, as much as the device has), or of dimension 1 and up to 8192
-//                    rows. Up to 512 rows it applies all of SPEC.md 3.1's rules itself
-//                    (spring_wavefront.cu); longer patterns (row tiles,
-//                    spring_wavefront_tiled.cu) run until the first column where a
-//                    candidate appears, and leave the rest to...
+//                    chunk, all of SPEC.md 3.1's rules applied in it; chunks of 32 samples
+//                    and more; patterns of 16..512 rows and 1..64 dimensions (the pattern
+//                    values of several dimensions in shared memory, as much as the device
+//                    has; spring_wavefront.cu), or of dimension 1 and up to 8192 rows (row
+//                    tiles: spring_wavefront_tiled.cu).
 //   SpringSweep      thread per pair, a block of columns per pass over the rows
 //                    (spring_sweep.hpp), every shape, all of SPEC.md 3.1's rules; continues
 //                    every pair from where the wavefront left it to the end of its chunk:
 //                    short chunks (live ticks), more than 64 dimensions or several past
-//                    512 rows (or past the device's shared memory), the tiled hand-over.
+//                    512 rows (or past the device's shared memory), more than 8192 rows.
 struct SpringWavefront {
   // The most row tiles a tiled pair has (a block of 16 warps at 128 registers a thread
   // fills an SM's register file), and so the longest pattern the family takes.
@@ -174,16 +172,16 @@ struct SpringWavefront {
                                    std::size_t dynamic_limit) {
     return s.tiles == 1 && multi_warp_words(s.rows, 32 / s.lanes, dims) * 4 <= dynamic_limit;
   }
-  static constexpr std::size_t workspace_bytes() { return 0; }
+  // Row tiles keep their checkpoints in global memory, a slice per resident block (host
+  // only: asks the device once per tile count); 0 for one tile.
+  static std::size_t workspace_bytes(WavefrontShape shape, std::uint32_t pair_count);
   // The pairs listed (tile * 32 + lane), all of `shape`, metric, cost and dims. A pair is skipped
-  // (left to SpringSweep) when its chunk has fewer than min_count samples. Otherwise,
-  // one tile: the pair runs its whole chunk, reports included, and records it in `done`
-  // (or gives up, untouched, when the report buffer is full: `aborted`); several tiles: a pair with
-  // a pending candidate is skipped, the others run until the first column where a candidate appears
-  // and record how far they got in `done`.
+  // (left to SpringSweep) when its chunk has fewer than min_count samples. Otherwise it runs
+  // its whole chunk, reports included, and records it in `done` (or gives up, untouched, when
+  // the report buffer is full: `aborted`). `workspace`: workspace_bytes(shape, pair_count).
   static void run(const SpringBatchDev& batch, const std::uint32_t* pairs, std::uint32_t pair_count,
                   WavefrontShape shape, bool dk, bool abs_cost, std::uint32_t dims,
-                  cudaStream_t stream);
+                  float* workspace, cudaStream_t stream);
 };
 
 struct SpringSweep {
@@ -224,7 +222,8 @@ void launch_spring_wavefront(const SpringBatchDev& batch, const std::uint32_t* p
                              std::uint32_t dims, std::uint32_t min_count, cudaStream_t stream);
 void launch_spring_wavefront_tiled(const SpringBatchDev& batch, const std::uint32_t* pairs,
                                    std::uint32_t pair_count, std::uint32_t tiles, bool dk,
-                                   bool abs_cost, std::uint32_t min_count, cudaStream_t stream);
+                                   bool abs_cost, std::uint32_t min_count, float* workspace,
+                                   cudaStream_t stream);
 
 // Per pair (tile * 32 + lane): how far back from its stream's next index (the chunk
 // table's `first` field holds the low 32 bits of it) the oldest start it may still report

@@ -226,7 +226,13 @@ void SpringPairs::build_tables() {
   upload(pattern_values_, values, compute_);
   upload(tiles_dev_, tiles, compute_);
   std::erase_if(variants_, [](const Variant& v) { return v.pairs.empty(); });
-  for (auto& v : variants_) upload(v.device_pairs, v.pairs, compute_);
+  std::size_t workspace = 0;  // the variants run one after another on the compute stream
+  for (auto& v : variants_) {
+    upload(v.device_pairs, v.pairs, compute_);
+    workspace = std::max(workspace, SpringWavefront::workspace_bytes(
+                                        v.shape, static_cast<std::uint32_t>(v.pairs.size())));
+  }
+  wavefront_workspace_.reserve(workspace / sizeof(float));
   // The uploads read host vectors that go out of scope here.
   compute_.synchronize();
   dirty_ = false;
@@ -293,7 +299,8 @@ void SpringPairs::launch_round(Launch& l, Round round) {
           retry ? retry_count_[v] : static_cast<std::uint32_t>(variants_[v].pairs.size());
       if (count)
         SpringWavefront::run(batch_view(l.chunks, l.values), pairs, count, variants_[v].shape,
-                             variants_[v].dk, variants_[v].abs_cost, variants_[v].dims, s);
+                             variants_[v].dk, variants_[v].abs_cost, variants_[v].dims,
+                             wavefront_workspace_.data(), s);
     }
   SpringSweep::run(batch_view(l.chunks, l.values), s);
   l.finished.record(compute_);
@@ -405,7 +412,8 @@ void SpringPairs::lower_to_live_starts(const SpringChunkDev* next_chunks,
 std::size_t SpringPairs::device_bytes() const {
   std::size_t bytes = patterns_dev_.bytes() + pattern_values_.bytes() + tiles_dev_.bytes() +
                       done_.bytes() + aborted_.bytes() + retry_dev_.bytes() + reports_.bytes() +
-                      report_counters_.bytes() + ages_.bytes() + fresh_dev_.bytes();
+                      report_counters_.bytes() + ages_.bytes() + fresh_dev_.bytes() +
+                      wavefront_workspace_.bytes();
   for (const auto& [id, p] : patterns_)
     for (const Slab& slab : p.slabs) bytes += slab.memory.bytes();
   for (const auto& v : variants_) bytes += v.device_pairs.bytes();

@@ -138,6 +138,7 @@ class SpringPairs {
   DeviceBuffer<SpringTileDev> tiles_dev_;
   DeviceBuffer<std::uint32_t> done_;
   std::vector<Variant> variants_;
+  DeviceBuffer<float> wavefront_workspace_;  // row tiles' checkpoints (the largest variant's)
   std::uint32_t tile_count_ = 0;
   std::array<Launch, 2> launch_ring_;  // launches_ batches from ring_head_ on, oldest first
   std::size_t ring_head_ = 0, launches_ = 0;

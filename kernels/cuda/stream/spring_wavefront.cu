@@ -1,6 +1,7 @@
 // Stream mode's fast path: a register wavefront per (stream, pattern) pair that applies all
-// of SPRING's rules itself (SPEC.md 3.1), for patterns up to 512 rows (longer ones:
-// spring_wavefront_tiled.cu; the state layout: spring_launch.hpp).
+// of SPRING's rules itself (SPEC.md 3.1), for patterns up to 512 rows (longer ones: row
+// tiles, the same scheme over a block, spring_wavefront_tiled.cu; the state layout:
+// spring_launch.hpp).
 //
 // W lanes run one pair (a team): a half-warp (W 16, patterns up to 256 rows: two pairs a
 // warp) or a whole warp (W 32, up to 512 rows). Lane l holds rows [l*R, l*R + R) of D and S
@@ -58,18 +59,6 @@ struct TeamMemory : TeamResets {
   float ring[kRing];
 };
 
-// A lane's checkpoint words: D, S, the diagonal input, and the test it hands down.
-template <int R>
-inline constexpr int kCheckpointWords = 2 * R + 5;
-
-// The registers a lane hands the lane below with its last row: the candidate it tested
-// column t against (kd: +inf when none) and the fold F of the rows above and its own.
-struct Travel {
-  float kd;
-  std::int32_t kte;
-  float kf;
-};
-
 // Several dimensions: the costs of this lane's rows at one column, c accumulated in
 // component order as the reference does (the first term is c = 0 + term exactly:
 // spring_term is never negative, -0 included). The samples come from the team's window (x: the
@@ -88,49 +77,6 @@ __device__ __forceinline__ void multi_costs(float (&cost)[R], const float* x, co
       cost[r] = cost[r] + spring_term<kAbs>(xk, pat[(r * dims + k) * 32 + lane]);
   }
 }
-
-template <int R>
-__device__ __forceinline__ void save_checkpoint(const WaveLane<R>& w, const Travel& tr, float* ck,
-                                                int slot, int lane) {
-  float* base = ck + slot * kCheckpointWords<R> * 32 + lane;
-#pragma unroll
-  for (int r = 0; r < R; ++r) {
-    base[r * 32] = w.d[r];
-    base[(R + r) * 32] = __int_as_float(w.s[r]);
-  }
-  base[2 * R * 32] = w.prev_d;
-  base[(2 * R + 1) * 32] = __int_as_float(w.prev_s);
-  base[(2 * R + 2) * 32] = tr.kd;
-  base[(2 * R + 3) * 32] = __int_as_float(tr.kte);
-  base[(2 * R + 4) * 32] = tr.kf;
-}
-
-template <int R>
-__device__ __forceinline__ void load_checkpoint(WaveLane<R>& w, Travel& tr, const float* ck,
-                                                int slot, int lane) {
-  const float* base = ck + slot * kCheckpointWords<R> * 32 + lane;
-#pragma unroll
-  for (int r = 0; r < R; ++r) {
-    w.d[r] = base[r * 32];
-    w.s[r] = __float_as_int(base[(R + r) * 32]);
-  }
-  w.prev_d = base[2 * R * 32];
-  w.prev_s = __float_as_int(base[(2 * R + 1) * 32]);
-  tr.kd = base[(2 * R + 2) * 32];
-  tr.kte = __float_as_int(base[(2 * R + 3) * 32]);
-  tr.kf = base[(2 * R + 4) * 32];
-}
-
-// The last lane's candidate and how far it has decided.
-struct Candidate {
-  float d_min;
-  std::int32_t t_s, t_e;
-  int decided;  // the last column whose rules are applied (-1: none of this chunk)
-};
-
-// What the last lane tells its team after a column, in one word: the signal in the low two
-// bits, the column t to re-run from above them.
-enum Signal : int { kGoOn = 0, kUnknown = 1, kAbort = 2, kReported = 3 };
 
 // A pattern of several dimensions: where a team finds its samples and its pattern values
 // (dynamic shared memory; unused for dimension 1).
@@ -156,39 +102,19 @@ struct RuleTeam {
   static constexpr int kGroup = 4;
   WaveLane<R>& w;
   const Team& h;
-  const SpringBatchDev& b;
   TeamMem<kMulti>& tm;
   const MultiView& mv;
-  std::uint32_t pair;
   int count;
-  bool is_last;  // this lane holds the pattern's last row (and the team has a pair)
-  Candidate c;
-  float bc_d;  // the last lane's candidate as of the previous group (team-uniform)
-  std::int32_t bc_te;
-  Travel tr{f_inf(), 0, f_inf()};
-  int replay_until = -1;           // columns <= this may be reset columns (the ring)
-  int signal = kGoOn, target = 0;  // the last lane's; target: the column to re-run
+  WaveRules<R, kAligned> rules;
 
   // Iteration k: lane hl computes column t = k - hl. kTravel: some team of the warp has a
   // candidate pending, so the test travels with the columns.
   template <bool kSteady, bool kTravel>
   __device__ __forceinline__ void iteration(int k, bool active) {
-    const float inf = f_inf();
     const int t = k - h.hl;
-    float up_d = __shfl_up_sync(full_mask, w.d[R - 1], 1, W);
-    std::int32_t up_s = __shfl_up_sync(full_mask, w.s[R - 1], 1, W);
-    Travel in{inf, 0, inf};
-    if constexpr (kTravel) {
-      in.kd = __shfl_up_sync(full_mask, tr.kd, 1, W);
-      in.kte = __shfl_up_sync(full_mask, tr.kte, 1, W);
-      in.kf = __shfl_up_sync(full_mask, tr.kf, 1, W);
-    }
-    if (h.hl == 0) {  // row 0's up is the boundary D(t, 0) = 0 with S = t
-      up_d = 0.0f;
-      up_s = static_cast<std::int32_t>(static_cast<std::uint32_t>(h.first) +
-                                       static_cast<std::uint32_t>(t));
-      in = Travel{bc_d, bc_te, inf};
-    }
+    float up_d;
+    std::int32_t up_s;
+    const Travel in = rules.template inputs<W, kTravel>(w, h, t, up_d, up_s);
     const float diag_d = w.prev_d;
     const std::int32_t diag_s = w.prev_s;
     w.prev_d = up_d;
@@ -202,69 +128,7 @@ struct RuleTeam {
     } else {
       wave_column<R, kDk, kAbs>(w, tm.ring[t & (kRing - 1)], up_d, up_s, diag_d, diag_s);
     }
-    if (t <= replay_until && tm.reset_col[t & (kResets - 1)] == t) {  // a reported column
-      const std::int32_t te = tm.reset_te[t & (kResets - 1)];
-#pragma unroll
-      for (int r = 0; r < R; ++r)
-        if (!starts_after(w.s[r], te)) w.d[r] = inf;
-    }
-    // The test: the last lane against C, the others against K.
-    float own_f = inf;
-    const bool fold = is_last ? c.d_min <= h.eps : kTravel && bc_d <= h.eps && in.kd <= h.eps;
-    if (fold) {
-      const std::int32_t te = is_last ? c.t_e : in.kte;
-      const int valid = kAligned || !is_last ? R : h.last_reg + 1;
-#pragma unroll
-      for (int r = 0; r < R; ++r)
-        if ((kAligned || r < valid) && !starts_after(w.s[r], te)) own_f = fminf(own_f, w.d[r]);
-    }
-    if constexpr (kTravel) {
-      const bool rules = bc_d <= h.eps;
-      tr.kd = rules ? in.kd : inf;
-      tr.kte = in.kte;
-      tr.kf = rules ? fminf(in.kf, own_f) : inf;
-    }
-    if (is_last && signal == kGoOn && t > c.decided) decide(t, in, own_f);
-  }
-
-  // SPEC.md 3.1's rules at column t (decided == t - 1).
-  __device__ __forceinline__ void decide(int t, const Travel& in, float own_f) {
-    const float inf = f_inf();
-    const float d_last = kAligned ? w.d[R - 1] : pick<R>(w.d, h.last_reg);
-    const std::int32_t s_last = kAligned ? w.s[R - 1] : pick<R>(w.s, h.last_reg);
-    bool final = false;
-    if (c.d_min <= h.eps && !(own_f < c.d_min)) {
-      if (in.kd <= h.eps && in.kte == c.t_e) {
-        final = !(in.kf < c.d_min);
-      } else if (!(in.kd <= h.eps && in.kf < c.d_min)) {  // unknown
-        signal = kUnknown;
-        target = t;
-        return;
-      }
-    }
-    float d_m = d_last;
-    if (final) {  // rule 1: report, forget the cells the match overlaps (by re-running)
-      const std::uint32_t slot = atomicAdd(&b.report_count[0], 1u);
-      if (slot >= b.report_capacity) {
-        atomicExch(&b.report_count[1], 1u);
-        signal = kAbort;
-        return;
-      }
-      b.reports[slot] = SpringReportDev{pair, static_cast<std::uint32_t>(t), c.d_min, c.t_s, c.t_e};
-      tm.reset_col[t & (kResets - 1)] = t;
-      tm.reset_te[t & (kResets - 1)] = c.t_e;
-      if (!starts_after(s_last, c.t_e)) d_m = inf;
-      c.d_min = inf;
-      signal = kReported;
-      target = t;
-    }
-    if (d_m <= h.eps && d_m < c.d_min) {  // rule 2
-      c.d_min = d_m;
-      c.t_s = s_last;
-      c.t_e = static_cast<std::int32_t>(static_cast<std::uint32_t>(h.first) +
-                                        static_cast<std::uint32_t>(t));
-    }
-    c.decided = t;
+    rules.template after_column<kTravel>(w, h, t, in);
   }
 
   template <bool kSteady, bool kTravel>
@@ -303,17 +167,15 @@ __device__ void rule_team(WaveLane<R>& w, const Team& h, const SpringBatchDev& b
   const int end = has ? count + h.last_lane : 0;
   const auto sample = [&](int q) { return q < count ? x[q] : 0.0f; };
   const int src = h.leader + h.last_lane;
-  Run run{w,
-          h,
-          b,
-          tm,
-          mv,
-          pair,
-          count,
-          has && h.hl == h.last_lane,
-          Candidate{tile.d_min[pl], tile.t_s[pl], tile.t_e[pl], -1},
-          tile.d_min[pl],
-          tile.t_e[pl]};
+  Run run{
+      w,
+      h,
+      tm,
+      mv,
+      count,
+      {b, ResetRing{tm.reset_col, tm.reset_te, kResets - 1}, pair, has && h.hl == h.last_lane,
+       Candidate{tile.d_min[pl], tile.t_s[pl], tile.t_e[pl], -1}, tile.d_min[pl], tile.t_e[pl]}};
+  auto& rules = run.rules;
   bool aborted = false;
 
   // Samples [0, 64) now, [64, 96) prefetched; then at each block start k, the prefetched
@@ -335,7 +197,7 @@ __device__ void rule_team(WaveLane<R>& w, const Team& h, const SpringBatchDev& b
     for (int q = h.hl; q < kResets; q += W) tm.reset_col[q] = -1;
   }
   __syncwarp();
-  save_checkpoint<R>(w, run.tr, ck, 0, lane);
+  save_checkpoint<R>(w, rules.tr, ck, 0, lane);
 
   int k = 0;
   while (__any_sync(full_mask, k < end)) {
@@ -355,12 +217,12 @@ __device__ void rule_team(WaveLane<R>& w, const Team& h, const SpringBatchDev& b
         }
       }
       __syncwarp(team_mask);
-      save_checkpoint<R>(w, run.tr, ck, (k / kBlock) & 1, lane);
+      save_checkpoint<R>(w, rules.tr, ck, (k / kBlock) & 1, lane);
     }
-    const bool travel = __any_sync(full_mask, run.bc_d <= h.eps);
+    const bool travel = __any_sync(full_mask, rules.bc_d <= h.eps);
     // Without travel a group leaves `tr` alone; what a later group reads from it must not
     // be an older column's test: none.
-    if (!travel) run.tr = Travel{f_inf(), 0, f_inf()};
+    if (!travel) rules.tr = Travel{f_inf(), 0, f_inf()};
     // Every lane computes: a team that runs is past its fill and before its drain, or the
     // team has no pair (its registers are never stored).
     const bool steady = __all_sync(
@@ -376,17 +238,15 @@ __device__ void rule_team(WaveLane<R>& w, const Team& h, const SpringBatchDev& b
       else
         run.template group<false, false>(k, end);
     }
-    run.bc_d = __shfl_sync(full_mask, run.c.d_min, src);
-    run.bc_te = __shfl_sync(full_mask, run.c.t_e, src);
-    const int word = __shfl_sync(full_mask, run.signal | (run.target << 2), src);
+    rules.bc_d = __shfl_sync(full_mask, rules.c.d_min, src);
+    rules.bc_te = __shfl_sync(full_mask, rules.c.t_e, src);
+    const int word = __shfl_sync(full_mask, rules.signal | (rules.target << 2), src);
     const int signal = word & 3, target = word >> 2;
     if (signal == kUnknown || signal == kReported) {  // team-uniform
       __syncwarp(team_mask);  // the ring's new reset column is seen by the whole team
       const int from = target - target % kBlock;  // the block whose start precedes column t
-      load_checkpoint<R>(w, run.tr, ck, (from / kBlock) & 1, lane);
-      // Decided: every column before t, and t itself when it reported.
-      run.replay_until = signal == kReported ? target : target - 1;
-      run.signal = kGoOn;
+      load_checkpoint<R>(w, rules.tr, ck, (from / kBlock) & 1, lane);
+      rules.restart(signal, target);
       k = from;
     } else if (signal == kAbort) {
       aborted = true;
@@ -398,17 +258,17 @@ __device__ void rule_team(WaveLane<R>& w, const Team& h, const SpringBatchDev& b
   if constexpr (kMulti) __pipeline_wait_prior(0);  // no copy lands after the team is gone
   if (!has) return;
   if (aborted) {  // the report buffer is full: the pair's state stays as it was
-    if (run.is_last) {
+    if (rules.is_last) {
       tile.done[pl] = static_cast<std::uint32_t>(count);  // not the sweep's
       b.aborted[pair] = 1;                                // the host runs it here again
     }
     return;
   }
   wave_store<R>(w, h, tile, pl);
-  if (run.is_last) {
-    tile.d_min[pl] = run.c.d_min;
-    tile.t_s[pl] = run.c.t_s;
-    tile.t_e[pl] = run.c.t_e;
+  if (rules.is_last) {
+    tile.d_min[pl] = rules.c.d_min;
+    tile.t_s[pl] = rules.c.t_s;
+    tile.t_e[pl] = rules.c.t_e;
     tile.done[pl] = static_cast<std::uint32_t>(count);
   }
 }
@@ -443,7 +303,6 @@ __global__ void __launch_bounds__(kWarps * 32)
   h.last_lane = (h.m - 1) / R;
   h.last_reg = (h.m - 1) % R;
   h.rows_from = 0;
-  h.limit = 0;
   h.first = ch.first;
   h.eps = pat.eps;
   WaveLane<R> w;
@@ -548,11 +407,11 @@ void launch_spring_wavefront(const SpringBatchDev& batch, const std::uint32_t* p
 
 void SpringWavefront::run(const SpringBatchDev& batch, const std::uint32_t* pairs,
                           std::uint32_t pair_count, WavefrontShape shape, bool dk, bool abs_cost,
-                          std::uint32_t dims, cudaStream_t stream) {
+                          std::uint32_t dims, float* workspace, cudaStream_t stream) {
   if (shape.tiles > 1) {
     WW_ASSERT(dims == 1, "spring wavefront: row tiles take patterns of dimension 1");
     launch_spring_wavefront_tiled(batch, pairs, pair_count, shape.tiles, dk, abs_cost, min_count,
-                                  stream);
+                                  workspace, stream);
   } else {
     launch_spring_wavefront(batch, pairs, pair_count, shape, dk, abs_cost, dims, min_count, stream);
   }

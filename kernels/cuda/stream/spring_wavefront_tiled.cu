@@ -1,20 +1,30 @@
 // Stream mode's register wavefront for patterns longer than one warp's registers hold
-// (513 .. 8192 rows): a block per pair, a warp per row tile of 512 rows (32 lanes x 16).
+// (513 .. 8192 rows), with all of SPRING's rules (SPEC.md 3.1): a block per pair, a warp
+// per row tile of 512 rows (32 lanes x 16).
 //
 // Warp k keeps its tile's rows in registers for the whole chunk, like the single-warp
 // wavefront (spring_wavefront.cu), and takes the cell above its first row, column by
 // column, from warp k-1's last row through a ring in shared memory (the link). Warps run
 // their 32-iteration blocks in lockstep with a barrier between steps, warp k two blocks
 // behind warp k-1: by then warp k-1's last lane (31 columns behind its lane 0) has written
-// every column warp k's block reads, and the 128-column ring still holds them. Because no
-// tile's state is stored before the chunk is done, the chunk can run in passes (this file
-// predates the single-warp kernel's rules in the wavefront, which do not carry over to
-// tiles yet): pass 1 watches the last tile's last row per block; a pair that came within
-// eps is re-run from its saved state to find the exact column (pass 2) and to exactly
-// there (pass 3), and the sweep (spring_sweep.cu) takes over from that column. A pair with a
-// pending candidate is the sweep's.
+// every column warp k's block reads, and the 128-column ring still holds them.
+//
+// The rules work as in the single-warp wavefront, stretched over the tiles: the test of a
+// column (the candidate row 0 knew, and the fold F) travels down the lanes by shuffle and
+// from tile to tile through the link with the boundary cell; the last tile's last lane
+// decides each column and, once a step, tells the block (through shared memory, after the
+// barrier) its candidate and whether to re-run. A re-run after column t goes back to the
+// step of block b = t / 32: each warp restores its registers as they were at the start of
+// its own block b (it saved them there: a ring of 2 * (tiles - k) checkpoints in global
+// memory, enough since warp k is at most 2 * (tiles - k) - 1 blocks past b when the signal
+// comes), and warp k waits 2k steps before it runs again, so that the link holds the
+// re-run's cells when it reads them. Columns up to the decided one are not decided twice,
+// reported columns' resets are replayed from a ring in shared memory. Blocks loop over the
+// pairs (a grid of as many blocks as stay resident), each with its own checkpoint slice.
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 
 #include "cuda/runtime/cuda_check.hpp"
@@ -24,128 +34,300 @@
 namespace warpwatch::kernels::cuda {
 namespace {
 
-constexpr int kRows = 16;              // rows a lane
-constexpr int kTileRows = 32 * kRows;  // rows a warp
-constexpr int kLag = 2;                // blocks warp k runs behind warp k-1
+constexpr int kRows = 16;                               // rows a lane
+constexpr int kTileRows = 32 * kRows;                   // rows a warp
+constexpr int kLag = 2;                                 // blocks warp k runs behind warp k-1
+constexpr int kLinkSlots = 128;                         // columns a link holds (a power of two)
+constexpr int kCkWords = kCheckpointWords<kRows> * 32;  // a warp's checkpoint
 
-// One pass of every tile over columns [0, h.limit). Returns (to the whole block) whether
-// pass 1 saw the last tile's last row come within eps, or pass 2 found its column.
-template <bool kDk, bool kAbs, int kDetect, bool kAligned>
-__device__ bool tiled_pass(WaveLane<kRows>& w, const Team& h, int tile, int tiles, const float* x,
-                           int available, float* window) {
+// Checkpoints: warp k of `tiles` keeps 2 * (tiles - k) slots, after those of the warps
+// before it; a block keeps tiles * (tiles + 1).
+__host__ __device__ constexpr int ck_slots(int tiles, int k) {
+  return 2 * (tiles - k);
+}
+__host__ __device__ constexpr int ck_offset(int tiles, int k) {
+  return k * (2 * tiles - k + 1);  // sum of ck_slots(tiles, j) for j < k
+}
+__host__ __device__ constexpr int ck_block_slots(int tiles) {
+  return tiles * (tiles + 1);
+}
+
+// Reset columns remembered: a re-run from block b computes columns [32 b - 31, ...) again
+// and replays those up to the target column, at most 32 b + 31: fewer than 64, as in the
+// single-warp wavefront.
+constexpr int kResets = 128;
+
+// A link slot: the cell of a tile's last row at one column, and the test it hands down.
+struct LinkCell {
+  float d;
+  std::int32_t s;
+  Travel tr;
+};
+
+// The block's shared memory (dynamic: its size depends on the tiles).
+struct TiledShared {
+  int* reset_col;  // [kResets]
+  std::int32_t* reset_te;
+  LinkCell* links;  // [tiles - 1][kLinkSlots]
+  float* windows;   // [tiles][2 * kBlock]
+  int* control;     // [2][4]: the last lane's word after a step, double-buffered
+};
+
+__host__ __device__ inline std::size_t tiled_shared_bytes(int tiles) {
+  return std::size_t{2} * kResets * 4 + std::size_t(tiles - 1) * kLinkSlots * sizeof(LinkCell) +
+         std::size_t(tiles) * 2 * kBlock * 4 + 8 * 4;
+}
+
+__device__ inline TiledShared carve(unsigned char* base, int tiles) {
+  TiledShared m;
+  m.reset_col = reinterpret_cast<int*>(base);
+  m.reset_te = m.reset_col + kResets;
+  m.links = reinterpret_cast<LinkCell*>(m.reset_te + kResets);
+  m.windows = reinterpret_cast<float*>(m.links + (tiles - 1) * kLinkSlots);
+  m.control = reinterpret_cast<int*>(m.windows + tiles * 2 * kBlock);
+  return m;
+}
+
+// One warp (a row tile) of a tiled pair.
+template <bool kDk, bool kAbs, bool kAligned>
+struct TiledTeam {
+  WaveLane<kRows>& w;
+  const Team& h;
+  WaveRules<kRows, kAligned>& rules;
+  const LinkCell* up;  // the link from the tile above (null: the first tile)
+  LinkCell* down;      // to the tile below (null: the last tile)
+  int count;
+
+  template <bool kGuarded, bool kTravel>
+  __device__ __forceinline__ void iteration(int k, float x) {
+    const int t = k - h.hl;
+    float up_d;
+    std::int32_t up_s;
+    Travel in = rules.template inputs<32, kTravel>(w, h, t, up_d, up_s);
+    if (up && h.hl == 0) {  // lane 0's t is k >= 0; slots past the chunk are never used
+      const LinkCell& cell = up[t & (kLinkSlots - 1)];
+      up_d = cell.d;
+      up_s = cell.s;
+      in = kTravel ? cell.tr : Travel{f_inf(), 0, f_inf()};
+    }
+    const float diag_d = w.prev_d;
+    const std::int32_t diag_s = w.prev_s;
+    w.prev_d = up_d;
+    w.prev_s = up_s;
+    if (kGuarded && !(t >= 0 && t < count)) return;
+    wave_column<kRows, kDk, kAbs>(w, x, up_d, up_s, diag_d, diag_s);
+    rules.template after_column<kTravel>(w, h, t, in);
+    if (down && h.hl == 31)  // what a step without travel hands down is "no test" (tr: +inf)
+      down[t & (kLinkSlots - 1)] = LinkCell{w.d[kRows - 1], w.s[kRows - 1], rules.tr};
+  }
+
+  template <bool kGuarded, bool kTravel>
+  __device__ __forceinline__ void block(int base, int n, const float* window) {
+    if constexpr (!kGuarded) {
+#pragma unroll 4
+      for (int u = 0; u < kBlock; ++u) iteration<false, kTravel>(base + u, window[u]);
+    } else {
+      for (int u = 0; u < n; ++u) iteration<true, kTravel>(base + u, window[u]);
+    }
+  }
+};
+
+// One pair's chunk on this warp's tile. Returns whether the pair was given up (the report
+// buffer is full; nothing stored).
+template <bool kDk, bool kAbs, bool kAligned>
+__device__ bool tiled_pair(WaveLane<kRows>& w, const Team& h, const SpringBatchDev& b,
+                           const SpringTileDev& st, int pl, std::uint32_t pair, int tile, int tiles,
+                           const float* x, int count, const TiledShared& sm, float* ck) {
+  const float inf = f_inf();
+  const bool last_tile = tile == tiles - 1;
+  WaveRules<kRows, kAligned> rules{b,
+                                   ResetRing{sm.reset_col, sm.reset_te, kResets - 1},
+                                   pair,
+                                   h.hl == h.last_lane,
+                                   Candidate{st.d_min[pl], st.t_s[pl], st.t_e[pl], -1},
+                                   st.d_min[pl],
+                                   st.t_e[pl]};
+  TiledTeam<kDk, kAbs, kAligned> team{w,
+                                      h,
+                                      rules,
+                                      tile > 0 ? sm.links + (tile - 1) * kLinkSlots : nullptr,
+                                      last_tile ? nullptr : sm.links + tile * kLinkSlots,
+                                      count};
+  float* window = sm.windows + tile * 2 * kBlock;
+  const float* lane_window = window + kBlock - h.hl;
+  const auto sample = [&](int q) { return q >= 0 && q < count ? x[q] : 0.0f; };
   // Every tile has 32 real lanes but the last, whose padding lanes compute unread rows.
-  const int iterations = h.limit > 0 ? h.limit + 31 : 0;
+  const int iterations = count + 31;
   const int blocks = (iterations + kBlock - 1) / kBlock;
-  const auto sample = [&](int q) { return q >= 0 && q < available ? x[q] : 0.0f; };
-  float held = 0.0f, next = sample(h.hl);  // the window (spring_wave.cuh's kBlock)
-  const float* lane_window = window + 32 - h.hl;
-  for (int step = 0; step < blocks + kLag * (tiles - 1); ++step) {
-    const int block = step - kLag * tile;
-    if (block >= 0 && block < blocks) {  // uniform over the warp
-      const int base = block * kBlock;
+  const int slots = ck_slots(tiles, tile);
+  // The window: at a block's start, samples [base - 32, base) and [base, base + 32).
+  float held = 0.0f, next = sample(h.hl);
+  int start = 0;  // this warp's first block since the last re-run
+  bool aborted = false;
+  for (int step = 0, phase = 0; step < blocks + kLag * (tiles - 1); ++phase) {
+    const int blk = step - kLag * tile;
+    if (blk >= start && blk < blocks) {  // uniform over the warp
+      const int base = blk * kBlock;
+      save_checkpoint<kRows>(w, rules.tr, ck, blk % slots, h.hl);
       __syncwarp();
       window[h.hl] = held;
-      window[32 + h.hl] = next;
+      window[kBlock + h.hl] = next;
       __syncwarp();
       held = next;
       next = sample(base + kBlock + h.hl);
-      if (base >= kBlock && base + kBlock <= h.limit)
-        wave_block<kRows, 32, kDk, kAbs, false, kDetect, kAligned, true>(w, h, base, kBlock,
-                                                                         lane_window);
+      const bool travel = rules.bc_d <= h.eps;  // uniform over the block
+      // Without travel a step leaves `tr` alone; what a later column reads from it must not
+      // be an older column's test: none.
+      if (!travel) rules.tr = Travel{inf, 0, inf};
+      const bool steady = base >= kBlock && base + kBlock <= count;
+      if (steady && travel)
+        team.template block<false, true>(base, kBlock, lane_window);
+      else if (steady)
+        team.template block<false, false>(base, kBlock, lane_window);
+      else if (travel)
+        team.template block<true, true>(base, min(kBlock, iterations - base), lane_window);
       else
-        wave_block<kRows, 32, kDk, kAbs, true, kDetect, kAligned, true>(
-            w, h, base, min(kBlock, iterations - base), lane_window);
+        team.template block<true, false>(base, min(kBlock, iterations - base), lane_window);
     }
-    // The barrier orders the links' writes before the next step's reads, and makes the
-    // stop decision the whole block's.
-    bool mine = false;
-    if constexpr (kDetect != 0)
-      mine = tile == tiles - 1 && h.hl == h.last_lane &&
-             (kDetect == 1 ? w.low <= h.eps : w.found >= 0);
-    if (__syncthreads_or(mine)) return true;
-  }
-  return false;
-}
-
-template <bool kDk, bool kAbs, bool kAligned>
-__device__ void tiled_pair(WaveLane<kRows>& w, Team& h, int tile, int tiles,
-                           const SpringTileDev& st, int pl, const float* x, int count,
-                           float* window, int* found_shared) {
-  h.limit = count;
-  const bool hit = tiled_pass<kDk, kAbs, 1, kAligned>(w, h, tile, tiles, x, count, window);
-  int found = -1;
-  if (hit) {                                   // uniform over the block
-    if (threadIdx.x == 0) *found_shared = -1;  // ordered before its write by pass 2's barriers
-    wave_load<kRows>(w, h, st, pl);
-    tiled_pass<kDk, kAbs, 2, kAligned>(w, h, tile, tiles, x, count, window);
-    if (tile == tiles - 1 && h.hl == h.last_lane) *found_shared = w.found;
+    int* control = sm.control + (phase & 1) * 4;
+    if (rules.is_last) {
+      control[0] = __float_as_int(rules.c.d_min);
+      control[1] = rules.c.t_e;
+      control[2] = rules.signal | (rules.target << 2);
+    }
+    // The barrier orders the links' writes before the next step's reads, and the control
+    // word before its reads here (the next step writes the other one).
     __syncthreads();
-    found = *found_shared;
-    wave_load<kRows>(w, h, st, pl);
-    h.limit = found + 1;
-    tiled_pass<kDk, kAbs, 0, kAligned>(w, h, tile, tiles, x, found + 1, window);
+    rules.bc_d = __int_as_float(control[0]);
+    rules.bc_te = control[1];
+    const int word = control[2];
+    const int signal = word & 3, target = word >> 2;
+    if (signal == kUnknown || signal == kReported) {  // uniform over the block
+      const int from = target / kBlock;
+      load_checkpoint<kRows>(w, rules.tr, ck, from % slots, h.hl);
+      held = sample(from * kBlock - kBlock + h.hl);
+      next = sample(from * kBlock + h.hl);
+      rules.restart(signal, target);
+      start = from;
+      step = from;
+    } else if (signal == kAbort) {
+      aborted = true;
+      break;
+    } else {
+      ++step;
+    }
   }
-  wave_finish<kRows>(w, h, st, pl, found, hit, count);  // last_lane: -1 but on the last tile
+  if (!aborted) {
+    wave_store<kRows>(w, h, st, pl);
+    if (rules.is_last) {
+      st.d_min[pl] = rules.c.d_min;
+      st.t_s[pl] = rules.c.t_s;
+      st.t_e[pl] = rules.c.t_e;
+    }
+  }
+  return aborted;
 }
 
 template <bool kDk, bool kAbs>
 __global__ void __launch_bounds__(SpringWavefront::max_tiles * 32)
-    spring_wavefront_tiled(SpringBatchDev b, const std::uint32_t* pairs, std::uint32_t min_count) {
-  __shared__ float windows[SpringWavefront::max_tiles][32 + kBlock];
-  __shared__ float link_d[SpringWavefront::max_tiles - 1][kLinkSlots];
-  __shared__ std::int32_t link_s[SpringWavefront::max_tiles - 1][kLinkSlots];
-  __shared__ int found_shared;
+    spring_wavefront_tiled(SpringBatchDev b, const std::uint32_t* pairs, std::uint32_t pair_count,
+                           std::uint32_t min_count, float* checkpoints) {
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
   const int lane = threadIdx.x & 31, tile = threadIdx.x >> 5, tiles = blockDim.x >> 5;
-  const std::uint32_t pair = pairs[blockIdx.x];
-  const SpringTileDev& st = b.tiles[pair / 32];
-  const int pl = static_cast<int>(pair % 32);
-  const SpringChunkDev ch = b.chunks[st.stream[pl]];
-  const SpringPatternDev pat = b.patterns[st.pattern];
-  // Short chunks and pending candidates are the sweep's (uniform over the block).
-  if (ch.count < min_count || st.d_min[pl] <= pat.eps) return;
+  const TiledShared sm = carve(shared_bytes, tiles);
+  float* ck = checkpoints +
+              (std::size_t{blockIdx.x} * ck_block_slots(tiles) + ck_offset(tiles, tile)) * kCkWords;
+  for (std::uint32_t index = blockIdx.x; index < pair_count; index += gridDim.x) {
+    const std::uint32_t pair = pairs[index];
+    const SpringTileDev& st = b.tiles[pair / 32];
+    const int pl = static_cast<int>(pair % 32);
+    const SpringChunkDev ch = b.chunks[st.stream[pl]];
+    const SpringPatternDev pat = b.patterns[st.pattern];
+    if (ch.count < min_count) continue;  // the sweep's (uniform over the block)
 
-  Team h;
-  h.hl = lane;
-  h.leader = 0;
-  h.m = static_cast<int>(pat.m);
-  h.rows_from = tile * kTileRows;
-  const bool last = tile == tiles - 1;
-  h.last_lane = last ? (h.m - 1 - h.rows_from) / kRows : -1;
-  h.last_reg = last ? (h.m - 1) % kRows : kRows - 1;
-  h.limit = 0;
-  h.first = ch.first;
-  h.eps = pat.eps;
-  h.up_d = tile > 0 ? link_d[tile - 1] : nullptr;
-  h.up_s = tile > 0 ? link_s[tile - 1] : nullptr;
-  h.down_d = last ? nullptr : link_d[tile];
-  h.down_s = last ? nullptr : link_s[tile];
-  WaveLane<kRows> w;
+    Team h;
+    h.hl = lane;
+    h.leader = 0;
+    h.m = static_cast<int>(pat.m);
+    h.rows_from = tile * kTileRows;
+    const bool last = tile == tiles - 1;
+    h.last_lane = last ? (h.m - 1 - h.rows_from) / kRows : -1;
+    h.last_reg = last ? (h.m - 1) % kRows : kRows - 1;
+    h.first = ch.first;
+    h.eps = pat.eps;
+    WaveLane<kRows> w;
 #pragma unroll
-  for (int r = 0; r < kRows; ++r) {
-    const int row = h.rows_from + lane * kRows + r;
-    w.p[r] = row < h.m ? b.pattern_values[pat.value_offset + row] : 0.0f;
+    for (int r = 0; r < kRows; ++r) {
+      const int row = h.rows_from + lane * kRows + r;
+      w.p[r] = row < h.m ? b.pattern_values[pat.value_offset + row] : 0.0f;
+    }
+    wave_load<kRows>(w, h, st, pl);
+    for (int q = threadIdx.x; q < kResets; q += blockDim.x) sm.reset_col[q] = -1;
+    __syncthreads();  // the ring's reset, and the previous pair's last reads of shared memory
+    const float* x = b.values + ch.value_offset;
+    const int count = static_cast<int>(ch.count);
+    const bool aborted =
+        (h.m - 1) % kRows == kRows - 1
+            ? tiled_pair<kDk, kAbs, true>(w, h, b, st, pl, pair, tile, tiles, x, count, sm, ck)
+            : tiled_pair<kDk, kAbs, false>(w, h, b, st, pl, pair, tile, tiles, x, count, sm, ck);
+    if (last && lane == h.last_lane) {
+      st.done[pl] = static_cast<std::uint32_t>(count);  // the sweep leaves it alone
+      if (aborted) b.aborted[pair] = 1;                 // the host runs it here again
+    }
+    __syncthreads();  // this pair's reads of shared memory before the next pair's writes
   }
-  wave_load<kRows>(w, h, st, pl);
-  const float* x = b.values + ch.value_offset;
-  const int count = static_cast<int>(ch.count);
-  if ((h.m - 1) % kRows == kRows - 1)
-    tiled_pair<kDk, kAbs, true>(w, h, tile, tiles, st, pl, x, count, windows[tile], &found_shared);
-  else
-    tiled_pair<kDk, kAbs, false>(w, h, tile, tiles, st, pl, x, count, windows[tile], &found_shared);
+}
+
+template <bool kDk, bool kAbs>
+int resident_blocks(int tiles) {
+  // Per instantiation and tile count, asked once (the attribute is set with it).
+  static std::atomic<int> cache[SpringWavefront::max_tiles + 1] = {};
+  int n = cache[tiles].load();
+  if (n == 0) {
+    auto* kernel = spring_wavefront_tiled<kDk, kAbs>;
+    const std::size_t bytes = tiled_shared_bytes(tiles);
+    WW_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 static_cast<int>(bytes)));
+    int device = 0, sms = 0, per_sm = 0;
+    WW_CUDA(cudaGetDevice(&device));
+    WW_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    WW_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32 * tiles, bytes));
+    n = std::max(1, per_sm) * sms;
+    cache[tiles].store(n);
+  }
+  return n;
+}
+
+// The grid: as many blocks as stay resident with every instantiation, at most one a pair.
+std::uint32_t tiled_grid(std::uint32_t tiles, std::uint32_t pair_count) {
+  const int t = static_cast<int>(tiles);
+  const int n = std::min({resident_blocks<false, false>(t), resident_blocks<false, true>(t),
+                          resident_blocks<true, false>(t), resident_blocks<true, true>(t)});
+  return std::min<std::uint32_t>(pair_count, static_cast<std::uint32_t>(n));
 }
 
 }  // namespace
 
+std::size_t SpringWavefront::workspace_bytes(WavefrontShape shape, std::uint32_t pair_count) {
+  if (shape.tiles <= 1 || pair_count == 0) return 0;
+  const int tiles = static_cast<int>(shape.tiles);
+  return std::size_t{tiled_grid(shape.tiles, pair_count)} * ck_block_slots(tiles) * kCkWords * 4;
+}
+
 void launch_spring_wavefront_tiled(const SpringBatchDev& batch, const std::uint32_t* pairs,
                                    std::uint32_t pair_count, std::uint32_t tiles, bool dk,
-                                   bool abs_cost, std::uint32_t min_count, cudaStream_t stream) {
+                                   bool abs_cost, std::uint32_t min_count, float* workspace,
+                                   cudaStream_t stream) {
   if (pair_count == 0) return;
   WW_ASSERT(tiles >= 2 && tiles <= SpringWavefront::max_tiles,
             "spring wavefront: 2 to 16 row tiles a pair");
+  WW_ASSERT(workspace != nullptr, "spring wavefront: row tiles need their workspace");
   const unsigned threads = 32 * tiles;
+  const std::uint32_t grid = tiled_grid(tiles, pair_count);
+  const std::size_t bytes = tiled_shared_bytes(static_cast<int>(tiles));
   with_metric(dk, abs_cost, [&](auto kDk, auto kAbs) {
     spring_wavefront_tiled<decltype(kDk)::value, decltype(kAbs)::value>
-        <<<pair_count, threads, 0, stream>>>(batch, pairs, min_count);
+        <<<grid, threads, bytes, stream>>>(batch, pairs, pair_count, min_count, workspace);
   });
   WW_CUDA(cudaGetLastError());
 }

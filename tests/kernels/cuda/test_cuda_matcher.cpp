@@ -2,8 +2,8 @@
 // scalar reference: the conformance scenarios of tests/support/conformance/ (overview in
 // conformance.hpp). Stream mode must be bit-identical to the reference; the chunkings
 // there (one sample per batch, random uneven chunks, one big batch) drive both the
-// thread-per-pair kernel and the warp wavefront (its reports and re-runs up to 512 rows,
-// its hand-over at each candidate for row tiles).
+// thread-per-pair kernel and the warp wavefront (its reports and re-runs, up to 512 rows
+// and in row tiles).
 // Skipped, with the reason, on a machine without a usable CUDA device.
 
 #include <gtest/gtest.h>
@@ -113,6 +113,44 @@ TEST(CudaStream, TiledWavefront) {
   sc.chunkings = {Chunking::large_random, Chunking::one_big};
   sc.large_chunk = 600;
   run_stream_scenario(cuda_backends(), sc);
+}
+
+// Dense matches on row tiles (SPRING's rules across the tiles of a block): a copy every
+// m..m+140 samples, so every candidate and report re-runs the tiles from their
+// checkpoints; 3 tiles with the last row mid-register (1100), and the most tiles (8192).
+TEST(CudaStream, DenseMatchesRowTiles) {
+  WARPWATCH_REQUIRE_CUDA_DEVICE();
+  DenseStreamScenario sc;
+  sc.dims = {1};
+  sc.m = 1100;
+  sc.length = 120'000;
+  sc.chunkings = {Chunking::one_big, Chunking::large_random, Chunking::pipelined};
+  sc.large_chunk = 3000;  // candidates pending across batches
+  run_stream_dense(cuda_backends(), sc);
+}
+
+TEST(CudaStream, DenseMatchesSixteenRowTiles) {
+  WARPWATCH_REQUIRE_CUDA_DEVICE();
+  DenseStreamScenario sc;
+  sc.dims = {1};
+  sc.m = 8192;
+  sc.length = 90'000;
+  sc.chunkings = {Chunking::one_big, Chunking::large_random};
+  sc.large_chunk = 20'000;
+  run_stream_dense(cuda_backends(), sc);
+}
+
+// More reports in one batch than the buffer holds, on row tiles (m 513, 1,800,000 samples:
+// about 3,100 reports a pattern; the two tiled pairs run first, one variant each, and the
+// second overflows the buffer): a tiled pair gives up untouched and runs again.
+TEST(CudaStream, ReportBufferFillsOnRowTiles) {
+  WARPWATCH_REQUIRE_CUDA_DEVICE();
+  DenseStreamScenario sc;
+  sc.dims = {1};
+  sc.m = 513;
+  sc.length = 1'800'000;
+  sc.chunkings = {Chunking::one_big};
+  run_stream_dense(cuda_backends(), sc);
 }
 
 TEST(CudaStream, Pattern3000) {
