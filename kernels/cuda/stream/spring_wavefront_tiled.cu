@@ -73,10 +73,14 @@ struct TiledShared {
   int* control;     // [2][4]: the last lane's word after a step, double-buffered
 };
 
-__host__ __device__ inline std::size_t tiled_shared_bytes(int tiles) {
+__host__ __device__ constexpr std::size_t tiled_shared_bytes(int tiles) {
   return std::size_t{2} * kResets * 4 + std::size_t(tiles - 1) * kLinkSlots * sizeof(LinkCell) +
          std::size_t(tiles) * 2 * kBlock * 4 + 8 * 4;
 }
+// Within what a launch may take without an opt-in (cudaFuncSetAttribute), at every tile
+// count: the attribute is per kernel, not per launch, so setting it per tile count would
+// lower one count's limit below what another count's launch needs.
+static_assert(tiled_shared_bytes(SpringWavefront::max_tiles) <= 48 * 1024);
 
 __device__ inline TiledShared carve(unsigned char* base, int tiles) {
   TiledShared m;
@@ -280,14 +284,12 @@ __global__ void __launch_bounds__(SpringWavefront::max_tiles * 32)
 
 template <bool kDk, bool kAbs>
 int resident_blocks(int tiles) {
-  // Per instantiation and tile count, asked once (the attribute is set with it).
+  // Per instantiation and tile count, asked once.
   static std::atomic<int> cache[SpringWavefront::max_tiles + 1] = {};
   int n = cache[tiles].load();
   if (n == 0) {
     auto* kernel = spring_wavefront_tiled<kDk, kAbs>;
     const std::size_t bytes = tiled_shared_bytes(tiles);
-    WW_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 static_cast<int>(bytes)));
     int device = 0, sms = 0, per_sm = 0;
     WW_CUDA(cudaGetDevice(&device));
     WW_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
