@@ -7,6 +7,7 @@
 
 #include "warpwatch/kernels/cpu.hpp"
 #include "warpwatch/kernels/reference.hpp"
+#include "warpwatch/kernels/switching_matcher.hpp"
 
 #if WARPWATCH_HAVE_CUDA
 #include "cuda/device_context.hpp"
@@ -126,15 +127,21 @@ Backend resolve_backend(Backend requested, const WorkShape& shape, std::string* 
   const unsigned threads = cpu_threads_of(shape);
   const std::string pairs = shape.pairs ? std::to_string(*shape.pairs) + " pair(s) a batch"
                                         : "pairs not known in advance";
+  // With a device, each batch then runs where the rule puts its own shape (make_matcher).
+  const std::string then =
+      "; each batch then runs on the backend the rule picks for its shape, after " +
+      std::to_string(kAutoSwitchAfter) + " batches in a row prefer it";
   if (cuda_pays_off(shape)) {
-    if (why) *why = "backend auto: using the cuda backend (" + cuda.detail + "; " + pairs + ")";
+    if (why)
+      *why =
+          "backend auto: starting on the cuda backend (" + cuda.detail + "; " + pairs + ")" + then;
     return Backend::cuda;
   }
   if (why)
     *why = "backend auto: " + pairs + ", fewer than the " + std::to_string(cuda_min_pairs(shape)) +
            " the device needs to beat " + std::to_string(threads) +
-           " cpu threads: using the cpu backend (" + cpu::simd_target() + "; " + cuda.detail +
-           " left idle)";
+           " cpu threads: starting on the cpu backend (" + cpu::simd_target() + "; " + cuda.detail +
+           ")" + then;
   return Backend::cpu;
 }
 
@@ -147,8 +154,33 @@ void require_cuda() {
 }
 }  // namespace
 
+std::function<std::size_t(const WorkShape&)> auto_backend_choice(unsigned cpu_threads,
+                                                                 std::size_t initial) {
+  return [cpu_threads, on = initial, streak = 0u](const WorkShape& batch) mutable {
+    WorkShape shape = batch;
+    shape.cpu_threads = cpu_threads;
+    const std::size_t want = cuda_pays_off(shape) ? 1 : 0;
+    streak = want == on ? 0 : streak + 1;
+    if (streak >= kAutoSwitchAfter) {
+      on = want;
+      streak = 0;
+    }
+    return on;
+  };
+}
+
 std::unique_ptr<Matcher> make_matcher(Backend backend, const BackendOptions& options) {
-  switch (resolve_backend(backend)) {
+  WorkShape shape = options.shape;
+  shape.cpu_threads = options.cpu_threads;
+  const Backend resolved = resolve_backend(backend, shape);
+  if (backend == Backend::automatic && resolved != Backend::reference &&
+      cuda_status().device_count > 0) {
+    const std::size_t initial = resolved == Backend::cuda ? 1 : 0;
+    return make_switching_matcher(make_matcher(Backend::cpu, options),
+                                  make_matcher(Backend::cuda, options),
+                                  auto_backend_choice(options.cpu_threads, initial), initial);
+  }
+  switch (resolved) {
     case Backend::reference:
       return reference::make_matcher();
     case Backend::cpu:

@@ -100,11 +100,22 @@ struct Matcher::Outstanding {
   bool started = true;
 };
 
-Matcher::Matcher() : state_(std::make_unique<MatcherState>()) {}
+Matcher::Matcher() : state_(std::make_unique<MatcherState>()), view_(state_.get()) {}
 Matcher::~Matcher() = default;
 
 void Matcher::on_stream_pattern_added(PatternState&) {}
 void Matcher::add_backend_counters(MatcherCounters&) const {}
+
+void Matcher::export_stream_pairs(std::span<Pair* const>, std::span<common::SpringLaneState>) {
+  throw std::logic_error(std::string("the ") + std::string(name()) +
+                         " backend cannot export its stream-mode state");
+}
+
+void Matcher::import_stream_pairs(std::span<Pair* const>,
+                                  std::span<const common::SpringLaneState>) {
+  throw std::logic_error(std::string("the ") + std::string(name()) +
+                         " backend cannot import stream-mode state");
+}
 
 void Matcher::start_batch(std::span<WindowBatch> windows, std::vector<RawMatch>& out) {
   run_batch(windows, out);

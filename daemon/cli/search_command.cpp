@@ -122,7 +122,8 @@ int run_search(const SearchCommand& cmd, std::ostream& out, std::ostream& err) {
   kernels::WorkShape shape{.pairs = 0, .chunk = step};
   for (const auto& s : streams)
     for (const auto& p : patterns) kernels::count_pair(shape, p, s.def.dims);
-  auto matcher = kernels::make_matcher(resolve_cli_backend(cmd.backend, err, shape));
+  resolve_cli_backend(cmd.backend, err, shape);  // says what auto starts on
+  auto matcher = kernels::make_matcher(cmd.backend, {.shape = shape});
   for (const auto& def : patterns) matcher->add_pattern(def);
   for (const auto& s : streams) matcher->add_stream(s.def);
 

@@ -138,6 +138,13 @@ void pipeline_families(Families& f, const PipelineStats& p) {
   f.counter("matcher_device_seconds_total", "Stream-mode kernel time (cuda, CUDA events)")
       .add(m.device_seconds);
   f.gauge("matcher_device_bytes", "Device memory the matcher holds (cuda)").add(d(m.device_bytes));
+  f.counter("matcher_device_batches_total",
+            "auto: batches it ran on the device (the rest ran on the cpu)")
+      .add(d(m.second_backend_batches));
+  f.counter("matcher_backend_switches_total",
+            "auto: moves of every stream-mode pair between the cpu and the device")
+      .add(d(m.backend_switches), {{"result", "moved"}})
+      .add(d(m.backend_switch_failures), {{"result", "failed"}});
 
   f.counter("rule_events_total", "Events per alert rule");
   for (const auto& [rule, c] : p.rules) f.add(d(c.events), {{"rule", rule}});

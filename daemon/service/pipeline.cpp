@@ -93,10 +93,11 @@ Pipeline::Pipeline(config::DaemonConfig config, Logger log)
       config_.receive_high_water_mark, config_.memory_budget_bytes);
 
   std::string why;
-  const kernels::Backend backend =
-      kernels::resolve_backend(config_.backend, work_shape(config_), &why);
+  const kernels::WorkShape shape = work_shape(config_);
+  const kernels::Backend backend = kernels::resolve_backend(config_.backend, shape, &why);
   if (!why.empty()) log_->info("{}", why);
-  matcher_ = kernels::make_matcher(backend, {config_.cpu_threads});
+  matcher_ =
+      kernels::make_matcher(config_.backend, {.cpu_threads = config_.cpu_threads, .shape = shape});
   batch_samples_ = config::batch_samples_for(config_.batch_samples, backend);
   log_->info("scheduler: rounds of at most {} samples every {} ms{}", batch_samples_,
              config_.tick.count(),

@@ -82,6 +82,18 @@ class CpuMatcher final : public Matcher {
       if (spring) spring->flush(out);
   }
 
+  void export_stream_pairs(std::span<Pair* const> pairs,
+                           std::span<common::SpringLaneState> out) override {
+    for (std::size_t k = 0; k < pairs.size(); ++k)
+      spring_of(*pairs[k]->pattern).export_lane(*pairs[k], out[k]);
+  }
+
+  void import_stream_pairs(std::span<Pair* const> pairs,
+                           std::span<const common::SpringLaneState> in) override {
+    for (std::size_t k = 0; k < pairs.size(); ++k)
+      spring_of(*pairs[k]->pattern).import_lane(*pairs[k], in[k]);
+  }
+
   void lower_to_live_starts(std::span<std::uint64_t> keep_from) override {
     for (const StreamState* stream : state().trim_streams)
       for (const Pair* pair : stream->pairs)

@@ -361,6 +361,30 @@ void SpringPattern::lower_to_live_starts(const common::Pair& pair,
   keep = std::min(keep, stream.next_index() - age);
 }
 
+namespace {
+// A portable lane state seen as a group of one lane (sized to m first), for each_lane_word.
+SpringGroupState lane_view(const common::PatternState& pattern, common::SpringLaneState& lane) {
+  const std::size_t m = pattern.def->length();
+  lane.d.resize(m);
+  lane.s.resize(m);
+  return group_state(pattern, 1, lane.d.data(), lane.s.data(), &lane.d_min, &lane.t_s, &lane.t_e);
+}
+}  // namespace
+
+void SpringPattern::export_lane(const common::Pair& pair, common::SpringLaneState& out) {
+  each_lane_word(lane_view(pattern_, out), 0,
+                 groups_[group_of(pair.handle)]->state(pattern_, width_), lane_of(pair.handle),
+                 assign_from);
+}
+
+void SpringPattern::import_lane(const common::Pair& pair, const common::SpringLaneState& in) {
+  WW_ASSERT(in.d.size() == pattern_.def->length() && in.s.size() == in.d.size(),
+            "a lane state of the pattern's rows");
+  common::SpringLaneState copy = in;  // each_lane_word takes mutable views of both sides
+  each_lane_word(groups_[group_of(pair.handle)]->state(pattern_, width_), lane_of(pair.handle),
+                 lane_view(pattern_, copy), 0, assign_from);
+}
+
 void SpringPattern::flush_lane(Group& g, std::size_t lane, std::vector<RawMatch>& out) {
   if (!(g.d_min[lane] <= pattern_.eps)) return;
   const common::Pair& pair = *g.lanes[lane];

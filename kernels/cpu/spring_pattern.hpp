@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "common/matcher_state.hpp"
+#include "common/spring_lane_state.hpp"
 #include "cpu/cpu_state.hpp"
 
 namespace warpwatch::kernels::cpu {
@@ -58,6 +59,9 @@ class SpringPattern {
   void lower_to_live_starts(const common::Pair& pair, std::span<std::uint64_t> keep_from) const;
   // End of input: every pending candidate.
   void flush(std::vector<RawMatch>& out);
+  // The pair's state in the portable form, and over it (Matcher::export/import_stream_pairs).
+  void export_lane(const common::Pair& pair, common::SpringLaneState& out);
+  void import_lane(const common::Pair& pair, const common::SpringLaneState& in);
 
  private:
   struct Group {

@@ -102,6 +102,18 @@ class CudaMatcher final : public Matcher {
     spring_.flush(out);
   }
 
+  void export_stream_pairs(std::span<Pair* const> pairs,
+                           std::span<common::SpringLaneState> out) override {
+    const std::lock_guard lock(context_.mutex());
+    spring_.export_pairs(pairs, out);
+  }
+
+  void import_stream_pairs(std::span<Pair* const> pairs,
+                           std::span<const common::SpringLaneState> in) override {
+    const std::lock_guard lock(context_.mutex());
+    spring_.import_pairs(pairs, in);
+  }
+
   void lower_to_live_starts(std::span<std::uint64_t> keep_from) override {
     if (spring_.empty()) return;
     const std::lock_guard lock(context_.mutex());

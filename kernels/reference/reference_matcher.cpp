@@ -31,7 +31,8 @@ class ReferenceMatcher final : public Matcher {
   }
 
   void on_stream_pattern_removed(PatternState& pattern, std::vector<RawMatch>& out) override {
-    for (const auto& pair : pattern.pairs) on_stream_pair_removed(*pair, out);
+    for (const auto& pair : pattern.pairs)  // those it holds (auto may hold some only)
+      if (springs_.contains(pair.get())) on_stream_pair_removed(*pair, out);
   }
 
   void run_batch(std::span<WindowBatch> windows, std::vector<RawMatch>& out) override {
@@ -49,6 +50,17 @@ class ReferenceMatcher final : public Matcher {
 
   void flush_stream_pairs(std::vector<RawMatch>& out) override {
     for (auto& [pair, spring] : springs_) flush(*pair, spring, out);
+  }
+
+  void export_stream_pairs(std::span<Pair* const> pairs,
+                           std::span<common::SpringLaneState> out) override {
+    for (std::size_t k = 0; k < pairs.size(); ++k) springs_.at(pairs[k]).export_state(out[k]);
+  }
+
+  void import_stream_pairs(std::span<Pair* const> pairs,
+                           std::span<const common::SpringLaneState> in) override {
+    for (std::size_t k = 0; k < pairs.size(); ++k)
+      springs_.at(pairs[k]).import_state(in[k], pairs[k]->stream->next_index());
   }
 
   void lower_to_live_starts(std::span<std::uint64_t> keep_from) override {

@@ -4,6 +4,9 @@
 #include <cfloat>
 #include <cmath>
 
+#include "common/low32_index.hpp"
+#include "warpwatch/kernels/errors.hpp"
+
 namespace warpwatch::kernels::reference {
 
 SpringPair::SpringPair(const float* pattern, std::size_t m, std::size_t dims, Metric metric,
@@ -79,6 +82,28 @@ std::optional<std::uint64_t> SpringPair::oldest_live_start() const {
   for (std::size_t i = 0; i < m_; ++i)
     if (d_[i] <= eps_ && (!oldest || s_[i] < *oldest)) oldest = s_[i];
   return oldest;
+}
+
+void SpringPair::export_state(common::SpringLaneState& out) const {
+  out.d = d_;
+  out.s.resize(m_);
+  for (std::size_t i = 0; i < m_; ++i) out.s[i] = common::low32(s_[i]);
+  out.d_min = d_min_;
+  out.t_s = common::low32(t_s_);
+  out.t_e = common::low32(t_e_);
+}
+
+void SpringPair::import_state(const common::SpringLaneState& in, std::uint64_t next_index) {
+  WW_ASSERT(in.d.size() == m_ && in.s.size() == m_, "a lane state of the pattern's rows");
+  const std::int32_t next = common::low32(next_index);
+  const auto unwrap = [&](std::int32_t low) {
+    return next_index - common::samples_back(next, low);
+  };
+  d_ = in.d;
+  for (std::size_t i = 0; i < m_; ++i) s_[i] = unwrap(in.s[i]);
+  d_min_ = in.d_min;
+  t_s_ = unwrap(in.t_s);
+  t_e_ = unwrap(in.t_e);
 }
 
 }  // namespace warpwatch::kernels::reference

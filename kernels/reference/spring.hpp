@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "common/spring_lane_state.hpp"
 #include "warpwatch/kernels/params.hpp"
 
 namespace warpwatch::kernels::reference {
@@ -38,6 +39,11 @@ class SpringPair {
   std::optional<std::uint64_t> oldest_live_start() const;
   // Start index of the pending candidate (valid while one is pending).
   bool has_candidate() const { return d_min_ <= eps_; }
+
+  // The state in the portable form (low 32 bits of the indices), and back: the absolute
+  // indices are the ones at or before `next_index`, the pair's stream's next sample.
+  void export_state(common::SpringLaneState& out) const;
+  void import_state(const common::SpringLaneState& in, std::uint64_t next_index);
 
  private:
   static constexpr float inf = std::numeric_limits<float>::infinity();

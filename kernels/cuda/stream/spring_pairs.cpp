@@ -132,6 +132,98 @@ void SpringPairs::flush_lanes(const Pattern& p, const Tile& tile, std::uint32_t 
   }
 }
 
+SpringPairs::TileImages SpringPairs::download_tiles(std::span<common::Pair* const> pairs) {
+  WW_ASSERT(launches_ == 0, "no batch launched while lane state moves");
+  set_fresh_lanes();
+  TileImages t;
+  std::map<const Tile*, std::size_t> index;
+  t.tile_of.reserve(pairs.size());
+  for (const common::Pair* pair : pairs) {
+    const Pattern& p = patterns_.find(pair->pattern->def->id)->second;
+    const Tile* tile = p.tiles[pair->handle / tile_lanes].get();
+    const auto [it, added] = index.emplace(tile, t.tiles.size());
+    if (added) t.tiles.push_back(tile);
+    t.tile_of.push_back(it->second);
+  }
+  t.images.resize(t.tiles.size());
+  for (std::size_t k = 0; k < t.tiles.size(); ++k) {
+    t.images[k].resize(tile_bytes(t.tiles[k]->m));
+    WW_CUDA(cudaMemcpyAsync(t.images[k].data(), t.tiles[k]->dev.d[0], t.images[k].size(),
+                            cudaMemcpyDeviceToHost, compute_.get()));
+  }
+  compute_.synchronize();
+  return t;
+}
+
+namespace {
+// A lane's words in a tile's host image (push_tile's layout: D and S of side 0, D and S of
+// side 1, then d_min, t_s, t_e and side of the 32 lanes).
+struct LaneWords {
+  float* d;
+  std::int32_t* s;
+  float* d_min;
+  std::int32_t *t_s, *t_e;
+  std::uint32_t* side;
+};
+LaneWords lane_words(std::vector<unsigned char>& image, std::size_t m, std::uint32_t lane,
+                     std::uint32_t side) {
+  const std::size_t column = m * tile_lanes * 4;
+  unsigned char* lanes = image.data() + 4 * column;
+  return {reinterpret_cast<float*>(image.data() + 2 * side * column) + lane,
+          reinterpret_cast<std::int32_t*>(image.data() + (2 * side + 1) * column) + lane,
+          reinterpret_cast<float*>(lanes) + lane,
+          reinterpret_cast<std::int32_t*>(lanes + tile_lanes * 4) + lane,
+          reinterpret_cast<std::int32_t*>(lanes + tile_lanes * 8) + lane,
+          reinterpret_cast<std::uint32_t*>(lanes + tile_lanes * 12) + lane};
+}
+}  // namespace
+
+void SpringPairs::export_pairs(std::span<common::Pair* const> pairs,
+                               std::span<common::SpringLaneState> out) {
+  TileImages t = download_tiles(pairs);
+  for (std::size_t k = 0; k < pairs.size(); ++k) {
+    std::vector<unsigned char>& image = t.images[t.tile_of[k]];
+    const std::size_t m = t.tiles[t.tile_of[k]]->m;
+    const std::uint32_t lane = pairs[k]->handle % tile_lanes;
+    const std::uint32_t side = *lane_words(image, m, lane, 0).side;
+    const LaneWords w = lane_words(image, m, lane, side);
+    common::SpringLaneState& o = out[k];
+    o.d.resize(m);
+    o.s.resize(m);
+    for (std::size_t i = 0; i < m; ++i) {
+      o.d[i] = w.d[i * tile_lanes];
+      o.s[i] = w.s[i * tile_lanes];
+    }
+    o.d_min = *w.d_min;
+    o.t_s = *w.t_s;
+    o.t_e = *w.t_e;
+  }
+}
+
+void SpringPairs::import_pairs(std::span<common::Pair* const> pairs,
+                               std::span<const common::SpringLaneState> in) {
+  TileImages t = download_tiles(pairs);  // the other lanes of the tiles stay as they are
+  for (std::size_t k = 0; k < pairs.size(); ++k) {
+    std::vector<unsigned char>& image = t.images[t.tile_of[k]];
+    const std::size_t m = t.tiles[t.tile_of[k]]->m;
+    const common::SpringLaneState& lane = in[k];
+    WW_ASSERT(lane.d.size() == m && lane.s.size() == m, "a lane state of the pattern's rows");
+    const LaneWords w = lane_words(image, m, pairs[k]->handle % tile_lanes, 0);
+    for (std::size_t i = 0; i < m; ++i) {
+      w.d[i * tile_lanes] = lane.d[i];
+      w.s[i * tile_lanes] = lane.s[i];
+    }
+    *w.d_min = lane.d_min;
+    *w.t_s = lane.t_s;
+    *w.t_e = lane.t_e;
+    *w.side = 0;
+  }
+  for (std::size_t k = 0; k < t.tiles.size(); ++k)
+    WW_CUDA(cudaMemcpyAsync(t.tiles[k]->dev.d[0], t.images[k].data(), t.images[k].size(),
+                            cudaMemcpyHostToDevice, compute_.get()));
+  compute_.synchronize();  // the images go with this call
+}
+
 void SpringPairs::remove_pair(common::Pair* pair, std::vector<RawMatch>& out) {
   Pattern& p = patterns_.find(pair->pattern->def->id)->second;
   Tile& tile = *p.tiles[pair->handle / tile_lanes];

@@ -14,6 +14,7 @@
 
 #include "common/low32_index.hpp"
 #include "common/matcher_state.hpp"
+#include "common/spring_lane_state.hpp"
 #include "cuda/runtime/device_memory.hpp"
 #include "spring_launch.hpp"
 
@@ -56,6 +57,12 @@ class SpringPairs {
                             std::span<const std::uint64_t> next_index,
                             std::span<std::uint64_t> keep_from);
   std::size_t device_bytes() const;
+  // The pairs' state in the portable form, and over it (Matcher::export/import_stream_pairs);
+  // none launched. Whole tiles travel (one copy each way a tile), so moving every pair of a
+  // pattern costs what its tiles hold.
+  void export_pairs(std::span<common::Pair* const> pairs, std::span<common::SpringLaneState> out);
+  void import_pairs(std::span<common::Pair* const> pairs,
+                    std::span<const common::SpringLaneState> in);
 
  private:
   struct Tile {
@@ -123,6 +130,14 @@ class SpringPairs {
   // Appends the pending candidates of the tile's lanes [first, last) and clears them.
   void flush_lanes(const Pattern& p, const Tile& tile, std::uint32_t first, std::uint32_t last,
                    std::vector<RawMatch>& out);
+  // The tiles of `pairs` copied to the host whole (tile_bytes each), by tile, once the
+  // copies are done; the tile of pair k is images[tile_of[k]].
+  struct TileImages {
+    std::vector<const Tile*> tiles;
+    std::vector<std::vector<unsigned char>> images;
+    std::vector<std::size_t> tile_of;
+  };
+  TileImages download_tiles(std::span<common::Pair* const> pairs);
 
   const Stream& compute_;
   std::map<std::string, Pattern, std::less<>> patterns_;

@@ -155,6 +155,9 @@ TEST(Metrics, ScrapeAfterGoodAndBadFramesShowsExactCounters) {
   EXPECT_EQ(m.count(R"(warpwatch_matcher_host_seconds_total{phase="trim"})"), 1u);
   EXPECT_EQ(m.at("warpwatch_matcher_device_seconds_total"), 0);
   EXPECT_EQ(m.at("warpwatch_matcher_device_bytes"), 0);
+  EXPECT_EQ(m.at("warpwatch_matcher_device_batches_total"), 0);  // the cpu backend, not auto
+  EXPECT_EQ(m.at(R"(warpwatch_matcher_backend_switches_total{result="moved"})"), 0);
+  EXPECT_EQ(m.at(R"(warpwatch_matcher_backend_switches_total{result="failed"})"), 0);
   EXPECT_EQ(m.at("warpwatch_ingest_backlog_samples"), 0) << "everything was matched";
   EXPECT_EQ(m.count(R"(warpwatch_source_waits_total{source="pull )" +
                     pipeline.ingest_endpoints().at(0) + "\"}"),

@@ -27,7 +27,7 @@ TEST(CudaDevice, AutoChoosesByPairs) {
   EXPECT_EQ(resolve_backend(Backend::automatic,
                             {.pairs = 64, .cpu_threads = 16, .longest_pattern = 256}, &why),
             Backend::cuda);
-  EXPECT_NE(why.find("using the cuda backend"), std::string::npos) << why;
+  EXPECT_NE(why.find("starting on the cuda backend"), std::string::npos) << why;
   EXPECT_NE(why.find("64 pair(s) a batch"), std::string::npos) << why;
   EXPECT_EQ(resolve_backend(Backend::automatic, {.pairs = 64, .cpu_threads = 16, .widest_dims = 65},
                             &why),

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -57,11 +58,6 @@ struct DeviceTimings {
   std::size_t device_bytes = 0;  // device memory the call used at its peak
 };
 
-struct BackendOptions {
-  unsigned cpu_threads = 0;          // cpu backend: worker threads, 0 = one per hardware thread
-  DeviceTimings* timings = nullptr;  // cuda backend: filled by distance_matrix when set
-};
-
 // What `auto` knows of the work before it starts: the (stream, pattern) pairs a batch runs,
 // the longest pattern and the widest sample, and the cpu backend's threads.
 struct WorkShape {
@@ -70,6 +66,15 @@ struct WorkShape {
   std::size_t longest_pattern = 0;   // rows of the longest pattern of a pair
   std::size_t widest_dims = 1;       // the largest d of a pair
   std::size_t chunk = 0;             // samples per stream per batch; 0 = not known
+};
+
+struct BackendOptions {
+  unsigned cpu_threads = 0;          // cpu backend: worker threads, 0 = one per hardware thread
+  DeviceTimings* timings = nullptr;  // cuda backend: filled by distance_matrix when set
+  // auto with a usable device: the work's expected shape, which picks the backend its pairs
+  // start on (each batch then runs on the one its own shape picks; cpu_threads is this
+  // struct's).
+  WorkShape shape{};
 };
 
 // `auto`'s rule (README, "How auto chooses"), from bench --case stream_matrix on the H100
@@ -105,8 +110,19 @@ inline Backend resolve_backend(Backend requested, std::string* why = nullptr) {
   return resolve_backend(requested, WorkShape{}, why);
 }
 
-// A Matcher of the given backend (resolved as above). Throws std::runtime_error when the
-// backend cannot be had (not compiled in, no device, not implemented).
+// `auto`'s choice per batch, for a switching matcher of the cpu (0) and cuda (1) backends
+// (switching_matcher.hpp): the rule above on the batch's shape (its pairs, its longest
+// chunk) with `cpu_threads`, starting on `initial`; it moves to the other backend only
+// after kAutoSwitchAfter batches in a row preferred it, so that batches of a varying shape
+// near the rule's edge do not move every pair back and forth.
+inline constexpr unsigned kAutoSwitchAfter = 8;
+std::function<std::size_t(const WorkShape&)> auto_backend_choice(unsigned cpu_threads,
+                                                                 std::size_t initial);
+
+// A Matcher of the given backend (resolved as above; `auto` with a usable device is the cpu
+// and cuda backends behind one switching matcher, each batch on the one auto_backend_choice
+// picks, starting on the one resolve_backend picks for options.shape). Throws
+// std::runtime_error when the backend cannot be had (not compiled in, no device).
 std::unique_ptr<Matcher> make_matcher(Backend backend, const BackendOptions& options = {});
 
 // The pairwise distance matrix on the given backend (resolved as above):

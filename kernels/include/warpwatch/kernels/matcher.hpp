@@ -97,6 +97,12 @@ struct MatcherCounters {
   double device_seconds = 0.0;             // cuda: stream-mode kernel time, CUDA events
   std::uint64_t batches = 0;               // batches submitted
   std::uint64_t trims = 0;                 // history trims (each asks the backend for live starts)
+  // `auto` with a device (switching_matcher.hpp): batches run on its second backend (cuda),
+  // moves of every stream-mode pair from one backend to the other, and moves that failed
+  // (the pairs stayed where they were; the backend that failed is not tried again).
+  std::uint64_t second_backend_batches = 0;
+  std::uint64_t backend_switches = 0;
+  std::uint64_t backend_switch_failures = 0;
   // Host time, wall clock, where batches spend it: the checks, histories and window
   // schedule of submit(); the backend's start of a batch (packing, copies, launches, window
   // distances); collecting (waiting for the device included); trimming histories; and of
@@ -113,9 +119,12 @@ struct StreamState;
 struct PatternState;
 struct Pair;
 struct WindowBatch;
+struct SpringLaneState;
 class MatcherState;
 class WorkerPool;
 }  // namespace common
+
+class SwitchingMatcher;
 
 class Matcher {
  public:
@@ -213,9 +222,19 @@ class Matcher {
   virtual void lower_to_live_starts(std::span<std::uint64_t> keep_from) = 0;
   // Adds what only the backend counts (device bytes and time).
   virtual void add_backend_counters(MatcherCounters& counters) const;
+  // The state of stream-mode pairs (of patterns the backend has), in a form every backend
+  // reads (common/spring_lane_state.hpp): exported into `out` (one per pair, resized as
+  // needed) without changing anything, and imported over pairs added since (fresh), so that
+  // another backend goes on where this one stopped (switching_matcher.hpp). None started.
+  // The defaults throw std::logic_error (a backend that cannot move its pairs).
+  virtual void export_stream_pairs(std::span<Pair* const> pairs,
+                                   std::span<common::SpringLaneState> out);
+  virtual void import_stream_pairs(std::span<Pair* const> pairs,
+                                   std::span<const common::SpringLaneState> in);
 
-  // What the backends read (common/matcher_state.hpp).
-  const common::MatcherState& state() const { return *state_; }
+  // What the backends read (common/matcher_state.hpp): the matcher's own, or, for a backend
+  // inside a SwitchingMatcher, that matcher's.
+  const common::MatcherState& state() const { return *view_; }
   // Host threads for the base's share of a large batch (sample checks, histories) and the
   // backend's own host loops; a backend lends its pool (it outlives the base's use of it:
   // the base uses it only inside submit()). None: one thread.
@@ -232,7 +251,12 @@ class Matcher {
   void finish_started();
   void require_none_outstanding(const char* what) const;
 
+  // A SwitchingMatcher runs its backends' hooks on its own state (it points their view_ at
+  // its state_): one set of streams, patterns and pairs, whichever backend runs a batch.
+  friend class SwitchingMatcher;
+
   std::unique_ptr<common::MatcherState> state_;
+  common::MatcherState* view_ = nullptr;
   common::WorkerPool* host_pool_ = nullptr;
   std::vector<Outstanding> outstanding_;  // oldest first
 };
