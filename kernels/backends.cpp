@@ -84,7 +84,8 @@ unsigned cpu_threads_of(const WorkShape& shape) {
 // wavefront, and the sweep's d = 1 variants at short chunks) or a thread per pair.
 constexpr std::size_t kPairsPerThreadWarpKernels = 2;
 constexpr std::size_t kPairsPerThreadThreadKernels = 256;
-constexpr std::size_t kWavefrontRows = 512;     // several dims: up to 512 rows (README)
+constexpr std::size_t kWavefrontRows = 512;     // several dims: one tile up to 512 rows, then
+constexpr std::size_t kTiledDimTiles = 64;      // tiles x dims up to 64 (README)
 constexpr std::size_t kWavefrontDims = 64;      // up to 512 rows (README)
 constexpr std::size_t kTiledRows = 8192;        // d 1: row tiles up to 8192 rows (README)
 constexpr std::size_t kSweepChunks = 32;        // shorter chunks run on the sweep at any m
@@ -93,12 +94,16 @@ constexpr std::size_t kTiledAloneChunks = 512;  // row tiles beat a cpu core pai
 std::size_t cuda_min_pairs(const WorkShape& shape) {
   // Short chunks run on the sweep, as fast for long patterns as for shorter ones (but the
   // sweep runs several dimensions a thread a pair); longer chunks on the wavefront, for
-  // several dimensions up to 512 rows and 64 dims, for d 1 up to 8192 rows (row tiles).
+  // several dimensions up to 512 rows and 64 dims, then in row tiles while tiles x dims is
+  // at most 64 (their pattern rows in the H100's shared memory, with room to spare), for
+  // d 1 up to 8192 rows (row tiles).
   const bool long_chunks = shape.chunk == 0 || shape.chunk >= kSweepChunks;
   const bool swept_rows = shape.longest_pattern > kTiledRows && long_chunks;
+  const std::size_t tiles = (shape.longest_pattern + kWavefrontRows - 1) / kWavefrontRows;
   const bool swept_dims =
-      shape.widest_dims > 1 && (!long_chunks || shape.widest_dims > kWavefrontDims ||
-                                shape.longest_pattern > kWavefrontRows);
+      shape.widest_dims > 1 &&
+      (!long_chunks || shape.widest_dims > kWavefrontDims ||
+       (tiles > 1 && (tiles * shape.widest_dims > kTiledDimTiles || swept_rows)));
   // A pair in row tiles runs on several warps: over chunks of 512+ samples one pair is
   // already faster there than on a cpu core (1 pair of m 1024: 2.0-3.0e9 cells/s against
   // 1.2-1.9e9 on the H100's host; shorter chunks: 0.8e9 against 1.4e9).

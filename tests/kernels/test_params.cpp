@@ -57,13 +57,25 @@ TEST(Params, AutoRuleCountsPairsAgainstCpuThreads) {
   EXPECT_FALSE(cuda_pays_off({.pairs = 31, .cpu_threads = 16, .widest_dims = 3}));
   EXPECT_TRUE(
       cuda_pays_off({.pairs = 32, .cpu_threads = 16, .longest_pattern = 512, .widest_dims = 64}));
-  // More than 64 dims, several dims past 512 rows, or more than 8192 rows: a thread per
-  // pair, 256 pairs per cpu thread.
+  // ... and past 512 rows in row tiles while tiles x dims <= 64 (what the H100's shared
+  // memory holds of their pattern rows, and then some).
+  EXPECT_TRUE(cuda_pays_off(
+      {.pairs = 32, .cpu_threads = 16, .longest_pattern = 513, .widest_dims = 3, .chunk = 512}));
+  EXPECT_TRUE(
+      cuda_pays_off({.pairs = 32, .cpu_threads = 16, .longest_pattern = 8192, .widest_dims = 4}));
+  EXPECT_TRUE(
+      cuda_pays_off({.pairs = 32, .cpu_threads = 16, .longest_pattern = 1024, .widest_dims = 32}));
+  // More than 64 dims, several dims in more tiles than that, or more than 8192 rows: a
+  // thread per pair, 256 pairs per cpu thread.
   EXPECT_FALSE(cuda_pays_off({.pairs = 64, .cpu_threads = 16, .widest_dims = 65}));
   EXPECT_FALSE(cuda_pays_off({.pairs = 4095, .cpu_threads = 16, .widest_dims = 65}));
   EXPECT_TRUE(cuda_pays_off({.pairs = 4096, .cpu_threads = 16, .widest_dims = 65}));
-  EXPECT_FALSE(cuda_pays_off(
-      {.pairs = 64, .cpu_threads = 16, .longest_pattern = 513, .widest_dims = 3, .chunk = 512}));
+  EXPECT_FALSE(
+      cuda_pays_off({.pairs = 64, .cpu_threads = 16, .longest_pattern = 8192, .widest_dims = 5}));
+  EXPECT_FALSE(
+      cuda_pays_off({.pairs = 64, .cpu_threads = 16, .longest_pattern = 1025, .widest_dims = 32}));
+  EXPECT_TRUE(cuda_pays_off(
+      {.pairs = 4096, .cpu_threads = 16, .longest_pattern = 1025, .widest_dims = 32}));
   EXPECT_FALSE(cuda_pays_off({.pairs = 64, .cpu_threads = 16, .longest_pattern = 8193}));
   EXPECT_TRUE(cuda_pays_off({.pairs = 4096, .cpu_threads = 16, .longest_pattern = 8193}));
   // d = 1 up to 8192 rows: row tiles, warps again.

@@ -112,13 +112,14 @@ struct WavefrontShape {
 //                    chunk, all of SPEC.md 3.1's rules applied in it; chunks of 32 samples
 //                    and more; patterns of 16..512 rows and 1..64 dimensions (the pattern
 //                    values of several dimensions in shared memory, as much as the device
-//                    has; spring_wavefront.cu), or of dimension 1 and up to 8192 rows (row
-//                    tiles: spring_wavefront_tiled.cu).
+//                    has; spring_wavefront.cu), or up to 8192 rows in row tiles
+//                    (spring_wavefront_tiled.cu; several dimensions as far as the device's
+//                    shared memory holds their pattern rows).
 //   SpringSweep      thread per pair, a block of columns per pass over the rows
 //                    (spring_sweep.hpp), every shape, all of SPEC.md 3.1's rules; continues
 //                    every pair from where the wavefront left it to the end of its chunk:
-//                    short chunks (live ticks), more than 64 dimensions or several past
-//                    512 rows (or past the device's shared memory), more than 8192 rows.
+//                    short chunks (live ticks), several dimensions past the device's
+//                    shared memory, more than 8192 rows.
 struct SpringWavefront {
   // The most row tiles a tiled pair has (a block of 16 warps at 128 registers a thread
   // fills an SM's register file), and so the longest pattern the family takes.
@@ -147,8 +148,21 @@ struct SpringWavefront {
   static constexpr bool can_implement(std::uint32_t m, std::uint32_t dims,
                                       std::size_t dynamic_limit) {
     if (dims == 1) return m >= 16 && m <= max_m;
-    if (dims == 0 || dims > max_dims || m < 16 || m > 512) return false;
+    if (dims == 0 || dims > max_dims || m < 16 || m > max_m) return false;
+    if (m > 512) return tiled_shared_bytes(shape(m).tiles, dims) <= dynamic_limit;
     return multi_fits(shape(m, dims, dynamic_limit), dims, dynamic_limit);
+  }
+  // Row tiles: the block's shared memory (spring_wavefront_tiled.cu): the reset ring (2 x
+  // 128 words), a link of 128 cells (20 bytes) between tiles, a window of 64 samples a tile
+  // (`dims` values, padded to odd) and the control words; several dimensions add each
+  // tile's pattern rows ([16 rows a lane][dims][32 lanes]). At 16 tiles of dimension 1:
+  // 43,552 bytes; several dimensions take the device's opt-in share (the H100's: up to 8192 rows
+  // at d 2-4, 4608 at d 8, 1024 at d 32).
+  WW_LAUNCH_HD static constexpr std::size_t tiled_shared_bytes(std::uint32_t tiles,
+                                                               std::uint32_t dims) {
+    return std::size_t{2} * 128 * 4 + std::size_t{tiles - 1} * 128 * 20 +
+           std::size_t{tiles} * 64 * (dims | 1u) * 4 + 8 * 4 +
+           (dims > 1 ? std::size_t{tiles} * 16 * dims * 32 * 4 : 0);
   }
   // The shape for a pattern can_implement takes: 16 lanes and the smallest power-of-two
   // rows with 16 * rows >= m up to m = 256, then 32 lanes of 16 rows up to 512, then tiles
@@ -161,11 +175,11 @@ struct SpringWavefront {
     while (16 * rows < m) rows *= 2;
     return {16, rows, 1};
   }
-  // (Several dimensions: only for m <= 512, as can_implement requires.)
+  // (Several dimensions past 512 rows: the row tiles, as can_implement requires.)
   static constexpr WavefrontShape shape(std::uint32_t m, std::uint32_t dims,
                                         std::size_t dynamic_limit) {
     const WavefrontShape s = shape(m);
-    if (dims == 1 || multi_fits(s, dims, dynamic_limit)) return s;
+    if (dims == 1 || s.tiles > 1 || multi_fits(s, dims, dynamic_limit)) return s;
     return {32, 16, 1};
   }
   static constexpr bool multi_fits(WavefrontShape s, std::uint32_t dims,
@@ -174,11 +188,13 @@ struct SpringWavefront {
   }
   // Row tiles keep their checkpoints in global memory, a slice per resident block (host
   // only: asks the device once per tile count); 0 for one tile.
-  static std::size_t workspace_bytes(WavefrontShape shape, std::uint32_t pair_count);
+  static std::size_t workspace_bytes(WavefrontShape shape, std::uint32_t dims,
+                                     std::uint32_t pair_count);
   // The pairs listed (tile * 32 + lane), all of `shape`, metric, cost and dims. A pair is skipped
   // (left to SpringSweep) when its chunk has fewer than min_count samples. Otherwise it runs
   // its whole chunk, reports included, and records it in `done` (or gives up, untouched, when
-  // the report buffer is full: `aborted`). `workspace`: workspace_bytes(shape, pair_count).
+  // the report buffer is full: `aborted`). `workspace`: workspace_bytes(shape, dims,
+  // pair_count).
   static void run(const SpringBatchDev& batch, const std::uint32_t* pairs, std::uint32_t pair_count,
                   WavefrontShape shape, bool dk, bool abs_cost, std::uint32_t dims,
                   float* workspace, cudaStream_t stream);
@@ -222,8 +238,8 @@ void launch_spring_wavefront(const SpringBatchDev& batch, const std::uint32_t* p
                              std::uint32_t dims, std::uint32_t min_count, cudaStream_t stream);
 void launch_spring_wavefront_tiled(const SpringBatchDev& batch, const std::uint32_t* pairs,
                                    std::uint32_t pair_count, std::uint32_t tiles, bool dk,
-                                   bool abs_cost, std::uint32_t min_count, float* workspace,
-                                   cudaStream_t stream);
+                                   bool abs_cost, std::uint32_t dims, std::uint32_t min_count,
+                                   float* workspace, cudaStream_t stream);
 
 // Per pair (tile * 32 + lane): how far back from its stream's next index (the chunk
 // table's `first` field holds the low 32 bits of it) the oldest start it may still report

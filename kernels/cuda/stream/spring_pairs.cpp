@@ -321,8 +321,9 @@ void SpringPairs::build_tables() {
   std::size_t workspace = 0;  // the variants run one after another on the compute stream
   for (auto& v : variants_) {
     upload(v.device_pairs, v.pairs, compute_);
-    workspace = std::max(workspace, SpringWavefront::workspace_bytes(
-                                        v.shape, static_cast<std::uint32_t>(v.pairs.size())));
+    workspace =
+        std::max(workspace, SpringWavefront::workspace_bytes(
+                                v.shape, v.dims, static_cast<std::uint32_t>(v.pairs.size())));
   }
   wavefront_workspace_.reserve(workspace / sizeof(float));
   // The uploads read host vectors that go out of scope here.

@@ -128,6 +128,25 @@ __device__ __forceinline__ void wave_cells(WaveLane<R>& w, const float (&cost)[R
   }
 }
 
+// Several dimensions: the costs of this lane's rows at one column, c accumulated in
+// component order as the reference does (the first term is c = 0 + term exactly:
+// spring_term is never negative, -0 included). x: the column's `dims`
+// values; the pattern from the warp's copy in shared memory, [row of the lane][component]
+// [32 lanes], so that each lane reads its own words, conflict-free.
+template <int R, bool kAbs>
+__device__ __forceinline__ void multi_costs(float (&cost)[R], const float* x, const float* pat,
+                                            int dims, int lane) {
+  const float x0 = x[0];
+#pragma unroll
+  for (int r = 0; r < R; ++r) cost[r] = spring_term<kAbs>(x0, pat[r * dims * 32 + lane]);
+  for (int k = 1; k < dims; ++k) {
+    const float xk = x[k];
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+      cost[r] = cost[r] + spring_term<kAbs>(xk, pat[(r * dims + k) * 32 + lane]);
+  }
+}
+
 // One column of a pattern of dimension 1, its values in registers.
 template <int R, bool kDk, bool kAbs>
 __device__ __forceinline__ void wave_column(WaveLane<R>& w, float x, float up_d, std::int32_t up_s,

@@ -59,25 +59,6 @@ struct TeamMemory : TeamResets {
   float ring[kRing];
 };
 
-// Several dimensions: the costs of this lane's rows at one column, c accumulated in
-// component order as the reference does (the first term is c = 0 + term exactly:
-// spring_term is never negative, -0 included). The samples come from the team's window (x: the
-// column's `dims` values); the pattern from the warp's copy, [row of the lane][component]
-// [32 lanes], so that each lane reads its own words, conflict-free.
-template <int R, bool kAbs>
-__device__ __forceinline__ void multi_costs(float (&cost)[R], const float* x, const float* pat,
-                                            int dims, int lane) {
-  const float x0 = x[0];
-#pragma unroll
-  for (int r = 0; r < R; ++r) cost[r] = spring_term<kAbs>(x0, pat[r * dims * 32 + lane]);
-  for (int k = 1; k < dims; ++k) {
-    const float xk = x[k];
-#pragma unroll
-    for (int r = 0; r < R; ++r)
-      cost[r] = cost[r] + spring_term<kAbs>(xk, pat[(r * dims + k) * 32 + lane]);
-  }
-}
-
 // A pattern of several dimensions: where a team finds its samples and its pattern values
 // (dynamic shared memory; unused for dimension 1).
 struct MultiView {
@@ -409,9 +390,8 @@ void SpringWavefront::run(const SpringBatchDev& batch, const std::uint32_t* pair
                           std::uint32_t pair_count, WavefrontShape shape, bool dk, bool abs_cost,
                           std::uint32_t dims, float* workspace, cudaStream_t stream) {
   if (shape.tiles > 1) {
-    WW_ASSERT(dims == 1, "spring wavefront: row tiles take patterns of dimension 1");
-    launch_spring_wavefront_tiled(batch, pairs, pair_count, shape.tiles, dk, abs_cost, min_count,
-                                  workspace, stream);
+    launch_spring_wavefront_tiled(batch, pairs, pair_count, shape.tiles, dk, abs_cost, dims,
+                                  min_count, workspace, stream);
   } else {
     launch_spring_wavefront(batch, pairs, pair_count, shape, dk, abs_cost, dims, min_count, stream);
   }

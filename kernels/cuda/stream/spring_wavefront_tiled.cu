@@ -2,6 +2,11 @@
 // (513 .. 8192 rows), with all of SPRING's rules (SPEC.md 3.1): a block per pair, a warp
 // per row tile of 512 rows (32 lanes x 16).
 //
+// Dimension 1 keeps the pattern values in registers; several dimensions keep each tile's
+// pattern rows in shared memory ([row of the lane][component][32 lanes], as the single-warp
+// wavefront does) and the window's samples with all their components, as far as the
+// device's shared memory goes (SpringWavefront::tiled_shared_bytes).
+//
 // Warp k keeps its tile's rows in registers for the whole chunk, like the single-warp
 // wavefront (spring_wavefront.cu), and takes the cell above its first row, column by
 // column, from warp k-1's last row through a ring in shared memory (the link). Warps run
@@ -26,6 +31,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <mutex>
+#include <type_traits>
 
 #include "cuda/runtime/cuda_check.hpp"
 #include "spring_wave.cuh"
@@ -64,36 +71,37 @@ struct LinkCell {
   Travel tr;
 };
 
-// The block's shared memory (dynamic: its size depends on the tiles).
+// The block's shared memory (dynamic: its size depends on the tiles and dims), as
+// SpringWavefront::tiled_shared_bytes counts it.
 struct TiledShared {
   int* reset_col;  // [kResets]
   std::int32_t* reset_te;
   LinkCell* links;  // [tiles - 1][kLinkSlots]
-  float* windows;   // [tiles][2 * kBlock]
+  float* windows;   // [tiles][2 * kBlock][stride]
   int* control;     // [2][4]: the last lane's word after a step, double-buffered
+  float* patterns;  // several dimensions: [tiles][kRows][dims][32]
 };
+static_assert(sizeof(LinkCell) == 20 && kResets == 128 && kLinkSlots == 128 && kBlock == 32 &&
+              kRows == 16);  // as tiled_shared_bytes counts them
+// Dimension 1: within what a launch may take without an opt-in, at every tile count.
+// Several dimensions set the kernel's limit once, to the device's opt-in (resident_blocks):
+// the attribute is per kernel, not per launch, so it is never lowered for a smaller launch.
+static_assert(SpringWavefront::tiled_shared_bytes(SpringWavefront::max_tiles, 1) <= 48 * 1024);
 
-__host__ __device__ constexpr std::size_t tiled_shared_bytes(int tiles) {
-  return std::size_t{2} * kResets * 4 + std::size_t(tiles - 1) * kLinkSlots * sizeof(LinkCell) +
-         std::size_t(tiles) * 2 * kBlock * 4 + 8 * 4;
-}
-// Within what a launch may take without an opt-in (cudaFuncSetAttribute), at every tile
-// count: the attribute is per kernel, not per launch, so setting it per tile count would
-// lower one count's limit below what another count's launch needs.
-static_assert(tiled_shared_bytes(SpringWavefront::max_tiles) <= 48 * 1024);
-
-__device__ inline TiledShared carve(unsigned char* base, int tiles) {
+__device__ inline TiledShared carve(unsigned char* base, int tiles, int stride) {
   TiledShared m;
   m.reset_col = reinterpret_cast<int*>(base);
   m.reset_te = m.reset_col + kResets;
   m.links = reinterpret_cast<LinkCell*>(m.reset_te + kResets);
   m.windows = reinterpret_cast<float*>(m.links + (tiles - 1) * kLinkSlots);
-  m.control = reinterpret_cast<int*>(m.windows + tiles * 2 * kBlock);
+  m.control = reinterpret_cast<int*>(m.windows + tiles * 2 * kBlock * stride);
+  m.patterns = reinterpret_cast<float*>(m.control + 8);
   return m;
 }
 
-// One warp (a row tile) of a tiled pair.
-template <bool kDk, bool kAbs, bool kAligned>
+// One warp (a row tile) of a tiled pair. Several dimensions: the tile's pattern rows in
+// shared memory (pat), the window's samples `stride` words apart.
+template <bool kDk, bool kAbs, bool kAligned, bool kMulti>
 struct TiledTeam {
   WaveLane<kRows>& w;
   const Team& h;
@@ -101,9 +109,12 @@ struct TiledTeam {
   const LinkCell* up;  // the link from the tile above (null: the first tile)
   LinkCell* down;      // to the tile below (null: the last tile)
   int count;
+  const float* pat;
+  int dims, stride;
 
+  // Iteration k: lane hl computes column t = k - hl, whose sample is at x (all components).
   template <bool kGuarded, bool kTravel>
-  __device__ __forceinline__ void iteration(int k, float x) {
+  __device__ __forceinline__ void iteration(int k, const float* x) {
     const int t = k - h.hl;
     float up_d;
     std::int32_t up_s;
@@ -119,7 +130,13 @@ struct TiledTeam {
     w.prev_d = up_d;
     w.prev_s = up_s;
     if (kGuarded && !(t >= 0 && t < count)) return;
-    wave_column<kRows, kDk, kAbs>(w, x, up_d, up_s, diag_d, diag_s);
+    if constexpr (kMulti) {
+      float cost[kRows];
+      multi_costs<kRows, kAbs>(cost, x, pat, dims, h.hl);
+      wave_cells<kRows, kDk>(w, cost, up_d, up_s, diag_d, diag_s);
+    } else {
+      wave_column<kRows, kDk, kAbs>(w, *x, up_d, up_s, diag_d, diag_s);
+    }
     rules.template after_column<kTravel>(w, h, t, in);
     if (down && h.hl == 31)  // what a step without travel hands down is "no test" (tr: +inf)
       down[t & (kLinkSlots - 1)] = LinkCell{w.d[kRows - 1], w.s[kRows - 1], rules.tr};
@@ -129,19 +146,19 @@ struct TiledTeam {
   __device__ __forceinline__ void block(int base, int n, const float* window) {
     if constexpr (!kGuarded) {
 #pragma unroll 4
-      for (int u = 0; u < kBlock; ++u) iteration<false, kTravel>(base + u, window[u]);
+      for (int u = 0; u < kBlock; ++u) iteration<false, kTravel>(base + u, window + u * stride);
     } else {
-      for (int u = 0; u < n; ++u) iteration<true, kTravel>(base + u, window[u]);
+      for (int u = 0; u < n; ++u) iteration<true, kTravel>(base + u, window + u * stride);
     }
   }
 };
 
 // One pair's chunk on this warp's tile. Returns whether the pair was given up (the report
 // buffer is full; nothing stored).
-template <bool kDk, bool kAbs, bool kAligned>
+template <bool kDk, bool kAbs, bool kAligned, bool kMulti>
 __device__ bool tiled_pair(WaveLane<kRows>& w, const Team& h, const SpringBatchDev& b,
                            const SpringTileDev& st, int pl, std::uint32_t pair, int tile, int tiles,
-                           const float* x, int count, const TiledShared& sm, float* ck) {
+                           const float* x, int count, int dims, const TiledShared& sm, float* ck) {
   const float inf = f_inf();
   const bool last_tile = tile == tiles - 1;
   WaveRules<kRows, kAligned> rules{b,
@@ -151,14 +168,19 @@ __device__ bool tiled_pair(WaveLane<kRows>& w, const Team& h, const SpringBatchD
                                    Candidate{st.d_min[pl], st.t_s[pl], st.t_e[pl], -1},
                                    st.d_min[pl],
                                    st.t_e[pl]};
-  TiledTeam<kDk, kAbs, kAligned> team{w,
-                                      h,
-                                      rules,
-                                      tile > 0 ? sm.links + (tile - 1) * kLinkSlots : nullptr,
-                                      last_tile ? nullptr : sm.links + tile * kLinkSlots,
-                                      count};
-  float* window = sm.windows + tile * 2 * kBlock;
-  const float* lane_window = window + kBlock - h.hl;
+  const int stride = kMulti ? dims | 1 : 1;
+  TiledTeam<kDk, kAbs, kAligned, kMulti> team{
+      w,
+      h,
+      rules,
+      tile > 0 ? sm.links + (tile - 1) * kLinkSlots : nullptr,
+      last_tile ? nullptr : sm.links + tile * kLinkSlots,
+      count,
+      kMulti ? sm.patterns + tile * kRows * dims * 32 : nullptr,
+      dims,
+      stride};
+  float* window = sm.windows + tile * 2 * kBlock * stride;
+  const float* lane_window = window + (kBlock - h.hl) * stride;
   const auto sample = [&](int q) { return q >= 0 && q < count ? x[q] : 0.0f; };
   // Every tile has 32 real lanes but the last, whose padding lanes compute unread rows.
   const int iterations = count + 31;
@@ -174,11 +196,22 @@ __device__ bool tiled_pair(WaveLane<kRows>& w, const Team& h, const SpringBatchD
       const int base = blk * kBlock;
       save_checkpoint<kRows>(w, rules.tr, ck, blk % slots, h.hl);
       __syncwarp();
-      window[h.hl] = held;
-      window[kBlock + h.hl] = next;
+      if constexpr (kMulti) {  // samples [base - 32, base + 32), every component, from global
+        const int words = 2 * kBlock * dims;
+        for (int i = h.hl; i < words; i += 32) {
+          const int q = base - kBlock + i / dims, k = i % dims;
+          window[(i / dims) * stride + k] =
+              q >= 0 && q < count ? x[static_cast<std::ptrdiff_t>(q) * dims + k] : 0.0f;
+        }
+      } else {
+        window[h.hl] = held;
+        window[kBlock + h.hl] = next;
+      }
       __syncwarp();
-      held = next;
-      next = sample(base + kBlock + h.hl);
+      if constexpr (!kMulti) {
+        held = next;
+        next = sample(base + kBlock + h.hl);
+      }
       const bool travel = rules.bc_d <= h.eps;  // uniform over the block
       // Without travel a step leaves `tr` alone; what a later column reads from it must not
       // be an older column's test: none.
@@ -209,8 +242,10 @@ __device__ bool tiled_pair(WaveLane<kRows>& w, const Team& h, const SpringBatchD
     if (signal == kUnknown || signal == kReported) {  // uniform over the block
       const int from = target / kBlock;
       load_checkpoint<kRows>(w, rules.tr, ck, from % slots, h.hl);
-      held = sample(from * kBlock - kBlock + h.hl);
-      next = sample(from * kBlock + h.hl);
+      if constexpr (!kMulti) {
+        held = sample(from * kBlock - kBlock + h.hl);
+        next = sample(from * kBlock + h.hl);
+      }
       rules.restart(signal, target);
       start = from;
       step = from;
@@ -232,13 +267,14 @@ __device__ bool tiled_pair(WaveLane<kRows>& w, const Team& h, const SpringBatchD
   return aborted;
 }
 
-template <bool kDk, bool kAbs>
+template <bool kDk, bool kAbs, bool kMulti>
 __global__ void __launch_bounds__(SpringWavefront::max_tiles * 32)
     spring_wavefront_tiled(SpringBatchDev b, const std::uint32_t* pairs, std::uint32_t pair_count,
-                           std::uint32_t min_count, float* checkpoints) {
+                           std::uint32_t dims, std::uint32_t min_count, float* checkpoints) {
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   const int lane = threadIdx.x & 31, tile = threadIdx.x >> 5, tiles = blockDim.x >> 5;
-  const TiledShared sm = carve(shared_bytes, tiles);
+  const int d = kMulti ? static_cast<int>(dims) : 1;
+  const TiledShared sm = carve(shared_bytes, tiles, kMulti ? d | 1 : 1);
   float* ck = checkpoints +
               (std::size_t{blockIdx.x} * ck_block_slots(tiles) + ck_offset(tiles, tile)) * kCkWords;
   for (std::uint32_t index = blockIdx.x; index < pair_count; index += gridDim.x) {
@@ -260,20 +296,31 @@ __global__ void __launch_bounds__(SpringWavefront::max_tiles * 32)
     h.first = ch.first;
     h.eps = pat.eps;
     WaveLane<kRows> w;
+    if constexpr (kMulti) {  // the tile's rows, [row of the lane][component][32 lanes]
+      float* own = sm.patterns + tile * kRows * d * 32;
+      for (int r = 0; r < kRows; ++r) {
+        const int row = h.rows_from + lane * kRows + r;
+        for (int k = 0; k < d; ++k)
+          own[(r * d + k) * 32 + lane] =
+              row < h.m ? b.pattern_values[pat.value_offset + row * d + k] : 0.0f;
+      }
+    } else {
 #pragma unroll
-    for (int r = 0; r < kRows; ++r) {
-      const int row = h.rows_from + lane * kRows + r;
-      w.p[r] = row < h.m ? b.pattern_values[pat.value_offset + row] : 0.0f;
+      for (int r = 0; r < kRows; ++r) {
+        const int row = h.rows_from + lane * kRows + r;
+        w.p[r] = row < h.m ? b.pattern_values[pat.value_offset + row] : 0.0f;
+      }
     }
     wave_load<kRows>(w, h, st, pl);
     for (int q = threadIdx.x; q < kResets; q += blockDim.x) sm.reset_col[q] = -1;
     __syncthreads();  // the ring's reset, and the previous pair's last reads of shared memory
     const float* x = b.values + ch.value_offset;
     const int count = static_cast<int>(ch.count);
-    const bool aborted =
-        (h.m - 1) % kRows == kRows - 1
-            ? tiled_pair<kDk, kAbs, true>(w, h, b, st, pl, pair, tile, tiles, x, count, sm, ck)
-            : tiled_pair<kDk, kAbs, false>(w, h, b, st, pl, pair, tile, tiles, x, count, sm, ck);
+    const bool aborted = (h.m - 1) % kRows == kRows - 1
+                             ? tiled_pair<kDk, kAbs, true, kMulti>(w, h, b, st, pl, pair, tile,
+                                                                   tiles, x, count, d, sm, ck)
+                             : tiled_pair<kDk, kAbs, false, kMulti>(w, h, b, st, pl, pair, tile,
+                                                                    tiles, x, count, d, sm, ck);
     if (last && lane == h.last_lane) {
       st.done[pl] = static_cast<std::uint32_t>(count);  // the sweep leaves it alone
       if (aborted) b.aborted[pair] = 1;                 // the host runs it here again
@@ -282,54 +329,77 @@ __global__ void __launch_bounds__(SpringWavefront::max_tiles * 32)
   }
 }
 
-template <bool kDk, bool kAbs>
-int resident_blocks(int tiles) {
-  // Per instantiation and tile count, asked once.
-  static std::atomic<int> cache[SpringWavefront::max_tiles + 1] = {};
-  int n = cache[tiles].load();
+// Blocks of `tiles` warps and dims `dims` that stay resident on the device, per
+// instantiation (asked once per tile count and dims). Several dimensions first raise the
+// kernel's dynamic shared memory limit to the device's opt-in, once: never lowered.
+template <bool kDk, bool kAbs, bool kMulti>
+int resident_blocks(int tiles, int dims) {
+  static std::atomic<int> cache[SpringWavefront::max_tiles + 1][SpringWavefront::max_dims + 1] = {};
+  static std::once_flag raised;
+  auto* kernel = spring_wavefront_tiled<kDk, kAbs, kMulti>;
+  int device = 0;
+  WW_CUDA(cudaGetDevice(&device));
+  if constexpr (kMulti)
+    std::call_once(raised, [&] {
+      int optin = 0;
+      WW_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+      WW_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+    });
+  int n = cache[tiles][dims].load();
   if (n == 0) {
-    auto* kernel = spring_wavefront_tiled<kDk, kAbs>;
-    const std::size_t bytes = tiled_shared_bytes(tiles);
-    int device = 0, sms = 0, per_sm = 0;
-    WW_CUDA(cudaGetDevice(&device));
+    const std::size_t bytes = SpringWavefront::tiled_shared_bytes(tiles, dims);
+    int sms = 0, per_sm = 0;
     WW_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     WW_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32 * tiles, bytes));
     n = std::max(1, per_sm) * sms;
-    cache[tiles].store(n);
+    cache[tiles][dims].store(n);
   }
   return n;
 }
 
-// The grid: as many blocks as stay resident with every instantiation, at most one a pair.
-std::uint32_t tiled_grid(std::uint32_t tiles, std::uint32_t pair_count) {
-  const int t = static_cast<int>(tiles);
-  const int n = std::min({resident_blocks<false, false>(t), resident_blocks<false, true>(t),
-                          resident_blocks<true, false>(t), resident_blocks<true, true>(t)});
+// The grid: as many blocks as stay resident with every instantiation of the dims' kind, at
+// most one a pair.
+std::uint32_t tiled_grid(std::uint32_t tiles, std::uint32_t dims, std::uint32_t pair_count) {
+  const int t = static_cast<int>(tiles), d = static_cast<int>(dims);
+  const auto least = [&](auto multi) {
+    constexpr bool m = decltype(multi)::value;
+    return std::min({resident_blocks<false, false, m>(t, d), resident_blocks<false, true, m>(t, d),
+                     resident_blocks<true, false, m>(t, d), resident_blocks<true, true, m>(t, d)});
+  };
+  const int n = dims > 1 ? least(std::true_type{}) : least(std::false_type{});
   return std::min<std::uint32_t>(pair_count, static_cast<std::uint32_t>(n));
 }
 
 }  // namespace
 
-std::size_t SpringWavefront::workspace_bytes(WavefrontShape shape, std::uint32_t pair_count) {
+std::size_t SpringWavefront::workspace_bytes(WavefrontShape shape, std::uint32_t dims,
+                                             std::uint32_t pair_count) {
   if (shape.tiles <= 1 || pair_count == 0) return 0;
   const int tiles = static_cast<int>(shape.tiles);
-  return std::size_t{tiled_grid(shape.tiles, pair_count)} * ck_block_slots(tiles) * kCkWords * 4;
+  return std::size_t{tiled_grid(shape.tiles, dims, pair_count)} * ck_block_slots(tiles) * kCkWords *
+         4;
 }
 
 void launch_spring_wavefront_tiled(const SpringBatchDev& batch, const std::uint32_t* pairs,
                                    std::uint32_t pair_count, std::uint32_t tiles, bool dk,
-                                   bool abs_cost, std::uint32_t min_count, float* workspace,
-                                   cudaStream_t stream) {
+                                   bool abs_cost, std::uint32_t dims, std::uint32_t min_count,
+                                   float* workspace, cudaStream_t stream) {
   if (pair_count == 0) return;
   WW_ASSERT(tiles >= 2 && tiles <= SpringWavefront::max_tiles,
             "spring wavefront: 2 to 16 row tiles a pair");
   WW_ASSERT(workspace != nullptr, "spring wavefront: row tiles need their workspace");
   const unsigned threads = 32 * tiles;
-  const std::uint32_t grid = tiled_grid(tiles, pair_count);
-  const std::size_t bytes = tiled_shared_bytes(static_cast<int>(tiles));
+  WW_ASSERT(dims >= 1 && dims <= SpringWavefront::max_dims, "spring wavefront: dims 1..64");
+  const std::uint32_t grid = tiled_grid(tiles, dims, pair_count);  // raises the limit first
+  const std::size_t bytes = SpringWavefront::tiled_shared_bytes(tiles, dims);
   with_metric(dk, abs_cost, [&](auto kDk, auto kAbs) {
-    spring_wavefront_tiled<decltype(kDk)::value, decltype(kAbs)::value>
-        <<<grid, threads, bytes, stream>>>(batch, pairs, pair_count, min_count, workspace);
+    constexpr bool dk_v = decltype(kDk)::value, abs_v = decltype(kAbs)::value;
+    if (dims > 1)
+      spring_wavefront_tiled<dk_v, abs_v, true>
+          <<<grid, threads, bytes, stream>>>(batch, pairs, pair_count, dims, min_count, workspace);
+    else
+      spring_wavefront_tiled<dk_v, abs_v, false>
+          <<<grid, threads, bytes, stream>>>(batch, pairs, pair_count, 1, min_count, workspace);
   });
   WW_CUDA(cudaGetLastError());
 }

@@ -129,6 +129,31 @@ TEST(CudaStream, DenseMatchesRowTiles) {
   run_stream_dense(cuda_backends(), sc);
 }
 
+// Row tiles of several dimensions (pattern rows in shared memory): 2 tiles with one row in
+// the last (513), 3 tiles (1100), at d 2, 3 and 8.
+TEST(CudaStream, TiledWavefrontSeveralDims) {
+  WARPWATCH_REQUIRE_CUDA_DEVICE();
+  StreamScenario sc;
+  sc.ms = {513, 1100};
+  sc.dims = {2, 3, 8};
+  sc.streams_per_dims = 2;
+  sc.min_length = 2000;
+  sc.chunkings = {Chunking::large_random, Chunking::one_big, Chunking::pipelined};
+  sc.large_chunk = 600;
+  run_stream_scenario(cuda_backends(), sc);
+}
+
+TEST(CudaStream, DenseMatchesRowTilesSeveralDims) {
+  WARPWATCH_REQUIRE_CUDA_DEVICE();
+  DenseStreamScenario sc;
+  sc.dims = {3, 8};
+  sc.m = 1100;
+  sc.length = 60'000;
+  sc.chunkings = {Chunking::one_big, Chunking::large_random, Chunking::pipelined};
+  sc.large_chunk = 3000;
+  run_stream_dense(cuda_backends(), sc);
+}
+
 TEST(CudaStream, DenseMatchesSixteenRowTiles) {
   WARPWATCH_REQUIRE_CUDA_DEVICE();
   DenseStreamScenario sc;

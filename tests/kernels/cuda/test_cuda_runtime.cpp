@@ -28,7 +28,7 @@ using cuda::detail::GenericDistance;
 using cuda::detail::LongPairDistance;
 using cuda::detail::WarpDistance;
 
-TEST(CudaFamilies, SpringWavefrontTakesDims1To8192RowsAndUpTo64DimsTo512) {
+TEST(CudaFamilies, SpringWavefrontTakesUpTo8192RowsAndUpTo64DimsAsSharedMemoryHolds) {
   EXPECT_FALSE(SpringWavefront::can_implement(15, 1, 0));
   EXPECT_TRUE(SpringWavefront::can_implement(16, 1, 0));
   EXPECT_TRUE(SpringWavefront::can_implement(8192, 1, 0));
@@ -43,7 +43,21 @@ TEST(CudaFamilies, SpringWavefrontTakesDims1To8192RowsAndUpTo64DimsTo512) {
   EXPECT_TRUE(SpringWavefront::shape(256, 64, h100) == (WavefrontShape{32, 16, 1}));
   EXPECT_TRUE(SpringWavefront::shape(256, 3, h100) == (WavefrontShape{16, 16, 1}));
   EXPECT_TRUE(SpringWavefront::shape(100, 64, h100) == (WavefrontShape{16, 8, 1}));
-  EXPECT_FALSE(SpringWavefront::can_implement(513, 3, h100)) << "row tiles: dimension 1 only";
+  // Row tiles of several dimensions, as far as their pattern rows fit: on the H100 8192
+  // rows at d 4, 4608 at d 8, 1024 at d 32, none at d 48.
+  EXPECT_TRUE(SpringWavefront::can_implement(513, 3, h100));
+  EXPECT_TRUE(SpringWavefront::can_implement(8192, 4, h100));
+  EXPECT_TRUE(SpringWavefront::shape(1100, 3, h100) == (WavefrontShape{32, 16, 3}));
+  EXPECT_TRUE(SpringWavefront::can_implement(4608, 8, h100));
+  EXPECT_FALSE(SpringWavefront::can_implement(4609, 8, h100));
+  EXPECT_TRUE(SpringWavefront::can_implement(1024, 32, h100));
+  EXPECT_FALSE(SpringWavefront::can_implement(1025, 32, h100));
+  EXPECT_FALSE(SpringWavefront::can_implement(513, 48, h100));
+  EXPECT_FALSE(SpringWavefront::can_implement(8193, 2, h100));
+  // 3 tiles of d 3: the resets, 2 links, 3 windows of 64 x 3 words, control, 3 x 16 x 3 x 32.
+  EXPECT_EQ(SpringWavefront::tiled_shared_bytes(3, 3),
+            1024u + 2 * 128 * 20 + 3 * 64 * 3 * 4 + 32 + 3 * 16 * 3 * 32 * 4);
+  EXPECT_EQ(SpringWavefront::tiled_shared_bytes(16, 1), 43'552u);  // no opt-in needed
   EXPECT_FALSE(SpringWavefront::can_implement(256, 65, h100));
   // 256 rows of 8 dims: 16 rows x 8 x 32 lanes + 2 teams x 256 samples x 9 words; a word
   // less and it takes one pair a warp (one window), a word less than that and none.

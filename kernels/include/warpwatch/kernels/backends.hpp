@@ -84,10 +84,12 @@ struct BackendOptions {
 // do patterns of up to 64 dims and 512 rows in chunks of 32+ samples (the wavefront holds
 // several dimensions too, as far as the device's shared memory goes: the H100's takes
 // 512 rows of 64 dims; a device with less sends the largest to the sweep, which this rule
-// does not know), and patterns of d 1 and 513-8192 rows (row tiles: a warp per 512 rows),
-// which over chunks of 512+ samples win from one pair. With more dims, several dims in
-// chunks under 32 samples or over 512 rows, or patterns over 8192 rows in chunks of 32+
-// samples (unknown counts as 32+), a pair runs on one device thread (the sweep), and cuda
+// does not know), patterns of several dims past 512 rows while their 512-row tiles x dims
+// is at most 64 (row tiles, pattern rows in shared memory), and patterns of d 1 and
+// 513-8192 rows (row tiles: a warp per 512 rows), which over chunks of 512+ samples win
+// from one pair. With several dims in chunks under 32 samples or in more tiles, or
+// patterns over 8192 rows in chunks of 32+ samples (unknown counts as 32+), a pair runs on
+// one device thread (the sweep), and cuda
 // needs 256 x (cpu threads) pairs: 64 such pairs run 1.2-50x faster on the cpu. An unknown
 // number of pairs goes to the device.
 bool cuda_pays_off(const WorkShape& shape);
