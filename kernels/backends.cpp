@@ -181,8 +181,8 @@ std::unique_ptr<Matcher> make_matcher(Backend backend, const BackendOptions& opt
   if (backend == Backend::automatic && resolved != Backend::reference &&
       cuda_status().device_count > 0) {
     const std::size_t initial = resolved == Backend::cuda ? 1 : 0;
-    return make_switching_matcher(make_matcher(Backend::cpu, options),
-                                  make_matcher(Backend::cuda, options),
+    return make_switching_matcher([options] { return make_matcher(Backend::cpu, options); },
+                                  [options] { return make_matcher(Backend::cuda, options); },
                                   auto_backend_choice(options.cpu_threads, initial), initial);
   }
   switch (resolved) {

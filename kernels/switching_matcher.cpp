@@ -16,18 +16,13 @@ namespace warpwatch::kernels {
 
 class SwitchingMatcher final : public Matcher {
  public:
-  SwitchingMatcher(std::unique_ptr<Matcher> first, std::unique_ptr<Matcher> second,
-                   BackendChoice choose, std::size_t initial)
-      : engines_{std::move(first), std::move(second)}, choose_(std::move(choose)), on_(initial) {
-    if (!engines_[0] || !engines_[1] || !choose_ || initial > 1)
+  SwitchingMatcher(BackendFactory first, BackendFactory second, BackendChoice choose,
+                   std::size_t initial)
+      : factories_{std::move(first), std::move(second)}, choose_(std::move(choose)), on_(initial) {
+    if (!factories_[0] || !factories_[1] || !choose_ || initial > 1)
       throw std::invalid_argument("make_switching_matcher: two backends, a policy, initial 0 or 1");
-    for (auto& e : engines_) {
-      if (e->stream_count() != 0 || e->pattern_count() != 0)
-        throw std::invalid_argument("make_switching_matcher: the backends must be fresh");
-      e->view_ = state_.get();  // their hooks work on this matcher's streams and pairs
-    }
-    // The base's share of large batches on the first backend's threads (the cpu's).
-    lend_host_pool(engines_[0]->host_pool_);
+    // The base's share of large batches on the initial backend's threads.
+    lend_host_pool(engine(initial).host_pool_);
   }
 
   std::string_view name() const override { return "auto"; }
@@ -79,7 +74,8 @@ class SwitchingMatcher final : public Matcher {
   }
 
   void add_backend_counters(MatcherCounters& c) const override {
-    for (const auto& e : engines_) e->add_backend_counters(c);
+    for (const auto& e : engines_)
+      if (e) e->add_backend_counters(c);
     c.second_backend_batches = second_batches_;
     c.backend_switches = switches_;
     c.backend_switch_failures = failures_;
@@ -103,6 +99,19 @@ class SwitchingMatcher final : public Matcher {
     return *engines_[on_];
   }
 
+  // Backend i, made on first use (a device context is not set up for work that never
+  // moves there); its hooks work on this matcher's streams and pairs.
+  Matcher& engine(std::size_t i) {
+    if (!engines_[i]) {
+      std::unique_ptr<Matcher> e = factories_[i]();
+      if (!e || e->stream_count() != 0 || e->pattern_count() != 0)
+        throw std::invalid_argument("make_switching_matcher: a backend must be made fresh");
+      e->view_ = state_.get();
+      engines_[i] = std::move(e);
+    }
+    return *engines_[i];
+  }
+
   WorkShape batch_shape() const {
     WorkShape shape{.pairs = 0};
     for (const StreamState* s : state().active) {
@@ -119,6 +128,13 @@ class SwitchingMatcher final : public Matcher {
   // Every stream-mode pattern's pairs from the live backend to `to`, pattern by pattern,
   // after the batches still running on the live one are finished.
   void move_pairs_to(std::size_t to) {
+    try {
+      engine(to);
+    } catch (...) {  // no device context, say: counted, and not tried again
+      ++failures_;
+      usable_[to] = false;
+      return;
+    }
     for (Started& s : started_) {
       if (s.drained) continue;
       s.drained = true;
@@ -207,7 +223,8 @@ class SwitchingMatcher final : public Matcher {
     }
   };
 
-  std::array<std::unique_ptr<Matcher>, 2> engines_;
+  std::array<BackendFactory, 2> factories_;
+  std::array<std::unique_ptr<Matcher>, 2> engines_;  // null: not made yet
   BackendChoice choose_;
   std::size_t on_;                          // the backend holding the stream-mode pairs
   std::array<bool, 2> usable_{true, true};  // false: a move to it failed
@@ -216,8 +233,7 @@ class SwitchingMatcher final : public Matcher {
   std::uint64_t second_batches_ = 0, switches_ = 0, failures_ = 0;
 };
 
-std::unique_ptr<Matcher> make_switching_matcher(std::unique_ptr<Matcher> first,
-                                                std::unique_ptr<Matcher> second,
+std::unique_ptr<Matcher> make_switching_matcher(BackendFactory first, BackendFactory second,
                                                 BackendChoice choose, std::size_t initial) {
   return std::make_unique<SwitchingMatcher>(std::move(first), std::move(second), std::move(choose),
                                             initial);

@@ -139,8 +139,7 @@ TEST(SwitchingMatcher, CountsMovesAndBatchesAndKeepsPipelinedMatches) {
   ASSERT_GT(want.size(), 100u);  // dense: a match every 7 samples or so
   // 0 0 1 1 1 0 ...: batch k on (k / 2) % 2, so a move comes while a batch is outstanding.
   auto policy = [k = std::size_t{0}](const kernels::WorkShape&) mutable { return (k++ / 2) % 2; };
-  auto m = kernels::make_switching_matcher(kernels::reference::make_matcher(),
-                                           kernels::cpu::make_matcher({2}), policy, 0);
+  auto m = kernels::make_switching_matcher(reference(), cpu(2), policy, 0);
   EXPECT_EQ(m->name(), "auto");
   m->add_stream({"s", 1, 1000});
   m->add_pattern(ramp_pattern("p", 7, 1.0));
@@ -177,8 +176,8 @@ class FullBackend final : public kernels::Matcher {
 TEST(SwitchingMatcher, AMoveTheTargetCannotTakeLeavesEveryPairWhereItWas) {
   const auto want = feed_fresh(kernels::reference::make_matcher());
   auto policy = [k = std::size_t{0}](const kernels::WorkShape&) mutable { return ++k > 3 ? 1 : 0; };
-  auto m = kernels::make_switching_matcher(kernels::cpu::make_matcher({2}),
-                                           std::make_unique<FullBackend>(), policy, 0);
+  auto m = kernels::make_switching_matcher(
+      cpu(2), [] { return std::make_unique<FullBackend>(); }, policy, 0);
   m->add_stream({"s", 1, 1000});
   m->add_pattern(ramp_pattern("p", 7, 1.0));
   m->add_pattern(ramp_pattern("q", 20, 3.0));
@@ -189,13 +188,26 @@ TEST(SwitchingMatcher, AMoveTheTargetCannotTakeLeavesEveryPairWhereItWas) {
   EXPECT_EQ(c.second_backend_batches, 0u);
 }
 
-TEST(SwitchingMatcher, RefusesBackendsInUse) {
-  auto used = kernels::cpu::make_matcher({1});
-  used->add_stream({"s", 1, 1000});
-  EXPECT_THROW(kernels::make_switching_matcher(
-                   std::move(used), kernels::cpu::make_matcher({1}),
-                   [](const kernels::WorkShape&) { return 0; }, 0),
-               std::invalid_argument);
+TEST(SwitchingMatcher, RefusesBackendsInUseAndMakesTheOtherOnlyWhenABatchMovesThere) {
+  const auto used = [] {
+    auto m = kernels::cpu::make_matcher({1});
+    m->add_stream({"s", 1, 1000});
+    return m;
+  };
+  const auto stay = [](const kernels::WorkShape&) { return std::size_t{0}; };
+  EXPECT_THROW(kernels::make_switching_matcher(used, cpu(1), stay, 0), std::invalid_argument);
+  // The second one is never made: nothing moves there.
+  auto m = kernels::make_switching_matcher(cpu(1), used, stay, 0);
+  EXPECT_EQ(feed_fresh(std::move(m)), feed_fresh(kernels::reference::make_matcher()));
+  // Made when a batch moves there, and found in use: a failed move, the pairs stay.
+  auto moving = kernels::make_switching_matcher(
+      cpu(1), used, [](const kernels::WorkShape&) { return std::size_t{1}; }, 0);
+  moving->add_stream({"s", 1, 1000});
+  moving->add_pattern(ramp_pattern("p", 7, 1.0));
+  moving->add_pattern(ramp_pattern("q", 20, 3.0));
+  kernels::Matcher& kept = *moving;
+  EXPECT_EQ(feed(kept, 30, 37), feed_fresh(kernels::reference::make_matcher()));
+  EXPECT_EQ(moving->counters().backend_switch_failures, 1u);
 }
 
 TEST(AutoBackendChoice, MovesOnlyAfterEightBatchesInARowPreferTheOtherBackend) {

@@ -33,12 +33,10 @@ inline conformance::Backend switching_backend(const std::string& name,
                                               conformance::MatcherFactory second, SwitchEvery every,
                                               std::uint64_t seed,
                                               conformance::DistanceMatrixFn distances) {
-  return conformance::Backend{name,
-                              [=] {
-                                return kernels::make_switching_matcher(
-                                    first(), second(), switch_policy(every, seed), 0);
-                              },
-                              std::move(distances)};
+  return conformance::Backend{
+      name,
+      [=] { return kernels::make_switching_matcher(first, second, switch_policy(every, seed), 0); },
+      std::move(distances)};
 }
 
 }  // namespace warpwatch::testing

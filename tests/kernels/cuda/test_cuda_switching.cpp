@@ -124,8 +124,8 @@ TEST(CudaSwitching, DISABLED_MeasureMoves) {
   std::size_t batch = 0;
   // batches 0-2 on cuda, 3-5 on the cpu, 6-8 on cuda: the moves come in batches 3 and 6.
   auto policy = [&batch](const kernels::WorkShape&) { return batch / 3 % 2 == 0 ? 1 : 0; };
-  auto m = kernels::make_switching_matcher(kernels::cpu::make_matcher(),
-                                           kernels::cuda::make_matcher(), policy, 1);
+  auto m = kernels::make_switching_matcher([] { return kernels::cpu::make_matcher(); },
+                                           [] { return kernels::cuda::make_matcher(); }, policy, 1);
   constexpr std::size_t streams = 512, patterns = 32, m_rows = 256, chunk = 64;
   for (std::size_t s = 0; s < streams; ++s) m->add_stream({cat("s", s), 1, 1000});
   std::mt19937_64 rng(1);

@@ -28,10 +28,13 @@ namespace warpwatch::kernels {
 // patterns. Called once per batch, in order (a policy may keep state).
 using BackendChoice = std::function<std::size_t(const WorkShape& batch)>;
 
-// Pairs start on backend `initial`. Both backends must be able to export and import
-// stream-mode state (reference, cpu, cuda can) and be fresh (no streams or patterns).
-std::unique_ptr<Matcher> make_switching_matcher(std::unique_ptr<Matcher> first,
-                                                std::unique_ptr<Matcher> second,
+// Makes a fresh backend (no streams or patterns) that can export and import stream-mode
+// state (reference, cpu, cuda can).
+using BackendFactory = std::function<std::unique_ptr<Matcher>()>;
+
+// Pairs start on backend `initial`, made now; the other is made when a batch first moves
+// there (a backend that cannot be made counts as a failed move).
+std::unique_ptr<Matcher> make_switching_matcher(BackendFactory first, BackendFactory second,
                                                 BackendChoice choose, std::size_t initial);
 
 }  // namespace warpwatch::kernels
