@@ -185,14 +185,16 @@ class SwitchingMatcher final : public Matcher {
     const Handles from_handles = Handles::of(pattern, pairs);
     std::vector<RawMatch> dropped;
     std::size_t added = 0;
+    bool pattern_added = false;
     try {
       to.on_stream_pattern_added(pattern);
+      pattern_added = true;
       for (; added < pairs.size(); ++added) to.on_stream_pair_added(*pairs[added]);
       to.import_stream_pairs(pairs, lanes);
     } catch (...) {
-      try {
+      try {  // only what `to` took (a pattern it never took has `from`'s handle still)
         while (added > 0) to.on_stream_pair_removed(*pairs[--added], dropped);
-        to.on_stream_pattern_removed(pattern, dropped);
+        if (pattern_added) to.on_stream_pattern_removed(pattern, dropped);
       } catch (...) {  // `to` is given up on (not tried again) whatever it still holds
       }
       from_handles.restore(pattern, pairs);

@@ -154,13 +154,20 @@ TEST(SwitchingMatcher, CountsMovesAndBatchesAndKeepsPipelinedMatches) {
 }
 
 namespace {
-// Takes patterns, but no pair: as a device backend whose memory is full.
+// Takes patterns but no pair (or not even patterns), as a device backend whose memory is
+// full; a pattern it never took must not be handed back.
 class FullBackend final : public kernels::Matcher {
  public:
+  explicit FullBackend(bool takes_patterns) : takes_patterns_(takes_patterns) {}
   std::string_view name() const override { return "full"; }
 
  protected:
-  void on_stream_pattern_removed(PatternState&, std::vector<kernels::RawMatch>&) override {}
+  void on_stream_pattern_added(PatternState&) override {
+    if (!takes_patterns_) throw std::runtime_error("no room for a pattern (test)");
+  }
+  void on_stream_pattern_removed(PatternState&, std::vector<kernels::RawMatch>&) override {
+    EXPECT_TRUE(takes_patterns_) << "a pattern it never took was handed back";
+  }
   void on_stream_pair_added(Pair&) override { throw std::runtime_error("no room (test)"); }
   void on_stream_pair_removed(Pair&, std::vector<kernels::RawMatch>&) override {
     ADD_FAILURE() << "a pair it never took was handed back";
@@ -170,22 +177,29 @@ class FullBackend final : public kernels::Matcher {
   }
   void flush_stream_pairs(std::vector<kernels::RawMatch>&) override {}
   void lower_to_live_starts(std::span<std::uint64_t>) override {}
+
+ private:
+  bool takes_patterns_;
 };
 }  // namespace
 
 TEST(SwitchingMatcher, AMoveTheTargetCannotTakeLeavesEveryPairWhereItWas) {
   const auto want = feed_fresh(kernels::reference::make_matcher());
-  auto policy = [k = std::size_t{0}](const kernels::WorkShape&) mutable { return ++k > 3 ? 1 : 0; };
-  auto m = kernels::make_switching_matcher(
-      cpu(2), [] { return std::make_unique<FullBackend>(); }, policy, 0);
-  m->add_stream({"s", 1, 1000});
-  m->add_pattern(ramp_pattern("p", 7, 1.0));
-  m->add_pattern(ramp_pattern("q", 20, 3.0));
-  EXPECT_EQ(feed(*m, 30, 37), want);
-  const kernels::MatcherCounters c = m->counters();
-  EXPECT_EQ(c.backend_switch_failures, 1u);  // tried once, then not again
-  EXPECT_EQ(c.backend_switches, 0u);
-  EXPECT_EQ(c.second_backend_batches, 0u);
+  for (const bool takes_patterns : {true, false}) {
+    auto policy = [k = std::size_t{0}](const kernels::WorkShape&) mutable {
+      return ++k > 3 ? 1 : 0;
+    };
+    auto m = kernels::make_switching_matcher(
+        cpu(2), [=] { return std::make_unique<FullBackend>(takes_patterns); }, policy, 0);
+    m->add_stream({"s", 1, 1000});
+    m->add_pattern(ramp_pattern("p", 7, 1.0));
+    m->add_pattern(ramp_pattern("q", 20, 3.0));
+    EXPECT_EQ(feed(*m, 30, 37), want) << takes_patterns;
+    const kernels::MatcherCounters c = m->counters();
+    EXPECT_EQ(c.backend_switch_failures, 1u);  // tried once, then not again
+    EXPECT_EQ(c.backend_switches, 0u);
+    EXPECT_EQ(c.second_backend_batches, 0u);
+  }
 }
 
 TEST(SwitchingMatcher, RefusesBackendsInUseAndMakesTheOtherOnlyWhenABatchMovesThere) {
