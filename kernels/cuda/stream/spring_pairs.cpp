@@ -24,6 +24,22 @@ std::size_t tile_bytes(std::size_t m) {  // two sides of D and S, then 4 words a
   return 4 * m * tile_lanes * 4 + 4 * tile_lanes * 4;
 }
 
+// Points dev's arrays into a tile's tile_bytes(m) at `base` (its device memory, or a host
+// copy of it): D and S of side 0, D and S of side 1, then d_min, t_s, t_e (back to back:
+// flush_lanes copies them at once) and side of the 32 lanes.
+void lay_out_tile(SpringTileDev& dev, unsigned char* base, std::size_t m) {
+  const std::size_t column = m * tile_lanes * 4;  // bytes of one side's D (or S)
+  for (std::size_t side = 0; side < 2; ++side) {
+    dev.d[side] = reinterpret_cast<float*>(base + 2 * side * column);
+    dev.s[side] = reinterpret_cast<std::int32_t*>(base + (2 * side + 1) * column);
+  }
+  unsigned char* lanes = base + 4 * column;
+  dev.d_min = reinterpret_cast<float*>(lanes);
+  dev.t_s = reinterpret_cast<std::int32_t*>(lanes + tile_lanes * 4);
+  dev.t_e = reinterpret_cast<std::int32_t*>(lanes + tile_lanes * 8);
+  dev.side = reinterpret_cast<std::uint32_t*>(lanes + tile_lanes * 12);
+}
+
 }  // namespace
 
 void SpringPairs::push_tile(Pattern& p) {
@@ -46,17 +62,8 @@ void SpringPairs::push_tile(Pattern& p) {
         Slab{StreamOrderedBuffer<unsigned char>(capacity * bytes, compute_.get()), capacity, 0});
   }
   Slab& slab = p.slabs.back();
-  const std::size_t column = m * tile_lanes * 4;                 // bytes of one side's D (or S)
-  unsigned char* base = slab.memory.data() + slab.used * bytes;  // bytes: a multiple of 128
-  for (std::size_t side = 0; side < 2; ++side) {
-    tile->dev.d[side] = reinterpret_cast<float*>(base + 2 * side * column);
-    tile->dev.s[side] = reinterpret_cast<std::int32_t*>(base + (2 * side + 1) * column);
-  }
-  unsigned char* lanes = base + 4 * column;  // d_min, t_s, t_e back to back (flush_lanes)
-  tile->dev.d_min = reinterpret_cast<float*>(lanes);
-  tile->dev.t_s = reinterpret_cast<std::int32_t*>(lanes + tile_lanes * 4);
-  tile->dev.t_e = reinterpret_cast<std::int32_t*>(lanes + tile_lanes * 8);
-  tile->dev.side = reinterpret_cast<std::uint32_t*>(lanes + tile_lanes * 12);
+  // bytes: a multiple of 128
+  lay_out_tile(tile->dev, slab.memory.data() + slab.used * bytes, m);
   p.tiles.push_back(std::move(tile));  // reserved: cannot throw
   ++slab.used;
 }
@@ -155,48 +162,24 @@ SpringPairs::TileImages SpringPairs::download_tiles(std::span<common::Pair* cons
   return t;
 }
 
-namespace {
-// A lane's words in a tile's host image (push_tile's layout: D and S of side 0, D and S of
-// side 1, then d_min, t_s, t_e and side of the 32 lanes).
-struct LaneWords {
-  float* d;
-  std::int32_t* s;
-  float* d_min;
-  std::int32_t *t_s, *t_e;
-  std::uint32_t* side;
-};
-LaneWords lane_words(std::vector<unsigned char>& image, std::size_t m, std::uint32_t lane,
-                     std::uint32_t side) {
-  const std::size_t column = m * tile_lanes * 4;
-  unsigned char* lanes = image.data() + 4 * column;
-  return {reinterpret_cast<float*>(image.data() + 2 * side * column) + lane,
-          reinterpret_cast<std::int32_t*>(image.data() + (2 * side + 1) * column) + lane,
-          reinterpret_cast<float*>(lanes) + lane,
-          reinterpret_cast<std::int32_t*>(lanes + tile_lanes * 4) + lane,
-          reinterpret_cast<std::int32_t*>(lanes + tile_lanes * 8) + lane,
-          reinterpret_cast<std::uint32_t*>(lanes + tile_lanes * 12) + lane};
-}
-}  // namespace
-
 void SpringPairs::export_pairs(std::span<common::Pair* const> pairs,
                                std::span<common::SpringLaneState> out) {
   TileImages t = download_tiles(pairs);
   for (std::size_t k = 0; k < pairs.size(); ++k) {
-    std::vector<unsigned char>& image = t.images[t.tile_of[k]];
     const std::size_t m = t.tiles[t.tile_of[k]]->m;
-    const std::uint32_t lane = pairs[k]->handle % tile_lanes;
-    const std::uint32_t side = *lane_words(image, m, lane, 0).side;
-    const LaneWords w = lane_words(image, m, lane, side);
+    SpringTileDev host;  // the tile's arrays in its host image
+    lay_out_tile(host, t.images[t.tile_of[k]].data(), m);
+    const std::uint32_t lane = pairs[k]->handle % tile_lanes, side = host.side[lane];
     common::SpringLaneState& o = out[k];
     o.d.resize(m);
     o.s.resize(m);
     for (std::size_t i = 0; i < m; ++i) {
-      o.d[i] = w.d[i * tile_lanes];
-      o.s[i] = w.s[i * tile_lanes];
+      o.d[i] = host.d[side][i * tile_lanes + lane];
+      o.s[i] = host.s[side][i * tile_lanes + lane];
     }
-    o.d_min = *w.d_min;
-    o.t_s = *w.t_s;
-    o.t_e = *w.t_e;
+    o.d_min = host.d_min[lane];
+    o.t_s = host.t_s[lane];
+    o.t_e = host.t_e[lane];
   }
 }
 
@@ -204,19 +187,20 @@ void SpringPairs::import_pairs(std::span<common::Pair* const> pairs,
                                std::span<const common::SpringLaneState> in) {
   TileImages t = download_tiles(pairs);  // the other lanes of the tiles stay as they are
   for (std::size_t k = 0; k < pairs.size(); ++k) {
-    std::vector<unsigned char>& image = t.images[t.tile_of[k]];
     const std::size_t m = t.tiles[t.tile_of[k]]->m;
-    const common::SpringLaneState& lane = in[k];
-    WW_ASSERT(lane.d.size() == m && lane.s.size() == m, "a lane state of the pattern's rows");
-    const LaneWords w = lane_words(image, m, pairs[k]->handle % tile_lanes, 0);
+    const common::SpringLaneState& from = in[k];
+    WW_ASSERT(from.d.size() == m && from.s.size() == m, "a lane state of the pattern's rows");
+    SpringTileDev host;  // the tile's arrays in its host image; the lane goes to side 0
+    lay_out_tile(host, t.images[t.tile_of[k]].data(), m);
+    const std::uint32_t lane = pairs[k]->handle % tile_lanes;
     for (std::size_t i = 0; i < m; ++i) {
-      w.d[i * tile_lanes] = lane.d[i];
-      w.s[i * tile_lanes] = lane.s[i];
+      host.d[0][i * tile_lanes + lane] = from.d[i];
+      host.s[0][i * tile_lanes + lane] = from.s[i];
     }
-    *w.d_min = lane.d_min;
-    *w.t_s = lane.t_s;
-    *w.t_e = lane.t_e;
-    *w.side = 0;
+    host.d_min[lane] = from.d_min;
+    host.t_s[lane] = from.t_s;
+    host.t_e[lane] = from.t_e;
+    host.side[lane] = 0;
   }
   for (std::size_t k = 0; k < t.tiles.size(); ++k)
     WW_CUDA(cudaMemcpyAsync(t.tiles[k]->dev.d[0], t.images[k].data(), t.images[k].size(),
