@@ -104,6 +104,10 @@ Matcher::Matcher() : state_(std::make_unique<MatcherState>()), view_(state_.get(
 Matcher::~Matcher() = default;
 
 void Matcher::on_stream_pattern_added(PatternState&) {}
+void Matcher::on_stream_pattern_moved_out(PatternState& pattern) {
+  std::vector<RawMatch> discarded;  // the target backend holds these candidates now
+  on_stream_pattern_removed(pattern, discarded);
+}
 void Matcher::add_backend_counters(MatcherCounters&) const {}
 
 void Matcher::export_stream_pairs(std::span<Pair* const>, std::span<common::SpringLaneState>) {

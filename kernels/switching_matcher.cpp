@@ -26,6 +26,7 @@ class SwitchingMatcher final : public Matcher {
   }
 
   std::string_view name() const override { return "auto"; }
+  std::string_view running_backend() const override { return engines_[on_]->name(); }
 
  protected:
   void on_stream_pattern_added(PatternState& p) override { live().on_stream_pattern_added(p); }
@@ -170,8 +171,8 @@ class SwitchingMatcher final : public Matcher {
   }
 
   // One pattern's pairs, state and all: added to `to` and given the state exported from
-  // `from`, then dropped from `from` (their pending candidates moved with the state: the
-  // matches a removal reports are dropped). Throws with the pattern still on `from` when
+  // `from`, then dropped from `from` (on_stream_pattern_moved_out: their pending candidates
+  // moved with the state, nothing is reported). Throws with the pattern still on `from` when
   // `to` cannot take it. Each backend keeps its own handles in the pattern and its pairs.
   // When `from` fails to drop it, `from` is given up on (it may hold part of it still).
   void move_pattern(PatternState& pattern, std::size_t from_index, std::size_t to_index) {
@@ -203,7 +204,7 @@ class SwitchingMatcher final : public Matcher {
     const Handles to_handles = Handles::of(pattern, pairs);
     from_handles.restore(pattern, pairs);
     try {
-      from.on_stream_pattern_removed(pattern, dropped);
+      from.on_stream_pattern_moved_out(pattern);
     } catch (...) {
       usable_[from_index] = false;
     }

@@ -261,6 +261,7 @@ void Pipeline::process(stream::IngestBatch batch) {
     matcher_->submit(chunks);  // the samples are copied out of `batch` here
     in_flight_.push_back({batch.samples, began});
     submit_ms = ms_since(began);
+    follow_running_backend();
   }
   if (!batch.ended.empty()) {
     collect_all();
@@ -293,6 +294,17 @@ void Pipeline::process(stream::IngestBatch batch) {
     replay_batches_done_ = all;
   }
   hub_->recycle(std::move(batch));  // its vectors hold the next rounds' samples
+}
+
+void Pipeline::follow_running_backend() {
+  if (config_.batch_samples) return;  // configured: kept whatever runs the batches
+  const std::string_view running = matcher_->running_backend();
+  const std::size_t samples =
+      config::batch_samples_for(0, kernels::parse_backend(running).value_or(kernels::Backend::cpu));
+  if (samples == batch_samples_) return;
+  log_->info("scheduler: batches now run on the {} backend: rounds of at most {} samples", running,
+             samples);
+  batch_samples_ = samples;
 }
 
 void Pipeline::collect_one() {

@@ -56,6 +56,10 @@ class CudaMatcher final : public Matcher {
     const std::lock_guard lock(context_.mutex());
     spring_.remove_pattern(pattern, out);
   }
+  void on_stream_pattern_moved_out(PatternState& pattern) override {
+    const std::lock_guard lock(context_.mutex());
+    spring_.drop_pattern(pattern);
+  }
   void on_stream_pair_added(Pair& pair) override {
     const std::lock_guard lock(context_.mutex());
     spring_.add_pair(&pair);

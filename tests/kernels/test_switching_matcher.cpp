@@ -153,6 +153,28 @@ TEST(SwitchingMatcher, CountsMovesAndBatchesAndKeepsPipelinedMatches) {
   EXPECT_EQ(c.backend_switch_failures, 0u);
 }
 
+TEST(SwitchingMatcher, NamesTheBackendThatRanTheLastBatch) {
+  // reference, reference, cpu, cpu, ...: the daemon sizes its rounds by running_backend().
+  auto policy = [k = std::size_t{0}](const kernels::WorkShape&) mutable { return (k++ / 2) % 2; };
+  auto m = kernels::make_switching_matcher(reference(), cpu(2), policy, 0);
+  m->add_stream({"s", 1, 1000});
+  m->add_pattern(ramp_pattern("p", 7, 1.0));
+  EXPECT_EQ(m->running_backend(), "reference");  // before any batch: the initial one
+  const std::vector<float> v(16, 1.0f);
+  std::vector<std::int64_t> t(16);
+  for (std::size_t i = 0; i < t.size(); ++i) t[i] = static_cast<std::int64_t>(i + 1) * 1000;
+  std::vector<std::string> seen;
+  for (std::uint64_t b = 0; b < 4; ++b) {
+    for (std::size_t i = 0; i < t.size(); ++i) t[i] += 16000;
+    const kernels::StreamChunk c{"s", v, t};
+    m->process(std::span(&c, 1));
+    seen.emplace_back(m->running_backend());
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"reference", "reference", "cpu", "cpu"}));
+  EXPECT_EQ(kernels::cpu::make_matcher(kernels::cpu::Options{2})->running_backend(),
+            "cpu");  // not auto: name()
+}
+
 namespace {
 // Takes patterns but no pair (or not even patterns), as a device backend whose memory is
 // full; a pattern it never took must not be handed back.

@@ -232,6 +232,16 @@ void SpringPairs::remove_pattern(const common::PatternState& pattern, std::vecto
     flush_lanes(it->second, *tile, 0, static_cast<std::uint32_t>(tile->lanes.size()), out);
   patterns_.erase(it);
   dirty_ = true;
+  release_freed_memory();
+}
+
+void SpringPairs::drop_pattern(const common::PatternState& pattern) {
+  patterns_.erase(pattern.def->id);
+  dirty_ = true;
+  if (patterns_.empty()) release_freed_memory();
+}
+
+void SpringPairs::release_freed_memory() {
   // The freed tiles go back to the driver, not only to the pool (which keeps what is freed
   // for new tiles, and which cudaMalloc cannot draw from): once the frees have run.
   compute_.synchronize();

@@ -27,6 +27,10 @@ class SpringPairs {
   void add_pattern(const common::PatternState& pattern);  // a stream-mode pattern, no pairs yet
   // Ends every pair of the pattern, appending their pending candidates.
   void remove_pattern(const common::PatternState& pattern, std::vector<RawMatch>& out);
+  // Forgets the pattern's pairs without reading their candidates back (they moved to another
+  // backend with their state); freed memory goes back to the driver once no pattern is left,
+  // not after each of a move's patterns.
+  void drop_pattern(const common::PatternState& pattern);
   // A fresh pair of a pattern added before.
   void add_pair(common::Pair* pair);
   // Ends the pair, appending its pending candidate.
@@ -123,7 +127,8 @@ class SpringPairs {
   void synchronize();  // the compute stream, counted as waiting
   // A tile at the end of p's tiles, its memory in p's last slab (a new one when full).
   void push_tile(Pattern& p);
-  void pop_tile(Pattern& p);  // the last tile; its slab's memory goes when the slab empties
+  void release_freed_memory();  // after the frees queued on the compute stream have run
+  void pop_tile(Pattern& p);    // the last tile; its slab's memory goes when the slab empties
   // Sets the lanes added since the last call fresh on the device, in one launch: before any
   // launch, read or move of lane state.
   void set_fresh_lanes();

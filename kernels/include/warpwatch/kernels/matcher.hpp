@@ -134,6 +134,10 @@ class Matcher {
 
   // Backend name for logs and benchmarks ("reference", "cpu", "cuda").
   virtual std::string_view name() const = 0;
+  // The backend that ran the last batch ("cpu", "cuda", ...): name(), except under auto with
+  // a device, whose batches move between two (switching_matcher.hpp). The daemon sizes its
+  // rounds by it (config::batch_samples_for).
+  virtual std::string_view running_backend() const { return name(); }
 
   // A new stream starts at sample index 0. Throws when the id exists or is empty, dims is
   // not 1..64 or the period is not > 0.
@@ -193,6 +197,11 @@ class Matcher {
   // candidates are appended by on_stream_pattern_removed (which drops all its state).
   virtual void on_stream_pattern_added(PatternState& pattern);
   virtual void on_stream_pattern_removed(PatternState& pattern, std::vector<RawMatch>& out) = 0;
+  // The pattern and its pairs went to another backend, state and pending candidates
+  // included (switching_matcher.hpp): drop them, reporting nothing. The default is a removal
+  // whose reports are discarded; a backend overrides it where a removal does more (the
+  // cuda backend reads the candidates back and hands freed memory back to the driver).
+  virtual void on_stream_pattern_moved_out(PatternState& pattern);
   // A stream-mode pair starts fresh (D = +inf, no candidate) / ends, appending its pending
   // candidate to `out`.
   virtual void on_stream_pair_added(Pair& pair) = 0;

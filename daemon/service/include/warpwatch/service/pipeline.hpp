@@ -95,6 +95,9 @@ class Pipeline {
   // the next round's samples are already waiting, so that its kernels overlap their packing.
   void process(stream::IngestBatch batch);
   void collect_one();  // the oldest submitted batch: collected, its matches published
+  // With scheduler.batch_samples 0, rounds take the size of the backend that ran the last
+  // batch (auto moves batches between the cpu and the device).
+  void follow_running_backend();
   void collect_all();  // before the Matcher's streams or patterns change, and at shutdown
   // reload()'s parts: each matches or flushes what the old definitions still owe and
   // appends those matches to `flushed` (published through the old rules).
@@ -128,7 +131,7 @@ class Pipeline {
   std::vector<stream::Source*> replays_;       // the finite ones among sources_
   std::atomic<bool> replay_batches_done_{false};
   const std::string instance_;     // as started: /metrics reads it from other threads
-  std::size_t batch_samples_ = 0;  // scheduler.batch_samples, or the backend's (at start)
+  std::size_t batch_samples_ = 0;  // scheduler.batch_samples, or the running backend's
   mutable std::mutex stats_mu_;
   PipelineStats stats_;
   std::atomic<bool> running_{false};
