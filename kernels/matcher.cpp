@@ -309,6 +309,8 @@ void Matcher::add_pattern(PatternRef pattern) {
   auto added = std::make_unique<PatternState>();
   added->def = std::move(pattern);
   added->eps = reference::stream_eps(added->def->params.threshold);
+  if (common::WindowQuery::applies(added->def->params))
+    added->window_query = std::make_unique<const common::WindowQuery>(*added->def);
   PatternState& p = *s.patterns.emplace(added->def->id, std::move(added)).first->second;
   if (p.stream_mode()) {
     try {
@@ -465,6 +467,7 @@ void Matcher::submit(std::span<const StreamChunk> batch) {
       pair->window->ends(stream->chunk_first, stream->chunk_first + stream->chunk_count, w.ends);
       w.distances.assign(w.ends.size(), 0.0);
       w.flat.assign(w.ends.size(), 0);
+      w.pruned = {};
     }
   }
   const std::span<WindowBatch> windows(s.windows.data(), n);
@@ -488,6 +491,8 @@ void Matcher::submit(std::span<const StreamChunk> batch) {
         pair.window->group(stream.chunk_first, stream.chunk_first + stream.chunk_count, w.ends,
                            w.distances, w.flat, stream.history, occurrences);
     s.counters.flat_windows_skipped += flat;
+    s.counters.windows_evaluated += w.ends.size() - flat;
+    for (std::size_t k = 0; k < w.pruned.size(); ++k) s.counters.windows_pruned[k] += w.pruned[k];
     s.counters.cells +=
         (w.ends.size() - flat) * pair.pattern->def->length() * pair.window->window();
     for (const auto& o : occurrences) append_window(pair, o, out);

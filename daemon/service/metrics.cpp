@@ -127,6 +127,14 @@ void pipeline_families(Families& f, const PipelineStats& p) {
   f.counter("matcher_cells_total", "DP cell updates").add(d(p.matcher.cells));
   f.counter("matcher_flat_windows_skipped_total", "znorm windows skipped as flat (std < 1e-8)")
       .add(d(p.matcher.flat_windows_skipped));
+  f.counter("matcher_windows_evaluated_total", "Window-mode windows compared (not flat)")
+      .add(d(p.matcher.windows_evaluated));
+  f.counter("matcher_windows_pruned_total",
+            "Windows a lower bound showed cannot qualify, by the stage that showed it (cpu)")
+      .add(d(p.matcher.windows_pruned[0]), {{"stage", "lb_kim"}})
+      .add(d(p.matcher.windows_pruned[1]), {{"stage", "lb_keogh_pattern"}})
+      .add(d(p.matcher.windows_pruned[2]), {{"stage", "lb_keogh_window"}})
+      .add(d(p.matcher.windows_pruned[3]), {{"stage", "abandoned"}});
   const kernels::MatcherCounters& m = p.matcher;
   f.counter("matcher_host_seconds_total",
             "Host time of the matcher's batches by phase; wait: blocked on the device")

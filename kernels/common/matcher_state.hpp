@@ -3,6 +3,7 @@
 // Kept in the Matcher base, read by the backends through Matcher::state().
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -12,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/window_bounds.hpp"
 #include "common/window_track.hpp"
 #include "warpwatch/kernels/matcher.hpp"
 #include "warpwatch/stream/stream_history.hpp"
@@ -51,6 +53,8 @@ struct PatternState {
   float eps = 0.0f;  // stream mode: the threshold as every backend compares D with it
   std::vector<std::unique_ptr<Pair>> pairs;
   std::uint32_t handle = 0;  // stream mode: the backend's place for the pattern's state
+  // Window mode with dtw or dk: the pattern's envelopes for pruning (window_bounds.hpp).
+  std::unique_ptr<const WindowQuery> window_query;
 
   bool stream_mode() const { return def->params.mode == Mode::stream; }
 };
@@ -69,6 +73,10 @@ struct WindowBatch {
   std::vector<std::uint64_t> ends;
   std::vector<double> distances;
   std::vector<std::uint8_t> flat;
+  // Windows the backend did not align in full because a lower bound showed they cannot
+  // qualify (their distance is +inf): by LB_Kim, by LB_Keogh on the pattern's envelope, by
+  // LB_Keogh on the window's envelope, and abandoned during the alignment.
+  std::array<std::uint64_t, 4> pruned{};
 };
 
 // The match of `pair` with absolute sample indices; timestamps from the stream's history.

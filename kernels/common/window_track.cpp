@@ -24,6 +24,17 @@ void WindowTrack::ends(std::uint64_t from, std::uint64_t to,
     if (schedule_.ends_at(e)) out.push_back(e);
 }
 
+// The window's clock, rebased to the pattern's first time (SPEC.md 4.3).
+template <typename T>
+void WindowTrack::rebase_times(const stream::StreamHistory& history, std::uint64_t end, T* times,
+                               T first_time) const {
+  const std::uint64_t start = end + 1 - schedule_.w;
+  const std::int64_t t0 = history.time_ns(start);
+  for (std::size_t j = 0; j < schedule_.w; ++j)
+    times[j] = static_cast<T>(static_cast<double>(first_time) +
+                              static_cast<double>(history.time_ns(start + j) - t0) * 1e-9);
+}
+
 template <typename T>
 bool WindowTrack::window_as(const stream::StreamHistory& history, std::uint64_t end,
                             std::vector<float>& values, T* times, T first_time) const {
@@ -31,13 +42,13 @@ bool WindowTrack::window_as(const stream::StreamHistory& history, std::uint64_t 
   const std::uint64_t start = end + 1 - w;
   values.assign(history.sample(start), history.sample(start) + w * dims);
   if (znorm_ && !znormalize(values, dims)) return false;
-  if (times) {  // the window's clock, rebased to the pattern's first time (SPEC.md 4.3)
-    const std::int64_t t0 = history.time_ns(start);
-    for (std::size_t j = 0; j < w; ++j)
-      times[j] = static_cast<T>(static_cast<double>(first_time) +
-                                static_cast<double>(history.time_ns(start + j) - t0) * 1e-9);
-  }
+  if (times) rebase_times(history, end, times, first_time);
   return true;
+}
+
+void WindowTrack::window_times(const stream::StreamHistory& history, std::uint64_t end,
+                               float* times) const {
+  rebase_times(history, end, times, times_[0]);
 }
 
 bool WindowTrack::window(const stream::StreamHistory& history, std::uint64_t end,

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/window_grouping.hpp"
+#include "common/window_stats.hpp"
 #include "warpwatch/stream/stream_history.hpp"
 
 namespace warpwatch::kernels::common {
@@ -21,6 +22,8 @@ class WindowTrack {
   WindowTrack(const PatternDef& pattern, std::int64_t nominal_period_ns, std::uint64_t first_index);
 
   std::size_t window() const { return schedule_.w; }
+  bool znorm() const { return znorm_; }
+  std::uint64_t first_end() const { return schedule_.first + schedule_.w - 1; }
   const PatternDef& pattern() const { return *pattern_; }
   const std::vector<float>& values() const { return values_; }  // the pattern as compared
   // twed: the pattern's clock in seconds, as the fast backends (float32) and the
@@ -39,6 +42,8 @@ class WindowTrack {
               float* times) const;
   bool window(const stream::StreamHistory& history, std::uint64_t end, std::vector<float>& values,
               double* times) const;
+  // twed: only the window's rebased clock (w values).
+  void window_times(const stream::StreamHistory& history, std::uint64_t end, float* times) const;
   // Offers the evaluated windows of [from, to) (ends[i] with distances[i]; flat[i] set for
   // skipped ones) to the exclusion zone in sample order; appends the occurrences that
   // become final and returns how many windows were skipped as flat.
@@ -48,13 +53,17 @@ class WindowTrack {
   // End of input: the pending occurrence, if any.
   std::optional<WindowOccurrence> flush() { return zone_.flush(); }
   // The oldest sample a future window needs when `next` is the stream's next index: the
-  // next window ends at `next` or later and reaches w-1 samples back.
+  // next window ends at `next` or later and reaches w-1 samples back, and under znorm the
+  // cpu backend's moments start from an anchor window up to WindowStats::lookback() earlier.
   std::uint64_t oldest_needed(std::uint64_t next) const {
-    const std::uint64_t lookback = schedule_.w - 1;
+    const std::uint64_t lookback = schedule_.w - 1 + (znorm_ ? WindowStats::lookback() : 0);
     return next > lookback ? next - lookback : 0;
   }
 
  private:
+  template <typename T>
+  void rebase_times(const stream::StreamHistory& history, std::uint64_t end, T* times,
+                    T first_time) const;
   template <typename T>
   bool window_as(const stream::StreamHistory& history, std::uint64_t end,
                  std::vector<float>& values, T* times, T first_time) const;

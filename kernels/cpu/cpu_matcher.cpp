@@ -3,6 +3,8 @@
 // packs: spring_pattern.hpp) and every window-mode pair's windows in parallel (per-worker
 // scratch), then merges the workers' matches. Its cost follows the batch's chunks, not the
 // streams and pairs that exist.
+#include <algorithm>
+#include <array>
 #include <memory>
 #include <vector>
 
@@ -19,7 +21,8 @@ using common::WorkerPool;
 
 class CpuMatcher final : public Matcher {
  public:
-  explicit CpuMatcher(const Options& options) : pool_(options.threads), scratch_(pool_.size()) {
+  explicit CpuMatcher(const Options& options)
+      : pool_(options.threads), scratch_(pool_.size()), prune_windows_(options.window_pruning) {
     lend_host_pool(&pool_);
   }
 
@@ -62,18 +65,26 @@ class CpuMatcher final : public Matcher {
       if (!spring) continue;
       spring->plan_batch();
       for (std::size_t k = 0; k < spring->task_count(); ++k)
-        tasks_.push_back({spring.get(), k, nullptr});
+        tasks_.push_back({spring.get(), k, nullptr, 0, 0, {}});
     }
+    // A pair's windows in slices, so that one long stream keeps every thread busy.
     for (WindowBatch& w : windows)
-      if (!w.ends.empty()) tasks_.push_back({nullptr, 0, &w});
+      for (std::size_t first = 0; first < w.ends.size(); first += kWindowsPerTask)
+        tasks_.push_back(
+            {nullptr, 0, &w, first, std::min(kWindowsPerTask, w.ends.size() - first), {}});
     for (auto& s : scratch_) s.matches.clear();
     pool_.for_each(tasks_.size(), [&](std::size_t i, unsigned worker) {
-      const Task& task = tasks_[i];
+      Task& task = tasks_[i];
       if (task.spring)
         task.spring->run_task(task.task, scratch_[worker]);
       else
-        compute_window_distances(*task.windows, scratch_[worker]);
+        compute_window_distances(*task.windows, task.first, task.count, prune_windows_,
+                                 scratch_[worker], task.pruned);
     });
+    for (const Task& task : tasks_)
+      if (task.windows)
+        for (std::size_t k = 0; k < task.pruned.size(); ++k)
+          task.windows->pruned[k] += task.pruned[k];
     for (auto& s : scratch_) out.insert(out.end(), s.matches.begin(), s.matches.end());
   }
 
@@ -104,11 +115,16 @@ class CpuMatcher final : public Matcher {
   struct Task {
     SpringPattern* spring;  // a stream-mode group or pack (the pattern's task), or
     std::size_t task;
-    WindowBatch* windows;  // a window-mode pair's windows
+    WindowBatch* windows;  // a slice of a window-mode pair's windows
+    std::size_t first, count;
+    std::array<std::uint64_t, 4> pruned;  // what the slice's cascade pruned, by stage
   };
+  // Windows a task: enough to amortize a slice's start (its moments begin at an anchor).
+  static constexpr std::size_t kWindowsPerTask = 2048;
 
   WorkerPool pool_;
   std::vector<WorkerScratch> scratch_;
+  bool prune_windows_;
   SpringPattern& spring_of(const PatternState& pattern) { return *springs_[pattern.handle]; }
 
   // The stream-mode patterns' state by PatternState::handle (null: a free handle).

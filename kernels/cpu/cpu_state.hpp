@@ -18,6 +18,11 @@ struct WorkerScratch {
   std::vector<float> times;         // transposed window times (twed)
   std::vector<float> window;        // one window, for normalization
   std::vector<float> window_times;  // twed: one window's rebased clock
+  // Window mode's pruning (window_distances.hpp): the windows in the lanes of the group being
+  // gathered, each lane's limit and rest-of-rows bounds, and one window's envelope.
+  std::vector<std::size_t> lanes;
+  std::vector<double> limits, rest, rest_rows;
+  std::vector<float> env_lo, env_hi;
   std::vector<SpringLaneReport> reports;
   // Stream mode: lanes of sparse groups gathered into one full-width group (spring_pattern.hpp).
   std::vector<float> pack_d, pack_d_min;

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <limits>
 
+#include "common/window_bounds.hpp"
 #include "cpu/elastic_kernel.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -59,6 +60,22 @@ HWY_INLINE void FillInf(DF df, float* row, std::size_t from, std::size_t to, std
       hn::StoreU(hn::Inf(df), df, row + j * width + o);
 }
 
+// Abandoning after row i (OneVsMany::limit): false once every lane is given up.
+template <Metric kMetric>
+bool KeepLanes(const OneVsMany& job, std::size_t i, ElasticScratch& s) {
+  bool any = false;
+  for (std::size_t lane = 0; lane < job.width; ++lane) {
+    if (!s.alive[lane]) continue;
+    const double least = s.row_min[lane], rest = job.rest[(i + 1) * job.width + lane];
+    const double bound = kMetric == Metric::dtw ? least + rest : std::max(least, rest);
+    if (bound * (1.0 - job.margin) > job.limit[lane])
+      s.alive[lane] = 0;
+    else
+      any = true;
+  }
+  return any;
+}
+
 template <Metric kMetric, Cost kCost>
 void Warping(const OneVsMany& job, bool banded, ElasticScratch& s, double* out) {
   const DF df;
@@ -68,6 +85,11 @@ void Warping(const OneVsMany& job, bool banded, ElasticScratch& s, double* out) 
   FillInf(df, row, 0, m, w);
   hn::StoreU(hn::Zero(df), df, row);  // D(0,0) = 0
   hn::StoreU(hn::Zero(df), df, row + n);
+  const bool abandoning = job.limit != nullptr;
+  if (abandoning) {
+    s.alive.assign(w, 1);
+    s.row_min.resize(w);
+  }
   for (std::size_t i = 1; i <= job.n; ++i) {
     const float* a_i = job.a + (i - 1) * job.dims;
     const RowRange r = Range(s, banded, i, m);
@@ -78,6 +100,7 @@ void Warping(const OneVsMany& job, bool banded, ElasticScratch& s, double* out) 
     VF diag0 = hn::LoadU(df, row + (r.lo - 1) * w), diag1 = hn::LoadU(df, row + (r.lo - 1) * w + n);
     FillInf(df, row, 0, r.lo - 1, w);
     VF left0 = hn::Inf(df), left1 = hn::Inf(df);
+    VF least0 = hn::Inf(df), least1 = hn::Inf(df);
     for (std::size_t j = r.lo; j <= r.hi; ++j) {
       float* cell = row + j * w;
       const float* b_j = job.b + (j - 1) * job.dims * w;
@@ -92,10 +115,25 @@ void Warping(const OneVsMany& job, bool banded, ElasticScratch& s, double* out) 
       hn::StoreU(left1, df, cell + n);
       diag0 = up0;
       diag1 = up1;
+      if (abandoning) {
+        least0 = hn::Min(least0, left0);
+        least1 = hn::Min(least1, left1);
+      }
     }
     FillInf(df, row, r.hi + 1, m, w);
+    if (abandoning) {
+      hn::StoreU(least0, df, s.row_min.data());
+      hn::StoreU(least1, df, s.row_min.data() + n);
+      if (!KeepLanes<kMetric>(job, i, s)) {
+        for (std::size_t lane = 0; lane < w; ++lane)
+          out[lane] = std::numeric_limits<double>::infinity();
+        return;
+      }
+    }
   }
-  for (std::size_t lane = 0; lane < w; ++lane) out[lane] = row[m * w + lane];
+  for (std::size_t lane = 0; lane < w; ++lane)
+    out[lane] =
+        abandoning && !s.alive[lane] ? std::numeric_limits<double>::infinity() : row[m * w + lane];
 }
 
 // ||x||_p of one lane-vector of differences spread over `dims` components.
@@ -253,7 +291,7 @@ void SoftDtw(const OneVsMany& job, const DistanceParams& params, bool banded, El
 void OneVsManyImpl(const OneVsMany& job, const DistanceParams& params, ElasticScratch& s,
                    double* out) {
   const bool banded = params.band.has_value();
-  if (banded) band_ranges(job.n, job.m, *params.band, s.band_lo, s.band_hi);
+  if (banded) common::band_ranges(job.n, job.m, *params.band, s.band_lo, s.band_hi);
   const bool sq = params.cost == Cost::sq;
   switch (params.metric) {
     case Metric::dtw:
@@ -288,38 +326,6 @@ std::size_t elastic_group_width() {
 void one_vs_many(const OneVsMany& job, const DistanceParams& params, ElasticScratch& scratch,
                  double* out) {
   HWY_DYNAMIC_DISPATCH(OneVsManyImpl)(job, params, scratch, out);
-}
-
-void band_ranges(std::size_t n, std::size_t m, double band, std::vector<std::int32_t>& lo,
-                 std::vector<std::int32_t>& hi) {
-  // The reference's predicate, evaluated the same way; the allowed columns of a row form
-  // an interval around j = i*m/n, found from an estimate and fixed up by the predicate.
-  const auto inside = [&](std::size_t i, std::size_t j) {
-    const double centre = static_cast<double>(j) * static_cast<double>(n) / static_cast<double>(m);
-    return std::fabs(static_cast<double>(i) - centre) <= band;
-  };
-  lo.assign(n + 1, 1);
-  hi.assign(n + 1, 0);
-  for (std::size_t i = 1; i <= n; ++i) {
-    const double centre = static_cast<double>(i) * static_cast<double>(m) / static_cast<double>(n);
-    auto j = static_cast<std::int64_t>(std::llround(centre));
-    j = std::clamp<std::int64_t>(j, 1, static_cast<std::int64_t>(m));
-    if (!inside(i, static_cast<std::size_t>(j))) {
-      // The nearest column may still be outside for a narrow band: look at its neighbours.
-      const auto below = j - 1, above = j + 1;
-      if (below >= 1 && inside(i, static_cast<std::size_t>(below)))
-        j = below;
-      else if (above <= static_cast<std::int64_t>(m) && inside(i, static_cast<std::size_t>(above)))
-        j = above;
-      else
-        continue;  // empty row
-    }
-    std::int64_t a = j, b = j;
-    while (a > 1 && inside(i, static_cast<std::size_t>(a - 1))) --a;
-    while (b < static_cast<std::int64_t>(m) && inside(i, static_cast<std::size_t>(b + 1))) ++b;
-    lo[i] = static_cast<std::int32_t>(a);
-    hi[i] = static_cast<std::int32_t>(b);
-  }
 }
 
 }  // namespace warpwatch::kernels::cpu

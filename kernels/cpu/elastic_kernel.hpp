@@ -26,6 +26,14 @@ struct OneVsMany {
   std::size_t m = 0;
   std::size_t dims = 1;
   std::size_t width = 0;  // elastic_group_width()
+  // Early abandoning (window mode's pruning, common/window_bounds.hpp; dtw and dk only): per
+  // lane the limit its distance must not exceed to matter, and rest[i * width + lane]
+  // (i = 1..n+1) a lower bound of what rows i..n add. After each row, a lane whose least
+  // cell combined with the rest is over its limit (shrunk by `margin`) is given up: +inf.
+  // The lanes that are not given up come out bit for bit as without abandoning.
+  const double* limit = nullptr;  // null: no abandoning
+  const double* rest = nullptr;
+  double margin = 0.0;
 };
 
 // Reusable scratch (grown on first use, then reused: no allocation on the hot path).
@@ -33,16 +41,12 @@ struct ElasticScratch {
   std::vector<float> f;
   std::vector<double> g;
   std::vector<std::int32_t> band_lo, band_hi;
+  std::vector<float> row_min;       // abandoning: a row's least cell per lane
+  std::vector<std::uint8_t> alive;  // abandoning: lanes not given up
 };
 
 // out[lane] = distance(a, b_lane) for every lane.
 void one_vs_many(const OneVsMany& job, const DistanceParams& params, ElasticScratch& scratch,
                  double* out);
-
-// Rows i = 1..n of an n x m table: the columns [lo[i], hi[i]] (1-based, inclusive; lo > hi
-// when the row is empty) that satisfy the Sakoe-Chiba predicate |i - j*n/m| <= band
-// exactly as the reference evaluates it.
-void band_ranges(std::size_t n, std::size_t m, double band, std::vector<std::int32_t>& lo,
-                 std::vector<std::int32_t>& hi);
 
 }  // namespace warpwatch::kernels::cpu

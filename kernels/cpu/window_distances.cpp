@@ -1,32 +1,40 @@
 #include "cpu/window_distances.hpp"
 
+#include <limits>
+#include <optional>
+
+#include "common/window_bounds.hpp"
+#include "common/window_stats.hpp"
+
 namespace warpwatch::kernels::cpu {
 
-void compute_window_distances(common::WindowBatch& windows, WorkerScratch& s) {
-  const common::WindowTrack& track = *windows.pair->window;
+void compute_window_distances(common::WindowBatch& windows, std::size_t first, std::size_t count,
+                              bool prune, WorkerScratch& s, std::array<std::uint64_t, 4>& pruned) {
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  const common::Pair& pair = *windows.pair;
+  const common::WindowTrack& track = *pair.window;
   const PatternDef& pattern = track.pattern();
   const std::size_t w = track.window(), dims = pattern.dims, m = pattern.length();
   const std::size_t width = elastic_group_width();
-  const stream::StreamHistory& history = windows.pair->stream->history;
-  const std::vector<std::uint64_t>& ends = windows.ends;
+  const stream::StreamHistory& history = pair.stream->history;
   const bool twed = track.twed();
-  s.window_times.resize(twed ? w : 0);
-  for (std::size_t g = 0; g < ends.size(); g += width) {
-    const std::size_t lanes = std::min(width, ends.size() - g);
-    s.x.assign(w * dims * width, 0.0f);
-    if (twed) s.times.assign(w * width, 0.0f);
-    for (std::size_t lane = 0; lane < lanes; ++lane) {
-      if (!track.window(history, ends[g + lane], s.window,
-                        twed ? s.window_times.data() : nullptr)) {
-        windows.flat[g + lane] = 1;
-        continue;
-      }
-      for (std::size_t j = 0; j < w; ++j)
-        for (std::size_t k = 0; k < dims; ++k)
-          s.x[(j * dims + k) * width + lane] = s.window[j * dims + k];
-      if (twed)
-        for (std::size_t j = 0; j < w; ++j) s.times[j * width + lane] = s.window_times[j];
-    }
+  const common::WindowQuery* query = prune ? pair.pattern->window_query.get() : nullptr;
+  const double threshold = pattern.params.threshold;
+  std::optional<common::WindowStats> stats;
+  if (track.znorm()) stats.emplace(w, dims, track.first_end());
+
+  s.x.assign(w * dims * width, 0.0f);
+  if (twed) s.times.assign(w * width, 0.0f);
+  s.window.resize(w * dims);
+  s.lanes.clear();
+  if (query) {
+    s.limits.assign(width, -1.0);  // an empty lane is given up at once
+    s.rest.assign((m + 2) * width, 0.0);
+  }
+
+  // The windows gathered so far, aligned together, one lane each.
+  const auto align = [&] {
+    if (s.lanes.empty()) return;
     OneVsMany job;
     job.a = track.values().data();
     job.a_times = twed ? track.times().data() : nullptr;
@@ -36,10 +44,70 @@ void compute_window_distances(common::WindowBatch& windows, WorkerScratch& s) {
     job.m = w;
     job.dims = dims;
     job.width = width;
+    if (query) {
+      job.limit = s.limits.data();
+      job.rest = s.rest.data();
+      job.margin = query->margin;
+    }
     double out[64];
     one_vs_many(job, pattern.params.distance, s.elastic, out);
-    for (std::size_t lane = 0; lane < lanes; ++lane) windows.distances[g + lane] = out[lane];
+    for (std::size_t lane = 0; lane < s.lanes.size(); ++lane) {
+      windows.distances[s.lanes[lane]] = out[lane];
+      if (query && !s.elastic.alive[lane]) ++pruned[3];
+    }
+    s.lanes.clear();
+    if (query) std::fill(s.limits.begin(), s.limits.end(), -1.0);
+  };
+
+  for (std::size_t i = first; i < first + count; ++i) {
+    const std::uint64_t end = windows.ends[i];
+    common::WindowView view{history.sample(end + 1 - w), nullptr, nullptr, dims};
+    if (stats) {
+      const common::WindowMoments& moments = stats->at(history, end);
+      if (moments.flat) {
+        windows.flat[i] = 1;
+        continue;
+      }
+      view.mean = moments.mean.data();
+      view.scale = moments.scale.data();
+    }
+    const std::size_t lane = s.lanes.size();
+    if (query) {  // the cascade, cheapest first
+      if (query->prunes(common::lb_kim(*query, view), threshold)) {
+        windows.distances[i] = inf;
+        ++pruned[0];
+        continue;
+      }
+      if (query->prunes(common::lb_keogh_pattern(*query, view, threshold), threshold)) {
+        windows.distances[i] = inf;
+        ++pruned[1];
+        continue;
+      }
+      view.write(w, s.window.data());
+      const double bound =
+          common::lb_keogh_window(*query, s.window.data(), s.rest_rows, s.env_lo, s.env_hi);
+      if (query->prunes(bound, threshold)) {
+        windows.distances[i] = inf;
+        ++pruned[2];
+        continue;
+      }
+      for (std::size_t r = 1; r <= m + 1; ++r) s.rest[r * width + lane] = s.rest_rows[r];
+      s.limits[lane] = threshold;
+    } else {
+      view.write(w, s.window.data());
+    }
+    for (std::size_t j = 0; j < w; ++j)
+      for (std::size_t k = 0; k < dims; ++k)
+        s.x[(j * dims + k) * width + lane] = s.window[j * dims + k];
+    if (twed) {
+      s.window_times.resize(w);
+      track.window_times(history, end, s.window_times.data());
+      for (std::size_t j = 0; j < w; ++j) s.times[j * width + lane] = s.window_times[j];
+    }
+    s.lanes.push_back(i);
+    if (s.lanes.size() == width) align();
   }
+  align();
 }
 
 }  // namespace warpwatch::kernels::cpu

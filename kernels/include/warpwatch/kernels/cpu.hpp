@@ -19,6 +19,10 @@ namespace warpwatch::kernels::cpu {
 
 struct Options {
   unsigned threads = 0;  // worker threads; 0 = one per hardware thread
+  // Window mode with dtw or dk: skip the windows a lower bound shows cannot qualify
+  // (common/window_bounds.hpp; the events are the same). Off: every window aligned in full,
+  // to check that.
+  bool window_pruning = true;
 };
 
 std::unique_ptr<Matcher> make_matcher(const Options& options = {});

@@ -22,6 +22,7 @@
 // and treats a chunk that breaks that as a bug of its caller (WW_ASSERT, errors.hpp).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -93,10 +94,16 @@ struct MatcherCounters {
   std::uint64_t samples = 0;               // samples processed, all streams
   std::uint64_t cells = 0;                 // DP cell updates (the unit of cells/s)
   std::uint64_t flat_windows_skipped = 0;  // znorm windows with std < 1e-8 (SPEC.md 3.2)
-  std::uint64_t device_bytes = 0;          // device memory held (cuda backend; 0 elsewhere)
-  double device_seconds = 0.0;             // cuda: stream-mode kernel time, CUDA events
-  std::uint64_t batches = 0;               // batches submitted
-  std::uint64_t trims = 0;                 // history trims (each asks the backend for live starts)
+  // Window mode's pruning (cpu backend; common/window_bounds.hpp): windows evaluated
+  // (not flat), and of them those a lower bound showed cannot qualify, by stage: LB_Kim,
+  // LB_Keogh on the pattern's envelope, LB_Keogh on the window's envelope, abandoned
+  // during the alignment. `cells` counts every evaluated window's n x w cells all the same.
+  std::uint64_t windows_evaluated = 0;
+  std::array<std::uint64_t, 4> windows_pruned{};
+  std::uint64_t device_bytes = 0;  // device memory held (cuda backend; 0 elsewhere)
+  double device_seconds = 0.0;     // cuda: stream-mode kernel time, CUDA events
+  std::uint64_t batches = 0;       // batches submitted
+  std::uint64_t trims = 0;         // history trims (each asks the backend for live starts)
   // `auto` with a device (switching_matcher.hpp): batches run on its second backend (cuda),
   // moves of every stream-mode pair from one backend to the other, and moves that failed
   // (the pairs stayed where they were; the backend that failed is not tried again).

@@ -1,0 +1,111 @@
+// Lower bounds of window mode's dtw and dk (SPEC.md 3.2, 4.1) for pruning: a window whose
+// bound already exceeds the threshold cannot qualify, so it is not aligned at all, and the
+// events stay exactly those of the unpruned computation (SPEC.md 3.2 allows pruning on
+// that condition). The cascade of the UCR Suite (Rakthanmanon et al., KDD 2012), for any
+// window length w, pattern length n, Sakoe-Chiba band and component count:
+// - LB_Kim: every path holds the cells (1,1) and (n,w).
+// - LB_Keogh on the pattern's envelope: every column j of the window lies on the path in
+//   some row whose band holds j, so it costs at least its distance to the pattern's values
+//   over those rows.
+// - LB_Keogh on the window's envelope: every pattern row i costs at least its distance to
+//   the window's values over the row's band. Per row, so its suffix sums bound what the rows
+//   after i can still add: early abandoning of the alignment itself.
+// dtw adds the parts, dk (a max along the path) takes their maximum.
+//
+// The bounds are exact in double over the float32 values the alignment reads; the alignment
+// rounds in float32 and may come out below its exact value by its rounding error.
+// `prunes` keeps that margin: it drops a window only when the bound, shrunk by a relative
+// (cells on a path + dims + 4) * 2^-22, four times the rounding of each addition and of
+// each cost, is still above the limit.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "warpwatch/kernels/matcher.hpp"
+
+namespace warpwatch::kernels::common {
+
+// The pattern as window mode compares it, with what pruning needs of it; built once per
+// pattern (pairs of all streams share it).
+struct WindowQuery {
+  std::size_t n = 0, w = 0, dims = 1;
+  Metric metric = Metric::dtw;
+  Cost cost = Cost::sq;
+  std::vector<float> values;  // n x dims, normalized as the windows are
+  // Per pattern row i = 1..n: the window columns [lo[i], hi[i]] of its band (lo > hi: none).
+  std::vector<std::int32_t> lo, hi;
+  // Per window column j = 1..w and component: the least and greatest pattern value over the
+  // rows whose band holds j ([(j-1) * dims + k]); `reachable` is false when some column is in
+  // no row's band (no path: the distance is +inf).
+  std::vector<float> env_lo, env_hi;
+  bool reachable = true;
+  bool rows_nonempty = true;  // false: some row has no column in its band (no path either)
+  // The columns in the order LB_Keogh visits them: largest |envelope| first, so that a
+  // window that is far from the pattern is abandoned after few terms (UCR's reordering).
+  std::vector<std::uint32_t> order;
+  double margin = 0.0;  // relative rounding margin of `prunes`
+
+  // dtw or dk in window mode (what the bounds hold for).
+  static bool applies(const MatchParams& params);
+  // The pattern normalized as WindowTrack does (common::znormalize under znorm); throws
+  // std::invalid_argument when applies() is false or the pattern is constant under znorm.
+  explicit WindowQuery(const PatternDef& pattern);
+
+  // The local cost of one component's difference, and how costs combine along a path.
+  double cost_of(double diff) const {
+    return cost == Cost::sq ? diff * diff : (diff < 0 ? -diff : diff);
+  }
+  double combine(double a, double b) const {
+    return metric == Metric::dtw ? a + b : (a < b ? b : a);
+  }
+  // True when a distance whose lower bound is `bound` cannot be <= limit.
+  bool prunes(double bound, double limit) const { return bound * (1.0 - margin) > limit; }
+};
+
+// Distance of x to [lo, hi] (0 inside).
+inline double outside(double x, double lo, double hi) {
+  return x > hi ? x - hi : (x < lo ? lo - x : 0.0);
+}
+
+// Rows i = 1..n of an n x m table: the columns [lo[i], hi[i]] (1-based, inclusive; lo > hi
+// when the row is empty) that satisfy the Sakoe-Chiba predicate |i - j*n/m| <= band
+// exactly as the reference evaluates it.
+void band_ranges(std::size_t n, std::size_t m, double band, std::vector<std::int32_t>& lo,
+                 std::vector<std::int32_t>& hi);
+
+// Per output o = 1..outputs and component k: the least and greatest of the rows
+// [from[o], to[o]] (1-based, non-empty, both ends non-decreasing in o) of `values` (rows x
+// dims): lo/hi[(o - 1) * dims + k].
+void sliding_envelope(const float* values, std::size_t dims, std::size_t outputs,
+                      const std::int32_t* from, const std::int32_t* to, float* lo, float* hi);
+
+// A window as it is compared, read from the stream's samples: raw values, normalized on the
+// fly when `mean` and `scale` are given (common::znormal), so that a bound abandoned after a
+// few columns has normalized only those.
+struct WindowView {
+  const float* raw = nullptr;     // w x dims
+  const double* mean = nullptr;   // dims, or null: values as they are
+  const double* scale = nullptr;  // dims
+  std::size_t dims = 1;
+
+  float at(std::size_t j, std::size_t k) const;  // column j (0-based), component k
+  void write(std::size_t w, float* out) const;   // all w x dims values
+};
+
+// LB_Kim: the costs of the cells (1,1) and (n,w).
+double lb_kim(const WindowQuery& q, const WindowView& window);
+
+// LB_Keogh on the pattern's envelope, abandoned once it exceeds `limit` (then some value
+// over it is returned).
+double lb_keogh_pattern(const WindowQuery& q, const WindowView& window, double limit);
+
+// LB_Keogh on the window's envelope: rest[i] (i = 1..n+1, rest[n+1] = 0) receives the bound
+// of rows i..n combined; returns rest[1]. `values` is the window as compared (w x dims);
+// `lo`/`hi` are scratch.
+double lb_keogh_window(const WindowQuery& q, const float* values, std::vector<double>& rest,
+                       std::vector<float>& lo, std::vector<float>& hi);
+
+}  // namespace warpwatch::kernels::common
