@@ -225,4 +225,20 @@ void distance_matrix(Backend backend, std::span<const SeriesView> a, std::span<c
 #endif
 }
 
+std::vector<TopWindow> top_windows(Backend backend, const TopWindowsRequest& request,
+                                   const BackendOptions& options) {
+  switch (backend) {
+    case Backend::reference:
+      return reference::top_windows(request);
+    case Backend::cpu:
+    case Backend::automatic:
+      return cpu::top_windows(request, {.threads = options.cpu_threads});
+    case Backend::cuda:
+      break;
+  }
+  throw std::runtime_error(
+      "top-K window search (--top) runs on the cpu and reference backends; the cuda backend "
+      "does not have it yet");
+}
+
 }  // namespace warpwatch::kernels

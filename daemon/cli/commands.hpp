@@ -37,7 +37,8 @@ struct SearchCommand {
   SeriesInputOptions input;
   std::string patterns_path, input_path;
   kernels::Mode mode = kernels::Mode::stream;
-  double threshold = 0.0;
+  std::optional<double> threshold;  // required unless --top
+  std::size_t top = 0;              // window mode: the top K windows instead of events
   std::size_t window = 0, hop = 1;
   bool znorm = false;
   double period_s = 1.0;  // spacing of samples (and patterns) given without timestamps

@@ -46,6 +46,10 @@ std::vector<InputStream> to_streams(const std::vector<config::LoadedSeries>& ser
   return streams;
 }
 
+nlohmann::ordered_json threshold_json(const SearchCommand& cmd) {
+  return cmd.threshold ? nlohmann::ordered_json(*cmd.threshold) : nlohmann::ordered_json(nullptr);
+}
+
 void print_events(const std::vector<kernels::RawMatch>& matches, const SearchCommand& cmd,
                   std::ostream& out) {
   for (const auto& m : matches) {
@@ -54,13 +58,36 @@ void print_events(const std::vector<kernels::RawMatch>& matches, const SearchCom
                                           {"metric", kernels::to_string(cmd.metric.metric)},
                                           {"mode", kernels::to_string(cmd.mode)},
                                           {"distance", m.distance},
-                                          {"threshold", cmd.threshold},
+                                          {"threshold", threshold_json(cmd)},
                                           {"start_index", m.start_index},
                                           {"end_index", m.end_index},
                                           {"start_ns", m.start_ns},
                                           {"end_ns", m.end_ns}};
     out << event.dump() << "\n";
   }
+}
+
+// --top K: per stream and pattern of its dims, the K best windows, as events in increasing
+// distance.
+int run_top(const SearchCommand& cmd, const std::vector<kernels::PatternDef>& patterns,
+            const std::vector<InputStream>& streams, std::ostream& out, std::ostream& err) {
+  const kernels::Backend backend =
+      cmd.backend == kernels::Backend::automatic ? kernels::Backend::cpu : cmd.backend;
+  err << "search --top " << cmd.top << ": on the " << kernels::to_string(backend) << " backend\n";
+  for (const auto& s : streams)
+    for (const auto& p : patterns) {
+      if (p.dims != s.def.dims) continue;
+      const kernels::TopWindowsRequest request{
+          s.def, s.values, s.times_ns, p, cmd.threshold.has_value(), cmd.top};
+      std::vector<kernels::RawMatch> matches;
+      const auto stream_def = std::make_shared<const kernels::StreamDef>(s.def);
+      const auto pattern_def = std::make_shared<const kernels::PatternDef>(p);
+      for (const auto& t : kernels::top_windows(backend, request))
+        matches.push_back({stream_def, pattern_def, t.distance, t.start_index, t.end_index,
+                           t.start_ns, t.end_ns});
+      print_events(matches, cmd, out);
+    }
+  return 0;
 }
 
 }  // namespace
@@ -76,7 +103,12 @@ CLI::App* add_search_command(CLI::App& app, SearchCommand& cmd) {
       ->required();
   add_choice(*sub, "--mode", cmd.mode, {kernels::Mode::stream, kernels::Mode::window},
              "stream = SPRING subsequence matching, window = sliding windows");
-  sub->add_option("--threshold", cmd.threshold, "report distances <= threshold")->required();
+  sub->add_option("--threshold", cmd.threshold,
+                  "report distances <= threshold (required, unless --top is given)");
+  sub->add_option("--top", cmd.top,
+                  "window mode, finite input: the K best windows of each (stream, pattern), no "
+                  "two overlapping by more than w/2 samples, in increasing distance (with "
+                  "--threshold: only those at or under it)");
   sub->add_option("--w", cmd.window, "window mode: window length (default: pattern length)");
   sub->add_option("--hop", cmd.hop, "window mode: a window ends every hop samples")
       ->capture_default_str();
@@ -94,10 +126,14 @@ CLI::App* add_search_command(CLI::App& app, SearchCommand& cmd) {
 
 int run_search(const SearchCommand& cmd, std::ostream& out, std::ostream& err) {
   if (!(cmd.period_s > 0.0)) throw std::runtime_error("--period must be > 0");
+  if (!cmd.threshold && !cmd.top)
+    throw std::runtime_error("--threshold is required (or --top K with --mode window)");
+  if (cmd.top && cmd.mode != kernels::Mode::window)
+    throw std::runtime_error("--top needs --mode window (stream mode reports every match)");
   kernels::MatchParams params;
   params.distance = to_distance_params(cmd.metric);
   params.mode = cmd.mode;
-  params.threshold = cmd.threshold;
+  params.threshold = cmd.threshold.value_or(0.0);
   params.window = cmd.window;
   params.hop = cmd.hop;
   params.normalize = cmd.znorm ? kernels::Normalize::znorm : kernels::Normalize::none;
@@ -115,6 +151,7 @@ int run_search(const SearchCommand& cmd, std::ostream& out, std::ostream& err) {
   }
   const auto streams =
       to_streams(load_series_for_cli(cmd.input_path, cmd.input, err), cmd.period_s);
+  if (cmd.top) return run_top(cmd, patterns, streams, out, err);
   // auto's rule counts the pairs a batch runs: every stream with every pattern of its dims.
   std::size_t longest = 0;
   for (const auto& s : streams) longest = std::max(longest, s.times_ns.size());

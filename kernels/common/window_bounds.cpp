@@ -64,11 +64,11 @@ WindowQuery::WindowQuery(const PatternDef& pattern)
   std::stable_sort(order.begin(), order.end(),
                    [&](std::uint32_t a, std::uint32_t b) { return weight[a] > weight[b]; });
   margin = static_cast<double>(n + w + dims + 4) * std::ldexp(1.0, -22);
-}
-
-float WindowView::at(std::size_t j, std::size_t k) const {
-  const float x = raw[j * dims + k];
-  return mean ? znormal(x, mean[k], scale[k]) : x;
+  if (dims == 1)
+    for (const std::uint32_t j : order) {
+      order_lo.push_back(env_lo[j]);
+      order_hi.push_back(env_hi[j]);
+    }
 }
 
 void WindowView::write(std::size_t w, float* out) const {
@@ -86,8 +86,43 @@ double lb_kim(const WindowQuery& q, const WindowView& window) {
   return q.combine(first, last);
 }
 
+namespace {
+// LB_Keogh on the pattern's envelope for one component, the hot loop of a search: the
+// envelope read in visiting order, the abandoning test every 8 terms against the limit
+// grown by the margin (the same test as WindowQuery::prunes, rearranged).
+template <Metric kMetric, Cost kCost>
+double keogh_pattern_1d(const WindowQuery& q, const WindowView& window, double limit) {
+  const double cut = limit / (1.0 - q.margin);
+  const std::uint32_t* order = q.order.data();
+  const float *lo = q.order_lo.data(), *hi = q.order_hi.data();
+  const bool norm = window.mean != nullptr;
+  const double mean = norm ? window.mean[0] : 0.0, scale = norm ? window.scale[0] : 0.0;
+  double bound = 0.0;
+  for (std::size_t t = 0; t < q.w; t += 8) {
+    const std::size_t stop = std::min(t + 8, q.w);
+    for (std::size_t u = t; u < stop; ++u) {
+      const float raw = window.raw[order[u]];
+      const double x = norm ? znormal(raw, mean, scale) : raw;
+      const double d = outside(x, lo[u], hi[u]);
+      const double c = kCost == Cost::sq ? d * d : d;
+      bound = kMetric == Metric::dtw ? bound + c : std::max(bound, c);
+    }
+    if (bound > cut) return bound;
+  }
+  return bound;
+}
+}  // namespace
+
 double lb_keogh_pattern(const WindowQuery& q, const WindowView& window, double limit) {
   if (!q.reachable) return kInf;
+  if (q.dims == 1) {
+    const bool sq = q.cost == Cost::sq;
+    if (q.metric == Metric::dtw)
+      return sq ? keogh_pattern_1d<Metric::dtw, Cost::sq>(q, window, limit)
+                : keogh_pattern_1d<Metric::dtw, Cost::abs>(q, window, limit);
+    return sq ? keogh_pattern_1d<Metric::dk, Cost::sq>(q, window, limit)
+              : keogh_pattern_1d<Metric::dk, Cost::abs>(q, window, limit);
+  }
   double bound = 0.0;
   for (const std::uint32_t j : q.order) {
     double column = 0.0;

@@ -24,6 +24,7 @@
 #include <span>
 #include <vector>
 
+#include "common/window_stats.hpp"
 #include "warpwatch/kernels/matcher.hpp"
 
 namespace warpwatch::kernels::common {
@@ -46,7 +47,8 @@ struct WindowQuery {
   // The columns in the order LB_Keogh visits them: largest |envelope| first, so that a
   // window that is far from the pattern is abandoned after few terms (UCR's reordering).
   std::vector<std::uint32_t> order;
-  double margin = 0.0;  // relative rounding margin of `prunes`
+  std::vector<float> order_lo, order_hi;  // d = 1: the envelope in that order
+  double margin = 0.0;                    // relative rounding margin of `prunes`
 
   // dtw or dk in window mode (what the bounds hold for).
   static bool applies(const MatchParams& params);
@@ -91,8 +93,11 @@ struct WindowView {
   const double* scale = nullptr;  // dims
   std::size_t dims = 1;
 
-  float at(std::size_t j, std::size_t k) const;  // column j (0-based), component k
-  void write(std::size_t w, float* out) const;   // all w x dims values
+  float at(std::size_t j, std::size_t k) const {  // column j (0-based), component k
+    const float x = raw[j * dims + k];
+    return mean ? znormal(x, mean[k], scale[k]) : x;
+  }
+  void write(std::size_t w, float* out) const;  // all w x dims values
 };
 
 // LB_Kim: the costs of the cells (1,1) and (n,w).

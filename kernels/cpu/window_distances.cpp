@@ -8,18 +8,17 @@
 
 namespace warpwatch::kernels::cpu {
 
-void compute_window_distances(common::WindowBatch& windows, std::size_t first, std::size_t count,
-                              bool prune, WorkerScratch& s, std::array<std::uint64_t, 4>& pruned) {
+void compute_windows(const WindowSource& source, std::span<const std::uint64_t> ends,
+                     std::size_t first, std::size_t count, WindowLimit& limiter, double* distances,
+                     std::uint8_t* flat, WorkerScratch& s, std::array<std::uint64_t, 4>& pruned) {
   constexpr double inf = std::numeric_limits<double>::infinity();
-  const common::Pair& pair = *windows.pair;
-  const common::WindowTrack& track = *pair.window;
+  const common::WindowTrack& track = *source.track;
   const PatternDef& pattern = track.pattern();
   const std::size_t w = track.window(), dims = pattern.dims, m = pattern.length();
   const std::size_t width = elastic_group_width();
-  const stream::StreamHistory& history = pair.stream->history;
+  const stream::StreamHistory& history = *source.history;
   const bool twed = track.twed();
-  const common::WindowQuery* query = prune ? pair.pattern->window_query.get() : nullptr;
-  const double threshold = pattern.params.threshold;
+  const common::WindowQuery* query = source.query;
   std::optional<common::WindowStats> stats;
   if (track.znorm()) stats.emplace(w, dims, track.first_end());
 
@@ -52,20 +51,23 @@ void compute_window_distances(common::WindowBatch& windows, std::size_t first, s
     double out[64];
     one_vs_many(job, pattern.params.distance, s.elastic, out);
     for (std::size_t lane = 0; lane < s.lanes.size(); ++lane) {
-      windows.distances[s.lanes[lane]] = out[lane];
-      if (query && !s.elastic.alive[lane]) ++pruned[3];
+      distances[s.lanes[lane]] = out[lane];
+      if (query && !s.elastic.alive[lane])
+        ++pruned[3];
+      else
+        limiter.aligned(s.lanes[lane], out[lane]);
     }
     s.lanes.clear();
     if (query) std::fill(s.limits.begin(), s.limits.end(), -1.0);
   };
 
   for (std::size_t i = first; i < first + count; ++i) {
-    const std::uint64_t end = windows.ends[i];
+    const std::uint64_t end = ends[i];
     common::WindowView view{history.sample(end + 1 - w), nullptr, nullptr, dims};
     if (stats) {
       const common::WindowMoments& moments = stats->at(history, end);
       if (moments.flat) {
-        windows.flat[i] = 1;
+        flat[i] = 1;
         continue;
       }
       view.mean = moments.mean.data();
@@ -73,26 +75,27 @@ void compute_window_distances(common::WindowBatch& windows, std::size_t first, s
     }
     const std::size_t lane = s.lanes.size();
     if (query) {  // the cascade, cheapest first
-      if (query->prunes(common::lb_kim(*query, view), threshold)) {
-        windows.distances[i] = inf;
+      const double bound_limit = limiter.limit();
+      if (query->prunes(common::lb_kim(*query, view), bound_limit)) {
+        distances[i] = inf;
         ++pruned[0];
         continue;
       }
-      if (query->prunes(common::lb_keogh_pattern(*query, view, threshold), threshold)) {
-        windows.distances[i] = inf;
+      if (query->prunes(common::lb_keogh_pattern(*query, view, bound_limit), bound_limit)) {
+        distances[i] = inf;
         ++pruned[1];
         continue;
       }
       view.write(w, s.window.data());
       const double bound =
           common::lb_keogh_window(*query, s.window.data(), s.rest_rows, s.env_lo, s.env_hi);
-      if (query->prunes(bound, threshold)) {
-        windows.distances[i] = inf;
+      if (query->prunes(bound, bound_limit)) {
+        distances[i] = inf;
         ++pruned[2];
         continue;
       }
       for (std::size_t r = 1; r <= m + 1; ++r) s.rest[r * width + lane] = s.rest_rows[r];
-      s.limits[lane] = threshold;
+      s.limits[lane] = bound_limit;
     } else {
       view.write(w, s.window.data());
     }
@@ -108,6 +111,28 @@ void compute_window_distances(common::WindowBatch& windows, std::size_t first, s
     if (s.lanes.size() == width) align();
   }
   align();
+}
+
+namespace {
+class Threshold final : public WindowLimit {
+ public:
+  explicit Threshold(double threshold) : threshold_(threshold) {}
+  double limit() override { return threshold_; }
+
+ private:
+  double threshold_;
+};
+}  // namespace
+
+void compute_window_distances(common::WindowBatch& windows, std::size_t first, std::size_t count,
+                              bool prune, WorkerScratch& scratch,
+                              std::array<std::uint64_t, 4>& pruned) {
+  const common::Pair& pair = *windows.pair;
+  const WindowSource source{&pair.stream->history, &*pair.window,
+                            prune ? pair.pattern->window_query.get() : nullptr};
+  Threshold threshold(pair.window->pattern().params.threshold);
+  compute_windows(source, windows.ends, first, count, threshold, windows.distances.data(),
+                  windows.flat.data(), scratch, pruned);
 }
 
 }  // namespace warpwatch::kernels::cpu

@@ -1,23 +1,48 @@
-// Window mode on the CPU: the windows that end in a batch for one (stream, pattern) pair
-// (the Matcher base's WindowBatch) compared with the pattern one SIMD lane per window
-// (elastic_kernel.hpp). Under znorm, each window's moments come from sliding sums
-// (common/window_stats.hpp). With dtw and dk, the windows first pass the lower-bound
-// cascade of common/window_bounds.hpp against the pattern's threshold: a window that cannot
-// qualify is not aligned (distance +inf), and the alignment of the rest is abandoned once
-// they cannot; the events are those of the full computation.
+// Window mode on the CPU: the windows of one (stream, pattern) pair compared with the
+// pattern one SIMD lane per window (elastic_kernel.hpp). Under znorm, each window's moments
+// come from sliding sums (common/window_stats.hpp). With dtw and dk, the windows first pass
+// the lower-bound cascade of common/window_bounds.hpp against a limit: a window that cannot
+// come out at or under it is not aligned (distance +inf), and the alignment of the rest is
+// abandoned once they cannot. The matcher's limit is the pattern's threshold (the events
+// are those of the full computation); a top-K search's limit tightens as it finds windows.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <span>
 
 #include "common/matcher_state.hpp"
 #include "cpu/cpu_state.hpp"
 
 namespace warpwatch::kernels::cpu {
 
-// Windows [first, first + count) of `windows`: fills their distances (and flat for the
-// windows znorm skips) and adds what the cascade pruned, by stage, to `pruned`. Distinct
-// ranges of one WindowBatch may run on distinct threads.
+// One pair's windows: the stream's samples, the pattern as compared, and its envelopes
+// (null: every window aligned in full).
+struct WindowSource {
+  const stream::StreamHistory* history = nullptr;
+  const common::WindowTrack* track = nullptr;
+  const common::WindowQuery* query = nullptr;
+};
+
+// The bound a window's distance must not exceed to matter; called before each window.
+// aligned() hears every window aligned to the end (not pruned, not flat), in order.
+class WindowLimit {
+ public:
+  virtual ~WindowLimit() = default;
+  virtual double limit() = 0;
+  virtual void aligned(std::size_t /*index*/, double /*distance*/) {}
+};
+
+// Windows ends[first, first + count): fills distances[i] (+inf when pruned) and flat[i]
+// (znorm skipped it), and adds what the cascade pruned, by stage, to `pruned` (LB_Kim,
+// LB_Keogh on the pattern's envelope, on the window's envelope, abandoned). Distinct ranges
+// may run on distinct threads.
+void compute_windows(const WindowSource& source, std::span<const std::uint64_t> ends,
+                     std::size_t first, std::size_t count, WindowLimit& limit, double* distances,
+                     std::uint8_t* flat, WorkerScratch& scratch,
+                     std::array<std::uint64_t, 4>& pruned);
+
+// The matcher's form: a WindowBatch's windows against the pattern's threshold.
 void compute_window_distances(common::WindowBatch& windows, std::size_t first, std::size_t count,
                               bool prune, WorkerScratch& scratch,
                               std::array<std::uint64_t, 4>& pruned);

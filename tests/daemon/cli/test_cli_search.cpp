@@ -156,3 +156,49 @@ TEST(CliSearch, TimestampsThatDoNotIncreaseInNanosecondsAreRefused) {
 }
 
 }  // namespace
+
+TEST(CliSearch, TopReportsTheBestWindowsInIncreasingDistance) {
+  const Planted planted = make_planted_files("search_top");
+  const auto r = run_cli({"search", "--patterns", planted.pattern_path, "--input",
+                          planted.series_path, "--mode", "window", "--top", "3"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto events = parse_events(r.out);
+  ASSERT_EQ(events.size(), 3u) << r.out;
+  std::vector<std::uint64_t> matched;
+  for (std::size_t k = 0; k < 3; ++k) {
+    EXPECT_TRUE(events[k]["threshold"].is_null());
+    if (k > 0) {
+      EXPECT_LE(events[k - 1]["distance"].get<double>(), events[k]["distance"].get<double>());
+    }
+    // Each of the three best windows lies on a planted copy (they are far from anything else).
+    for (std::size_t c = 0; c < 3; ++c) {
+      const auto [start, end] = planted.occurrences[c];
+      const auto overlap = std::min<std::uint64_t>(end, events[k]["end_index"]) + 1 -
+                           std::max<std::uint64_t>(start, events[k]["start_index"]);
+      if (overlap > 20 && overlap < 1000) matched.push_back(c);
+    }
+  }
+  std::sort(matched.begin(), matched.end());
+  EXPECT_EQ(matched, (std::vector<std::uint64_t>{0, 1, 2})) << r.out;
+  // The reference agrees on which windows (its distances may differ in the last bits).
+  const auto reference =
+      run_cli({"search", "--patterns", planted.pattern_path, "--input", planted.series_path,
+               "--mode", "window", "--top", "3", "--backend", "reference"});
+  ASSERT_EQ(reference.status, 0) << reference.err;
+  const auto want = parse_events(reference.out);
+  ASSERT_EQ(want.size(), 3u);
+  for (std::size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(events[k]["end_index"], want[k]["end_index"]);
+  }
+}
+
+TEST(CliSearch, TopNeedsWindowModeAndThresholdOrTop) {
+  const auto dir = temp_dir("search_top_bad");
+  const auto p = write_file(dir / "p.csv", "1,2,3\n");
+  const auto stream_top = run_cli({"search", "--patterns", p, "--input", p, "--top", "1"});
+  EXPECT_EQ(stream_top.status, 1);
+  EXPECT_NE(stream_top.err.find("--top needs --mode window"), std::string::npos) << stream_top.err;
+  const auto neither = run_cli({"search", "--patterns", p, "--input", p, "--mode", "window"});
+  EXPECT_EQ(neither.status, 1);
+  EXPECT_NE(neither.err.find("--threshold is required"), std::string::npos) << neither.err;
+}

@@ -13,6 +13,7 @@
 #include "warpwatch/kernels/matcher.hpp"
 #include "warpwatch/kernels/params.hpp"
 #include "warpwatch/kernels/series.hpp"
+#include "warpwatch/kernels/top_windows.hpp"
 
 namespace warpwatch::kernels {
 
@@ -132,5 +133,11 @@ std::unique_ptr<Matcher> make_matcher(Backend backend, const BackendOptions& opt
 void distance_matrix(Backend backend, std::span<const SeriesView> a, std::span<const SeriesView> b,
                      const DistanceParams& params, std::span<double> out,
                      const BackendOptions& options = {});
+
+// SPEC.md 3.2's top K windows (top_windows.hpp) on the reference or the cpu backend; `auto`
+// is the cpu (a search of one series on the device is not built yet: cuda throws
+// std::runtime_error saying so).
+std::vector<TopWindow> top_windows(Backend backend, const TopWindowsRequest& request,
+                                   const BackendOptions& options = {});
 
 }  // namespace warpwatch::kernels

@@ -14,6 +14,7 @@
 #include "warpwatch/kernels/matcher.hpp"
 #include "warpwatch/kernels/params.hpp"
 #include "warpwatch/kernels/series.hpp"
+#include "warpwatch/kernels/top_windows.hpp"
 
 namespace warpwatch::kernels::cpu {
 
@@ -32,6 +33,9 @@ std::unique_ptr<Matcher> make_matcher(const Options& options = {});
 void distance_matrix(std::span<const SeriesView> a, std::span<const SeriesView> b,
                      const DistanceParams& params, std::span<double> out,
                      const Options& options = {});
+
+// SPEC.md 3.2's top K windows (top_windows.hpp), pruned like window mode (Options::window_pruning).
+std::vector<TopWindow> top_windows(const TopWindowsRequest& request, const Options& options = {});
 
 // The instruction set the SIMD kernels dispatched to on this machine, e.g. "AVX2".
 std::string simd_target();

@@ -1,0 +1,61 @@
+// SPEC.md 3.2 "Top K" (`warpwatch search --top K`): over a finite series, the K windows of
+// smallest distance to a window-mode pattern such that no two overlap by more than w/2
+// samples, in increasing distance, ties to the earlier window; with a threshold, only
+// windows at or under it. The UCR Suite's task (K = 1: the best match).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "warpwatch/kernels/matcher.hpp"
+#include "warpwatch/stream/stream_history.hpp"
+
+namespace warpwatch::kernels {
+
+struct TopWindow {
+  double distance = 0.0;
+  std::uint64_t start_index = 0, end_index = 0;  // 0-based, inclusive
+  std::int64_t start_ns = 0, end_ns = 0;
+
+  friend bool operator==(const TopWindow&, const TopWindow&) = default;
+};
+
+struct TopWindowsRequest {
+  StreamDef stream;                        // dims and nominal period (twed's pattern clock)
+  std::span<const float> values;           // samples x dims
+  std::span<const std::int64_t> times_ns;  // strictly increasing
+  PatternDef pattern;                      // window mode; params.threshold read only when...
+  bool use_threshold = false;              // ...this is set
+  std::size_t k = 1;
+};
+
+namespace common {
+// A window whose distance is known exactly, by its last sample.
+struct TopCandidate {
+  double distance;
+  std::uint64_t end;
+};
+// Greedy SPEC.md 3.2 selection: candidates in increasing (distance, end); one is taken
+// unless it overlaps a taken window by more than w/2 samples (2 x overlap > w), until k.
+// Returns the taken ones in that order.
+std::vector<TopCandidate> select_top(std::vector<TopCandidate> candidates, std::size_t k,
+                                     std::size_t w);
+// A bound for pruning a top-k search from windows computed exactly: the largest distance
+// among the first 2k - 1 windows greedy takes from `candidates` (+inf when it takes fewer).
+// Every one of the final k windows is at or under it: each taken window excludes at most two
+// of a set of windows that overlap each other by at most w/2, so 2k - 1 of them leave k.
+double top_bound(std::vector<TopCandidate> candidates, std::size_t k, std::size_t w);
+// select_top, as windows of the series in `history`.
+std::vector<TopWindow> top_windows_of(std::vector<TopCandidate> candidates, std::size_t k,
+                                      std::size_t w, const stream::StreamHistory& history);
+}  // namespace common
+
+namespace reference {
+// Every window aligned with the reference's distance (the oracle).
+std::vector<TopWindow> top_windows(const TopWindowsRequest& request);
+}  // namespace reference
+
+}  // namespace warpwatch::kernels

@@ -1,0 +1,32 @@
+// The reference's top-K window search: every window aligned, then the greedy selection.
+#include <vector>
+
+#include "common/window_track.hpp"
+#include "warpwatch/kernels/reference.hpp"
+#include "warpwatch/kernels/top_windows.hpp"
+#include "warpwatch/stream/stream_history.hpp"
+
+namespace warpwatch::kernels::reference {
+
+std::vector<TopWindow> top_windows(const TopWindowsRequest& r) {
+  validate(r.pattern.params);
+  const std::size_t dims = r.stream.dims, n = r.times_ns.size();
+  stream::StreamHistory history(dims);
+  history.append(r.values, r.times_ns);
+  const common::WindowTrack track(r.pattern, r.stream.nominal_period_ns, 0);
+  const std::size_t w = track.window(), m = r.pattern.length();
+  const SeriesView pattern{track.values().data(), m, dims, track.times64().data()};
+  std::vector<common::TopCandidate> candidates;
+  std::vector<float> values;
+  std::vector<double> times(w);
+  for (std::uint64_t end = w - 1; end < n; end += r.pattern.params.hop) {
+    if (!track.window(history, end, values, times.data())) continue;  // flat under znorm
+    const double d =
+        distance(pattern, {values.data(), w, dims, times.data()}, r.pattern.params.distance);
+    if (r.use_threshold && !(d <= r.pattern.params.threshold)) continue;
+    candidates.push_back({d, end});
+  }
+  return common::top_windows_of(std::move(candidates), r.k, w, history);
+}
+
+}  // namespace warpwatch::kernels::reference
