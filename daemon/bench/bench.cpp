@@ -78,6 +78,10 @@ Shape reference_subset(Shape s, bool quick) {
     case Kind::twed_long:  // the reference keeps the whole (L+1)^2 float64 table
       s.length = std::min<std::size_t>(s.length, quick ? 256 : 2048);
       break;
+    case Kind::window_search:  // a prefix of the series: the reference aligns every window
+      s.length =
+          std::min(s.length, s.m + fit(cells_per_run / static_cast<double>(s.m * s.m), s.length));
+      break;
   }
   s.repeat = std::min<std::size_t>(s.repeat, 3);
   return s;
@@ -168,6 +172,40 @@ std::vector<Plan> matrix_plans(const Options& o, unsigned own_threads) {
   return plans;
 }
 
+// window_search: query m {128, 1023} x band {none, 5%} x top-1 / threshold x data {random
+// walk, ECG} over a series of 10^6 samples (--length: others; --m, --matches narrow).
+std::vector<Plan> window_search_plans(const Options& o, unsigned own_threads) {
+  const std::vector<std::size_t> ms =
+      o.m ? std::vector<std::size_t>{*o.m}
+          : (o.quick ? std::vector<std::size_t>{64} : std::vector<std::size_t>{128, 1023});
+  const std::vector<std::size_t> lengths =
+      !o.lengths.empty() ? o.lengths
+                         : std::vector<std::size_t>{o.quick ? std::size_t{20'000} : 1'000'000};
+  std::vector<bool> dense{false, true};
+  if (o.matches == "none") dense = {false};
+  if (o.matches == "dense") dense = {true};
+  std::vector<Plan> plans;
+  for (std::size_t m : ms) {
+    if (m < 2) throw std::invalid_argument("--m must be at least 2");
+    for (std::size_t length : lengths)
+      for (bool ecg : dense)
+        for (std::size_t band : {0u, 5u})
+          for (bool top : {true, false})
+            plans.push_back({"window_search",
+                             {.kind = Kind::window_search,
+                              .m = m,
+                              .dense = ecg,
+                              .data_dir = o.data_dir.c_str(),
+                              .length = length,
+                              .repeat = std::min<std::size_t>(o.repeat, 3),
+                              .band_percent = band,
+                              .top = top},
+                             own_threads,
+                             ""});
+  }
+  return plans;
+}
+
 std::vector<Plan> make_plans(const Options& o, unsigned threads) {
   Sizes s = default_sizes(o.backend);
   if (o.quick) s = quick_sizes(s);
@@ -214,6 +252,10 @@ std::vector<Plan> make_plans(const Options& o, unsigned threads) {
   for (const std::string& name : cases) {
     if (name == "stream_matrix") {
       for (Plan& p : matrix_plans(o, own_threads)) plans.push_back(std::move(p));
+      continue;
+    }
+    if (name == "window_search") {
+      for (Plan& p : window_search_plans(o, own_threads)) plans.push_back(std::move(p));
       continue;
     }
     Shape stream{.kind = Kind::stream_dtw,
@@ -418,7 +460,9 @@ Report run(const Options& o, std::ostream& log) {
       row.reference_error = cached.second;
     }
     const double ops = ops_per_cell(p.shape);
-    if (o.backend == Backend::cuda && report.device_float_ops_per_s)
+    if (p.case_name == "window_search")
+      row.ceiling_note = "n/a: effective cells (a pruned window counts its m x m all the same)";
+    else if (o.backend == Backend::cuda && report.device_float_ops_per_s)
       row.ceiling_cells_per_s = *report.device_float_ops_per_s / ops;
     else if (o.backend == Backend::cuda)
       row.ceiling_note = "n/a: the device calibration did not run";

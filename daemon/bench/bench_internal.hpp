@@ -5,13 +5,42 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "warpwatch/bench/bench.hpp"
 #include "warpwatch/kernels/backends.hpp"
 
 namespace warpwatch::bench {
 
-enum class Kind { stream_dtw, whole_dtw, twed_allpairs, twed_long };
+enum class Kind { stream_dtw, whole_dtw, twed_allpairs, twed_long, window_search };
+
+// splitmix64: fast and good enough for benchmark data; N = 10^9 samples (the cuda
+// whole_dtw case) must not take longer to generate than to match.
+class Random {
+ public:
+  explicit Random(std::uint64_t seed) : state_(seed) {}
+  float step() {  // uniform in [-0.5, 0.5)
+    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return static_cast<float>(z >> 40) * 0x1p-24f - 0.5f;
+  }
+
+ private:
+  std::uint64_t state_;
+};
+
+// `count` random walks of `length` samples each, back to back; each starts at 0 so values
+// stay in a range where every metric's arithmetic is ordinary.
+inline std::vector<float> random_walks(std::size_t count, std::size_t length, Random& random) {
+  std::vector<float> values(count * length);
+  for (std::size_t s = 0; s < count; ++s) {
+    float x = 0.0f;
+    for (std::size_t i = 0; i < length; ++i) values[s * length + i] = x += random.step();
+  }
+  return values;
+}
 
 // The size of one workload. Stream: `streams` x `patterns` pairs, patterns of length m,
 // `batches` timed batches of `chunk` samples per stream. Matrix kinds: `rows` x `cols`
@@ -25,6 +54,11 @@ struct Shape {
   const char* data_dir = "";  // dense: ECG200's folder ("": the default)
   double max_seconds = 0.0;   // stream kinds: fewer batches when they would take longer (0: no)
   std::size_t rows = 0, cols = 0, length = 0, repeat = 0;
+  // window_search: a series of `length` samples (random walk, or ECG beats when dense), one
+  // z-normalized dtw query of m samples, a Sakoe-Chiba band of band_percent of m (0: none),
+  // top-1 or (top = false) every window under the distance of the 10th best.
+  std::size_t band_percent = 0;
+  bool top = true;
 };
 
 std::uint64_t cells_per_run(const Shape& shape);
@@ -36,6 +70,11 @@ double ops_per_cell(const Shape& shape);  // stream kinds: with the shape's dims
 // backend cannot be had) and std::runtime_error when a result is implausible.
 Measurement measure(const Shape& shape, kernels::Backend backend, unsigned threads,
                     std::uint64_t seed, std::ostream& log);
+
+// window_search (bench_window_search.cpp): the search timed whole, `repeat` runs after a
+// warm-up.
+Measurement measure_window_search(const Shape& shape, kernels::Backend backend, unsigned threads,
+                                  std::uint64_t seed);
 
 // The machine's peak rate of simple independent float32 operations (an add and a min)
 // on `threads` threads, in operations per second: the best of a few runs of a loop the

@@ -22,34 +22,6 @@ double seconds_since(clock_type::time_point start) {
   return std::chrono::duration<double>(clock_type::now() - start).count();
 }
 
-// splitmix64: fast and good enough for benchmark data; N = 10^9 samples (the cuda
-// whole_dtw case) must not take longer to generate than to match.
-class Random {
- public:
-  explicit Random(std::uint64_t seed) : state_(seed) {}
-  float step() {  // uniform in [-0.5, 0.5)
-    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    z ^= z >> 31;
-    return static_cast<float>(z >> 40) * 0x1p-24f - 0.5f;
-  }
-
- private:
-  std::uint64_t state_;
-};
-
-// `count` random walks of `length` samples each, back to back; each starts at 0 so values
-// stay in a range where every metric's arithmetic is ordinary.
-std::vector<float> random_walks(std::size_t count, std::size_t length, Random& random) {
-  std::vector<float> values(count * length);
-  for (std::size_t s = 0; s < count; ++s) {
-    float x = 0.0f;
-    for (std::size_t i = 0; i < length; ++i) values[s * length + i] = x += random.step();
-  }
-  return values;
-}
-
 // "s12": built with snprintf because GCC 12 warns falsely (-Wrestrict) on string appends
 // here.
 std::string numbered(char prefix, std::size_t i) {
@@ -311,6 +283,7 @@ Measurement measure_matrix(const Shape& shape, kernels::Backend backend, unsigne
 std::uint64_t cells_per_run(const Shape& s) {
   using u64 = std::uint64_t;
   if (s.kind == Kind::stream_dtw) return u64(s.streams) * s.patterns * s.chunk * s.m;
+  if (s.kind == Kind::window_search) return u64(s.length - s.m + 1) * s.m * s.m;
   return u64(s.rows) * s.cols * s.length * s.length;
 }
 
@@ -327,6 +300,10 @@ std::string describe(const Shape& s) {
       return n(s.rows) + " x " + n(s.cols) + " series, L " + n(s.length);
     case Kind::twed_long:
       return "1 pair, L " + n(s.length);
+    case Kind::window_search:
+      return std::string(s.top ? "top-1" : "threshold (10th best)") + ", L " + n(s.length) +
+             ", m " + n(s.m) + ", band " + (s.band_percent ? n(s.band_percent) + "%" : "none") +
+             ", znorm, " + (s.dense ? "ECG" : "random walk");
   }
   return "?";
 }
@@ -336,6 +313,7 @@ double ops_per_cell(const Shape& shape) {
     case Kind::stream_dtw:
       return stream_ops_per_cell(shape.dims);
     case Kind::whole_dtw:
+    case Kind::window_search:
       return dtw_ops_per_cell;
     case Kind::twed_allpairs:
     case Kind::twed_long:
@@ -346,6 +324,8 @@ double ops_per_cell(const Shape& shape) {
 
 Measurement measure(const Shape& shape, kernels::Backend backend, unsigned threads,
                     std::uint64_t seed, std::ostream& log) {
+  if (shape.kind == Kind::window_search)
+    return measure_window_search(shape, backend, threads, seed);
   return shape.kind == Kind::stream_dtw ? measure_stream(shape, backend, threads, seed, log)
                                         : measure_matrix(shape, backend, threads, seed);
 }

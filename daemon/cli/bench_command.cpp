@@ -153,8 +153,8 @@ CLI::App* add_bench_command(CLI::App& app, BenchCommand& cmd) {
   sub->add_option(
          "--case", cmd.options.cases,
          "cases to run, repeatable or comma-separated: stream_dtw, whole_dtw, twed_allpairs, "
-         "twed_long, threads (cpu), stream_matrix (default: all of the backend's but "
-         "stream_matrix)")
+         "twed_long, threads (cpu), stream_matrix, window_search (default: all of the "
+         "backend's but stream_matrix and window_search)")
       ->delimiter(',')
       ->check(CLI::IsMember(names));
   sub->add_option("--threads", cmd.options.threads,
@@ -176,7 +176,8 @@ CLI::App* add_bench_command(CLI::App& app, BenchCommand& cmd) {
   sub->add_option("--patterns", cmd.options.patterns,
                   "stream_dtw: patterns; streams = pairs / patterns (16)");
   sub->add_option("--m", cmd.options.m,
-                  "stream_dtw: pattern length (256); stream_matrix: only this length");
+                  "stream_dtw: pattern length (256); stream_matrix, window_search: only this "
+                  "length");
   sub->add_option("--chunk", cmd.options.chunks,
                   "stream_dtw: samples per stream per batch, a row each (cpu 512, cuda 512,8)")
       ->delimiter(',');
@@ -186,7 +187,8 @@ CLI::App* add_bench_command(CLI::App& app, BenchCommand& cmd) {
   sub->add_option("--dims", cmd.options.dims, "stream_matrix: sample dimensions, a row each (1,3)")
       ->delimiter(',');
   sub->add_option("--matches", cmd.options.matches,
-                  "stream_matrix: none (random walks) or dense (ECG beats); default both")
+                  "stream_matrix, window_search: none (random walks) or dense (ECG beats); "
+                  "default both")
       ->check(CLI::IsMember({"none", "dense"}));
   sub->add_option("--data", cmd.options.data_dir,
                   "stream_matrix: the folder of ECG200_TRAIN.tsv and ECG200_TEST.tsv (default "
@@ -197,7 +199,8 @@ CLI::App* add_bench_command(CLI::App& app, BenchCommand& cmd) {
   sub->add_option("--length", cmd.options.lengths,
                   "whole_dtw, twed_allpairs, twed_long: series length L, a row each (whole_dtw cpu "
                   "256, cuda "
-                  "1023,1000,1500; twed_allpairs 256; twed_long cpu 16384, cuda 65536)")
+                  "1023,1000,1500; twed_allpairs 256; twed_long cpu 16384, cuda 65536); "
+                  "window_search: the series' length (10^6)")
       ->delimiter(',');
   cmd.e2e_app = add_bench_e2e_command(*sub, cmd.e2e);
   return sub;

@@ -78,7 +78,7 @@ int run_top(const SearchCommand& cmd, const std::vector<kernels::PatternDef>& pa
     for (const auto& p : patterns) {
       if (p.dims != s.def.dims) continue;
       const kernels::TopWindowsRequest request{
-          s.def, s.values, s.times_ns, p, cmd.threshold.has_value(), cmd.top};
+          s.def, s.values, s.times_ns, p, cmd.threshold.has_value(), cmd.top, nullptr};
       std::vector<kernels::RawMatch> matches;
       const auto stream_def = std::make_shared<const kernels::StreamDef>(s.def);
       const auto pattern_def = std::make_shared<const kernels::PatternDef>(p);
@@ -130,6 +130,10 @@ int run_search(const SearchCommand& cmd, std::ostream& out, std::ostream& err) {
     throw std::runtime_error("--threshold is required (or --top K with --mode window)");
   if (cmd.top && cmd.mode != kernels::Mode::window)
     throw std::runtime_error("--top needs --mode window (stream mode reports every match)");
+  if (cmd.top && cmd.chunk)
+    throw std::runtime_error(
+        "--chunk does not apply to --top (a top-K search reads the whole "
+        "series at once)");
   kernels::MatchParams params;
   params.distance = to_distance_params(cmd.metric);
   params.mode = cmd.mode;

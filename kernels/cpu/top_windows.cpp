@@ -84,14 +84,21 @@ std::vector<TopWindow> top_windows(const TopWindowsRequest& r, const Options& op
   std::atomic<double> bound(r.use_threshold ? r.pattern.params.threshold
                                             : std::numeric_limits<double>::infinity());
   const WindowSource source{&history, &track, query.get()};
+  std::vector<std::array<std::uint64_t, 4>> pruned(slices);
   pool.for_each(slices, [&](std::size_t slice, unsigned worker) {
     const std::size_t first = slice * kWindowsPerSlice;
     const std::size_t count = std::min(kWindowsPerSlice, ends.size() - first);
     SliceLimit limit(bound, ends, r.k, w, kept[slice]);
-    std::array<std::uint64_t, 4> pruned{};
     compute_windows(source, ends, first, count, limit, distances.data(), flat.data(),
-                    scratch[worker], pruned);
+                    scratch[worker], pruned[slice]);
   });
+  if (r.stats) {
+    *r.stats = {};
+    r.stats->windows_evaluated = ends.size() - static_cast<std::size_t>(std::count(
+                                                   flat.begin(), flat.end(), std::uint8_t{1}));
+    for (const auto& p : pruned)
+      for (std::size_t k = 0; k < p.size(); ++k) r.stats->windows_pruned[k] += p[k];
+  }
   std::vector<common::TopCandidate> all;
   for (const auto& k : kept) all.insert(all.end(), k.begin(), k.end());
   return common::top_windows_of(std::move(all), r.k, w, history);

@@ -231,3 +231,34 @@ TEST(Bench, BadOptionsAreRefused) {
 }
 
 }  // namespace
+
+// window_search --quick: m 64 over 20,000 samples x {random walk, ECG} x band {none, 5%} x
+// {top-1, threshold}: effective cells are every window's m x m, the search finds what it
+// looks for, and most windows are pruned (the shares add up to at most 1).
+TEST(Bench, WindowSearchRowsCountEveryWindowAndThePruning) {
+  TempDir dir;
+  const std::string path = dir.file("window.json");
+  const auto r =
+      run_cli({"bench", "--backend", "cpu", "--quick", "--case", "window_search", "--json", path});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json doc = read_json(path);
+  ASSERT_EQ(doc.at("rows").size(), 8u);
+  for (const json& row : doc.at("rows")) {
+    SCOPED_TRACE(row.at("shape").get<std::string>());
+    ASSERT_TRUE(row.at("error").is_null()) << row.dump();
+    const std::uint64_t length = dim(row, "length"), m = dim(row, "m");
+    EXPECT_EQ(length, 20000u);
+    EXPECT_EQ(row.at("cells_per_run").get<std::uint64_t>(), (length - m + 1) * m * m);
+    EXPECT_EQ(row.at("runs").get<std::uint64_t>(), 3u);  // --repeat 5, at most 3 a search
+    const json& extra = row.at("extra");
+    EXPECT_EQ(extra.at("found").get<double>(), dim(row, "top") == 1 ? 1.0 : 10.0);
+    EXPECT_EQ(extra.at("windows").get<double>(), static_cast<double>(length - m + 1));
+    double pruned = 0.0;
+    for (const char* stage :
+         {"pruned_lb_kim", "pruned_lb_keogh_pattern", "pruned_lb_keogh_window", "abandoned"})
+      pruned += extra.at(stage).get<double>();
+    EXPECT_GT(pruned, 0.5);
+    EXPECT_LE(pruned, 1.0);
+    EXPECT_GT(row.at("reference").at("cells_per_s").get<double>(), 0.0);
+  }
+}

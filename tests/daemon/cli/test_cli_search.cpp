@@ -198,6 +198,10 @@ TEST(CliSearch, TopNeedsWindowModeAndThresholdOrTop) {
   const auto stream_top = run_cli({"search", "--patterns", p, "--input", p, "--top", "1"});
   EXPECT_EQ(stream_top.status, 1);
   EXPECT_NE(stream_top.err.find("--top needs --mode window"), std::string::npos) << stream_top.err;
+  const auto chunked = run_cli(
+      {"search", "--patterns", p, "--input", p, "--mode", "window", "--top", "1", "--chunk", "2"});
+  EXPECT_EQ(chunked.status, 1);
+  EXPECT_NE(chunked.err.find("--chunk does not apply to --top"), std::string::npos) << chunked.err;
   const auto neither = run_cli({"search", "--patterns", p, "--input", p, "--mode", "window"});
   EXPECT_EQ(neither.status, 1);
   EXPECT_NE(neither.err.find("--threshold is required"), std::string::npos) << neither.err;

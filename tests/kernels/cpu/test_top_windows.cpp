@@ -65,7 +65,7 @@ SearchSeries planted(std::mt19937_64& rng, std::size_t n, std::size_t m, std::si
 }
 
 kernels::TopWindowsRequest request(const SearchSeries& s, kernels::PatternDef p, std::size_t k) {
-  return {{"s", 1, 1'000'000'000}, s.values, s.times, std::move(p), false, k};
+  return {{"s", 1, 1'000'000'000}, s.values, s.times, std::move(p), false, k, nullptr};
 }
 
 }  // namespace

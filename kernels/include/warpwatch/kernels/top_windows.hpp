@@ -4,6 +4,7 @@
 // windows at or under it. The UCR Suite's task (K = 1: the best match).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -23,6 +24,13 @@ struct TopWindow {
   friend bool operator==(const TopWindow&, const TopWindow&) = default;
 };
 
+// What a search did with its windows (cpu): compared (not flat), and of those, pruned by
+// stage (MatcherCounters::windows_pruned's stages).
+struct TopWindowsStats {
+  std::uint64_t windows_evaluated = 0;
+  std::array<std::uint64_t, 4> windows_pruned{};
+};
+
 struct TopWindowsRequest {
   StreamDef stream;                        // dims and nominal period (twed's pattern clock)
   std::span<const float> values;           // samples x dims
@@ -30,6 +38,7 @@ struct TopWindowsRequest {
   PatternDef pattern;                      // window mode; params.threshold read only when...
   bool use_threshold = false;              // ...this is set
   std::size_t k = 1;
+  TopWindowsStats* stats = nullptr;  // filled when set (cpu backend)
 };
 
 namespace common {

@@ -29,8 +29,13 @@ namespace warpwatch::bench {
 //                  64, 512, 65536} x m {64, 256, 1024} x matches {none: random walks,
 //                  dense: ECG200 beats about every 150 samples} x d {1, 3}; rows whose
 //                  batches would exceed the backend's budget are listed as trimmed
-inline constexpr std::string_view case_names[] = {"stream_dtw", "whole_dtw", "twed_allpairs",
-                                                  "twed_long",  "threads",   "stream_matrix"};
+//   window_search  one z-normalized dtw query against every window of a series of 10^6
+//                  samples: m {128, 1023} x band {none, 5%} x top-1 / every window under
+//                  the 10th best's distance x {random walk, ECG}; effective cells (every
+//                  window's m x m) per second and the windows pruned by stage
+inline constexpr std::string_view case_names[] = {"stream_dtw",   "whole_dtw", "twed_allpairs",
+                                                  "twed_long",    "threads",   "stream_matrix",
+                                                  "window_search"};
 
 struct Options {
   kernels::Backend backend = kernels::Backend::cpu;  // reference, cpu or cuda (not auto)
