@@ -90,15 +90,21 @@ void Warping(const OneVsMany& job, bool banded, ElasticScratch& s, double* out) 
     s.alive.assign(w, 1);
     s.row_min.resize(w);
   }
+  // Cells [dirty_lo, dirty_hi] may hold finite values; all others are +inf. A band's rows
+  // only move right, so each row resets only what its predecessor wrote and it does not
+  // (O(band) a row, not O(m)).
+  std::size_t dirty_lo = 0, dirty_hi = 0;  // D(0,0) = 0
   for (std::size_t i = 1; i <= job.n; ++i) {
     const float* a_i = job.a + (i - 1) * job.dims;
     const RowRange r = Range(s, banded, i, m);
     if (r.lo > r.hi) {  // empty row: nothing reachable any more
       FillInf(df, row, 0, m, w);
+      dirty_lo = m + 1;
+      dirty_hi = 0;
       continue;
     }
     VF diag0 = hn::LoadU(df, row + (r.lo - 1) * w), diag1 = hn::LoadU(df, row + (r.lo - 1) * w + n);
-    FillInf(df, row, 0, r.lo - 1, w);
+    if (dirty_lo + 1 <= r.lo) FillInf(df, row, dirty_lo, r.lo - 1, w);
     VF left0 = hn::Inf(df), left1 = hn::Inf(df);
     VF least0 = hn::Inf(df), least1 = hn::Inf(df);
     for (std::size_t j = r.lo; j <= r.hi; ++j) {
@@ -120,7 +126,9 @@ void Warping(const OneVsMany& job, bool banded, ElasticScratch& s, double* out) 
         least1 = hn::Min(least1, left1);
       }
     }
-    FillInf(df, row, r.hi + 1, m, w);
+    if (dirty_hi > r.hi) FillInf(df, row, r.hi + 1, dirty_hi, w);
+    dirty_lo = r.lo;
+    dirty_hi = r.hi;
     if (abandoning) {
       hn::StoreU(least0, df, s.row_min.data());
       hn::StoreU(least1, df, s.row_min.data() + n);
