@@ -6,6 +6,7 @@
 // which does not depend on the threads or the order in which they ran.
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <limits>
 #include <memory>
 #include <vector>
@@ -38,7 +39,8 @@ class SliceLimit final : public WindowLimit {
   double limit() override { return bound_.load(std::memory_order_relaxed); }
 
   void aligned(std::size_t index, double distance) override {
-    if (!(distance <= limit())) return;
+    // Over the bound, or no alignment within the band (+inf: not a match).
+    if (!(distance <= limit()) || !std::isfinite(distance)) return;
     kept_.push_back({distance, ends_[index]});
     if (k_ == 1) return lower(bound_, distance);  // one window: its distance bounds the best
     if (++since_ < kRefresh) return;

@@ -1,4 +1,5 @@
 // The reference's top-K window search: every window aligned, then the greedy selection.
+#include <cmath>
 #include <vector>
 
 #include "common/window_track.hpp"
@@ -23,6 +24,7 @@ std::vector<TopWindow> top_windows(const TopWindowsRequest& r) {
     if (!track.window(history, end, values, times.data())) continue;  // flat under znorm
     const double d =
         distance(pattern, {values.data(), w, dims, times.data()}, r.pattern.params.distance);
+    if (!std::isfinite(d)) continue;  // no alignment within the band: not a match
     if (r.use_threshold && !(d <= r.pattern.params.threshold)) continue;
     candidates.push_back({d, end});
   }

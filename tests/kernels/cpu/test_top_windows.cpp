@@ -162,3 +162,15 @@ TEST(TopWindows, CudaSaysItHasNoTopSearchYet) {
   }
   EXPECT_EQ(kernels::top_windows(kernels::Backend::automatic, request(s, p, 2)).size(), 2u);
 }
+
+TEST(TopWindows, WindowsWithNoAlignmentInTheBandAreNoMatch) {
+  std::mt19937_64 rng(test_seed());
+  const SearchSeries s = planted(rng, 400, 16, 1);
+  // w 24 against m 16 with band 0: no cell path from (1,1) to (16,24), every distance +inf.
+  kernels::PatternDef p = window_pattern("p", 1, s.base, kernels::Metric::dtw, 24);
+  p.params.distance.band = 0.0;
+  EXPECT_TRUE(kernels::reference::top_windows(request(s, p, 3)).empty());
+  EXPECT_TRUE(kernels::cpu::top_windows(request(s, p, 3), {.threads = 2}).empty());
+  EXPECT_TRUE(
+      kernels::cpu::top_windows(request(s, p, 3), {.threads = 2, .window_pruning = false}).empty());
+}

@@ -1,7 +1,8 @@
 // SPEC.md 3.2 "Top K" (`warpwatch search --top K`): over a finite series, the K windows of
 // smallest distance to a window-mode pattern such that no two overlap by more than w/2
 // samples, in increasing distance, ties to the earlier window; with a threshold, only
-// windows at or under it. The UCR Suite's task (K = 1: the best match).
+// windows at or under it. A window with no alignment within the band (+inf) is no match. The UCR
+// Suite's task (K = 1: the best match).
 #pragma once
 
 #include <array>
