@@ -2,10 +2,22 @@
 #include <algorithm>
 #include <limits>
 #include <set>
+#include <stdexcept>
+#include <string>
 
 #include "warpwatch/kernels/top_windows.hpp"
 
 namespace warpwatch::kernels::common {
+
+void check_request(const TopWindowsRequest& r) {
+  validate(r.pattern.params);
+  if (r.pattern.dims != r.stream.dims)
+    throw std::invalid_argument("top windows: pattern '" + r.pattern.id + "' has " +
+                                std::to_string(r.pattern.dims) + " dims, the stream " +
+                                std::to_string(r.stream.dims));
+  if (r.values.size() != r.times_ns.size() * r.stream.dims)
+    throw std::invalid_argument("top windows: values are not samples x dims");
+}
 
 std::vector<TopCandidate> select_top(std::vector<TopCandidate> candidates, std::size_t k,
                                      std::size_t w) {

@@ -64,7 +64,7 @@ constexpr std::size_t kWindowsPerSlice = 4096;
 }  // namespace
 
 std::vector<TopWindow> top_windows(const TopWindowsRequest& r, const Options& options) {
-  validate(r.pattern.params);
+  common::check_request(r);
   if (r.k == 0) return {};
   const std::size_t dims = r.stream.dims, n = r.times_ns.size();
   stream::StreamHistory history(dims);

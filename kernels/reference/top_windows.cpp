@@ -10,7 +10,7 @@
 namespace warpwatch::kernels::reference {
 
 std::vector<TopWindow> top_windows(const TopWindowsRequest& r) {
-  validate(r.pattern.params);
+  common::check_request(r);
   const std::size_t dims = r.stream.dims, n = r.times_ns.size();
   stream::StreamHistory history(dims);
   history.append(r.values, r.times_ns);

@@ -174,3 +174,13 @@ TEST(TopWindows, WindowsWithNoAlignmentInTheBandAreNoMatch) {
   EXPECT_TRUE(
       kernels::cpu::top_windows(request(s, p, 3), {.threads = 2, .window_pruning = false}).empty());
 }
+
+TEST(TopWindows, RefusesAPatternOfOtherDims) {
+  std::mt19937_64 rng(test_seed());
+  const SearchSeries s = planted(rng, 200, 8, 1);
+  kernels::PatternDef p = window_pattern("p", 1, s.base, kernels::Metric::dtw);
+  p.dims = 2;
+  p.values.resize(16);
+  EXPECT_THROW(kernels::cpu::top_windows(request(s, p, 1)), std::invalid_argument);
+  EXPECT_THROW(kernels::reference::top_windows(request(s, p, 1)), std::invalid_argument);
+}

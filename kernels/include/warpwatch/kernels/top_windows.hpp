@@ -43,6 +43,9 @@ struct TopWindowsRequest {
 };
 
 namespace common {
+// Throws std::invalid_argument when the request cannot be searched: invalid parameters, a
+// pattern of other dims than the stream, values that are not times x dims.
+void check_request(const TopWindowsRequest& request);
 // A window whose distance is known exactly, by its last sample.
 struct TopCandidate {
   double distance;
