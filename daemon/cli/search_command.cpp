@@ -74,19 +74,20 @@ int run_top(const SearchCommand& cmd, const std::vector<kernels::PatternDef>& pa
   const kernels::Backend backend =
       cmd.backend == kernels::Backend::automatic ? kernels::Backend::cpu : cmd.backend;
   err << "search --top " << cmd.top << ": on the " << kernels::to_string(backend) << " backend\n";
-  for (const auto& s : streams)
+  for (const auto& s : streams) {
+    const auto stream_def = std::make_shared<const kernels::StreamDef>(s.def);
     for (const auto& p : patterns) {
       if (p.dims != s.def.dims) continue;
       const kernels::TopWindowsRequest request{
           s.def, s.values, s.times_ns, p, cmd.threshold.has_value(), cmd.top, nullptr};
       std::vector<kernels::RawMatch> matches;
-      const auto stream_def = std::make_shared<const kernels::StreamDef>(s.def);
       const auto pattern_def = std::make_shared<const kernels::PatternDef>(p);
       for (const auto& t : kernels::top_windows(backend, request))
         matches.push_back({stream_def, pattern_def, t.distance, t.start_index, t.end_index,
                            t.start_ns, t.end_ns});
       print_events(matches, cmd, out);
     }
+  }
   return 0;
 }
 

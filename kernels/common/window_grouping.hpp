@@ -33,6 +33,18 @@ inline std::size_t window_length(const PatternDef& p) {
 // component's std is below 1e-8 (the window is then skipped and counted).
 bool znormalize(std::vector<float>& values, std::size_t dims);
 
+// What znormalize computes per component, shared with the sliding moments of
+// window_stats.hpp so that both agree to the bit: component k of n samples (dims apart),
+// its mean and sum of squared deviations in two passes in double, and its largest magnitude.
+struct ComponentMoments {
+  double mean = 0.0, m2 = 0.0, largest = 0.0;
+};
+ComponentMoments component_moments(const float* values, std::size_t n, std::size_t dims,
+                                   std::size_t k);
+// 1/std of n values whose squared deviations sum to m2 (population std); 0 when the std is
+// below 1e-8 (SPEC.md 3.2: the window is flat, skipped).
+double znorm_scale(double m2, std::size_t n);
+
 // The pattern's timestamps in seconds for twed: its own, or uniform at the stream's
 // nominal period.
 std::vector<double> pattern_times(const PatternDef& pattern, std::int64_t nominal_period_ns);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/window_grouping.hpp"
+
 namespace warpwatch::kernels::common {
 
 WindowStats::WindowStats(std::size_t w, std::size_t dims, std::uint64_t first_end)
@@ -32,7 +34,7 @@ const WindowMoments& WindowStats::at(const stream::StreamHistory& history, std::
   return moments_;
 }
 
-// Two passes in double, as common::znormalize does for a whole window.
+// Two passes in double, as common::znormalize does for a whole window (the same code).
 void WindowStats::exact(const stream::StreamHistory& history, std::uint64_t end,
                         std::vector<double>& mean, std::vector<double>& m2,
                         std::vector<double>& big) const {
@@ -41,19 +43,10 @@ void WindowStats::exact(const stream::StreamHistory& history, std::uint64_t end,
   m2.resize(dims_);
   big.resize(dims_);
   for (std::size_t k = 0; k < dims_; ++k) {
-    double sum = 0.0, largest = 0.0;
-    for (std::size_t i = 0; i < w_; ++i) {
-      sum += x[i * dims_ + k];
-      largest = std::max(largest, std::fabs(static_cast<double>(x[i * dims_ + k])));
-    }
-    mean[k] = sum / static_cast<double>(w_);
-    double squares = 0.0;
-    for (std::size_t i = 0; i < w_; ++i) {
-      const double dev = x[i * dims_ + k] - mean[k];
-      squares += dev * dev;
-    }
-    m2[k] = squares;
-    big[k] = largest;
+    const ComponentMoments c = component_moments(x, w_, dims_, k);
+    mean[k] = c.mean;
+    m2[k] = c.m2;
+    big[k] = c.largest;
   }
 }
 
@@ -76,9 +69,8 @@ void WindowStats::slide(const stream::StreamHistory& history) {
 void WindowStats::finish(const std::vector<double>& m2) {
   moments_.flat = false;
   for (std::size_t k = 0; k < dims_; ++k) {
-    const double std = std::sqrt(std::max(m2[k], 0.0) / static_cast<double>(w_));
-    if (std < 1e-8) moments_.flat = true;
-    moments_.scale[k] = std < 1e-8 ? 0.0 : 1.0 / std;
+    moments_.scale[k] = znorm_scale(m2[k], w_);
+    if (moments_.scale[k] == 0.0) moments_.flat = true;
   }
 }
 
