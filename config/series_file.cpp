@@ -86,10 +86,13 @@ std::string quoted(std::string_view field) {
 }
 
 // A finite double that fits float32, else a ConfigError at `where` prefixed by `what`.
-float checked_value(double v, const SourceLocation& where, const std::string& what) {
-  if (!std::isfinite(v)) throw ConfigError(where, what + "NaN or infinite value");
+// `what()` names the value in an error message; called only to throw (a file of 10^7
+// samples would otherwise format 10^7 names).
+template <typename What>
+float checked_value(double v, const SourceLocation& where, const What& what) {
+  if (!std::isfinite(v)) throw ConfigError(where, what() + "NaN or infinite value");
   if (std::fabs(v) >= float32_overflow)
-    throw ConfigError(where, what + "value " + number_text(v) + " is out of the float32 range");
+    throw ConfigError(where, what() + "value " + number_text(v) + " is out of the float32 range");
   return static_cast<float>(v);
 }
 
@@ -97,7 +100,7 @@ float parse_value(std::string_view field, const SourceLocation& where) {
   double v = 0;
   switch (parse_number(field, v)) {
     case NumberStatus::ok:
-      return checked_value(v, where, quoted(field) + ": ");
+      return checked_value(v, where, [&] { return quoted(field) + ": "; });
     case NumberStatus::out_of_range:
       throw ConfigError(where, quoted(field) + " is out of range");
     case NumberStatus::not_a_number:
@@ -116,12 +119,13 @@ bool parse_time_field(std::string_view field, double scale, double& seconds) {
 }
 
 // Each time must be greater than the one before: SPEC.md 1 never reorders samples.
+template <typename What>
 void check_increasing(const std::vector<double>& times, const SourceLocation& where,
-                      const std::string& what) {
+                      const What& what) {
   const double t = times.back();
-  if (!std::isfinite(t)) throw ConfigError(where, what + "time is NaN or infinite");
+  if (!std::isfinite(t)) throw ConfigError(where, what() + "time is NaN or infinite");
   if (times.size() >= 2 && !(t > times[times.size() - 2]))
-    throw ConfigError(where, what + "time " + number_text(t) +
+    throw ConfigError(where, what() + "time " + number_text(t) +
                                  " s does not increase (previous sample at " +
                                  number_text(times[times.size() - 2]) + " s)");
 }
@@ -320,7 +324,7 @@ std::vector<LoadedSeries> load_text_columns(const TextFile& f, const SeriesFileO
         throw ConfigError(f.at(line.number, c),
                           quoted(fields[c]) + " is not a number or a YYYY-MM-DD HH:MM:SS time");
       s.times.push_back(t);
-      check_increasing(s.times, f.at(line.number, c), "");
+      check_increasing(s.times, f.at(line.number, c), [] { return std::string(); });
     }
     for (const std::size_t c : value_columns)
       s.values.push_back(parse_value(fields[c], f.at(line.number, c)));
@@ -382,7 +386,8 @@ std::vector<LoadedSeries> load_npy(const std::string& path, const std::string& s
       s.name = series_name(stem, i, count);
       s.values.resize(length);
       for (std::size_t j = 0; j < length; ++j)
-        s.values[j] = checked_value(a.data[i * length + j], where, sample_text(i, j) + ": ");
+        s.values[j] =
+            checked_value(a.data[i * length + j], where, [&] { return sample_text(i, j) + ": "; });
       out.push_back(std::move(s));
     }
     return out;
@@ -399,11 +404,12 @@ std::vector<LoadedSeries> load_npy(const std::string& path, const std::string& s
     const double* row = a.data.data() + i * cols;
     if (options.time_column) {
       s.times.push_back(row[*options.time_column] * options.time_scale);
-      check_increasing(s.times, where, sample_text(0, i) + ": ");
+      check_increasing(s.times, where, [&] { return sample_text(0, i) + ": "; });
     }
     for (const std::size_t c : value_columns)
-      s.values.push_back(
-          checked_value(row[c], where, sample_text(0, i) + ", column " + std::to_string(c) + ": "));
+      s.values.push_back(checked_value(row[c], where, [&] {
+        return sample_text(0, i) + ", column " + std::to_string(c) + ": ";
+      }));
   }
   out.push_back(std::move(s));
   return out;

@@ -225,6 +225,14 @@ void distance_matrix(Backend backend, std::span<const SeriesView> a, std::span<c
 #endif
 }
 
+void prepare_backend(Backend backend) {
+  if (backend != Backend::cuda) return;
+  require_cuda();
+#if WARPWATCH_HAVE_CUDA
+  cuda::DeviceContext::get();
+#endif
+}
+
 std::vector<TopWindow> top_windows(Backend backend, const TopWindowsRequest& request,
                                    const BackendOptions& options) {
   switch (backend) {
@@ -236,9 +244,12 @@ std::vector<TopWindow> top_windows(Backend backend, const TopWindowsRequest& req
     case Backend::cuda:
       break;
   }
-  throw std::runtime_error(
-      "top-K window search (--top) runs on the cpu and reference backends; the cuda backend "
-      "does not have it yet");
+  require_cuda();
+#if WARPWATCH_HAVE_CUDA
+  return cuda::top_windows(request, options.timings);
+#else
+  return {};  // require_cuda threw
+#endif
 }
 
 }  // namespace warpwatch::kernels

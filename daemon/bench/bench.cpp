@@ -184,13 +184,23 @@ std::vector<Plan> window_search_plans(const Options& o, unsigned own_threads) {
   std::vector<bool> dense{false, true};
   if (o.matches == "none") dense = {false};
   if (o.matches == "dense") dense = {true};
+  std::vector<bool> tops{true, false};
+  if (o.search == "top") tops = {true};
+  if (o.search == "threshold") tops = {false};
+  // (ECG, unrelated query): false, false = the series' middle; true, false = ECG; false,
+  // true = an unrelated walk.
+  std::vector<std::pair<bool, bool>> data;
+  for (bool ecg : dense) {
+    if (ecg || o.query != "unrelated") data.emplace_back(ecg, false);
+    if (!ecg && (o.query == "unrelated" || o.query == "both")) data.emplace_back(false, true);
+  }
   std::vector<Plan> plans;
   for (std::size_t m : ms) {
     if (m < 2) throw std::invalid_argument("--m must be at least 2");
     for (std::size_t length : lengths)
-      for (bool ecg : dense)
+      for (const auto& [ecg, unrelated] : data)
         for (std::size_t band : {0u, 5u})
-          for (bool top : {true, false})
+          for (bool top : tops)
             plans.push_back({"window_search",
                              {.kind = Kind::window_search,
                               .m = m,
@@ -199,7 +209,8 @@ std::vector<Plan> window_search_plans(const Options& o, unsigned own_threads) {
                               .length = length,
                               .repeat = std::min<std::size_t>(o.repeat, 3),
                               .band_percent = band,
-                              .top = top},
+                              .top = top,
+                              .independent_query = unrelated},
                              own_threads,
                              ""});
   }

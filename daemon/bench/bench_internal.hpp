@@ -59,6 +59,9 @@ struct Shape {
   // top-1 or (top = false) every window under the distance of the 10th best.
   std::size_t band_percent = 0;
   bool top = true;
+  // window_search, random walk: the query is a random walk of its own (no copy of it in the
+  // series) instead of the series' middle m samples (the UCR Suite's experiments).
+  bool independent_query = false;
 };
 
 std::uint64_t cells_per_run(const Shape& shape);

@@ -303,7 +303,9 @@ std::string describe(const Shape& s) {
     case Kind::window_search:
       return std::string(s.top ? "top-1" : "threshold (10th best)") + ", L " + n(s.length) +
              ", m " + n(s.m) + ", band " + (s.band_percent ? n(s.band_percent) + "%" : "none") +
-             ", znorm, " + (s.dense ? "ECG" : "random walk");
+             ", znorm, " +
+             (s.dense ? "ECG"
+                      : (s.independent_query ? "random walk, unrelated query" : "random walk"));
   }
   return "?";
 }

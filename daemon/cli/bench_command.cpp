@@ -190,6 +190,15 @@ CLI::App* add_bench_command(CLI::App& app, BenchCommand& cmd) {
                   "stream_matrix, window_search: none (random walks) or dense (ECG beats); "
                   "default both")
       ->check(CLI::IsMember({"none", "dense"}));
+  sub->add_option("--search", cmd.options.search,
+                  "window_search: top (top-1) or threshold (every window under the 10th best); "
+                  "default both")
+      ->check(CLI::IsMember({"top", "threshold"}));
+  sub->add_option("--query", cmd.options.query,
+                  "window_search, random walks: series (the query is the series' middle m "
+                  "samples, the UCR Suite's setup), unrelated (a walk of its own) or both "
+                  "(default series)")
+      ->check(CLI::IsMember({"series", "unrelated", "both"}));
   sub->add_option("--data", cmd.options.data_dir,
                   "stream_matrix: the folder of ECG200_TRAIN.tsv and ECG200_TEST.tsv (default "
                   "$WARPWATCH_DATA_DIR, else the source tree's ../shared/data)");

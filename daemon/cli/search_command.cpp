@@ -1,7 +1,9 @@
 // `warpwatch search`: a pattern library matched against series files, events as JSON lines.
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <cmath>
+#include <future>
 #include <ostream>
 #include <stdexcept>
 #include <vector>
@@ -69,8 +71,8 @@ void print_events(const std::vector<kernels::RawMatch>& matches, const SearchCom
 
 // --top K: per stream and pattern of its dims, the K best windows, as events in increasing
 // distance.
-int run_top(const SearchCommand& cmd, const std::vector<kernels::PatternDef>& patterns,
-            const std::vector<InputStream>& streams, std::ostream& out, std::ostream& err) {
+void run_top(const SearchCommand& cmd, const std::vector<kernels::PatternDef>& patterns,
+             const std::vector<InputStream>& streams, std::ostream& out, std::ostream& err) {
   const kernels::Backend backend =
       cmd.backend == kernels::Backend::automatic ? kernels::Backend::cpu : cmd.backend;
   err << "search --top " << cmd.top << ": on the " << kernels::to_string(backend) << " backend\n";
@@ -88,7 +90,6 @@ int run_top(const SearchCommand& cmd, const std::vector<kernels::PatternDef>& pa
       print_events(matches, cmd, out);
     }
   }
-  return 0;
 }
 
 }  // namespace
@@ -125,7 +126,28 @@ CLI::App* add_search_command(CLI::App& app, SearchCommand& cmd) {
   return sub;
 }
 
+// The time taken, on stderr like `distance` prints it: reading the files, then searching.
+class SearchClock {
+ public:
+  void loaded() { loaded_ = now(); }
+  void report(std::ostream& err, const std::vector<InputStream>& streams,
+              std::size_t patterns) const {
+    std::size_t samples = 0;
+    for (const auto& s : streams) samples += s.times_ns.size();
+    err << "search: " << streams.size() << " stream(s) of " << samples << " samples in all and "
+        << patterns << " pattern(s) read in " << seconds(start_, loaded_) << " s, searched in "
+        << seconds(loaded_, now()) << " s\n";
+  }
+
+ private:
+  using Time = std::chrono::steady_clock::time_point;
+  static Time now() { return std::chrono::steady_clock::now(); }
+  static double seconds(Time a, Time b) { return std::chrono::duration<double>(b - a).count(); }
+  Time start_ = now(), loaded_ = start_;
+};
+
 int run_search(const SearchCommand& cmd, std::ostream& out, std::ostream& err) {
+  SearchClock clock;
   if (!(cmd.period_s > 0.0)) throw std::runtime_error("--period must be > 0");
   if (!cmd.threshold && !cmd.top)
     throw std::runtime_error("--threshold is required (or --top K with --mode window)");
@@ -135,6 +157,11 @@ int run_search(const SearchCommand& cmd, std::ostream& out, std::ostream& err) {
     throw std::runtime_error(
         "--chunk does not apply to --top (a top-K search reads the whole "
         "series at once)");
+  // The device starts (its context: a few hundred ms) while the files are read.
+  std::future<void> device_ready;
+  if (cmd.backend == kernels::Backend::cuda)
+    device_ready =
+        std::async(std::launch::async, [] { kernels::prepare_backend(kernels::Backend::cuda); });
   kernels::MatchParams params;
   params.distance = to_distance_params(cmd.metric);
   params.mode = cmd.mode;
@@ -156,7 +183,13 @@ int run_search(const SearchCommand& cmd, std::ostream& out, std::ostream& err) {
   }
   const auto streams =
       to_streams(load_series_for_cli(cmd.input_path, cmd.input, err), cmd.period_s);
-  if (cmd.top) return run_top(cmd, patterns, streams, out, err);
+  clock.loaded();
+  if (device_ready.valid()) device_ready.get();  // rethrows what starting it threw
+  if (cmd.top) {
+    run_top(cmd, patterns, streams, out, err);
+    clock.report(err, streams, patterns.size());
+    return 0;
+  }
   // auto's rule counts the pairs a batch runs: every stream with every pattern of its dims.
   std::size_t longest = 0;
   for (const auto& s : streams) longest = std::max(longest, s.times_ns.size());
@@ -182,6 +215,7 @@ int run_search(const SearchCommand& cmd, std::ostream& out, std::ostream& err) {
     print_events(matcher->process(batch), cmd, out);
   }
   print_events(matcher->flush(), cmd, out);  // end of input: pending candidates too
+  clock.report(err, streams, patterns.size());
   return 0;
 }
 

@@ -42,11 +42,11 @@ std::vector<TopCandidate> select_top(std::vector<TopCandidate> candidates, std::
 }
 
 std::vector<TopWindow> top_windows_of(std::vector<TopCandidate> candidates, std::size_t k,
-                                      std::size_t w, const stream::StreamHistory& history) {
+                                      std::size_t w, std::span<const std::int64_t> times_ns) {
   std::vector<TopWindow> out;
   for (const TopCandidate& c : select_top(std::move(candidates), k, w)) {
     const std::uint64_t start = c.end + 1 - w;
-    out.push_back({c.distance, start, c.end, history.time_ns(start), history.time_ns(c.end)});
+    out.push_back({c.distance, start, c.end, times_ns[start], times_ns[c.end]});
   }
   return out;
 }

@@ -103,7 +103,7 @@ std::vector<TopWindow> top_windows(const TopWindowsRequest& r, const Options& op
   }
   std::vector<common::TopCandidate> all;
   for (const auto& k : kept) all.insert(all.end(), k.begin(), k.end());
-  return common::top_windows_of(std::move(all), r.k, w, history);
+  return common::top_windows_of(std::move(all), r.k, w, r.times_ns);
 }
 
 }  // namespace warpwatch::kernels::cpu

@@ -17,6 +17,9 @@ target_sources(warpwatch_kernels PRIVATE
   cuda/distance/elastic_engine.cpp
   cuda/distance/elastic_batch.cpp
   cuda/distance/cuda_distance.cpp
+  cuda/window/window_prepare.cu
+  cuda/window/window_dtw.cu
+  cuda/window/window_search.cpp
   cuda/device_context.cpp
   cuda/cuda_matcher.cpp)
 target_link_libraries(warpwatch_kernels PUBLIC CUDA::cudart_static)

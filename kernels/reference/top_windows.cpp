@@ -28,7 +28,7 @@ std::vector<TopWindow> top_windows(const TopWindowsRequest& r) {
     if (r.use_threshold && !(d <= r.pattern.params.threshold)) continue;
     candidates.push_back({d, end});
   }
-  return common::top_windows_of(std::move(candidates), r.k, w, history);
+  return common::top_windows_of(std::move(candidates), r.k, w, r.times_ns);
 }
 
 }  // namespace warpwatch::kernels::reference

@@ -180,6 +180,9 @@ TEST(CliSearch, TopReportsTheBestWindowsInIncreasingDistance) {
   }
   std::sort(matched.begin(), matched.end());
   EXPECT_EQ(matched, (std::vector<std::uint64_t>{0, 1, 2})) << r.out;
+  // The time taken goes to stderr, split into reading and searching.
+  EXPECT_NE(r.err.find("1 pattern(s) read in "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" s, searched in "), std::string::npos) << r.err;
   // The reference agrees on which windows (its distances may differ in the last bits).
   const auto reference =
       run_cli({"search", "--patterns", planted.pattern_path, "--input", planted.series_path,

@@ -134,9 +134,15 @@ void distance_matrix(Backend backend, std::span<const SeriesView> a, std::span<c
                      const DistanceParams& params, std::span<double> out,
                      const BackendOptions& options = {});
 
-// SPEC.md 3.2's top K windows (top_windows.hpp) on the reference or the cpu backend; `auto`
-// is the cpu (a search of one series on the device is not built yet: cuda throws
-// std::runtime_error saying so).
+// Starts what `backend` needs before its first call: for cuda the device context (a few
+// hundred milliseconds on an H100), so that a command can overlap it with reading its
+// input; nothing for the others. Throws what that first call would (no device: the error
+// of the cuda backend cannot run).
+void prepare_backend(Backend backend);
+
+// SPEC.md 3.2's top K windows (top_windows.hpp) on any backend; `auto` is the cpu (the
+// cuda search covers dtw and dk on one-dimensional series: cuda.hpp). The cuda backend
+// fills options.timings when set.
 std::vector<TopWindow> top_windows(Backend backend, const TopWindowsRequest& request,
                                    const BackendOptions& options = {});
 

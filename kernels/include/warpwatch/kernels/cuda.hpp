@@ -20,6 +20,7 @@
 #include "warpwatch/kernels/matcher.hpp"
 #include "warpwatch/kernels/params.hpp"
 #include "warpwatch/kernels/series.hpp"
+#include "warpwatch/kernels/top_windows.hpp"
 
 namespace warpwatch::kernels::cuda {
 
@@ -31,6 +32,16 @@ std::unique_ptr<Matcher> make_matcher();
 void distance_matrix(std::span<const SeriesView> a, std::span<const SeriesView> b,
                      const DistanceParams& params, std::span<double> out,
                      DeviceTimings* timings = nullptr);
+
+// SPEC.md 3.2's top K windows (top_windows.hpp) on the device: dtw and dk, series of one
+// dimension, patterns of at most 1,536 samples (others throw std::invalid_argument naming
+// the limit). Sliding moments, the LB_Kim / LB_Keogh cascade, the windows aligned in the
+// order of their bounds and abandoned against the K-th best so far (window/window_search.cpp).
+// Distances in float32 within 1e-5 of the reference's. `timings` (optional): the device time
+// from the upload's end to the search's end (kernel_seconds, the host's decisions between
+// rounds included) and of the upload.
+std::vector<TopWindow> top_windows(const TopWindowsRequest& request,
+                                   DeviceTimings* timings = nullptr);
 
 // What the benchmark's ceiling column needs to know about device 0.
 struct DeviceProperties {

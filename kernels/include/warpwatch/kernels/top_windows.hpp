@@ -61,9 +61,9 @@ std::vector<TopCandidate> select_top(std::vector<TopCandidate> candidates, std::
 // Every one of the final k windows is at or under it: each taken window excludes at most two
 // of a set of windows that overlap each other by at most w/2, so 2k - 1 of them leave k.
 double top_bound(std::vector<TopCandidate> candidates, std::size_t k, std::size_t w);
-// select_top, as windows of the series in `history`.
+// select_top, as windows of the series whose sample times are `times_ns`.
 std::vector<TopWindow> top_windows_of(std::vector<TopCandidate> candidates, std::size_t k,
-                                      std::size_t w, const stream::StreamHistory& history);
+                                      std::size_t w, std::span<const std::int64_t> times_ns);
 }  // namespace common
 
 namespace reference {

@@ -56,6 +56,8 @@ struct Options {
   // stream_matrix: each given axis keeps only these values (pairs, m and chunks above, too).
   std::vector<std::size_t> dims;  // sample dimensions
   std::string matches;            // "none" or "dense"; empty: both
+  std::string search;             // window_search: "top" or "threshold"; empty: both
+  std::string query;              // window_search, walks: "series" (default), "unrelated", "both"
   std::string data_dir;           // ECG200's folder (dense rows); empty: default_data_dir()
 };
 
