@@ -93,6 +93,7 @@ std::optional<FastKind> fast_kind(const DistanceParams& p, std::size_t dims) {
     case Metric::twed:
       return FastKind::twed;
     case Metric::softdtw:
+    case Metric::ed:  // never reaches a kernel: add_params refuses it
       return std::nullopt;
   }
   return std::nullopt;
@@ -178,6 +179,11 @@ std::uint32_t ElasticEngine::add_series(const float* values, std::size_t length,
 }
 
 std::uint32_t ElasticEngine::add_params(const DistanceParams& params) {
+  // Every device distance (distance_matrix, window mode) passes here; the generic kernel
+  // would take ed's int for softdtw's.
+  if (params.metric == Metric::ed)
+    throw std::invalid_argument(
+        "the cuda backend does not compute the metric ed yet: use --backend cpu or reference");
   auto& all = impl_->params;
   const auto it = std::find(all.begin(), all.end(), params);
   if (it != all.end()) return static_cast<std::uint32_t>(it - all.begin());
