@@ -34,8 +34,9 @@ std::vector<OptionInfo> matching_options() {
       {.name = "libraries[].defaults.metric",
        .type = OT::choice,
        .default_yaml = "dtw",
-       .help = "elastic measure",
-       .choices = {"dtw", "dk", "softdtw", "twed"},
+       .help = "measure: the elastic ones, or `ed` (lock-step, window mode, w = the pattern's "
+               "length)",
+       .choices = {"dtw", "dk", "softdtw", "twed", "ed"},
        .set =
            [](T& t, const V& v) {
              t.params->match.distance.metric = chosen(kernels::parse_metric(v.text), v.text);
@@ -52,7 +53,7 @@ std::vector<OptionInfo> matching_options() {
       {.name = "libraries[].defaults.cost",
        .type = OT::choice,
        .default_yaml = "sq",
-       .help = "local cost of dtw, dk, softdtw: squared or absolute differences",
+       .help = "local cost of dtw, dk, softdtw, ed: squared or absolute differences",
        .choices = {"sq", "abs"},
        .set =
            [](T& t, const V& v) {
@@ -70,7 +71,8 @@ std::vector<OptionInfo> matching_options() {
       {.name = "libraries[].defaults.window",
        .type = OT::integer,
        .default_yaml = "0",
-       .help = "`window` mode: window length in samples; 0 = the pattern's length",
+       .help = "`window` mode: window length in samples; 0 = the pattern's length (ed: 0 or "
+               "that length)",
        .min = 0,
        .max = 100000000,
        .allowed = "0, or 2 to 100000000",
@@ -94,7 +96,8 @@ std::vector<OptionInfo> matching_options() {
            }},
       {.name = "libraries[].defaults.band",
        .type = OT::number,
-       .help = "dtw, dk, softdtw: Sakoe-Chiba radius in cells; unset = unconstrained",
+       .help = "dtw, dk, softdtw: Sakoe-Chiba radius in cells; unset = unconstrained (ed: "
+               "refused)",
        .min = 0,
        .set = [](T& t, const V& v) { t.params->match.distance.band = v.number; }},
       {.name = "libraries[].defaults.nu",

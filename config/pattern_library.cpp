@@ -195,6 +195,12 @@ std::vector<Library> read_libraries(const PresentKeys& top, const ReadContext& c
                            : reader.from_file(params.match);
       for (const kernels::PatternDef& def : defs) {
         reader.check_shape(def, stream_dims, stream_dims_text);
+        try {  // what depends on the pattern's length (ed: w = m)
+          kernels::validate(def.params, def.length());
+        } catch (const std::invalid_argument& e) {
+          throw ConfigError(param_error_location(e.what(), keys, library_keys, where),
+                            cat("pattern ", in_quotes(def.id), ": ", e.what()));
+        }
         pattern_ids.add(def.id, keys.find("id")->second.value);
         library.patterns.push_back(def);
         library.patterns.back().library = library.name;

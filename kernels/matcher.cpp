@@ -70,7 +70,7 @@ void check_pattern(const PatternDef& pattern) {
         fail("pattern '" + id + "': timestamps must be finite and increasing");
   }
   try {
-    validate(pattern.params);
+    validate(pattern.params, pattern.length());
   } catch (const std::invalid_argument& e) {
     fail("pattern '" + id + "': " + e.what());
   }
@@ -493,8 +493,9 @@ void Matcher::submit(std::span<const StreamChunk> batch) {
     s.counters.flat_windows_skipped += flat;
     s.counters.windows_evaluated += w.ends.size() - flat;
     for (std::size_t k = 0; k < w.pruned.size(); ++k) s.counters.windows_pruned[k] += w.pruned[k];
-    s.counters.cells +=
-        (w.ends.size() - flat) * pair.pattern->def->length() * pair.window->window();
+    const bool lock_step = pair.pattern->def->params.distance.metric == Metric::ed;
+    s.counters.cells += (w.ends.size() - flat) * pair.pattern->def->length() *
+                        (lock_step ? 1 : pair.window->window());
     for (const auto& o : occurrences) append_window(pair, o, out);
     occurrences.clear();
   }

@@ -9,10 +9,11 @@ namespace {
 template <typename E, std::size_t N>
 using NameTable = std::array<std::pair<E, std::string_view>, N>;
 
-constexpr NameTable<Metric, 4> metric_names{{{Metric::dtw, "dtw"},
+constexpr NameTable<Metric, 5> metric_names{{{Metric::dtw, "dtw"},
                                              {Metric::dk, "dk"},
                                              {Metric::softdtw, "softdtw"},
-                                             {Metric::twed, "twed"}}};
+                                             {Metric::twed, "twed"},
+                                             {Metric::ed, "ed"}}};
 constexpr NameTable<Mode, 2> mode_names{{{Mode::stream, "stream"}, {Mode::window, "window"}}};
 constexpr NameTable<Cost, 2> cost_names{{{Cost::sq, "sq"}, {Cost::abs, "abs"}}};
 constexpr NameTable<Normalize, 2> normalize_names{
@@ -75,6 +76,9 @@ void require(bool ok, const char* what) {
 void validate(const DistanceParams& params) {
   require(!params.band || (std::isfinite(*params.band) && *params.band >= 0.0),
           "band must be a finite number of cells >= 0");
+  require(!params.band || params.metric != Metric::ed,
+          "band does not apply to the metric ed (a lock-step distance compares sample i with "
+          "sample i only): leave it unset");
   require(std::isfinite(params.gamma) && params.gamma > 0.0, "gamma must be > 0");
   require(std::isfinite(params.nu) && params.nu >= 0.0, "nu must be >= 0");
   require(std::isfinite(params.lambda) && params.lambda >= 0.0, "lambda must be >= 0");
@@ -89,6 +93,16 @@ void validate(const MatchParams& params) {
   require(std::isfinite(params.threshold), "threshold must be a finite number");
   require(params.window != 1, "window must be 0 (the pattern length) or >= 2 samples");
   require(params.hop >= 1, "hop must be >= 1");
+}
+
+void validate(const MatchParams& params, std::size_t pattern_length) {
+  validate(params);
+  if (params.distance.metric == Metric::ed && params.window != 0 && params.window != pattern_length)
+    throw std::invalid_argument(
+        "window must be the pattern's length for the metric ed (it compares the window with "
+        "the pattern sample by sample): the window is " +
+        std::to_string(params.window) + " samples, the pattern " + std::to_string(pattern_length) +
+        " (leave window at 0)");
 }
 
 }  // namespace warpwatch::kernels

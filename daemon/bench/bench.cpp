@@ -79,8 +79,10 @@ Shape reference_subset(Shape s, bool quick) {
       s.length = std::min<std::size_t>(s.length, quick ? 256 : 2048);
       break;
     case Kind::window_search:  // a prefix of the series: the reference aligns every window
-      s.length =
-          std::min(s.length, s.m + fit(cells_per_run / static_cast<double>(s.m * s.m), s.length));
+      s.length = std::min(
+          s.length,
+          s.m + fit(cells_per_run / static_cast<double>(window_search_cells(s.m, s.metric)),
+                    s.length));
       break;
   }
   s.repeat = std::min<std::size_t>(s.repeat, 3);
@@ -172,8 +174,9 @@ std::vector<Plan> matrix_plans(const Options& o, unsigned own_threads) {
   return plans;
 }
 
-// window_search: query m {128, 1023} x band {none, 5%} x top-1 / threshold x data {random
-// walk, ECG} over a series of 10^6 samples (--length: others; --m, --matches narrow).
+// window_search: query m {128, 1023} x band {none, 5%; ed: none} x top-1 / threshold x data
+// {random walk, ECG} over a series of 10^6 samples (--length: others; --m, --matches narrow;
+// --metric: dtw or ed).
 std::vector<Plan> window_search_plans(const Options& o, unsigned own_threads) {
   const std::vector<std::size_t> ms =
       o.m ? std::vector<std::size_t>{*o.m}
@@ -194,12 +197,15 @@ std::vector<Plan> window_search_plans(const Options& o, unsigned own_threads) {
     if (ecg || o.query != "unrelated") data.emplace_back(ecg, false);
     if (!ecg && (o.query == "unrelated" || o.query == "both")) data.emplace_back(false, true);
   }
+  if (o.metric != kernels::Metric::dtw && o.metric != kernels::Metric::ed)
+    throw std::invalid_argument("window_search: --metric must be dtw or ed");
+  const bool ed = o.metric == kernels::Metric::ed;
   std::vector<Plan> plans;
   for (std::size_t m : ms) {
     if (m < 2) throw std::invalid_argument("--m must be at least 2");
     for (std::size_t length : lengths)
       for (const auto& [ecg, unrelated] : data)
-        for (std::size_t band : {0u, 5u})
+        for (std::size_t band : ed ? std::vector<std::size_t>{0} : std::vector<std::size_t>{0, 5})
           for (bool top : tops)
             plans.push_back({"window_search",
                              {.kind = Kind::window_search,
@@ -210,7 +216,8 @@ std::vector<Plan> window_search_plans(const Options& o, unsigned own_threads) {
                               .repeat = std::min<std::size_t>(o.repeat, 3),
                               .band_percent = band,
                               .top = top,
-                              .independent_query = unrelated},
+                              .independent_query = unrelated,
+                              .metric = o.metric},
                              own_threads,
                              ""});
   }

@@ -55,16 +55,21 @@ struct Shape {
   double max_seconds = 0.0;   // stream kinds: fewer batches when they would take longer (0: no)
   std::size_t rows = 0, cols = 0, length = 0, repeat = 0;
   // window_search: a series of `length` samples (random walk, or ECG beats when dense), one
-  // z-normalized dtw query of m samples, a Sakoe-Chiba band of band_percent of m (0: none),
-  // top-1 or (top = false) every window under the distance of the 10th best.
+  // z-normalized query of m samples (dtw or ed), a Sakoe-Chiba band of band_percent of m (0:
+  // none; dtw only), top-1 or (top = false) every window under the distance of the 10th best.
   std::size_t band_percent = 0;
   bool top = true;
   // window_search, random walk: the query is a random walk of its own (no copy of it in the
   // series) instead of the series' middle m samples (the UCR Suite's experiments).
   bool independent_query = false;
+  kernels::Metric metric = kernels::Metric::dtw;
 };
 
 std::uint64_t cells_per_run(const Shape& shape);
+// window_search: the effective cells of one window, m x m (ed: m).
+inline std::uint64_t window_search_cells(std::size_t m, kernels::Metric metric) {
+  return metric == kernels::Metric::ed ? m : std::uint64_t{m} * m;
+}
 std::string describe(const Shape& shape);
 double ops_per_cell(const Shape& shape);  // stream kinds: with the shape's dims
 

@@ -1,7 +1,8 @@
-// bench --case window_search: the UCR task, one query's z-normalized dtw against every
-// window of a long series (issue 14), on the search the CLI runs: top-1 (`search --top 1`)
-// or every window under a threshold (window mode through a Matcher, one batch, as
-// `search --mode window` runs it). Effective cells: every window's m x m, pruned or not.
+// bench --case window_search: the UCR task, one query's z-normalized dtw (or ed) against
+// every window of a long series (issue 14), on the search the CLI runs: top-1 (`search --top
+// 1`) or every window under a threshold (window mode through a Matcher, one batch, as
+// `search --mode window` runs it). Effective cells: every window's m x m (ed: m), pruned or
+// not.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -51,7 +52,7 @@ Search make_search(const Shape& s, std::uint64_t seed) {
   out.query.dims = 1;
   out.query.params.mode = kernels::Mode::window;
   out.query.params.normalize = kernels::Normalize::znorm;
-  out.query.params.distance.metric = kernels::Metric::dtw;
+  out.query.params.distance.metric = s.metric;
   if (s.band_percent)
     out.query.params.distance.band = static_cast<double>(s.m * s.band_percent) / 100.0;
   return out;
@@ -62,13 +63,15 @@ kernels::TopWindowsRequest request_for(const Search& search, std::size_t k,
   return {{"series", 1, 1000}, search.series, search.times, search.query, false, k, stats};
 }
 
-void add_pruning(Measurement& r, std::uint64_t evaluated, const std::array<std::uint64_t, 4>& p) {
+void add_pruning(Measurement& r, std::uint64_t evaluated,
+                 const std::array<std::uint64_t, kernels::kPruneStages>& p) {
   const double n = std::max<double>(1.0, static_cast<double>(evaluated));
   r.extra.emplace_back("windows", static_cast<double>(evaluated));
   r.extra.emplace_back("pruned_lb_kim", static_cast<double>(p[0]) / n);
   r.extra.emplace_back("pruned_lb_keogh_pattern", static_cast<double>(p[1]) / n);
   r.extra.emplace_back("pruned_lb_keogh_window", static_cast<double>(p[2]) / n);
   r.extra.emplace_back("abandoned", static_cast<double>(p[3]) / n);
+  r.extra.emplace_back("pruned_fft", static_cast<double>(p[4]) / n);
 }
 
 }  // namespace
@@ -84,7 +87,8 @@ Measurement measure_window_search(const Shape& s, kernels::Backend backend, unsi
             {"band_percent", s.band_percent},
             {"top", s.top ? 1 : 0},
             {"dense", s.dense ? 1 : 0},
-            {"independent_query", s.independent_query ? 1 : 0}};
+            {"independent_query", s.independent_query ? 1 : 0},
+            {"ed", s.metric == kernels::Metric::ed ? 1 : 0}};
   Search search = make_search(s, seed);
   if (!s.top) {  // the threshold: the 10th best window's distance (found by the cpu search),
                  // raised by 1e-5 so that the reference's last bits find it too

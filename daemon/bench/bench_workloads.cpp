@@ -283,7 +283,8 @@ Measurement measure_matrix(const Shape& shape, kernels::Backend backend, unsigne
 std::uint64_t cells_per_run(const Shape& s) {
   using u64 = std::uint64_t;
   if (s.kind == Kind::stream_dtw) return u64(s.streams) * s.patterns * s.chunk * s.m;
-  if (s.kind == Kind::window_search) return u64(s.length - s.m + 1) * s.m * s.m;
+  if (s.kind == Kind::window_search)
+    return u64(s.length - s.m + 1) * window_search_cells(s.m, s.metric);
   return u64(s.rows) * s.cols * s.length * s.length;
 }
 
@@ -302,8 +303,8 @@ std::string describe(const Shape& s) {
       return "1 pair, L " + n(s.length);
     case Kind::window_search:
       return std::string(s.top ? "top-1" : "threshold (10th best)") + ", L " + n(s.length) +
-             ", m " + n(s.m) + ", band " + (s.band_percent ? n(s.band_percent) + "%" : "none") +
-             ", znorm, " +
+             ", m " + n(s.m) + (s.metric == kernels::Metric::ed ? ", ed" : "") + ", band " +
+             (s.band_percent ? n(s.band_percent) + "%" : "none") + ", znorm, " +
              (s.dense ? "ECG"
                       : (s.independent_query ? "random walk, unrelated query" : "random walk"));
   }

@@ -199,6 +199,8 @@ CLI::App* add_bench_command(CLI::App& app, BenchCommand& cmd) {
                   "samples, the UCR Suite's setup), unrelated (a walk of its own) or both "
                   "(default series)")
       ->check(CLI::IsMember({"series", "unrelated", "both"}));
+  add_choice(*sub, "--metric", cmd.options.metric, {kernels::Metric::dtw, kernels::Metric::ed},
+             "window_search: the query's measure (ed: no band rows)");
   sub->add_option("--data", cmd.options.data_dir,
                   "stream_matrix: the folder of ECG200_TRAIN.tsv and ECG200_TEST.tsv (default "
                   "$WARPWATCH_DATA_DIR, else the source tree's ../shared/data)");

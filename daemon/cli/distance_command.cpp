@@ -40,6 +40,13 @@ int run_distance(const DistanceCommand& cmd, std::ostream& out, std::ostream& er
     if (s.dims != a.front().dims)
       throw std::runtime_error(s.name + " has dimension " + std::to_string(s.dims) + ", " +
                                a.front().name + " has " + std::to_string(a.front().dims));
+  if (params.metric == kernels::Metric::ed)  // lock-step: one length for every series
+    for (const auto* set : {&a, &b})
+      for (const auto& s : *set)
+        if (s.length() != a.front().length())
+          throw std::runtime_error("--metric ed compares series of equal length: " + s.name +
+                                   " has " + std::to_string(s.length()) + " samples, " +
+                                   a.front().name + " has " + std::to_string(a.front().length()));
 
   std::vector<double> result;
   std::vector<std::size_t> shape{a.size(), b.size()};

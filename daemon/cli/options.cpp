@@ -76,9 +76,11 @@ std::vector<config::LoadedSeries> load_series_for_cli(const std::string& path,
 void add_metric_options(CLI::App& cmd, MetricOptions& opts) {
   using kernels::Cost;
   using kernels::Metric;
-  add_choice(cmd, "--metric", opts.metric, {Metric::dtw, Metric::dk, Metric::twed, Metric::softdtw},
-             "the measure");
-  add_choice(cmd, "--cost", opts.cost, {Cost::sq, Cost::abs}, "local cost for dtw, dk, softdtw");
+  add_choice(cmd, "--metric", opts.metric,
+             {Metric::dtw, Metric::dk, Metric::twed, Metric::softdtw, Metric::ed},
+             "the measure (ed: lock-step, series of one length; window mode with w = m)");
+  add_choice(cmd, "--cost", opts.cost, {Cost::sq, Cost::abs},
+             "local cost for dtw, dk, softdtw, ed");
   cmd.add_option("--band", opts.band, "Sakoe-Chiba radius in cells (dtw, dk, softdtw)");
   cmd.add_option("--gamma", opts.gamma, "softdtw smoothing, > 0")->capture_default_str();
   cmd.add_option("--nu", opts.nu, "twed stiffness (cost per second of misalignment)")

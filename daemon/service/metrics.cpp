@@ -134,7 +134,8 @@ void pipeline_families(Families& f, const PipelineStats& p) {
       .add(d(p.matcher.windows_pruned[0]), {{"stage", "lb_kim"}})
       .add(d(p.matcher.windows_pruned[1]), {{"stage", "lb_keogh_pattern"}})
       .add(d(p.matcher.windows_pruned[2]), {{"stage", "lb_keogh_window"}})
-      .add(d(p.matcher.windows_pruned[3]), {{"stage", "abandoned"}});
+      .add(d(p.matcher.windows_pruned[3]), {{"stage", "abandoned"}})
+      .add(d(p.matcher.windows_pruned[4]), {{"stage", "fft_bound"}});
   const kernels::MatcherCounters& m = p.matcher;
   f.counter("matcher_host_seconds_total",
             "Host time of the matcher's batches by phase; wait: blocked on the device")

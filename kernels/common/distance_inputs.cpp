@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
+#include <utility>
 
 namespace warpwatch::kernels::common {
 
@@ -17,6 +19,14 @@ void check_distance_inputs(std::span<const SeriesView> a, std::span<const Series
       if (s.dims != dims) throw std::invalid_argument("series have different dimensions");
       if (s.length == 0) throw std::invalid_argument("empty series");
     }
+  if (params.metric != Metric::ed) return;
+  for (const auto& [set, name] : {std::pair{a, "A"}, std::pair{b, "B"}})
+    for (std::size_t i = 0; i < set.size(); ++i)
+      if (set[i].length != a[0].length)
+        throw std::invalid_argument("ed compares series of equal length: series " +
+                                    std::to_string(i) + " of " + name + " has " +
+                                    std::to_string(set[i].length) + " samples, series 0 of A " +
+                                    std::to_string(a[0].length));
 }
 
 double twed_time_origin(std::span<const SeriesView> a, std::span<const SeriesView> b) {

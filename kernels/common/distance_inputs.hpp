@@ -10,7 +10,7 @@
 namespace warpwatch::kernels::common {
 
 // Throws std::invalid_argument for invalid params, an output that is not |A| x |B|, series
-// of different dimensions or an empty series.
+// of different dimensions, an empty series, or (ed) series of different lengths.
 void check_distance_inputs(std::span<const SeriesView> a, std::span<const SeriesView> b,
                            const DistanceParams& params, std::span<const double> out);
 

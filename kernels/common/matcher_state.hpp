@@ -74,9 +74,9 @@ struct WindowBatch {
   std::vector<double> distances;
   std::vector<std::uint8_t> flat;
   // Windows the backend did not align in full because a lower bound showed they cannot
-  // qualify (their distance is +inf): by LB_Kim, by LB_Keogh on the pattern's envelope, by
-  // LB_Keogh on the window's envelope, and abandoned during the alignment.
-  std::array<std::uint64_t, 4> pruned{};
+  // qualify (their distance is +inf), by stage (kPruneStages: LB_Kim, LB_Keogh on the
+  // pattern's envelope, LB_Keogh on the window's envelope, abandoned, ed's FFT bound).
+  std::array<std::uint64_t, kPruneStages> pruned{};
 };
 
 // The match of `pair` with absolute sample indices; timestamps from the stream's history.

@@ -10,7 +10,7 @@
 namespace warpwatch::kernels::common {
 
 void check_request(const TopWindowsRequest& r) {
-  validate(r.pattern.params);
+  validate(r.pattern.params, r.pattern.length());
   if (r.pattern.dims != r.stream.dims)
     throw std::invalid_argument("top windows: pattern '" + r.pattern.id + "' has " +
                                 std::to_string(r.pattern.dims) + " dims, the stream " +

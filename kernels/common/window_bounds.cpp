@@ -13,11 +13,20 @@ namespace warpwatch::kernels::common {
 
 namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// 0..weight.size()-1 by decreasing weight (ties in index order).
+std::vector<std::uint32_t> by_decreasing(const std::vector<double>& weight) {
+  std::vector<std::uint32_t> order(weight.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return weight[a] > weight[b]; });
+  return order;
+}
 }  // namespace
 
 bool WindowQuery::applies(const MatchParams& params) {
-  return params.mode == Mode::window &&
-         (params.distance.metric == Metric::dtw || params.distance.metric == Metric::dk);
+  const Metric m = params.distance.metric;
+  return params.mode == Mode::window && (m == Metric::dtw || m == Metric::dk || m == Metric::ed);
 }
 
 WindowQuery::WindowQuery(const PatternDef& pattern)
@@ -28,9 +37,19 @@ WindowQuery::WindowQuery(const PatternDef& pattern)
       cost(pattern.params.distance.cost),
       values(pattern.values) {
   if (!applies(pattern.params))
-    throw std::invalid_argument("window bounds: dtw or dk in window mode only");
+    throw std::invalid_argument("window bounds: dtw, dk or ed in window mode only");
   if (pattern.params.normalize == Normalize::znorm && !znormalize(values, dims))
     throw std::invalid_argument("pattern '" + pattern.id + "' is constant: znorm is undefined");
+  if (metric == Metric::ed) {
+    std::vector<double> weight(n, 0.0);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t k = 0; k < dims; ++k) weight[i] += std::fabs(values[i * dims + k]);
+    order = by_decreasing(weight);
+    for (const std::uint32_t i : order)
+      ordered.insert(ordered.end(), values.begin() + static_cast<std::ptrdiff_t>(i * dims),
+                     values.begin() + static_cast<std::ptrdiff_t>((i + 1) * dims));
+    return;
+  }
   if (pattern.params.distance.band) {
     band_ranges(n, w, *pattern.params.distance.band, lo, hi);
   } else {
@@ -59,10 +78,7 @@ WindowQuery::WindowQuery(const PatternDef& pattern)
   for (std::size_t j = 0; j < w && reachable; ++j)
     for (std::size_t k = 0; k < dims; ++k)
       weight[j] += std::max(std::fabs(env_lo[j * dims + k]), std::fabs(env_hi[j * dims + k]));
-  order.resize(w);
-  std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::uint32_t a, std::uint32_t b) { return weight[a] > weight[b]; });
+  order = by_decreasing(weight);
   margin = static_cast<double>(n + w + dims + 4) * std::ldexp(1.0, -22);
   if (dims == 1)
     for (const std::uint32_t j : order) {

@@ -30,7 +30,8 @@
 namespace warpwatch::kernels::common {
 
 // The pattern as window mode compares it, with what pruning needs of it; built once per
-// pattern (pairs of all streams share it).
+// pattern (pairs of all streams share it). dtw and dk: the fields below up to `margin`; ed:
+// `order` and `ordered`.
 struct WindowQuery {
   std::size_t n = 0, w = 0, dims = 1;
   Metric metric = Metric::dtw;
@@ -49,8 +50,13 @@ struct WindowQuery {
   std::vector<std::uint32_t> order;
   std::vector<float> order_lo, order_hi;  // d = 1: the envelope in that order
   double margin = 0.0;                    // relative rounding margin of `prunes`
+  // ed (w = n, no band, no envelopes): `order` visits the pattern's samples by decreasing
+  // |value| (summed over the components), the UCR Suite's reordering for z-normalized ed, and
+  // `ordered` holds the pattern's values in that order (n x dims). The cpu's ed is the sum in
+  // that order (cpu/window_ed.hpp), abandoned or not.
+  std::vector<float> ordered;
 
-  // dtw or dk in window mode (what the bounds hold for).
+  // dtw, dk or ed in window mode (what the bounds, or ed's early abandoning, are for).
   static bool applies(const MatchParams& params);
   // The pattern normalized as WindowTrack does (common::znormalize under znorm); throws
   // std::invalid_argument when applies() is false or the pattern is constant under znorm.

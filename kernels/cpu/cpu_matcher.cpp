@@ -22,7 +22,7 @@ using common::WorkerPool;
 class CpuMatcher final : public Matcher {
  public:
   explicit CpuMatcher(const Options& options)
-      : pool_(options.threads), scratch_(pool_.size()), prune_windows_(options.window_pruning) {
+      : pool_(options.threads), scratch_(pool_.size()), options_(options) {
     lend_host_pool(&pool_);
   }
 
@@ -78,8 +78,8 @@ class CpuMatcher final : public Matcher {
       if (task.spring)
         task.spring->run_task(task.task, scratch_[worker]);
       else
-        compute_window_distances(*task.windows, task.first, task.count, prune_windows_,
-                                 scratch_[worker], task.pruned);
+        compute_window_distances(*task.windows, task.first, task.count, options_, scratch_[worker],
+                                 task.pruned);
     });
     for (const Task& task : tasks_)
       if (task.windows)
@@ -117,14 +117,14 @@ class CpuMatcher final : public Matcher {
     std::size_t task;
     WindowBatch* windows;  // a slice of a window-mode pair's windows
     std::size_t first, count;
-    std::array<std::uint64_t, 4> pruned;  // what the slice's cascade pruned, by stage
+    std::array<std::uint64_t, kPruneStages> pruned;  // what the slice's cascade pruned, by stage
   };
   // Windows a task: enough to amortize a slice's start (its moments begin at an anchor).
   static constexpr std::size_t kWindowsPerTask = 2048;
 
   WorkerPool pool_;
   std::vector<WorkerScratch> scratch_;
-  bool prune_windows_;
+  Options options_;  // window_pruning, ed_fft
   SpringPattern& spring_of(const PatternState& pattern) { return *springs_[pattern.handle]; }
 
   // The stream-mode patterns' state by PatternState::handle (null: a free handle).

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cpu/elastic_kernel.hpp"
+#include "cpu/sliding_dot.hpp"
 #include "cpu/spring_diagonal.hpp"
 #include "cpu/spring_kernel.hpp"
 #include "warpwatch/kernels/matcher.hpp"
@@ -30,6 +31,10 @@ struct WorkerScratch {
   // Stream mode: one pair along the anti-diagonal (spring_diagonal.hpp).
   SpringDiagonalScratch diagonal;
   ElasticScratch elastic;
+  // ed's windows (window_ed.hpp): a slice's moments and FFT bounds, and the FFT's buffers.
+  std::vector<double> ed_mean, ed_scale, ed_bound;
+  WindowDots ed_dots;
+  SlidingDotScratch ed_fft;
   std::vector<RawMatch> matches;  // this worker's matches of the batch
 };
 

@@ -10,6 +10,7 @@
 #include "common/worker_pool.hpp"
 #include "cpu/elastic_kernel.hpp"
 #include "warpwatch/kernels/cpu.hpp"
+#include "warpwatch/kernels/reference.hpp"
 
 namespace warpwatch::kernels::cpu {
 namespace {
@@ -58,12 +59,19 @@ void distance_matrix(std::span<const SeriesView> a, std::span<const SeriesView> 
   common::check_distance_inputs(a, b, params, out);
   if (a.empty() || b.empty()) return;
   const std::size_t dims = a[0].dims;
+  WorkerPool pool(options.threads);
+  if (params.metric == Metric::ed) {  // lock-step: the reference's one pass is already the fast
+    pool.for_each(a.size(), [&](std::size_t i, unsigned) {  // form (no table); rows on threads
+      for (std::size_t j = 0; j < b.size(); ++j)
+        out[i * b.size() + j] = reference::ed(a[i], b[j], params.cost);
+    });
+    return;
+  }
   const bool twed = params.metric == Metric::twed;
   const std::size_t width = elastic_group_width();
   const double origin = twed ? common::twed_time_origin(a, b) : 0.0;
   const std::vector<ColumnGroup> groups = group_columns(b, width, twed, origin);
 
-  WorkerPool pool(options.threads);
   struct Scratch {
     ElasticScratch elastic;
     std::vector<float> a_times;

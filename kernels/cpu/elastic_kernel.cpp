@@ -18,6 +18,7 @@
 
 #include "common/window_bounds.hpp"
 #include "cpu/elastic_kernel.hpp"
+#include "warpwatch/kernels/errors.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace warpwatch::kernels::cpu {
@@ -313,6 +314,8 @@ void OneVsManyImpl(const OneVsMany& job, const DistanceParams& params, ElasticSc
                 : SoftDtw<Cost::abs>(job, params, banded, s, out);
     case Metric::twed:
       return Twed(job, params, s, out);
+    case Metric::ed:  // lock-step, not elastic: cpu/window_ed.hpp
+      WW_ASSERT(false, "one_vs_many: ed has no table to fill");
   }
 }
 

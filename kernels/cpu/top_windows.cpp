@@ -85,8 +85,8 @@ std::vector<TopWindow> top_windows(const TopWindowsRequest& r, const Options& op
   std::vector<std::uint8_t> flat(ends.size(), 0);
   std::atomic<double> bound(r.use_threshold ? r.pattern.params.threshold
                                             : std::numeric_limits<double>::infinity());
-  const WindowSource source{&history, &track, query.get()};
-  std::vector<std::array<std::uint64_t, 4>> pruned(slices);
+  const WindowSource source{&history, &track, query.get(), options.ed_fft};
+  std::vector<std::array<std::uint64_t, kPruneStages>> pruned(slices);
   pool.for_each(slices, [&](std::size_t slice, unsigned worker) {
     const std::size_t first = slice * kWindowsPerSlice;
     const std::size_t count = std::min(kWindowsPerSlice, ends.size() - first);

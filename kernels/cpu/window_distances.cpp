@@ -5,14 +5,18 @@
 
 #include "common/window_bounds.hpp"
 #include "common/window_stats.hpp"
+#include "cpu/window_ed.hpp"
 
 namespace warpwatch::kernels::cpu {
 
 void compute_windows(const WindowSource& source, std::span<const std::uint64_t> ends,
                      std::size_t first, std::size_t count, WindowLimit& limiter, double* distances,
-                     std::uint8_t* flat, WorkerScratch& s, std::array<std::uint64_t, 4>& pruned) {
+                     std::uint8_t* flat, WorkerScratch& s,
+                     std::array<std::uint64_t, kPruneStages>& pruned) {
   constexpr double inf = std::numeric_limits<double>::infinity();
   const common::WindowTrack& track = *source.track;
+  if (track.pattern().params.distance.metric == Metric::ed)
+    return compute_ed_windows(source, ends, first, count, limiter, distances, flat, s, pruned);
   const PatternDef& pattern = track.pattern();
   const std::size_t w = track.window(), dims = pattern.dims, m = pattern.length();
   const std::size_t width = elastic_group_width();
@@ -125,11 +129,12 @@ class Threshold final : public WindowLimit {
 }  // namespace
 
 void compute_window_distances(common::WindowBatch& windows, std::size_t first, std::size_t count,
-                              bool prune, WorkerScratch& scratch,
-                              std::array<std::uint64_t, 4>& pruned) {
+                              const Options& options, WorkerScratch& scratch,
+                              std::array<std::uint64_t, kPruneStages>& pruned) {
   const common::Pair& pair = *windows.pair;
   const WindowSource source{&pair.stream->history, &*pair.window,
-                            prune ? pair.pattern->window_query.get() : nullptr};
+                            options.window_pruning ? pair.pattern->window_query.get() : nullptr,
+                            options.ed_fft};
   Threshold threshold(pair.window->pattern().params.threshold);
   compute_windows(source, windows.ends, first, count, threshold, windows.distances.data(),
                   windows.flat.data(), scratch, pruned);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "warpwatch/kernels/reference.hpp"
@@ -95,6 +96,17 @@ double pnorm_diff(const float* x, const float* y, std::size_t dims, double p) {
 }
 
 }  // namespace
+
+double ed(const SeriesView& a, const SeriesView& b, Cost cost) {
+  check_pair(a, b);
+  if (a.length != b.length)
+    throw std::invalid_argument("ed compares series of equal length: " + std::to_string(a.length) +
+                                " and " + std::to_string(b.length) + " samples");
+  double sum = 0.0;
+  for (std::size_t i = 0; i < a.length; ++i)
+    sum += local_cost(a.sample(i), b.sample(i), a.dims, cost);
+  return sum;
+}
 
 double dtw(const SeriesView& a, const SeriesView& b, Cost cost, std::optional<double> band) {
   return warping_table(a, b, cost, band, [](double c, double up, double left, double diag) {
@@ -190,6 +202,8 @@ double distance(const SeriesView& a, const SeriesView& b, const DistanceParams& 
       return softdtw(a, b, params.cost, params.gamma, params.band);
     case Metric::twed:
       return twed(a, b, params.nu, params.lambda, params.p);
+    case Metric::ed:
+      return ed(a, b, params.cost);
   }
   throw std::invalid_argument("unknown metric");
 }

@@ -151,6 +151,16 @@ const ErrorCase error_cases[] = {
      4, 38, "pattern 'p': stream mode supports the metrics dtw and dk only"},
     {"window_of_one", PATTERNS "      - {id: p, values: [1, 2], mode: window, window: 1}\n", 6, 55,
      "pattern 'p': window must be 0 (the pattern length) or >= 2 samples"},
+    // ed: window mode only, no band, w = m
+    {"stream_mode_ed", PATTERNS "      - {id: p, values: [1, 2], metric: ed}\n", 6, 41,
+     "pattern 'p': stream mode supports the metrics dtw and dk only"},
+    {"ed_with_a_band",
+     PATTERNS "      - {id: p, values: [1, 2], metric: ed, mode: window, band: 2}\n", 6, 65,
+     "pattern 'p': band does not apply to the metric ed"},
+    {"ed_window_not_the_pattern_length",
+     PATTERNS "      - {id: p, values: [1, 2, 3], metric: ed, mode: window, window: 2}\n", 6, 70,
+     "pattern 'p': window must be the pattern's length for the metric ed (it compares the window "
+     "with the pattern sample by sample): the window is 2 samples, the pattern 3"},
     // ingest
     {"ingest_without_source", "ingest:\n  - {topic: x}\n", 2, 5,
      "an ingest entry needs one of 'pull', 'sub', 'replay'"},
@@ -497,3 +507,27 @@ TEST(CheckConfig, NeedsAFile) {
 }
 
 }  // namespace
+
+// `metric: ed` (SPEC.md 4.0): a window-mode pattern with its cost and znorm, w = m given or 0.
+TEST(DaemonConfig, EdPatternsLoad) {
+  const fs::path dir = test_dir();
+  const std::string path = write_file(
+      dir / "warpwatch.yaml",
+      "streams: {auto_create: true, auto_dims: 2}\nlibraries:\n  - name: lib\n"
+      "    defaults: {metric: ed, mode: window, threshold: 0.5, znorm: true}\n    patterns:\n"
+      "      - {id: a, values: [[0, 1], [1, 0], [2, 2]], cost: abs}\n"
+      "      - {id: b, values: [[0, 1], [1, 3], [2, 2]], window: 3}\n");
+  const auto c = load_daemon_config(path);
+  ASSERT_EQ(c.live.libraries.size(), 1u);
+  const auto& patterns = c.live.libraries[0].patterns;
+  ASSERT_EQ(patterns.size(), 2u);
+  for (const auto& p : patterns) {
+    EXPECT_EQ(p.params.distance.metric, warpwatch::kernels::Metric::ed);
+    EXPECT_EQ(p.params.mode, warpwatch::kernels::Mode::window);
+    EXPECT_EQ(p.params.normalize, warpwatch::kernels::Normalize::znorm);
+    EXPECT_EQ(p.dims, 2u);
+  }
+  EXPECT_EQ(patterns[0].params.distance.cost, warpwatch::kernels::Cost::abs);
+  EXPECT_EQ(patterns[1].params.window, 3u);
+  EXPECT_EQ(run_cli({"check-config", path}).status, 0);
+}

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 #include <thread>
 
 #include "warpwatch/kernels/backends.hpp"
@@ -9,7 +11,7 @@
 using namespace warpwatch::kernels;
 
 TEST(Params, NamesRoundTrip) {
-  for (Metric m : {Metric::dtw, Metric::dk, Metric::softdtw, Metric::twed})
+  for (Metric m : {Metric::dtw, Metric::dk, Metric::softdtw, Metric::twed, Metric::ed})
     EXPECT_EQ(parse_metric(to_string(m)), m);
   for (Mode m : {Mode::stream, Mode::window}) EXPECT_EQ(parse_mode(to_string(m)), m);
   for (Cost c : {Cost::sq, Cost::abs}) EXPECT_EQ(parse_cost(to_string(c)), c);
@@ -17,6 +19,49 @@ TEST(Params, NamesRoundTrip) {
     EXPECT_EQ(parse_normalize(to_string(n)), n);
   EXPECT_EQ(parse_backend("auto"), Backend::automatic);
   EXPECT_EQ(to_string(Metric::twed), "twed");
+  EXPECT_EQ(to_string(Metric::ed), "ed");
+}
+
+// ed (SPEC.md 4.0): window mode only, no band, w = m; each refusal says why.
+TEST(Params, EdRefusesStreamModeABandAndAnotherWindowLength) {
+  const auto message = [](auto&& check) -> std::string {
+    try {
+      check();
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "(no error)";
+  };
+  MatchParams ok;
+  ok.distance.metric = Metric::ed;
+  ok.mode = Mode::window;
+  ok.distance.cost = Cost::abs;
+  ok.normalize = Normalize::znorm;
+  EXPECT_NO_THROW(validate(ok));
+  EXPECT_NO_THROW(validate(ok, 7));
+  ok.window = 7;
+  EXPECT_NO_THROW(validate(ok, 7));
+
+  MatchParams stream = ok;
+  stream.mode = Mode::stream;
+  EXPECT_EQ(message([&] { validate(stream); }),
+            "stream mode supports the metrics dtw and dk only (use mode window)");
+  MatchParams banded = ok;
+  banded.distance.band = 3.0;
+  EXPECT_NE(message([&] { validate(banded); }).find("band does not apply to the metric ed"),
+            std::string::npos);
+  EXPECT_NE(message([&] { validate(banded.distance); }).find("band does not apply"),
+            std::string::npos);
+  MatchParams longer = ok;
+  longer.window = 9;
+  EXPECT_NO_THROW(validate(longer));  // m unknown here
+  EXPECT_EQ(message([&] { validate(longer, 7); }),
+            "window must be the pattern's length for the metric ed (it compares the window with "
+            "the pattern sample by sample): the window is 9 samples, the pattern 7 (leave window "
+            "at 0)");
+  MatchParams dtw = longer;  // other metrics take any window
+  dtw.distance.metric = Metric::dtw;
+  EXPECT_NO_THROW(validate(dtw, 7));
 }
 
 TEST(Params, UnknownNamesAreRejected) {

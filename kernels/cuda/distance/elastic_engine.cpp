@@ -93,6 +93,7 @@ std::optional<FastKind> fast_kind(const DistanceParams& p, std::size_t dims) {
     case Metric::twed:
       return FastKind::twed;
     case Metric::softdtw:
+    case Metric::ed:  // the generic kernel's lock-step sum
       return std::nullopt;
   }
   return std::nullopt;

@@ -1,5 +1,5 @@
 // Thread per job whole-series distances (SPEC.md 4) for what the fast kernels do not take:
-// softdtw, dims > 1, a Sakoe-Chiba band, any lengths. float64, the cell formulas of the
+// ed, softdtw, dims > 1, a Sakoe-Chiba band, any lengths. float64, the cell formulas of the
 // reference; one row of D (plus twed's g row and deletion costs) in global scratch,
 // interleaved across the jobs of the launch (element j of job k at j * count + k) so that
 // a warp's threads, all at the same j when the lengths agree, touch one line.
@@ -13,7 +13,7 @@ namespace {
 
 constexpr int kThreads = 128;
 // Metric and Cost as ints, in params.hpp's order (softdtw = 2 is the remaining case).
-constexpr int kMetricDtw = 0, kMetricDk = 1, kMetricTwed = 3;
+constexpr int kMetricDtw = 0, kMetricDk = 1, kMetricTwed = 3, kMetricEd = 4;
 constexpr int kCostSq = 0;
 
 __device__ __forceinline__ double inf_d() {
@@ -100,6 +100,18 @@ __device__ double warping(const DeviceData& d, const DevJob& job, const DevParam
   return row[m];
 }
 
+// ed (SPEC.md 4.0): the lock-step sum, in the reference's order (equal lengths: checked by
+// the host before any job is made).
+__device__ double lock_step(const DeviceData& d, const DevJob& job, const DevParams& p) {
+  const float* av = d.values + job.a_off;
+  const float* bv = d.values + job.b_off;
+  double sum = 0.0;
+  for (unsigned i = 0; i < job.n; ++i)
+    sum += local_cost(av + static_cast<std::size_t>(i) * d.dims,
+                      bv + static_cast<std::size_t>(i) * d.dims, d.dims, p.cost);
+  return sum;
+}
+
 // twed (SPEC.md 4.3) with g(i, j) = ||a_i - b_j|| + nu |ta_i - tb_j| kept for the next row,
 // g(0, .) = g(., 0) = 0 so that cell (1, 1) leaves out the index-0 terms and the other
 // cells of row 1 and column 1 are +inf through D anyway.
@@ -163,7 +175,9 @@ __global__ void __launch_bounds__(kThreads)
   const std::size_t width = max_m + 1;
   const Strided row{scratch + k, count};
   double result;
-  if (p.metric == kMetricTwed) {
+  if (p.metric == kMetricEd) {
+    result = lock_step(d, job, p);
+  } else if (p.metric == kMetricTwed) {
     const Strided g{scratch + width * count + k, count},
         del_b{scratch + 2 * width * count + k, count};
     result = twed(d, job, p, row, g, del_b);

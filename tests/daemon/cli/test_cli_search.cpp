@@ -29,7 +29,9 @@ struct Planted {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> occurrences;  // [start, end]
 };
 
-Planted make_planted_files(const std::string& name) {
+// Noise with three copies of the bump at 200, 700 and 1200: time-warped, or (warped false:
+// for ed, whose windows of the bump's length land on them exactly) as they are.
+Planted make_planted_files(const std::string& name, bool warped = true) {
   std::mt19937_64 rng(test_seed());
   std::normal_distribution<double> noise(0.0, 0.05);
   const auto pattern = bump_pattern<double>();
@@ -39,7 +41,7 @@ Planted make_planted_files(const std::string& name) {
   const std::size_t positions[] = {200, 700, 1200};
   const std::pair<int, int> warps[] = {{6, 0}, {0, 10}, {3, 5}};  // lengths 34, 50, 42
   for (int k = 0; k < 3; ++k) {
-    const auto copy = warp(pattern, warps[k].first, warps[k].second, rng);
+    const auto copy = warped ? warp(pattern, warps[k].first, warps[k].second, rng) : pattern;
     for (std::size_t i = 0; i < copy.size(); ++i) series[positions[k] + i] = copy[i] + noise(rng);
     planted.occurrences.emplace_back(positions[k], positions[k] + copy.size() - 1);
   }
@@ -126,14 +128,16 @@ TEST(CliSearch, BadPatternFileNamesFileAndRowAndFails) {
   EXPECT_TRUE(r.out.empty());
 }
 
-TEST(CliSearch, StreamModeRefusesTwed) {
+TEST(CliSearch, StreamModeRefusesTwedAndEd) {
   const auto dir = temp_dir("search_twed_stream");
   const auto p = write_file(dir / "p.csv", "1,2,3\n");
-  const auto r =
-      run_cli({"search", "--patterns", p, "--input", p, "--metric", "twed", "--threshold", "1"});
-  EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.err.find("stream mode supports the metrics dtw and dk only"), std::string::npos)
-      << r.err;
+  for (const char* metric : {"twed", "ed"}) {
+    const auto r =
+        run_cli({"search", "--patterns", p, "--input", p, "--metric", metric, "--threshold", "1"});
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("stream mode supports the metrics dtw and dk only"), std::string::npos)
+        << metric << ": " << r.err;
+  }
 }
 
 }  // namespace
@@ -208,4 +212,48 @@ TEST(CliSearch, TopNeedsWindowModeAndThresholdOrTop) {
   const auto neither = run_cli({"search", "--patterns", p, "--input", p, "--mode", "window"});
   EXPECT_EQ(neither.status, 1);
   EXPECT_NE(neither.err.find("--threshold is required"), std::string::npos) << neither.err;
+}
+
+TEST(CliSearch, EdWindowModeAndTopFindThePlantedCopiesOnBothBackends) {
+  const Planted planted = make_planted_files("search_ed", false);
+  for (const char* backend : {"cpu", "reference"}) {
+    for (const char* znorm : {"--znorm", "--hop=1"}) {
+      const auto window = run_cli({"search", "--patterns", planted.pattern_path, "--input",
+                                   planted.series_path, "--mode", "window", "--metric", "ed",
+                                   "--threshold", "5", znorm, "--backend", backend});
+      ASSERT_EQ(window.status, 0) << window.err;
+      const auto events = parse_events(window.out);
+      expect_exactly_planted(events, planted, 5.0);
+      EXPECT_EQ(events[0]["metric"], "ed");
+      const auto top = run_cli({"search", "--patterns", planted.pattern_path, "--input",
+                                planted.series_path, "--mode", "window", "--metric", "ed", "--cost",
+                                "abs", "--top", "3", znorm, "--backend", backend});
+      ASSERT_EQ(top.status, 0) << top.err;
+      const auto best = parse_events(top.out);
+      ASSERT_EQ(best.size(), 3u) << top.out;
+      std::vector<std::uint64_t> starts;
+      for (const auto& e : best) starts.push_back(e["start_index"].get<std::uint64_t>());
+      std::sort(starts.begin(), starts.end());
+      EXPECT_EQ(starts, (std::vector<std::uint64_t>{200, 700, 1200})) << top.out;
+    }
+  }
+}
+
+// (Stream mode: StreamModeRefusesTwedAndEd.)
+TEST(CliSearch, EdRefusesABandAndAnotherWindowLength) {
+  const auto dir = temp_dir("search_ed_bad");
+  const auto p = write_file(dir / "p.csv", "1,2,3\n");
+  const auto s = write_file(dir / "s.csv", "1,2,3,4,5,6,7,8\n");
+  const auto band = run_cli({"search", "--patterns", p, "--input", s, "--mode", "window",
+                             "--metric", "ed", "--band", "2", "--threshold", "1"});
+  EXPECT_EQ(band.status, 1);
+  EXPECT_NE(band.err.find("band does not apply to the metric ed"), std::string::npos) << band.err;
+  for (const char* top : {"--threshold=1", "--top=1"}) {
+    const auto longer = run_cli({"search", "--patterns", p, "--input", s, "--mode", "window",
+                                 "--metric", "ed", "--w", "5", top});
+    EXPECT_EQ(longer.status, 1);
+    EXPECT_NE(longer.err.find("window must be the pattern's length for the metric ed"),
+              std::string::npos)
+        << longer.err;
+  }
 }

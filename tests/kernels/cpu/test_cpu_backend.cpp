@@ -112,6 +112,9 @@ TEST(CpuWindow, Softdtw) {
 TEST(CpuWindow, Twed) {
   run_window_scenario(cpu_backends(), kernels::Metric::twed);
 }
+TEST(CpuWindow, Ed) {
+  run_window_scenario(cpu_backends(), kernels::Metric::ed);
+}
 TEST(CpuWindow, FlatWindowsUnderZnorm) {
   run_window_flat_znorm(cpu_backends());
 }

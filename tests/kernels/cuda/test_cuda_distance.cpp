@@ -21,7 +21,9 @@
 #include "cuda/distance/cuda_distance.hpp"
 #include "cuda/distance/elastic_batch.hpp"
 #include "gpu_test_support.hpp"
+#include "test_support.hpp"
 #include "warpwatch/kernels/cuda.hpp"
+#include "warpwatch/kernels/reference.hpp"
 
 using namespace warpwatch::testing::conformance;
 namespace kernels = warpwatch::kernels;
@@ -114,6 +116,38 @@ TEST(CudaDistance, Softdtw) {
 TEST(CudaDistance, Twed) {
   WARPWATCH_REQUIRE_CUDA_DEVICE();
   run_distance_scenario({cuda_backend()}, Metric::twed);
+}
+// ed (SPEC.md 4.0) runs the generic kernel's lock-step sum in double, in the reference's
+// order: the same bits. Series of other lengths are refused before anything runs.
+TEST(CudaDistance, Ed) {
+  WARPWATCH_REQUIRE_CUDA_DEVICE();
+  std::mt19937_64 rng(warpwatch::testing::test_seed());
+  for (const std::size_t dims : {1u, 3u})
+    for (const kernels::Cost cost : {kernels::Cost::sq, kernels::Cost::abs}) {
+      const std::size_t n = 300;
+      std::vector<std::vector<float>> a, b;
+      for (int i = 0; i < 7; ++i) a.push_back(random_walk(rng, n, dims));
+      for (int i = 0; i < 5; ++i) b.push_back(random_walk(rng, n, dims));
+      std::vector<kernels::SeriesView> va, vb;
+      for (const auto& s : a) va.push_back({s.data(), n, dims, nullptr});
+      for (const auto& s : b) vb.push_back({s.data(), n, dims, nullptr});
+      kernels::DistanceParams params;
+      params.metric = Metric::ed;
+      params.cost = cost;
+      std::vector<double> got(a.size() * b.size());
+      cuda::distance_matrix(va, vb, params, got);
+      for (std::size_t i = 0; i < a.size(); ++i)
+        for (std::size_t j = 0; j < b.size(); ++j)
+          EXPECT_EQ(got[i * b.size() + j], kernels::reference::ed(va[i], vb[j], cost))
+              << "d " << dims << " i " << i << " j " << j;
+    }
+  const std::vector<float> x(10, 1.0f), y(12, 2.0f);
+  const std::vector<kernels::SeriesView> vx{{x.data(), 10, 1, nullptr}},
+      vy{{y.data(), 12, 1, nullptr}};
+  kernels::DistanceParams params;
+  params.metric = Metric::ed;
+  std::vector<double> out(1);
+  EXPECT_THROW(cuda::distance_matrix(vx, vy, params, out), std::invalid_argument);
 }
 TEST(CudaDistance, TwedLargeTimeOrigin) {
   WARPWATCH_REQUIRE_CUDA_DEVICE();

@@ -278,6 +278,10 @@ TEST(CudaWindow, Twed) {
   WARPWATCH_REQUIRE_CUDA_DEVICE();
   run_window_scenario(cuda_backends(), kernels::Metric::twed);
 }
+TEST(CudaWindow, Ed) {
+  WARPWATCH_REQUIRE_CUDA_DEVICE();
+  run_window_scenario(cuda_backends(), kernels::Metric::ed);
+}
 TEST(CudaWindow, FlatWindowsUnderZnorm) {
   WARPWATCH_REQUIRE_CUDA_DEVICE();
   run_window_flat_znorm(cuda_backends());

@@ -1,4 +1,4 @@
-// Whole-series distances of the scalar reference (SPEC.md 4): dk, softdtw, twed.
+// Whole-series distances of the scalar reference (SPEC.md 4): ed, dk, softdtw, twed.
 // (dtw has its own suite in test_reference_whole_series.cpp.)
 //
 // Expected values come from hand-computed DP tables (written out next to each case)
@@ -15,6 +15,7 @@
 #include <optional>
 #include <random>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "test_support.hpp"
@@ -637,6 +638,38 @@ TEST(ReferenceDistances, DistanceDispatchesOnMetric) {
   params.metric = Metric::twed;
   EXPECT_EQ(reference::distance(a.view(), b.view(), params),
             reference::twed(a.view(), b.view(), 0.2, 0.7, 1.5));
+  params.metric = Metric::ed;
+  params.band.reset();  // ed takes none
+  const Series c = random_series(rng, 7, 2, false);
+  EXPECT_EQ(reference::distance(a.view(), c.view(), params),
+            reference::ed(a.view(), c.view(), Cost::abs));
+}
+
+// SPEC.md 4.0: sum_i c(a_i, b_i), no square root.
+TEST(ReferenceEd, HandComputed) {
+  const std::vector<float> a{1, 2, 4}, b{0, 4, 1};
+  EXPECT_EQ(reference::ed(view(a), view(b), Cost::sq), 1.0 + 4.0 + 9.0);
+  EXPECT_EQ(reference::ed(view(a), view(b), Cost::abs), 1.0 + 2.0 + 3.0);
+  // d = 2: the cost sums over the components. Samples (1, 2), (4, 0) against (0, 0), (1, 1).
+  const std::vector<float> x{1, 2, 4, 0}, y{0, 0, 1, 1};
+  EXPECT_EQ(reference::ed(view(x, 2), view(y, 2), Cost::sq), (1.0 + 4.0) + (9.0 + 1.0));
+  EXPECT_EQ(reference::ed(view(x, 2), view(y, 2), Cost::abs), (1.0 + 2.0) + (3.0 + 1.0));
+  EXPECT_EQ(reference::ed(view(a), view(a), Cost::sq), 0.0);
+}
+
+TEST(ReferenceEd, DifferentLengthsAreAnError) {
+  const std::vector<float> a{1, 2, 4}, b{0, 4};
+  try {
+    reference::ed(view(a), view(b), Cost::sq);
+    FAIL() << "expected an error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()), "ed compares series of equal length: 3 and 2 samples");
+  }
+  DistanceParams params;
+  params.metric = Metric::ed;
+  EXPECT_THROW(reference::distance(view(a), view(b), params), std::invalid_argument);
+  params.band = 1.0;  // and a band is refused, as validate() says
+  EXPECT_THROW(reference::distance(view(a), view(a), params), std::invalid_argument);
 }
 
 TEST(ReferenceDistances, BadSeriesThrow) {

@@ -15,10 +15,10 @@
 
 namespace warpwatch::testing::conformance {
 
-// One metric in window mode: patterns with w = m, w < m, w > m, hop 1..3, normalize
-// none/znorm, bands (none, 0, fractional) for dtw/dk/softdtw, gamma 0.1/1 for softdtw; twed
-// with nu/lambda/p variations and patterns with and without times; streams of d = 1 and 3
-// with irregular timestamps and different nominal periods.
+// One metric in window mode: patterns with w = m, w < m, w > m (ed: w = m), hop 1..3,
+// normalize none/znorm, bands (none, 0, fractional) for dtw/dk/softdtw, gamma 0.1/1 for softdtw;
+// twed with nu/lambda/p variations and patterns with and without times; streams of d = 1 and 3 with
+// irregular timestamps and different nominal periods.
 void run_window_scenario(const Backends& backends, Metric metric) {
   std::mt19937_64 rng(test_seed());
   const std::vector<WindowCase> cases{
@@ -48,12 +48,14 @@ void run_window_scenario(const Backends& backends, Metric metric) {
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const auto& c = cases[i];
     bases.push_back(random_walk(rng, c.m, c.dims));
+    const bool lock_step = metric == Metric::ed;  // ed: w = m, no band
+    const std::size_t w = lock_step ? 0 : c.w;
     std::ostringstream id;
-    id << "w" << i << "_d" << c.dims << "_m" << c.m << "_w" << (c.w ? c.w : c.m) << "_hop" << c.hop
+    id << "w" << i << "_d" << c.dims << "_m" << c.m << "_w" << (w ? w : c.m) << "_hop" << c.hop
        << "_" << kernels::to_string(c.normalize);
-    PatternDef p = window_pattern(id.str(), c.dims, bases.back(), metric, c.w, c.hop, c.normalize);
+    PatternDef p = window_pattern(id.str(), c.dims, bases.back(), metric, w, c.hop, c.normalize);
     p.params.distance.cost = c.cost;
-    if (metric != Metric::twed) p.params.distance.band = c.band;
+    if (metric != Metric::twed && !lock_step) p.params.distance.band = c.band;
     p.params.distance.gamma = i % 2 ? 0.1 : 1.0;
     const auto& tv = twed[i % twed.size()];
     p.params.distance.nu = tv.nu;

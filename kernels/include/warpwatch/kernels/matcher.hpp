@@ -90,16 +90,20 @@ struct RawMatch {
   friend bool operator==(const RawMatch& a, const RawMatch& b);
 };
 
+// Window mode's pruning stages (MatcherCounters::windows_pruned): LB_Kim, LB_Keogh on the
+// pattern's envelope, LB_Keogh on the window's envelope, abandoned during the alignment (ed:
+// during its sum), and ed's FFT bound (cpu/window_ed.hpp).
+inline constexpr std::size_t kPruneStages = 5;
+
 struct MatcherCounters {
   std::uint64_t samples = 0;               // samples processed, all streams
   std::uint64_t cells = 0;                 // DP cell updates (the unit of cells/s)
   std::uint64_t flat_windows_skipped = 0;  // znorm windows with std < 1e-8 (SPEC.md 3.2)
-  // Window mode's pruning (cpu backend; common/window_bounds.hpp): windows evaluated
-  // (not flat), and of them those a lower bound showed cannot qualify, by stage: LB_Kim,
-  // LB_Keogh on the pattern's envelope, LB_Keogh on the window's envelope, abandoned
-  // during the alignment. `cells` counts every evaluated window's n x w cells all the same.
+  // Window mode's pruning (cpu backend; common/window_bounds.hpp, cpu/window_ed.hpp): windows
+  // evaluated (not flat), and of them those a lower bound showed cannot qualify, by stage
+  // (kPruneStages). `cells` counts every evaluated window's n x w cells all the same (ed: n).
   std::uint64_t windows_evaluated = 0;
-  std::array<std::uint64_t, 4> windows_pruned{};
+  std::array<std::uint64_t, kPruneStages> windows_pruned{};
   std::uint64_t device_bytes = 0;  // device memory held (cuda backend; 0 elsewhere)
   double device_seconds = 0.0;     // cuda: stream-mode kernel time, CUDA events
   std::uint64_t batches = 0;       // batches submitted

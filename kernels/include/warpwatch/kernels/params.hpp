@@ -8,8 +8,9 @@
 
 namespace warpwatch::kernels {
 
-// SPEC.md 3.1 / 4: the elastic measures.
-enum class Metric { dtw, dk, softdtw, twed };
+// SPEC.md 3.1 / 4: the measures (ed, SPEC.md 4.0, is the lock-step one). The CUDA backend
+// passes a Metric to its kernels as an int: new metrics go at the end.
+enum class Metric { dtw, dk, softdtw, twed, ed };
 // SPEC.md 3: stream = SPRING subsequence matching, window = sliding whole-series windows.
 enum class Mode { stream, window };
 // SPEC.md 2: local cost between two samples (twed uses its own p-norm instead).
@@ -31,7 +32,7 @@ std::optional<Normalize> parse_normalize(std::string_view s);
 // Parameters of a whole-series distance (SPEC.md 4). Each metric reads its own fields.
 struct DistanceParams {
   Metric metric = Metric::dtw;
-  Cost cost = Cost::sq;  // dtw, dk, softdtw
+  Cost cost = Cost::sq;  // dtw, dk, softdtw, ed
   std::optional<double>
       band;             // dtw, dk, softdtw: Sakoe-Chiba radius in cells; none = unconstrained
   double gamma = 1.0;   // softdtw: smoothing, > 0
@@ -55,9 +56,12 @@ struct MatchParams {
 };
 
 // Throws std::invalid_argument naming the offending parameter (SPEC.md ranges: gamma > 0,
-// nu >= 0, lambda >= 0, p >= 1, band >= 0, hop >= 1, w = 0 or >= 2, stream mode only for
-// dtw and dk, finite threshold).
+// nu >= 0, lambda >= 0, p >= 1, band >= 0 and not with ed, hop >= 1, w = 0 or >= 2, stream
+// mode only for dtw and dk, finite threshold).
 void validate(const DistanceParams& params);
 void validate(const MatchParams& params);
+// The same, and what depends on the pattern's length m: ed compares a window with the
+// pattern sample by sample, so its window must be m long (window 0 or m).
+void validate(const MatchParams& params, std::size_t pattern_length);
 
 }  // namespace warpwatch::kernels

@@ -17,6 +17,10 @@ namespace warpwatch::kernels::reference {
 // same dimension, both non-empty (std::invalid_argument otherwise). `band` is the
 // Sakoe-Chiba radius in cells, |i - j*n/m| <= band (1-based i, j); cells outside are +inf.
 
+// SPEC.md 4.0: the lock-step distance sum_i c(a_i, b_i) (no square root). Throws
+// std::invalid_argument when the lengths differ.
+double ed(const SeriesView& a, const SeriesView& b, Cost cost);
+
 // SPEC.md 4.1: dtw with both ends fixed. +inf when no path fits the band.
 double dtw(const SeriesView& a, const SeriesView& b, Cost cost,
            std::optional<double> band = std::nullopt);

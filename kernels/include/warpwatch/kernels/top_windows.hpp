@@ -29,7 +29,7 @@ struct TopWindow {
 // stage (MatcherCounters::windows_pruned's stages).
 struct TopWindowsStats {
   std::uint64_t windows_evaluated = 0;
-  std::array<std::uint64_t, 4> windows_pruned{};
+  std::array<std::uint64_t, kPruneStages> windows_pruned{};
 };
 
 struct TopWindowsRequest {

@@ -29,10 +29,11 @@ namespace warpwatch::bench {
 //                  64, 512, 65536} x m {64, 256, 1024} x matches {none: random walks,
 //                  dense: ECG200 beats about every 150 samples} x d {1, 3}; rows whose
 //                  batches would exceed the backend's budget are listed as trimmed
-//   window_search  one z-normalized dtw query against every window of a series of 10^6
-//                  samples: m {128, 1023} x band {none, 5%} x top-1 / every window under
-//                  the 10th best's distance x {random walk, ECG}; effective cells (every
-//                  window's m x m) per second and the windows pruned by stage
+//   window_search  one z-normalized dtw (or, --metric ed, ed) query against every window of
+//                  a series of 10^6 samples: m {128, 1023} x band {none, 5%; ed: none} x
+//                  top-1 / every window under the 10th best's distance x {random walk,
+//                  ECG}; effective cells (every window's m x m; ed: m) per second and the
+//                  windows pruned by stage
 inline constexpr std::string_view case_names[] = {"stream_dtw",   "whole_dtw", "twed_allpairs",
                                                   "twed_long",    "threads",   "stream_matrix",
                                                   "window_search"};
@@ -59,6 +60,7 @@ struct Options {
   std::string search;             // window_search: "top" or "threshold"; empty: both
   std::string query;              // window_search, walks: "series" (default), "unrelated", "both"
   std::string data_dir;           // ECG200's folder (dense rows); empty: default_data_dir()
+  kernels::Metric metric = kernels::Metric::dtw;  // window_search: dtw or ed
 };
 
 // One workload measured once on one backend.
