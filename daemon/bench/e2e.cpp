@@ -50,10 +50,11 @@ milliseconds ms(double seconds) {
   return milliseconds(static_cast<std::int64_t>(std::ceil(seconds * 1000.0)));
 }
 
-// What the sweep shares: the patterns, their threshold and the planting plan.
+// What the sweep shares: the patterns, how they are matched (mode, band, znorm, threshold)
+// and the planting plan.
 struct Setup {
   std::vector<LoadPattern> patterns;
-  double threshold = builtin_threshold;
+  kernels::MatchParams params = stream_match_params(builtin_threshold);
   double noise = 0;
   std::uint64_t jitter = 0;
 };
@@ -113,10 +114,14 @@ std::string daemon_config(const E2eOptions& o, const Setup& setup, const std::st
   root.remove("rules");  // the implicit rule: one event per match
   YAML::Node library;
   library["name"] = "load";
-  library["defaults"]["metric"] = "dtw";
-  library["defaults"]["mode"] = "stream";
-  library["defaults"]["cost"] = "sq";
-  library["defaults"]["threshold"] = setup.threshold;
+  const kernels::MatchParams& params = setup.params;
+  library["defaults"]["metric"] = std::string(kernels::to_string(params.distance.metric));
+  library["defaults"]["mode"] = std::string(kernels::to_string(params.mode));
+  library["defaults"]["cost"] = std::string(kernels::to_string(params.distance.cost));
+  library["defaults"]["threshold"] = params.threshold;
+  if (params.mode == kernels::Mode::window)
+    library["defaults"]["znorm"] = params.normalize == kernels::Normalize::znorm;
+  if (params.distance.band) library["defaults"]["band"] = *params.distance.band;
   YAML::Node patterns(YAML::NodeType::Sequence);
   for (const auto& p : setup.patterns) {
     YAML::Node entry;
@@ -458,6 +463,9 @@ class PointRun {
     run_.batch_seconds = m.batch_seconds;
     run_.device_seconds = m.device_seconds;
     run_.host_seconds = m.host_seconds;
+    run_.windows_evaluated = m.windows_evaluated;
+    run_.flat_windows = m.flat_windows;
+    run_.windows_pruned = m.windows_pruned;
     if (m.backlog_samples)
       run_.backlog_samples_max = std::max(run_.backlog_samples_max.value_or(0), *m.backlog_samples);
     if (m.backlog_oldest_age_s)
@@ -660,6 +668,11 @@ E2eReport run_e2e(const E2eOptions& options, std::ostream& log) {
     throw std::invalid_argument("bound the load: --duration-s or --samples");
   if (!o.config_template.empty() && !std::filesystem::exists(o.config_template))
     throw std::invalid_argument("no configuration template " + o.config_template);
+  const bool window = o.mode == kernels::Mode::window;
+  if (!window && (o.band_percent || o.znorm))
+    throw std::invalid_argument("--band-percent and --znorm are window mode's: add --mode window");
+  if (o.band_percent && !(*o.band_percent >= 0 && std::isfinite(*o.band_percent)))
+    throw std::invalid_argument("--band-percent must be a number >= 0");
 
   E2eReport report;
   report.options = o;
@@ -669,24 +682,44 @@ E2eReport run_e2e(const E2eOptions& options, std::ostream& log) {
   report.hardware_threads = std::thread::hardware_concurrency();
   Setup setup;
   setup.patterns = builtin_patterns(o.patterns, o.pattern_length, o.seed);
-  setup.threshold = builtin_threshold;
   setup.noise = std::min(o.noise, builtin_max_noise(o.pattern_length));
   setup.jitter =
       o.jitter.value_or(o.every > o.pattern_length + 1 ? (o.every - o.pattern_length - 1) / 4 : 0);
+  if (window) {
+    kernels::MatchParams& params = setup.params;
+    params.mode = kernels::Mode::window;
+    if (o.band_percent)
+      params.distance.band = static_cast<double>(o.pattern_length) * *o.band_percent / 100.0;
+    if (o.znorm) params.normalize = kernels::Normalize::znorm;
+    // Not a fixed number like stream mode's: z-normalization scales distances by the
+    // window's variance, and the band changes what a decoy costs (window_threshold).
+    report.window_threshold = window_threshold(setup.patterns, setup.noise, params, o.seed);
+    params.threshold = report.window_threshold->threshold;
+    log << "e2e: window-mode threshold " << params.threshold << " = sqrt(copy "
+        << report.window_threshold->copy << " x decoy " << report.window_threshold->decoy << ")\n";
+  }
+  report.params = setup.params;
   report.patterns = setup.patterns;
-  report.threshold = setup.threshold;
+  report.threshold = setup.params.threshold;
   report.noise = setup.noise;
   report.jitter = setup.jitter;
 
   if (o.check_plan && o.every > 0) {
     // The planted data as the smallest point of the sweep sends it, checked by the reference.
-    const std::size_t streams =
-        std::min<std::size_t>(4, *std::min_element(o.streams.begin(), o.streams.end()));
+    // Its cells: m a sample and pattern in stream mode, m x m a window in window mode (the
+    // reference fills the whole table, band or not), where 2 streams are checked, long enough
+    // for every shape to be planted (stream k's occurrence j plants shape (k + j) mod Q).
+    const std::size_t smallest = *std::min_element(o.streams.begin(), o.streams.end());
+    const std::size_t streams = std::min<std::size_t>(window ? 2 : 4, smallest);
     const LoadGenerator generator(load_options(o, setup, streams, o.frames.front()));
-    const double cells_per_sample = static_cast<double>(streams * o.patterns * o.pattern_length);
-    const auto samples = static_cast<std::uint64_t>(std::clamp(
-        5e7 / cells_per_sample, static_cast<double>(3 * o.every), 20000.0 + 3.0 * o.every));
-    const PlanCheck check = check_plan_with_reference(generator, setup.threshold, streams, samples);
+    const double m = static_cast<double>(o.pattern_length);
+    const double cells_per_sample =
+        static_cast<double>(streams * o.patterns) * (window ? m * m : m);
+    const std::size_t everys = window ? std::max<std::size_t>(3, o.patterns + 2 - streams) : 3;
+    const double least = static_cast<double>(everys * o.every);
+    const auto samples = static_cast<std::uint64_t>(
+        std::clamp(5e7 / cells_per_sample, least, std::max(least, 20000.0 + 3.0 * o.every)));
+    const PlanCheck check = check_plan_with_reference(generator, setup.params, streams, samples);
     if (!check.ok()) {
       std::string text = "the planted data is not matched exactly by the reference (" +
                          std::to_string(check.exact) + " of " + std::to_string(check.planted) +

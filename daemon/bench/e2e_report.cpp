@@ -85,6 +85,9 @@ json run_json(const E2eRun& r, bool overload) {
         {"batch_duration_s", r.batch_seconds},
         {"matcher_host_s", r.host_seconds},
         {"matcher_device_s", r.device_seconds},
+        {"windows_evaluated", r.windows_evaluated},
+        {"flat_windows_skipped", r.flat_windows},
+        {"windows_pruned", r.windows_pruned},
         {"cpu_s", r.daemon_cpu_s},
         {"cpu_total_s", r.daemon_cpu_total_s},
         {"peak_rss_bytes", r.daemon_peak_rss_bytes},
@@ -168,6 +171,10 @@ std::string e2e_json(const E2eReport& report) {
         {"backends", o.backends},
         {"patterns", o.patterns},
         {"pattern_length", o.pattern_length},
+        {"mode", kernels::to_string(report.params.mode)},
+        {"band_percent", optional_number(o.band_percent)},
+        {"band_cells", optional_number(report.params.distance.band)},
+        {"znorm", report.params.normalize == kernels::Normalize::znorm},
         {"rate_per_stream", o.rate},
         {"duration_s", o.duration_s},
         {"samples_per_stream", o.samples},
@@ -175,6 +182,10 @@ std::string e2e_json(const E2eReport& report) {
         {"jitter", report.jitter},
         {"noise", report.noise},
         {"threshold", report.threshold},
+        {"window_threshold", report.window_threshold
+                                 ? json{{"copy", report.window_threshold->copy},
+                                        {"decoy", report.window_threshold->decoy}}
+                                 : json(nullptr)},
         {"seed", o.seed},
         {"encoding", to_string(o.encoding)},
         {"send_hwm", o.send_hwm},
@@ -192,6 +203,14 @@ std::string e2e_json(const E2eReport& report) {
 }
 
 void print_e2e_table(const E2eReport& report, std::ostream& out) {
+  const kernels::MatchParams& params = report.params;
+  out << kernels::to_string(params.mode) << " mode, " << report.options.patterns
+      << " patterns of m " << report.options.pattern_length << ", "
+      << kernels::to_string(params.distance.metric) << " ("
+      << kernels::to_string(params.distance.cost) << ")";
+  if (params.distance.band) out << ", band " << *params.distance.band << " cells";
+  if (params.normalize == kernels::Normalize::znorm) out << ", znorm";
+  out << ", threshold " << report.threshold << "\n";
   out << "backend  streams  frame   sent/s  sustained/s  lat p50 ms  p99 ms  max ms  daemon cpu s"
          "  peak RSS MB  gen cpu s  blocked s  found/planted  unexp  rejected  exit s  ok\n";
   for (const auto& r : report.runs) {
@@ -225,6 +244,9 @@ E2eReport e2e_report_from_json(const std::string& json_text) {
     report.options.frames = o.at("frames").get<std::vector<std::size_t>>();
     report.options.patterns = o.at("patterns").get<std::size_t>();
     report.options.pattern_length = o.at("pattern_length").get<std::size_t>();
+    if (o.contains("mode"))  // reports before window mode were all stream mode
+      report.params.mode =
+          kernels::parse_mode(o.at("mode").get<std::string>()).value_or(kernels::Mode::stream);
     for (const auto& r : j.at("runs")) {
       E2eRun run;
       run.backend = r.at("backend").get<std::string>();
@@ -275,7 +297,8 @@ void write_e2e_plot(const E2eReport& report, const std::string& png_path,
     std::ofstream gp(script_path);
     gp << "set terminal png size 900,900\n"
        << "set output '" << png_path << "'\n"
-       << "set multiplot layout 2,1 title 'warpwatch bench e2e: " << report.options.patterns
+       << "set multiplot layout 2,1 title 'warpwatch bench e2e: "
+       << kernels::to_string(report.params.mode) << " mode, " << report.options.patterns
        << " patterns, m " << report.options.pattern_length << "'\n"
        << "set logscale x\nset grid\nset key outside right\nset xlabel 'streams'\n"
        << "set ylabel 'samples/s (accepted and matched)'\nset format y '%.1s%c'\n";

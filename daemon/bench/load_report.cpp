@@ -2,17 +2,130 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <ostream>
+#include <random>
+#include <stdexcept>
 #include <tuple>
 
 #include "warpwatch/bench/load_generator.hpp"
 #include "warpwatch/kernels/reference.hpp"
 
 namespace warpwatch::bench {
+namespace {
+
+kernels::PatternDef pattern_def(const LoadPattern& p, const kernels::MatchParams& params) {
+  kernels::PatternDef def;
+  def.id = p.name;
+  def.dims = p.dims;
+  def.values = p.values;
+  def.params = params;
+  return def;
+}
+
+// The smallest distance of a window of each series to `pattern` in window mode (+inf when
+// no window has one: all flat, or none aligns within the band), from the reference Matcher
+// with every window qualifying: each window is offered to the exclusion zone and the best of
+// every run is reported, so the smallest report is the smallest window.
+std::vector<double> smallest_windows(const LoadPattern& pattern, kernels::MatchParams params,
+                                     const std::vector<std::vector<float>>& series) {
+  params.threshold = std::numeric_limits<double>::max();
+  auto matcher = kernels::reference::make_matcher();
+  matcher->add_pattern(pattern_def(pattern, params));
+  std::vector<std::string> ids;
+  std::vector<std::vector<std::int64_t>> times(series.size());
+  std::vector<kernels::StreamChunk> batch;
+  for (std::size_t k = 0; k < series.size(); ++k) ids.push_back(std::to_string(k));
+  for (std::size_t k = 0; k < series.size(); ++k) {
+    matcher->add_stream({ids[k], pattern.dims, 1'000'000});
+    for (std::size_t i = 0; i < series[k].size() / pattern.dims; ++i)
+      times[k].push_back(static_cast<std::int64_t>(i + 1) * 1'000'000);
+    batch.push_back({ids[k], series[k], times[k]});
+  }
+  auto reports = matcher->process(batch);
+  auto flushed = matcher->flush();
+  reports.insert(reports.end(), flushed.begin(), flushed.end());
+  std::vector<double> smallest(series.size(), std::numeric_limits<double>::infinity());
+  for (const auto& r : reports) {
+    const auto k = static_cast<std::size_t>(std::stoul(r.stream_id()));
+    smallest[k] = std::min(smallest[k], r.distance);
+  }
+  return smallest;
+}
+
+}  // namespace
+
+kernels::MatchParams stream_match_params(double threshold) {
+  kernels::MatchParams params;
+  params.distance.metric = kernels::Metric::dtw;
+  params.distance.cost = kernels::Cost::sq;
+  params.mode = kernels::Mode::stream;
+  params.threshold = threshold;
+  return params;
+}
+
+WindowThreshold window_threshold(const std::vector<LoadPattern>& patterns, double noise,
+                                 const kernels::MatchParams& params, std::uint64_t seed) {
+  constexpr std::size_t draws = 8;
+  WindowThreshold t;
+  t.decoy = std::numeric_limits<double>::infinity();
+  std::mt19937_64 rng(seed);
+  for (const LoadPattern& p : patterns) {
+    const std::size_t m = p.length(), d = p.dims, half = m / 2;
+    // Copies with noise of +-noise, one window each, then the decoys.
+    std::vector<std::vector<float>> series;
+    for (std::size_t k = 0; k < draws; ++k) {
+      series.push_back(p.values);
+      for (float& v : series.back()) v += static_cast<float>((rng() >> 63) ? noise : -noise);
+    }
+    for (const LoadPattern& q : patterns) {
+      const std::vector<float> zeros(half * q.dims, 0.0f);
+      if (&q != &p) {  // another shape's copy, and its shifts: zeros, the copy, zeros
+        std::vector<float> s = zeros;
+        s.insert(s.end(), q.values.begin(), q.values.end());
+        s.insert(s.end(), zeros.begin(), zeros.end());
+        series.push_back(std::move(s));
+        continue;
+      }
+      // Its own copy shifted by 1..m/2 either way, without the copy itself: zeros and all
+      // but its last sample, then all but its first sample and zeros.
+      std::vector<float> early = zeros,
+                         late(p.values.begin() + static_cast<std::ptrdiff_t>(d), p.values.end());
+      early.insert(early.end(), p.values.begin(), p.values.end() - static_cast<std::ptrdiff_t>(d));
+      late.insert(late.end(), zeros.begin(), zeros.end());
+      series.push_back(std::move(early));
+      series.push_back(std::move(late));
+    }
+    const std::vector<double> smallest = smallest_windows(p, params, series);
+    for (std::size_t k = 0; k < smallest.size(); ++k) {
+      if (k < draws)
+        t.copy = std::max(t.copy, smallest[k]);  // +inf when a copy does not align: refused below
+      else
+        t.decoy = std::min(t.decoy, smallest[k]);
+    }
+  }
+  if (!(t.decoy >= 4.0 * t.copy) || !std::isfinite(t.copy) || !std::isfinite(t.decoy))
+    throw std::invalid_argument("window mode cannot tell the planted shapes apart at noise " +
+                                std::to_string(noise) +
+                                ": a copy with noise is at distance up to " +
+                                std::to_string(t.copy) + ", another window as close as " +
+                                std::to_string(t.decoy) + " (less noise, or other shapes: --seed)");
+  // Without noise a copy is at 0, and a threshold of 0 would leave a planted window to the
+  // float32 rounding of the fast backends: the threshold stays at least decoy / 100.
+  t.threshold = std::sqrt(std::max(t.copy, t.decoy * 1e-4) * t.decoy);
+  return t;
+}
 
 PlanCheck check_plan_with_reference(const LoadGenerator& generator, double threshold,
                                     std::size_t streams, std::uint64_t samples) {
+  return check_plan_with_reference(generator, stream_match_params(threshold), streams, samples);
+}
+
+PlanCheck check_plan_with_reference(const LoadGenerator& generator,
+                                    const kernels::MatchParams& params, std::size_t streams,
+                                    std::uint64_t samples) {
   const LoadOptions& o = generator.options();
   PlanCheck check;
   const auto problem = [&](std::string text) {
@@ -22,17 +135,7 @@ PlanCheck check_plan_with_reference(const LoadGenerator& generator, double thres
   streams = std::min(streams, o.streams);
   for (std::size_t k = 0; k < streams; ++k)
     matcher->add_stream({generator.stream_id(k), generator.dims(), o.period_ns});
-  for (const auto& p : o.patterns) {
-    kernels::PatternDef def;
-    def.id = p.name;
-    def.dims = p.dims;
-    def.values = p.values;
-    def.params.distance.metric = kernels::Metric::dtw;
-    def.params.distance.cost = kernels::Cost::sq;
-    def.params.mode = kernels::Mode::stream;
-    def.params.threshold = threshold;
-    matcher->add_pattern(def);
-  }
+  for (const auto& p : o.patterns) matcher->add_pattern(pattern_def(p, params));
   std::vector<kernels::RawMatch> reports;
   constexpr std::uint64_t chunk = 4096;
   std::vector<std::vector<float>> values(streams);

@@ -210,6 +210,9 @@ DaemonMetrics parse_metrics(const std::string& text) {
     if (name == "warpwatch_batch_duration_seconds_total") m.batch_seconds = value;
     if (name == "warpwatch_matcher_device_seconds_total") m.device_seconds = value;
     if (name == "warpwatch_matcher_host_seconds_total") m.host_seconds[label("phase")] += value;
+    if (name == "warpwatch_matcher_windows_evaluated_total") m.windows_evaluated = value;
+    if (name == "warpwatch_matcher_flat_windows_skipped_total") m.flat_windows = value;
+    if (name == "warpwatch_matcher_windows_pruned_total") m.windows_pruned[label("stage")] += value;
     if (name == "warpwatch_ingest_rejected_total") {
       m.rejected[label("reason")] += value;
       m.rejected_total += value;

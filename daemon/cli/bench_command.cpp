@@ -43,6 +43,12 @@ CLI::App* add_bench_e2e_command(CLI::App& bench, BenchE2eCommand& cmd) {
                   "built-in shapes the daemon matches (and that are planted)")
       ->capture_default_str();
   sub->add_option("--pattern-length", o.pattern_length, "their length m")->capture_default_str();
+  add_choice(*sub, "--mode", o.mode, {kernels::Mode::stream, kernels::Mode::window},
+             "the library's mode: stream (SPRING, threshold 4) or window (windows of m samples "
+             "ending at every sample; the threshold is derived from the shapes and the noise)");
+  sub->add_option("--band-percent", o.band_percent,
+                  "window mode: Sakoe-Chiba band of this % of m, in cells (default: none)");
+  sub->add_flag("--znorm", o.znorm, "window mode: z-normalize each window and the patterns");
   sub->add_option("--rate", o.rate, "samples/s per stream; 0 = as fast as possible")
       ->capture_default_str();
   sub->add_option("--duration-s", o.duration_s, "how long the generator sends, per run")

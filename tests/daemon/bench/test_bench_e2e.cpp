@@ -27,6 +27,11 @@ json read_json(const std::string& path) {
   return json::parse(in);
 }
 
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
 bool gnuplot_installed() {
   const char* path = std::getenv("PATH");
   std::string dirs = path ? path : "";
@@ -74,31 +79,21 @@ void expect_reconciled(const json& run) {
   EXPECT_GT(run.at("throughput").at("sustained_samples_per_s").get<double>(), 0.0);
 }
 
+// `warpwatch bench e2e` on the built warpwatchd with a tiny load (4 built-in shapes of m 40
+// planted every 200 samples, the daemon on one thread), then `options`.
+warpwatch::testing::CliResult run_tiny_e2e(const std::vector<std::string>& options) {
+  std::vector<std::string> args = {"bench",      "e2e", "--daemon",         WARPWATCHD_PATH,
+                                   "--patterns", "4",   "--pattern-length", "40",
+                                   "--every",    "200", "--threads",        "1"};
+  args.insert(args.end(), options.begin(), options.end());
+  return run_cli(args);
+}
+
 TEST(BenchE2e, TinySweepReconcilesEveryPlantedOccurrence) {
   TempDir dir;
   const std::string json_path = dir.file("e2e.json");
-  const auto r = run_cli({"bench",
-                          "e2e",
-                          "--daemon",
-                          WARPWATCHD_PATH,
-                          "--streams",
-                          "4",
-                          "--frame",
-                          "10",
-                          "--duration-s",
-                          "2",
-                          "--patterns",
-                          "4",
-                          "--pattern-length",
-                          "40",
-                          "--every",
-                          "200",
-                          "--rate",
-                          "5000",
-                          "--threads",
-                          "1",
-                          "--json",
-                          json_path});
+  const auto r = run_tiny_e2e({"--streams", "4", "--frame", "10", "--duration-s", "2", "--rate",
+                               "5000", "--json", json_path});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   const json doc = read_json(json_path);
   EXPECT_TRUE(doc.at("ok").get<bool>());
@@ -135,12 +130,53 @@ TEST(BenchE2e, TextAndATemplateReconcile) {
   expect_reconciled(doc.at("runs")[0]);
   EXPECT_EQ(doc.at("runs")[0].at("generator").at("samples").get<std::uint64_t>(), 9000u);
   // The configuration it wrote, kept in --work-dir.
-  std::ifstream in(work + "/cpu-s3-f25/warpwatchd.yaml");
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string text = read_text(work + "/cpu-s3-f25/warpwatchd.yaml");
   EXPECT_NE(text.find("instance: templated"), std::string::npos) << text;
   EXPECT_NE(text.find("tick_ms: 5"), std::string::npos) << text;
   EXPECT_NE(text.find("max_message_bytes: 65536"), std::string::npos) << text;
   EXPECT_EQ(text.find("never"), std::string::npos) << text;
+}
+
+// Window mode (issue 14's e2e workload): the library the daemon is given says window mode,
+// the band in cells and znorm, at the threshold derived from the shapes and the noise; every
+// planted occurrence comes back once as its best window, at the planted span.
+TEST(BenchE2e, WindowModeReconcilesEveryPlantedOccurrence) {
+  TempDir dir;
+  const std::string json_path = dir.file("e2e.json");
+  const std::string work = dir.file("work");
+  const auto r =
+      run_tiny_e2e({"--streams", "3", "--frame", "20", "--samples", "2400", "--mode", "window",
+                    "--band-percent", "10", "--znorm", "--work-dir", work, "--json", json_path});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  const json doc = read_json(json_path);
+  EXPECT_TRUE(doc.at("ok").get<bool>());
+  EXPECT_EQ(doc.at("plan_check").get<std::string>().rfind("ok: ", 0), 0u);
+  const json& options = doc.at("options");
+  EXPECT_EQ(options.at("mode"), "window");
+  EXPECT_EQ(options.at("band_cells").get<double>(), 4.0);
+  EXPECT_TRUE(options.at("znorm").get<bool>());
+  const double threshold = options.at("threshold").get<double>();
+  const json& derived = options.at("window_threshold");
+  EXPECT_GT(threshold, derived.at("copy").get<double>());
+  EXPECT_LT(threshold, derived.at("decoy").get<double>());
+  ASSERT_EQ(doc.at("runs").size(), 1u);
+  expect_reconciled(doc.at("runs")[0]);
+  EXPECT_EQ(doc.at("runs")[0].at("generator").at("samples").get<std::uint64_t>(), 7200u);
+  // The windows it compared, and what the cpu backend's bounds pruned of them, from /metrics.
+  const json& daemon = doc.at("runs")[0].at("daemon");
+  EXPECT_GT(daemon.at("windows_evaluated").get<double>(), 4 * 7200 * 0.9);
+  EXPECT_GT(daemon.at("windows_pruned").at("lb_kim").get<double>(), 0.0);
+  EXPECT_NE(r.out.find("window mode, 4 patterns of m 40"), std::string::npos) << r.out;
+  const std::string text = read_text(work + "/cpu-s3-f20/warpwatchd.yaml");
+  EXPECT_NE(text.find("mode: window"), std::string::npos) << text;
+  EXPECT_NE(text.find("znorm: true"), std::string::npos) << text;
+  EXPECT_NE(text.find("band: 4"), std::string::npos) << text;
+}
+
+TEST(BenchE2e, WindowOptionsNeedWindowMode) {
+  const auto r = run_cli({"bench", "e2e", "--daemon", WARPWATCHD_PATH, "--znorm"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("add --mode window"), std::string::npos) << r.err;
 }
 
 TEST(BenchE2e, AMissingDaemonIsAClearError) {
@@ -167,13 +203,21 @@ TEST(BenchE2e, MetricsAreReadGenerically) {
       "warpwatch_batch_duration_seconds_total 2.5\n"
       "warpwatch_matcher_device_seconds_total 0.75\n"
       "warpwatch_matcher_host_seconds_total{phase=\"prepare\"} 0.25\n"
-      "warpwatch_matcher_host_seconds_total{phase=\"trim\"} 1.5\n";
+      "warpwatch_matcher_host_seconds_total{phase=\"trim\"} 1.5\n"
+      "warpwatch_matcher_windows_evaluated_total 900\n"
+      "warpwatch_matcher_flat_windows_skipped_total 3\n"
+      "warpwatch_matcher_windows_pruned_total{stage=\"lb_kim\"} 600\n"
+      "warpwatch_matcher_windows_pruned_total{stage=\"abandoned\"} 20\n";
   const auto m = bench::parse_metrics(text);
   EXPECT_EQ(m.batches, 40);
   EXPECT_EQ(m.batch_seconds, 2.5);
   EXPECT_EQ(m.device_seconds, 0.75);
   EXPECT_EQ(m.host_seconds.at("prepare"), 0.25);
   EXPECT_EQ(m.host_seconds.at("trim"), 1.5);
+  EXPECT_EQ(m.windows_evaluated, 900);
+  EXPECT_EQ(m.flat_windows, 3);
+  EXPECT_EQ(m.windows_pruned.at("lb_kim"), 600);
+  EXPECT_EQ(m.windows_pruned.at("abandoned"), 20);
   EXPECT_EQ(m.accepted, 1200);
   EXPECT_EQ(m.matched, 1100);
   EXPECT_EQ(m.rejected_total, 7);

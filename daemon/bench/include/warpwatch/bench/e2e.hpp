@@ -4,9 +4,11 @@
 // and listens to its events with a SUB socket, waits until every sample sent is accounted
 // for (accepted or rejected, read from /metrics) and matched, stops it with SIGTERM, and
 // reconciles: samples sent = accepted + rejected, every planted occurrence reported once
-// at its planted indices, no other event. It records the detection latency (event
-// received minus the wall time the occurrence's last sample was sent), the sustained
-// samples/s, the daemon's CPU time and peak RSS, and the generator's CPU time.
+// at its planted indices, no other event (in window mode too: an occurrence's event is its
+// best window, which the threshold makes the planted span; the plan check verifies it).
+// It records the detection latency (event received minus the wall time the occurrence's
+// last sample was sent), the sustained samples/s, the daemon's CPU time and peak RSS, and
+// the generator's CPU time.
 #pragma once
 
 #include <cstddef>
@@ -29,6 +31,13 @@ struct E2eOptions {
   std::vector<std::string> backends = {"cpu"};
   std::size_t patterns = 8;
   std::size_t pattern_length = 64;
+  // The library's mode: stream (SPRING, dtw, sq cost, at builtin_threshold) or window
+  // (windows of m samples ending at every sample, dtw, sq cost, at the threshold that
+  // window_threshold derives), and window mode's Sakoe-Chiba band, band_percent % of m in
+  // cells (none: unconstrained), and z-normalization.
+  kernels::Mode mode = kernels::Mode::stream;
+  std::optional<double> band_percent;
+  bool znorm = false;
   double rate = 0.0;                    // samples/s per stream; 0 = as fast as possible
   double duration_s = 10.0;             // how long the generator sends
   std::uint64_t samples = 0;            // per stream; 0 = bounded by duration only
@@ -88,6 +97,8 @@ struct E2eRun {
   std::optional<double> backlog_samples_max, backlog_oldest_age_max_s;
   double batches = 0, batch_seconds = 0, device_seconds = 0;  // as DaemonMetrics, at the end
   std::map<std::string, double> host_seconds;
+  double windows_evaluated = 0, flat_windows = 0;  // window mode, as DaemonMetrics, at the end
+  std::map<std::string, double> windows_pruned;
   std::string settled;                 // accounted | stable | timeout | overload
   double start_s = 0;                  // spawn to /healthz 200
   double measured_s = 0;               // generator start to everything accepted and matched
@@ -115,7 +126,9 @@ struct E2eRun {
 
 struct E2eReport {
   E2eOptions options;
+  kernels::MatchParams params;  // the library's defaults: mode, metric, band, znorm, threshold
   double threshold = 0;
+  std::optional<WindowThreshold> window_threshold;  // window mode: how threshold was derived
   double noise = 0;
   std::uint64_t jitter = 0;
   std::vector<LoadPattern> patterns;
@@ -157,6 +170,10 @@ struct DaemonMetrics {
   // phase (prepare, start, collect, trim, wait) and its device time (cuda).
   double batches = 0, batch_seconds = 0, device_seconds = 0;
   std::map<std::string, double> host_seconds;  // by phase
+  // Window mode: the windows compared (not flat), skipped as flat, and of the compared ones
+  // those the cpu backend's lower bounds pruned, by stage (lb_kim, ..., abandoned).
+  double windows_evaluated = 0, flat_windows = 0;
+  std::map<std::string, double> windows_pruned;
 };
 DaemonMetrics parse_metrics(const std::string& prometheus_text);
 

@@ -29,6 +29,8 @@
 #include <string_view>
 #include <vector>
 
+#include "warpwatch/kernels/params.hpp"
+
 namespace warpwatch::bench {
 
 // A pattern to plant: `length()` samples of `dims` values, row-major.
@@ -183,15 +185,43 @@ class LoadGenerator {
 };
 
 // The plan checked by the scalar reference: streams 0..streams-1, samples [0, samples) fed
-// to a reference Matcher with every pattern in stream-mode dtw (sq cost) at `threshold`,
-// its reports (with the final flush) compared with the planted occurrences.
+// to a reference Matcher with every pattern at `params` (the mode, metric, band,
+// normalization and threshold the daemon is given), its reports (with the final flush)
+// compared with the planted occurrences: in window mode the occurrence's window is the
+// planted span, so the same comparison holds.
 struct PlanCheck {
   std::size_t planted = 0, reported = 0, exact = 0;
   std::vector<std::string> problems;  // the first few differences, described
   bool ok() const { return problems.empty() && exact == planted && reported == planted; }
 };
+PlanCheck check_plan_with_reference(const LoadGenerator& generator,
+                                    const kernels::MatchParams& params, std::size_t streams,
+                                    std::uint64_t samples);
+// Stream-mode dtw (sq cost) at `threshold`.
 PlanCheck check_plan_with_reference(const LoadGenerator& generator, double threshold,
                                     std::size_t streams, std::uint64_t samples);
+// The bench's matching parameters: dtw, sq cost, in stream mode.
+kernels::MatchParams stream_match_params(double threshold);
+
+// Window mode's threshold for planted copies of `patterns` (windows of the pattern's length
+// ending at every sample; `params` gives the metric, cost, band and normalization, its
+// threshold is not read), measured with the reference Matcher:
+// - copy: the largest distance of a shape to a copy of itself with noise of +-noise on
+//   every sample (random signs, 8 draws a shape: the bench's amplitude at its largest
+//   energy; the generator's uniform noise has a third of it);
+// - decoy: the smallest distance of a shape to any other window that planted copies make:
+//   another shape's copy, and its own copy shifted by 1 to m/2 samples either way (zeros
+//   around it, where the bench has noise).
+// The threshold is their geometric mean sqrt(copy x decoy): as many times above the worst
+// copy as under the nearest decoy. Unlike stream mode's fixed builtin_threshold, it follows
+// z-normalization (which divides distances by the window's variance) and the band (which
+// raises a decoy's distance). Throws std::invalid_argument when decoy < 4 x copy (less than
+// a factor 2 either way: the shapes cannot be told apart at this noise).
+struct WindowThreshold {
+  double threshold = 0, copy = 0, decoy = 0;
+};
+WindowThreshold window_threshold(const std::vector<LoadPattern>& patterns, double noise,
+                                 const kernels::MatchParams& params, std::uint64_t seed = 1);
 
 // `warpwatch load`'s report: a summary on `out` (at most `list` occurrences listed), and
 // the JSON document (options, totals, every occurrence).
