@@ -1,13 +1,43 @@
 #include "cpu/window_distances.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <optional>
 
 #include "common/window_bounds.hpp"
 #include "common/window_stats.hpp"
+#include "cpu/window_bounds_simd.hpp"
 #include "cpu/window_ed.hpp"
 
 namespace warpwatch::kernels::cpu {
+namespace {
+
+// LB_Keogh on the pattern's envelope: d = 1 in SIMD, in column order (UCR's order, largest
+// envelope first, abandons after fewer terms but must gather them: slower here).
+double keogh_pattern(const common::WindowQuery& q, const common::WindowView& view, double limit) {
+  if (q.dims != 1 || !q.reachable) return common::lb_keogh_pattern(q, view, limit);
+  return keogh_terms_simd(common::pattern_terms(q, view, false), q.metric, q.cost,
+                          common::cut_of(q, limit));
+}
+
+// LB_Keogh on the window's envelope from the stretch's: d = 1, the rows between the edges in
+// SIMD, then the edges'.
+double keogh_stretch(const common::WindowQuery& q, const common::StretchEnvelope& stretch,
+                     std::uint64_t start, const common::WindowView& view, double limit,
+                     WorkerScratch& s) {
+  if (q.dims != 1)
+    return common::lb_keogh_stretch(q, stretch, start, view, limit, s.env_lo, s.env_hi);
+  const double cut = common::cut_of(q, limit);
+  const double middle =
+      keogh_terms_simd(common::middle_terms(q, stretch, start, view), q.metric, q.cost, cut);
+  if (middle > cut || q.radius == 0) return middle;
+  s.env_lo.resize(q.n);
+  s.env_hi.resize(q.n);
+  common::edge_envelope(q, view.raw, s.env_lo.data(), s.env_hi.data());
+  return q.combine(middle, common::edge_terms(q, s.env_lo.data(), s.env_hi.data(), view));
+}
+
+}  // namespace
 
 void compute_windows(const WindowSource& source, std::span<const std::uint64_t> ends,
                      std::size_t first, std::size_t count, WindowLimit& limiter, double* distances,
@@ -25,6 +55,22 @@ void compute_windows(const WindowSource& source, std::span<const std::uint64_t> 
   const common::WindowQuery* query = source.query;
   std::optional<common::WindowStats> stats;
   if (track.znorm()) stats.emplace(w, dims, track.first_end());
+
+  // A band of a fixed radius: the windows' envelopes from one pass over the samples they
+  // span (built when a first window needs it), unless they are spread so thinly that the
+  // pass would cost more than one per window.
+  common::StretchEnvelope stretch;
+  bool stretch_built = false;
+  std::uint64_t span_first = 0, span_last = 0;
+  bool use_stretch = query && query->radius >= 0 && count > 0;
+  if (use_stretch) {
+    const auto [lo, hi] =
+        std::minmax_element(ends.begin() + static_cast<std::ptrdiff_t>(first),
+                            ends.begin() + static_cast<std::ptrdiff_t>(first + count));
+    span_first = *lo + 1 - w;
+    span_last = *hi;
+    use_stretch = span_last - span_first + 1 <= count * w;
+  }
 
   s.x.assign(w * dims * width, 0.0f);
   if (twed) s.times.assign(w * width, 0.0f);
@@ -85,14 +131,35 @@ void compute_windows(const WindowSource& source, std::span<const std::uint64_t> 
         ++pruned[0];
         continue;
       }
-      if (query->prunes(common::lb_keogh_pattern(*query, view, bound_limit), bound_limit)) {
+      if (query->prunes(keogh_pattern(*query, view, bound_limit), bound_limit)) {
         distances[i] = inf;
         ++pruned[1];
         continue;
       }
-      view.write(w, s.window.data());
-      const double bound =
-          common::lb_keogh_window(*query, s.window.data(), s.rest_rows, s.env_lo, s.env_hi);
+      // LB_Keogh on the window's envelope, and its rows' bounds for abandoning the alignment.
+      double bound = 0.0;
+      if (use_stretch) {
+        if (!stretch_built) {
+          stretch.build(history.sample(span_first), span_last - span_first + 1, dims,
+                        static_cast<std::size_t>(query->radius), span_first);
+          stretch_built = true;
+        }
+        const std::uint64_t start = end + 1 - w;
+        if (query->prunes(keogh_stretch(*query, stretch, start, view, bound_limit, s),
+                          bound_limit)) {
+          distances[i] = inf;
+          ++pruned[2];
+          continue;
+        }
+        s.env_lo.resize(m * dims);
+        s.env_hi.resize(m * dims);
+        common::window_envelope(*query, stretch, start, view, s.env_lo.data(), s.env_hi.data());
+        bound = common::keogh_rows(*query, s.env_lo.data(), s.env_hi.data(), view, s.rest_rows);
+        view.write(w, s.window.data());
+      } else {
+        view.write(w, s.window.data());
+        bound = common::lb_keogh_window(*query, s.window.data(), s.rest_rows, s.env_lo, s.env_hi);
+      }
       if (query->prunes(bound, bound_limit)) {
         distances[i] = inf;
         ++pruned[2];

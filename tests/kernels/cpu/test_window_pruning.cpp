@@ -27,8 +27,11 @@
 #include "warpwatch/bench/dense_data.hpp"
 #include "warpwatch/kernels/cpu.hpp"
 #include "warpwatch/kernels/reference.hpp"
+#include "window_test_series.hpp"
 
 using namespace warpwatch::testing::conformance;
+using warpwatch::testing::ecg_values;
+using warpwatch::testing::history_of;
 using warpwatch::testing::test_seed;
 namespace kernels = warpwatch::kernels;
 namespace common = warpwatch::kernels::common;
@@ -52,14 +55,6 @@ std::vector<float> rough_series(std::mt19937_64& rng, std::size_t n, std::size_t
     }
   }
   return out;
-}
-
-warpwatch::stream::StreamHistory history_of(const std::vector<float>& values, std::size_t dims) {
-  warpwatch::stream::StreamHistory h(dims);
-  std::vector<std::int64_t> times(values.size() / dims);
-  std::iota(times.begin(), times.end(), std::int64_t{1});
-  h.append(values, times);
-  return h;
 }
 
 }  // namespace
@@ -196,11 +191,8 @@ TestSeries planted_walk(std::mt19937_64& rng, std::size_t n, std::size_t dims, s
 
 TestSeries ecg_stream(std::size_t n, std::size_t dims, std::size_t m, std::uint64_t seed) {
   const bench::Beats& beats = bench::ecg_beats(bench::default_data_dir());
-  TestSeries s{cat("ecg", dims), dims, std::vector<float>(n * dims),
-               bench::beat_pattern(beats, 3, m, dims)};
-  bench::BeatStream stream(beats, m, dims, seed);
-  stream.fill(s.values.data(), n);
-  return s;
+  return {cat("ecg", dims), dims, ecg_values(n, dims, m, seed),
+          bench::beat_pattern(beats, 3, m, dims)};
 }
 
 // A threshold under which about `fraction` of the pair's windows qualify: that quantile of
