@@ -99,7 +99,7 @@ std::vector<TopWindow> top_windows(const TopWindowsRequest& r, DeviceTimings* ti
   const common::WindowQuery query(pattern);  // the pattern as compared, its envelopes
   if (!query.reachable || !query.rows_nonempty) return {};  // no window has a path in the band
   const bool znorm = pattern.params.normalize == Normalize::znorm;
-  const std::size_t k = r.k;
+  const std::size_t k = std::min(r.k, windows);  // more than every window selects them all
 
   DeviceContext& ctx = DeviceContext::get();
   const std::lock_guard lock(ctx.mutex());
