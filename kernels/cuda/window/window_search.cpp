@@ -208,7 +208,9 @@ std::vector<TopWindow> top_windows(const TopWindowsRequest& r, DeviceTimings* ti
       kept.push_back(
           {found_distance[i], w - 1 + static_cast<std::uint64_t>(found_window[i]) * hop});
     found_so_far = now;
-    bound = std::min(start_bound, float_at_or_below(common::top_bound(kept, k, w)));
+    // Never raised: top_bound of more windows can be larger (a new window may exclude two
+    // taken ones), and every bound it gave holds (top_selection.cpp), so the least one does.
+    bound = std::min(bound, float_at_or_below(common::top_bound(kept, k, w)));
     return head[2] != 0;
   };
 
