@@ -509,12 +509,15 @@ Report run(const Options& o, std::ostream& log) {
   return report;
 }
 
+double median_of(std::vector<double> values) {
+  if (values.empty()) return 0.0;
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
+}
+
 double Measurement::median_s() const {
-  if (seconds.empty()) return 0.0;
-  std::vector<double> s = seconds;
-  std::sort(s.begin(), s.end());
-  const std::size_t n = s.size();
-  return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2.0;
+  return median_of(seconds);
 }
 double Measurement::min_s() const {
   return seconds.empty() ? 0.0 : *std::min_element(seconds.begin(), seconds.end());

@@ -125,10 +125,8 @@ Measurement measure_window_search(const Shape& s, kernels::Backend backend, unsi
   }
   if (found == 0) throw std::runtime_error("window_search: the search found no window");
   r.extra.emplace_back("found", static_cast<double>(found));
-  if (!device_seconds.empty()) {  // cuda, top-1: the search's device time (CUDA events), median
-    std::sort(device_seconds.begin(), device_seconds.end());
-    r.extra.emplace_back("device_seconds", device_seconds[device_seconds.size() / 2]);
-  }
+  if (!device_seconds.empty())  // cuda, top-1: the search's device time (CUDA events), median
+    r.extra.emplace_back("device_seconds", median_of(std::move(device_seconds)));
   add_pruning(r, stats.windows_evaluated, stats.windows_pruned);
   return r;
 }

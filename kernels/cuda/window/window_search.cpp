@@ -13,8 +13,8 @@
 // final K are selected from a superset of every window that can be among them
 // (top_selection.cpp's argument), exactly as the cpu search does.
 #include <algorithm>
+#include <bit>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <mutex>
 #include <stdexcept>
@@ -45,12 +45,6 @@ float float_at_or_below(double d) {
   float f = static_cast<float>(d);
   if (static_cast<double>(f) > d) f = std::nextafter(f, -std::numeric_limits<float>::infinity());
   return f;
-}
-
-unsigned bits_of(float f) {
-  unsigned u = 0;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
 }
 
 void refuse_unless_supported(const TopWindowsRequest& r) {
@@ -193,7 +187,7 @@ std::vector<TopWindow> top_windows(const TopWindowsRequest& r, DeviceTimings* ti
   // One launch over [begin, end) or the list, then what it found, and the bound from it.
   const auto run = [&](std::uint32_t begin, std::uint32_t end, const std::uint32_t* list,
                        std::uint32_t count) -> bool {
-    unsigned head[4] = {bits_of(bound), 0, 0, found_so_far};
+    unsigned head[4] = {std::bit_cast<unsigned>(bound), 0, 0, found_so_far};
     upload(scalars, head, 4, stream);
     detail::launch_window_alignments(in, st, rows, begin, end, list, count, stream);
     download(head, scalars, 4, stream);

@@ -64,6 +64,9 @@ struct Options {
 };
 
 // One workload measured once on one backend.
+// The median of `values` (the mean of the middle two for an even count); 0 when empty.
+double median_of(std::vector<double> values);
+
 struct Measurement {
   std::string shape;  // e.g. "64 streams x 16 patterns, m 256, chunk 512"
   std::vector<std::pair<std::string, std::uint64_t>> dims;  // the shape's numbers by name
