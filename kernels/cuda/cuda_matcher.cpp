@@ -3,7 +3,9 @@
 // holds while it works. A batch is started (start_batch): the active streams' chunks are
 // packed into one of two pinned "flights" and copied up on the copy stream, stream mode
 // (stream/spring_pairs.hpp) is queued on the compute stream behind that copy, and window
-// mode (ElasticBatcher, its own stream) runs meanwhile; it is finished (finish_batch) by
+// mode runs meanwhile on its own streams: the pairs window/window_pairs.hpp covers (dtw and
+// dk of one dimension) on the device from each stream's samples, the others window by
+// window through ElasticBatcher. The batch is finished (finish_batch) by
 // reading its reports back. With two flights, batch k+1 is packed and copied while batch
 // k's kernels run (Matcher::submit/collect). Stream-mode state stays on the device.
 #include <algorithm>
@@ -17,6 +19,7 @@
 #include "cuda/device_context.hpp"
 #include "cuda/distance/elastic_batch.hpp"
 #include "cuda/stream/spring_pairs.hpp"
+#include "cuda/window/window_pairs.hpp"
 #include "warpwatch/kernels/cuda.hpp"
 
 namespace warpwatch::kernels::cuda {
@@ -26,8 +29,11 @@ using common::low32;
 
 class CudaMatcher final : public Matcher {
  public:
-  CudaMatcher()
-      : context_(DeviceContext::get()), spring_(context_.compute()), batcher_(context_.engine()) {
+  explicit CudaMatcher(const Options& options)
+      : options_(options),
+        context_(DeviceContext::get()),
+        spring_(context_.compute()),
+        batcher_(context_.engine()) {
     lend_host_pool(&host_pool_);
   }
   // A batch may still be running (a matcher dropped with batches outstanding): its kernels
@@ -45,9 +51,10 @@ class CudaMatcher final : public Matcher {
  protected:
   void add_backend_counters(MatcherCounters& c) const override {
     const std::lock_guard lock(context_.mutex());  // the engine is shared with other users
-    c.device_bytes = spring_.device_bytes() + batcher_.device_bytes() + live_dev_.bytes();
+    c.device_bytes = spring_.device_bytes() + batcher_.device_bytes() +
+                     window_pairs_.device_bytes() + live_dev_.bytes();
     for (const Flight& f : flights_) c.device_bytes += f.values_dev.bytes() + f.chunks_dev.bytes();
-    c.device_seconds = device_seconds_;
+    c.device_seconds = device_seconds_ + window_pairs_.device_seconds();
     c.wait_seconds = spring_.wait_seconds() + upload_wait_seconds_;
   }
 
@@ -217,12 +224,18 @@ class CudaMatcher final : public Matcher {
     return max_count;
   }
 
-  // Every window (normalized, twed's clock rebased) packed per pair, then one batcher run.
+  // The pairs WindowPairs covers on the device; every window of the others (normalized,
+  // twed's clock rebased) packed per pair, then one batcher run.
   void run_windows(std::span<WindowBatch> windows) {
     jobs_.clear();
+    on_device_.clear();
     scratch_.resize(std::max(scratch_.size(), windows.size()));
     for (std::size_t k = 0; k < windows.size(); ++k) {
       WindowBatch& w = windows[k];
+      if (WindowPairs::covers(*w.pair)) {
+        on_device_.push_back(&w);
+        continue;
+      }
       const common::WindowTrack& track = *w.pair->window;
       const PatternDef& p = track.pattern();
       const std::size_t wlen = track.window(), len = wlen * p.dims, n = w.ends.size();
@@ -251,6 +264,7 @@ class CudaMatcher final : public Matcher {
         jobs_.push_back(job);
       }
     }
+    window_pairs_.run(on_device_, options_.window_pruning);
     if (!jobs_.empty()) batcher_.run(jobs_);
   }
 
@@ -265,10 +279,13 @@ class CudaMatcher final : public Matcher {
     return std::clamp(std::thread::hardware_concurrency() / 2, 1u, 8u);
   }
 
+  Options options_;
   common::WorkerPool host_pool_{host_threads()};
   DeviceContext& context_;
   SpringPairs spring_;
   ElasticBatcher batcher_;
+  WindowPairs window_pairs_;
+  std::vector<WindowBatch*> on_device_;  // run_windows(): this batch's pairs for window_pairs_
   std::array<Flight, Matcher::max_outstanding> flights_;
   std::uint64_t started_ = 0, finished_ = 0;  // batches: flight = count % flights
   PinnedBuffer<SpringChunkDev> live_host_;    // every stream's next index, for trimming
@@ -284,8 +301,8 @@ class CudaMatcher final : public Matcher {
 
 }  // namespace
 
-std::unique_ptr<Matcher> make_matcher() {
-  return std::make_unique<CudaMatcher>();
+std::unique_ptr<Matcher> make_matcher(const Options& options) {
+  return std::make_unique<CudaMatcher>(options);
 }
 
 }  // namespace warpwatch::kernels::cuda

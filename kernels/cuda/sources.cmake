@@ -19,7 +19,10 @@ target_sources(warpwatch_kernels PRIVATE
   cuda/distance/cuda_distance.cpp
   cuda/window/window_prepare.cu
   cuda/window/window_dtw.cu
+  cuda/window/window_ed.cu
   cuda/window/window_search.cpp
+  cuda/window/window_inputs.cpp
+  cuda/window/window_pairs.cpp
   cuda/device_context.cpp
   cuda/cuda_matcher.cpp)
 target_link_libraries(warpwatch_kernels PUBLIC CUDA::cudart_static)

@@ -1,5 +1,6 @@
 // Pass 4 of the window search (window_search_launch.hpp): dtw and dk of windows against
-// one pattern, a warp a window, abandoned against the search's bound.
+// their inputs' patterns, a warp a window, abandoned against the bound (the search's, or
+// the input's limit in the Matcher's window mode).
 //
 // The alignment is WarpDistance's register wavefront (distance/warp_distance.cu): lane l
 // holds the pattern's rows l*R+1 .. l*R+R in registers (loaded once: every window has the
@@ -17,6 +18,13 @@
 // So the minimum over those cells (rows <= n, columns 1..w) bounds the window's computed
 // distance from below; once it is over the bound the window cannot be kept and the warp
 // moves on. No rounding margin is needed: both sides are this kernel's float32 values.
+//
+// A rest bound (each cut cell plus LB_Keogh's terms of the columns after it, summed once
+// per window into shared memory, as the cpu's rest bounds do per row) was tried and
+// measured on the H100: slower everywhere (top-1 over 4.2e6 walk samples, m 1023, no band:
+// 97 -> 110 ms with an unrelated query; m 1023 over 1e6 ECG samples: 6.8 -> 9.5 ms). The
+// terms cost a pass over the window per aligned window, and the cut's minimum already
+// abandons most windows within the first blocks.
 // The test runs after each block of 32 iterations, and in the first block after
 // iterations 1, 3, 7 and 15 as well (lanes not started yet hold no cell of the cut).
 //
@@ -31,6 +39,7 @@
 #include "cuda/distance/warp_cell.cuh"
 #include "cuda/runtime/cuda_check.hpp"
 #include "warpwatch/kernels/errors.hpp"
+#include "window_input_of.cuh"
 #include "window_search_launch.hpp"
 
 namespace warpwatch::kernels::cuda::detail {
@@ -56,29 +65,29 @@ __device__ __forceinline__ float read_bound(const unsigned* bound) {
 // the lane). Both move down as j grows (the band's ends never move left).
 struct LaneBand {
   int first = 0, stop = 0;
-  __device__ void advance(const WindowSearchInput& in, unsigned row0, int rows, unsigned j) {
-    while (first < rows && static_cast<unsigned>(in.band_hi[row0 + first + 1]) < j) ++first;
-    while (stop < rows && static_cast<unsigned>(in.band_lo[row0 + stop + 1]) <= j) ++stop;
+  __device__ void advance(const std::int32_t* band_lo, const std::int32_t* band_hi, unsigned row0,
+                          int rows, unsigned j) {
+    while (first < rows && static_cast<unsigned>(band_hi[row0 + first + 1]) < j) ++first;
+    while (stop < rows && static_cast<unsigned>(band_lo[row0 + stop + 1]) <= j) ++stop;
   }
 };
 
 template <FastKind K, int R, bool kBand>
 __global__ void __launch_bounds__(kWarps * 32)
-    window_kernel(WindowSearchInput in, WindowSearchState st, std::uint32_t begin,
-                  std::uint32_t end, const std::uint32_t* list, std::uint32_t count) {
+    window_kernel(WindowInputs ins, WindowSearchState st, std::uint32_t begin, std::uint32_t end,
+                  const std::uint32_t* list, std::uint32_t count) {
   __shared__ float win_b[kWarps][64];
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
-  const unsigned n = in.n, w = in.w;
   const float inf = inf_f();
   const unsigned row0 = lane * R;
-  const unsigned last_lane = (n - 1) / R;
   const bool first_lane = lane == 0;
-  // This lane's real rows (the rest is padding that only flows down).
-  const int rows = row0 >= n ? 0 : (n - row0 < static_cast<unsigned>(R) ? n - row0 : R);
-  float a[R];
-#pragma unroll
-  for (int r = 0; r < R; ++r) a[r] = r < rows ? in.q[row0 + r] : 0.0f;
+  const bool search = st.order != nullptr;  // else the Matcher's: windows in place
   const std::uint32_t positions = list ? count : end - begin;
+  // The input whose pattern the registers hold (loaded again when a window of another comes).
+  std::uint32_t loaded = 0xffffffffu;
+  unsigned n = 0, w = 0, last_lane = 0;
+  int rows = 0;  // this lane's real rows (the rest is padding that only flows down)
+  float a[R];
 
   for (;;) {
     unsigned take = 0;
@@ -86,21 +95,49 @@ __global__ void __launch_bounds__(kWarps * 32)
     take = __shfl_sync(kFull, take, 0);
     if (take >= positions) return;
     const std::uint32_t pos = list ? list[take] : begin + take;
-    const std::uint32_t window = st.order[pos];
-    if (in.flat && in.flat[window]) continue;
-    float bound = 0.0f;
-    if (first_lane) bound = read_bound(st.bound);
-    bound = __shfl_sync(kFull, bound, 0);
-    // WindowQuery::prunes on the sorted key: this one and every later one are out.
+    const std::uint32_t g = search ? st.order[pos] : pos;  // the window, numbered across inputs
+    const std::uint32_t p = ins.count == 1 ? 0 : input_of(ins.window_base, ins.count, g);
+    const WindowSearchInput& in = ins.inputs[p];
+    const std::uint32_t window = g - ins.window_base[p];  // within its input
+    if (in.flat && in.flat[window]) {
+      if (!search && first_lane) in.distances[window] = inf;  // not read: flat, for tidiness
+      continue;
+    }
+    if (p != loaded) {
+      loaded = p;
+      n = in.n;
+      w = in.w;
+      last_lane = (n - 1) / R;
+      rows = row0 >= n ? 0 : (n - row0 < static_cast<unsigned>(R) ? n - row0 : R);
+#pragma unroll
+      for (int r = 0; r < R; ++r) a[r] = r < rows ? in.q[row0 + r] : 0.0f;
+    }
+    // Read once per window (the lambdas below run per iteration).
+    const std::int32_t* const band_lo = in.band_lo;
+    const std::int32_t* const band_hi = in.band_hi;
+    const float limit = in.limit;
+    // The bound now: the search's (shared, tightening) or the input's limit.
+    const auto bound_now = [&]() -> float {
+      if (!search) return limit;
+      float b = 0.0f;
+      if (first_lane) b = read_bound(st.bound);
+      return __shfl_sync(kFull, b, 0);
+    };
+    const float bound = bound_now();
+    // WindowQuery::prunes on the key. Search: this one and every later one are out.
     if (static_cast<double>(st.keys[pos]) * (1.0 - in.margin) > static_cast<double>(bound)) {
+      if (!search) {
+        if (first_lane) in.distances[window] = inf;
+        continue;
+      }
       if (first_lane) *st.stopped = 1;
       if (!list) return;
       continue;
     }
-    if (first_lane) st.aligned[window] = 1;
+    if (first_lane && st.aligned) st.aligned[g] = 1;
 
     const std::uint64_t last = in.first_end + static_cast<std::uint64_t>(window) * in.hop;
-    const float* __restrict__ x = in.x + (last + 1 - w);
+    const float* __restrict__ x = in.x + (last + 1 - w - in.x_first);
     const bool norm = in.mean != nullptr;
     const double mean = norm ? in.mean[window] : 0.0, scale = norm ? in.scale[window] : 0.0;
     const auto sample = [&](unsigned k) -> float {
@@ -120,7 +157,7 @@ __global__ void __launch_bounds__(kWarps * 32)
       float up = __shfl_up_sync(kFull, left[R - 1], 1);
       if (first_lane) up = inf;
       if (compute) {
-        if constexpr (kBand) band.advance(in, row0, rows, j);
+        if constexpr (kBand) band.advance(band_lo, band_hi, row0, rows, j);
         float diag = up_prev, above = up;
 #pragma unroll
         for (int r = 0; r < R; ++r) {
@@ -146,10 +183,7 @@ __global__ void __launch_bounds__(kWarps * 32)
       if (!first_lane && rows > 0 && c >= 1 && c + 1 <= static_cast<int>(w))
         cut = fminf(cut, up_prev);
       const float low = __uint_as_float(warp_min(__float_as_uint(cut)));
-      float now = 0.0f;
-      if (first_lane) now = read_bound(st.bound);
-      now = __shfl_sync(kFull, now, 0);
-      return low > now;
+      return low > bound_now();
     };
 
     const unsigned iterations = w + last_lane;
@@ -188,7 +222,14 @@ __global__ void __launch_bounds__(kWarps * 32)
       }
     }
     if (abandoned) {
-      if (first_lane) atomicAdd(st.abandoned, 1ull);
+      if (first_lane) {
+        if (search) {
+          atomicAdd(st.abandoned, 1ull);
+        } else {
+          in.distances[window] = inf;
+          if (in.pruned) atomicAdd(&in.pruned[2], 1ull);
+        }
+      }
       continue;
     }
     float result = 0.0f;
@@ -199,11 +240,12 @@ __global__ void __launch_bounds__(kWarps * 32)
         if (r == last_reg) result = left[r];
     }
     result = __shfl_sync(kFull, result, last_lane);
-    if (first_lane && result != inf && result <= read_bound(st.bound)) {
+    if (first_lane && !search) in.distances[window] = result;
+    if (first_lane && search && result != inf && result <= read_bound(st.bound)) {
       const unsigned slot = atomicAdd(st.found_count, 1u);
       if (slot < st.found_capacity) {
         st.found_distance[slot] = result;
-        st.found_window[slot] = window;
+        st.found_window[slot] = g;
       }
       if (st.tighten) atomicMin(st.bound, __float_as_uint(result));
     }
@@ -211,10 +253,9 @@ __global__ void __launch_bounds__(kWarps * 32)
 }
 
 template <FastKind K, int R>
-void launch_one(const WindowSearchInput& in, const WindowSearchState& st, std::uint32_t begin,
+void launch_one(const WindowInputs& in, bool band, const WindowSearchState& st, std::uint32_t begin,
                 std::uint32_t end, const std::uint32_t* list, std::uint32_t count,
                 window_stream_t stream) {
-  const bool band = in.band_lo != nullptr;
   auto kernel = band ? window_kernel<K, R, true> : window_kernel<K, R, false>;
   int device = 0, sms = 0, per_sm = 0;
   WW_CUDA(cudaGetDevice(&device));
@@ -230,20 +271,20 @@ void launch_one(const WindowSearchInput& in, const WindowSearchState& st, std::u
 }
 
 template <FastKind K>
-void launch_rows(int rows, const WindowSearchInput& in, const WindowSearchState& st,
+void launch_rows(int rows, const WindowInputs& in, bool band, const WindowSearchState& st,
                  std::uint32_t begin, std::uint32_t end, const std::uint32_t* list,
                  std::uint32_t count, window_stream_t stream) {
   switch (rows) {
     case 4:
-      return launch_one<K, 4>(in, st, begin, end, list, count, stream);
+      return launch_one<K, 4>(in, band, st, begin, end, list, count, stream);
     case 8:
-      return launch_one<K, 8>(in, st, begin, end, list, count, stream);
+      return launch_one<K, 8>(in, band, st, begin, end, list, count, stream);
     case 16:
-      return launch_one<K, 16>(in, st, begin, end, list, count, stream);
+      return launch_one<K, 16>(in, band, st, begin, end, list, count, stream);
     case 32:
-      return launch_one<K, 32>(in, st, begin, end, list, count, stream);
+      return launch_one<K, 32>(in, band, st, begin, end, list, count, stream);
     case 48:
-      return launch_one<K, 48>(in, st, begin, end, list, count, stream);
+      return launch_one<K, 48>(in, band, st, begin, end, list, count, stream);
     default:
       break;
   }
@@ -261,16 +302,16 @@ int window_rows_per_lane(std::size_t n) {
   WW_ASSERT(false, "window search: " + std::to_string(n) + " rows do not fit the registers");
 }
 
-void launch_window_alignments(const WindowSearchInput& input, const WindowSearchState& state,
-                              int rows_per_lane, std::uint32_t begin, std::uint32_t end,
-                              const std::uint32_t* list, std::uint32_t count,
-                              window_stream_t stream) {
-  const auto kind = static_cast<FastKind>(input.kind);
+void launch_window_alignments(const WindowInputs& inputs, int kind_int, bool band,
+                              const WindowSearchState& state, int rows_per_lane,
+                              std::uint32_t begin, std::uint32_t end, const std::uint32_t* list,
+                              std::uint32_t count, window_stream_t stream) {
+  const auto kind = static_cast<FastKind>(kind_int);
   WW_ASSERT(kind != FastKind::twed, "window search: dtw and dk only");
   with_fast_kind(kind, [&](auto k) {
     constexpr FastKind kK = decltype(k)::value;
     if constexpr (kK != FastKind::twed)
-      launch_rows<kK>(rows_per_lane, input, state, begin, end, list, count, stream);
+      launch_rows<kK>(rows_per_lane, inputs, band, state, begin, end, list, count, stream);
   });
 }
 

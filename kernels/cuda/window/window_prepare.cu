@@ -1,4 +1,5 @@
 // Passes 1-3 of the window search (window_search_launch.hpp): moments, lower bounds, sort.
+// A thread finds its input by a binary search of the inputs' first windows (or blocks).
 // Double-precision arithmetic here is the cpu's, operation for operation (the project
 // builds device code with --fmad=false, so nothing is contracted): the moments are
 // common::WindowStats's and the bounds common::lb_kim's and lb_keogh_pattern's.
@@ -7,12 +8,13 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include "cuda/runtime/cuda_check.hpp"
+#include "window_input_of.cuh"
 #include "window_search_launch.hpp"
 
 namespace warpwatch::kernels::cuda::detail {
 namespace {
 
-constexpr std::uint64_t kAnchor = 64;  // common::kStatsAnchor
+constexpr std::uint64_t kAnchor = kWindowAnchor;
 constexpr int kThreads = 256;
 
 struct Moments {
@@ -41,34 +43,41 @@ __device__ double znorm_scale(double m2, std::uint32_t w) {
   return sd < 1e-8 ? 0.0 : 1.0 / sd;
 }
 
-// Anchor block b holds the window ends [A_b, A_{b+1}): A_0 = first_end, A_b = (first_end /
-// kAnchor + b) * kAnchor after it. One thread a block, sliding from its anchor like
-// WindowStats::at does for increasing ends.
-__global__ void moments_kernel(WindowSearchInput in, double* mean_out, double* scale_out,
-                               std::uint8_t* flat_out, std::uint64_t blocks) {
-  const std::uint64_t b = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
-  if (b >= blocks) return;
+// Anchor block b of an input holds its window ends [A_b, A_{b+1}): A_0 = first_end, A_b =
+// (first_end / kAnchor + b) * kAnchor after it. One thread a block, which starts from the
+// anchor of A_b (WindowStats: the multiple of kAnchor at or below it, but not before the
+// anchor floor) and slides like WindowStats::at does for increasing ends.
+__global__ void moments_kernel(WindowInputs ins, double* mean_out, double* scale_out,
+                               std::uint8_t* flat_out) {
+  const std::uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
+  if (g >= ins.blocks) return;
+  const std::uint32_t p = input_of(ins.block_base, ins.count, g);
+  const WindowSearchInput& in = ins.inputs[p];
+  const std::uint64_t b = g - ins.block_base[p];
+  const std::uint32_t first = ins.window_base[p];
   const std::uint64_t base = in.first_end / kAnchor;
   const std::uint64_t from = b == 0 ? in.first_end : (base + b) * kAnchor;
   const std::uint64_t last_end = in.first_end + static_cast<std::uint64_t>(in.windows - 1) * in.hop;
   const std::uint64_t to = min((base + b + 1) * kAnchor, last_end + 1);  // exclusive
+  const std::uint64_t anchor = max(from - from % kAnchor, in.anchor_floor);
+  const float* x = in.x - in.x_first;  // indexed by sample index (x_first <= every index read)
   const double n = static_cast<double>(in.w);
   Moments s{0.0, 0.0, 0.0};
-  for (std::uint64_t end = from; end < to; ++end) {
-    if (end == from) {
-      s = exact_moments(in.x + (end + 1 - in.w), in.w);
+  for (std::uint64_t end = anchor; end < to; ++end) {
+    if (end == anchor) {
+      s = exact_moments(x + (end + 1 - in.w), in.w);
     } else {  // WindowStats::slide, from end - 1 to end
-      const double x_old = in.x[end - in.w], x_new = in.x[end];
+      const double x_old = x[end - in.w], x_new = x[end];
       const double next = s.mean + (x_new - x_old) / n;
       s.m2 += (x_new - x_old) * ((x_new - next) + (x_old - s.mean));
       s.mean = next;
       s.big = fmax(s.big, fabs(x_new));
     }
-    if ((end - in.first_end) % in.hop != 0) continue;
-    const std::uint64_t i = (end - in.first_end) / in.hop;
+    if (end < from || (end - in.first_end) % in.hop != 0) continue;
+    const std::uint64_t i = first + (end - in.first_end) / in.hop;
     double mean = s.mean, m2 = s.m2;
     if (!(s.m2 > 1e-5 * s.big * s.big)) {  // not trusted: two passes over this window
-      const Moments e = exact_moments(in.x + (end + 1 - in.w), in.w);
+      const Moments e = exact_moments(x + (end + 1 - in.w), in.w);
       mean = e.mean;
       m2 = e.m2;
     }
@@ -135,18 +144,21 @@ __device__ double corner_bound(int c, bool sq, bool dtw, const Rows& rows, const
   return edge;
 }
 
-__global__ void bounds_kernel(WindowSearchInput in, float* keys, float* kim_out) {
-  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= in.windows) return;
+__global__ void bounds_kernel(WindowInputs ins, float* keys, float* kim_out) {
+  const std::uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
+  if (g >= ins.windows) return;
+  const std::uint32_t p = input_of(ins.window_base, ins.count, g);
+  const WindowSearchInput& in = ins.inputs[p];
+  const std::uint32_t i = g - ins.window_base[p];
   const float inf = __int_as_float(0x7f800000);
   if (in.flat && in.flat[i]) {
-    keys[i] = inf;
-    kim_out[i] = inf;
+    keys[g] = inf;
+    kim_out[g] = inf;
     return;
   }
   const bool sq = in.kind == 0 || in.kind == 2, dtw = in.kind <= 1;
   const std::uint64_t end = in.first_end + static_cast<std::uint64_t>(i) * in.hop;
-  const float* x = in.x + (end + 1 - in.w);
+  const float* x = in.x + (end + 1 - in.w - in.x_first);
   const bool norm = in.mean != nullptr;
   const double mean = norm ? in.mean[i] : 0.0, scale = norm ? in.scale[i] : 0.0;
   const auto value = [&](std::uint32_t j) -> double {
@@ -178,8 +190,14 @@ __global__ void bounds_kernel(WindowSearchInput in, float* keys, float* kim_out)
     const double cost = cost_of(outside(value(j), in.env_lo[j], in.env_hi[j]), sq);
     keogh = dtw ? keogh + cost : fmax(keogh, cost);
   }
-  keys[i] = round_down(fmax(kim, keogh));
-  kim_out[i] = round_down(kim);
+  const float key = round_down(fmax(kim, keogh)), kim_key = round_down(kim);
+  keys[g] = key;
+  kim_out[g] = kim_key;
+  // WindowQuery::prunes against the input's limit, by the stage that does it.
+  const auto prunes = [&](float bound) {
+    return static_cast<double>(bound) * (1.0 - in.margin) > static_cast<double>(in.limit);
+  };
+  if (in.pruned && prunes(key)) atomicAdd(&in.pruned[prunes(kim_key) ? 0 : 1], 1ull);
 }
 
 __global__ void iota_kernel(std::uint32_t* out, std::uint32_t count) {
@@ -187,10 +205,10 @@ __global__ void iota_kernel(std::uint32_t* out, std::uint32_t count) {
   if (i < count) out[i] = i;
 }
 
-__global__ void skip_counts_kernel(WindowSearchInput in, const float* kim,
-                                   const std::uint8_t* aligned, float bound,
-                                   unsigned long long* counts) {
+__global__ void skip_counts_kernel(WindowInputs ins, const float* kim, const std::uint8_t* aligned,
+                                   float bound, unsigned long long* counts) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  const WindowSearchInput& in = ins.inputs[0];  // the search's one input
   bool by_kim = false, by_keogh = false;
   const bool flat = i < in.windows && in.flat && in.flat[i];
   if (i < in.windows && !flat && !aligned[i]) {
@@ -214,20 +232,17 @@ unsigned grid_for(std::uint64_t threads) {
 
 }  // namespace
 
-void launch_window_moments(const WindowSearchInput& input, double* mean, double* scale,
+void launch_window_moments(const WindowInputs& inputs, double* mean, double* scale,
                            std::uint8_t* flat, window_stream_t stream) {
-  if (input.windows == 0) return;
-  const std::uint64_t last_end =
-      input.first_end + static_cast<std::uint64_t>(input.windows - 1) * input.hop;
-  const std::uint64_t blocks = last_end / kAnchor - input.first_end / kAnchor + 1;
-  moments_kernel<<<grid_for(blocks), kThreads, 0, stream>>>(input, mean, scale, flat, blocks);
+  if (inputs.blocks == 0) return;
+  moments_kernel<<<grid_for(inputs.blocks), kThreads, 0, stream>>>(inputs, mean, scale, flat);
   WW_CUDA(cudaGetLastError());
 }
 
-void launch_window_bounds(const WindowSearchInput& input, float* keys, float* kim,
+void launch_window_bounds(const WindowInputs& inputs, float* keys, float* kim,
                           window_stream_t stream) {
-  if (input.windows == 0) return;
-  bounds_kernel<<<grid_for(input.windows), kThreads, 0, stream>>>(input, keys, kim);
+  if (inputs.windows == 0) return;
+  bounds_kernel<<<grid_for(inputs.windows), kThreads, 0, stream>>>(inputs, keys, kim);
   WW_CUDA(cudaGetLastError());
 }
 
@@ -247,12 +262,12 @@ std::size_t sort_window_bounds(void* temp, std::size_t temp_bytes, const float* 
   return temp_bytes;
 }
 
-void launch_window_skip_counts(const WindowSearchInput& input, const float* kim,
+void launch_window_skip_counts(const WindowInputs& inputs, const float* kim,
                                const std::uint8_t* aligned, float bound, unsigned long long* counts,
                                window_stream_t stream) {
-  if (input.windows == 0) return;
-  skip_counts_kernel<<<grid_for(input.windows), kThreads, 0, stream>>>(input, kim, aligned, bound,
-                                                                       counts);
+  if (inputs.windows == 0) return;
+  skip_counts_kernel<<<grid_for(inputs.windows), kThreads, 0, stream>>>(inputs, kim, aligned, bound,
+                                                                        counts);
   WW_CUDA(cudaGetLastError());
 }
 

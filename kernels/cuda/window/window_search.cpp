@@ -26,26 +26,20 @@
 #include "cuda/device_context.hpp"
 #include "cuda/runtime/cuda_check.hpp"
 #include "cuda/runtime/device_memory.hpp"
+#include "cuda/window/window_inputs.hpp"
 #include "cuda/window/window_search_launch.hpp"
 #include "warpwatch/kernels/cuda.hpp"
 
 namespace warpwatch::kernels::cuda {
 namespace {
 
+using detail::float_at_or_below;
 using detail::WindowSearchInput;
 using detail::WindowSearchState;
 
 constexpr std::uint32_t kSeedScan = 16384;   // sorted windows the host reads to pick seeds
 constexpr std::uint32_t kFirstRound = 4096;  // K > 1: the bulk's rounds start this long and
                                              // double, so the bound is refreshed often early
-
-// The largest float at or below d: a distance (float) is <= d exactly when it is <= this.
-float float_at_or_below(double d) {
-  if (std::isinf(d)) return std::numeric_limits<float>::infinity();
-  float f = static_cast<float>(d);
-  if (static_cast<double>(f) > d) f = std::nextafter(f, -std::numeric_limits<float>::infinity());
-  return f;
-}
 
 void refuse_unless_supported(const TopWindowsRequest& r) {
   const Metric metric = r.pattern.params.distance.metric;
@@ -105,6 +99,7 @@ std::vector<TopWindow> top_windows(const TopWindowsRequest& r, DeviceTimings* ti
   WindowSearchInput in;
   begun.record(stream);
   in.first_end = w - 1;
+  in.anchor_floor = w - 1;
   in.hop = static_cast<std::uint32_t>(hop);
   in.w = static_cast<std::uint32_t>(w);
   in.n = static_cast<std::uint32_t>(n);
@@ -133,19 +128,27 @@ std::vector<TopWindow> top_windows(const TopWindowsRequest& r, DeviceTimings* ti
   copied.record(stream);
 
   // Passes 1-3.
+  double* mean = nullptr;
+  double* scale = nullptr;
+  std::uint8_t* flat = nullptr;
   if (znorm) {
-    double* mean = take<double>(owned, windows, stream);
-    double* scale = take<double>(owned, windows, stream);
-    std::uint8_t* flat = take<std::uint8_t>(owned, windows, stream);
-    detail::launch_window_moments(in, mean, scale, flat, stream);
+    mean = take<double>(owned, windows, stream);
+    scale = take<double>(owned, windows, stream);
+    flat = take<std::uint8_t>(owned, windows, stream);
     in.mean = mean;
     in.scale = scale;
     in.flat = flat;
   }
+  detail::WindowInputTables tables;
+  tables.build(std::span(&in, 1));
+  const detail::WindowInputs ins = detail::upload_window_inputs(
+      std::span(&in, 1), tables, take<WindowSearchInput>(owned, 1, stream),
+      take<std::uint32_t>(owned, 4, stream), stream);
+  detail::launch_window_moments(ins, mean, scale, flat, stream);
   const auto e = static_cast<std::uint32_t>(windows);
   float* keys = take<float>(owned, windows, stream);
   float* kim = take<float>(owned, windows, stream);
-  detail::launch_window_bounds(in, keys, kim, stream);
+  detail::launch_window_bounds(ins, keys, kim, stream);
   float* sorted = take<float>(owned, windows, stream);
   std::uint32_t* order = take<std::uint32_t>(owned, windows, stream);
   std::uint32_t* indices = take<std::uint32_t>(owned, windows, stream);
@@ -189,7 +192,8 @@ std::vector<TopWindow> top_windows(const TopWindowsRequest& r, DeviceTimings* ti
                        std::uint32_t count) -> bool {
     unsigned head[4] = {std::bit_cast<unsigned>(bound), 0, 0, found_so_far};
     upload(scalars, head, 4, stream);
-    detail::launch_window_alignments(in, st, rows, begin, end, list, count, stream);
+    detail::launch_window_alignments(ins, in.kind, in.band_lo != nullptr, st, rows, begin, end,
+                                     list, count, stream);
     download(head, scalars, 4, stream);
     WW_CUDA(cudaStreamSynchronize(stream));
     const unsigned now = std::min(head[3], st.found_capacity);
@@ -241,7 +245,7 @@ std::vector<TopWindow> top_windows(const TopWindowsRequest& r, DeviceTimings* ti
   finished.record(stream);
 
   if (r.stats) {
-    detail::launch_window_skip_counts(in, kim, st.aligned, bound, counters + 1, stream);
+    detail::launch_window_skip_counts(ins, kim, st.aligned, bound, counters + 1, stream);
     unsigned long long c[4] = {};
     download(c, counters, 4, stream);
     WW_CUDA(cudaStreamSynchronize(stream));

@@ -24,8 +24,16 @@
 
 namespace warpwatch::kernels::cuda {
 
+struct Options {
+  // Window mode with dtw and dk (one dimension, patterns of at most 1,536 samples): skip the
+  // windows whose lower bound is over the threshold and abandon alignments that cannot come
+  // under it (window/window_pairs.hpp). False: every window aligned in full by the same
+  // passes (the events are the same; for tests and measurements).
+  bool window_pruning = true;
+};
+
 // Throws CudaError when no device is usable.
-std::unique_ptr<Matcher> make_matcher();
+std::unique_ptr<Matcher> make_matcher(const Options& options = {});
 
 // out[i * b.size() + j] = distance(a[i], b[j]). `timings` (optional) receives the device
 // time of the kernels alone and of the copies, measured with CUDA events.
