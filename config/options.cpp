@@ -19,6 +19,9 @@ std::int64_t ms_to_ns(double ms) {
   return static_cast<std::int64_t>(std::llround(ms * 1e6));
 }
 
+// Periods are kept in whole nanoseconds: a shorter one would round to 0.
+constexpr double min_period_ms = 1e-6;
+
 }  // namespace
 
 std::vector<OptionInfo> daemon_options() {
@@ -115,8 +118,7 @@ std::vector<OptionInfo> daemon_options() {
        .type = OT::number,
        .default_yaml = "1000",
        .help = "`replay` only: spacing of the replayed samples' timestamps",
-       .min = 0,
-       .min_exclusive = true,
+       .min = min_period_ms,
        .set = [](T& t, const V& v) { t.ingest->period_ns = ms_to_ns(v.number); }},
 
       // --- limits and streams
@@ -195,6 +197,13 @@ std::vector<OptionInfo> daemon_options() {
        .max = 64,
        .set = [](T& t,
                  const V& v) { t.config->live.auto_dims = static_cast<std::size_t>(v.integer); }},
+      {.name = "streams.auto_period_ms",
+       .type = OT::number,
+       .default_yaml = "1000",
+       .help = "nominal sample spacing of auto-created streams (as `declared[].period_ms`); a "
+               "reload's value applies to the streams created after it",
+       .min = min_period_ms,
+       .set = [](T& t, const V& v) { t.config->live.auto_period_ns = ms_to_ns(v.number); }},
       {.name = "streams.declared",
        .type = OT::list,
        .help = "streams known in advance; ids are unique"},
@@ -215,8 +224,7 @@ std::vector<OptionInfo> daemon_options() {
        .type = OT::number,
        .default_yaml = "1000",
        .help = "nominal sample spacing: patterns without `times` are spaced at it (twed)",
-       .min = 0,
-       .min_exclusive = true,
+       .min = min_period_ms,
        .set = [](T& t, const V& v) { t.stream->def.nominal_period_ns = ms_to_ns(v.number); }},
 
       // --- sinks and lifecycle
@@ -243,7 +251,8 @@ std::vector<OptionInfo> daemon_options() {
       {.name = "metrics.listen",
        .type = OT::listen,
        .default_yaml = "\"\"",
-       .help = "serve `/metrics` (Prometheus) and `/healthz` over HTTP here; \"\" = off",
+       .help = "serve `/metrics` (Prometheus), `/healthz` and `/readyz` over HTTP here; \"\" = "
+               "off",
        .set = [](T& t, const V& v) { t.config->metrics_listen = v.text; }},
       {.name = "metrics.stale_after_ms",
        .type = OT::integer,

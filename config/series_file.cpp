@@ -434,6 +434,11 @@ void check_options(const std::string& path, const SeriesFileOptions& options) {
 
 }  // namespace
 
+bool is_whole_number(std::string_view field) {
+  double v = 0;
+  return parse_number(field, v) == NumberStatus::ok && std::isfinite(v) && v == std::trunc(v);
+}
+
 std::vector<LoadedSeries> load_series_file(const std::string& path,
                                            const SeriesFileOptions& options) {
   check_options(path, options);

@@ -199,7 +199,7 @@ bool IngestHub::wait_for_room(SourceId source, const std::stop_token& stop,
   return room;
 }
 
-void IngestHub::take_from(Queue& q, std::size_t n, QueuedSamples& out) {
+void IngestHub::take_from(Queue& q, std::size_t n, QueuedSamples& out, IngestBatch& batch) {
   const std::size_t dims = q.stream->dims;
   const bool was_full = q.bytes() >= limits_.stream_bytes;
   out.stream = q.stream;
@@ -226,10 +226,12 @@ void IngestHub::take_from(Queue& q, std::size_t n, QueuedSamples& out) {
       q.head = 0;
     }
   }
-  // Credit the sources whose samples leave, oldest first.
+  // Credit the sources whose samples leave, oldest first, and say when they arrived.
+  out.first_arrival = batch.arrivals.size();
   for (std::size_t left = n; left > 0;) {
     Segment& s = q.segments.front();
     const std::size_t k = std::min(left, s.samples);
+    batch.arrivals.push_back({k, s.queued_at});
     SourceBacklog& c = sources_[s.source].counters;
     c.samples -= k;
     c.bytes -= k * queued_sample_bytes(dims);
@@ -237,6 +239,7 @@ void IngestHub::take_from(Queue& q, std::size_t n, QueuedSamples& out) {
     left -= k;
     if (s.samples == 0) q.segments.pop_front();
   }
+  out.arrival_runs = batch.arrivals.size() - out.first_arrival;
   if (n > 0 && q.size() == 0) --queued_streams_;
   queued_samples_ -= n;
   queued_bytes_ -= n * queued_sample_bytes(dims);
@@ -265,6 +268,10 @@ IngestBatch IngestHub::take_all() {
 
 void IngestHub::recycle(IngestBatch&& batch) {
   const std::lock_guard lock(mu_);
+  if (batch.arrivals.capacity() > spare_arrivals_.capacity()) {
+    batch.arrivals.clear();
+    spare_arrivals_.swap(batch.arrivals);
+  }
   for (QueuedSamples& taken : batch.streams) {
     Slot* slot = find_slot_locked(taken.stream->id);
     // Only to the queue the vectors came from (a reload may have replaced it since).
@@ -292,6 +299,7 @@ bool IngestHub::keep_as_spares_locked(Queue& q, std::vector<float>& values,
 
 IngestBatch IngestHub::take_locked(std::size_t max_samples) {
   IngestBatch batch;
+  batch.arrivals.swap(spare_arrivals_);  // empty, with the capacity of a round before
   if (queued_streams_ > 0 && max_samples > 0) {
     // The streams with samples in rotated order, from next_first_ on, wrapping around;
     // more streams than samples to take: the first max_samples streams, one sample each.
@@ -327,7 +335,7 @@ IngestBatch IngestHub::take_locked(std::size_t max_samples) {
     for (std::size_t k = 0; k < order.size(); ++k) {
       if (take[k] == 0) continue;
       QueuedSamples out;
-      take_from(*order[k], take[k], out);
+      take_from(*order[k], take[k], out, batch);
       batch.samples += take[k];
       batch.streams.push_back(std::move(out));
       if (k < wrapped) ++before_wrap;
@@ -372,7 +380,7 @@ IngestHub::Redeclared IngestHub::redeclare(const std::vector<StreamDef>& declare
       if (!slot) continue;
       if (const std::size_t n = slot->queue.size(); n > 0) {
         QueuedSamples q;
-        take_from(slot->queue, n, q);
+        take_from(slot->queue, n, q, out.queued);
         out.queued.samples += n;
         out.queued.streams.push_back(std::move(q));
       }

@@ -66,6 +66,9 @@ void StreamRegistry::check_declarations(const std::vector<StreamDef>& declared,
   if (options.auto_dims < 1 || options.auto_dims > max_dims) {
     throw std::invalid_argument("StreamRegistry: auto_dims outside 1..64");
   }
+  if (options.auto_period_ns <= 0) {
+    throw std::invalid_argument("StreamRegistry: auto_period_ns <= 0");
+  }
   std::set<std::string_view> ids;
   for (const StreamDef& d : declared) {
     if (auto why = invalid_stream_id_reason(d.id)) {

@@ -1,9 +1,21 @@
 #include "warpwatch/stream/zmq_source.hpp"
 
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <stdexcept>
+#include <string_view>
 
 namespace warpwatch::stream {
+namespace {
+
+// One monitor endpoint per watched socket, unique within the process.
+std::string next_monitor_endpoint() {
+  static std::atomic<std::uint64_t> next{0};
+  return "inproc://warpwatch.source-monitor." + std::to_string(next++);
+}
+
+}  // namespace
 
 ZmqSource::ZmqSource(zmq::context_t& context, const ZmqSourceOptions& options, IngestHub& hub)
     : options_(options),
@@ -16,6 +28,13 @@ ZmqSource::ZmqSource(zmq::context_t& context, const ZmqSourceOptions& options, I
     socket_.set(zmq::sockopt::rcvhwm, options.receive_high_water_mark);
     if (options.kind == ZmqSourceOptions::Kind::sub) {
       socket_.set(zmq::sockopt::subscribe, options.topic);
+      // Watched from before the connect, so that its first handshake is seen. inproc has
+      // no handshake events: such a source counts as connected at once.
+      if (!std::string_view(options.endpoint).starts_with("inproc://")) {
+        watch_ = std::make_unique<ConnectionWatch>();
+        watch_->init(socket_, next_monitor_endpoint(),
+                     ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_DISCONNECTED);
+      }
       socket_.connect(options.endpoint);
     } else {
       socket_.bind(options.endpoint);
@@ -31,6 +50,10 @@ ZmqSource::ZmqSource(zmq::context_t& context, const ZmqSourceOptions& options, I
 
 ZmqSource::~ZmqSource() {
   stop();
+}
+
+bool ZmqSource::connected() const {
+  return !watch_ || watch_->up.load();
 }
 
 std::string ZmqSource::describe() const {
@@ -50,6 +73,9 @@ void ZmqSource::run(std::stop_token stop) {
     zmq::poll(&item, 1, poll_interval);
     // At most a thousand messages between looks at pause and stop.
     if (item.revents & ZMQ_POLLIN) drain(1000);
+    if (watch_)
+      while (watch_->check_event(0)) {
+      }
   }
   drain(0);  // what reached the socket before the stop is accepted input, while there is room
 }

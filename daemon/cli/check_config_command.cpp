@@ -71,9 +71,10 @@ void print_summary(const config::DaemonConfig& c, std::ostream& out) {
           << ", period " << ms(s.period_ns) << ")";
   });
   out << "streams: " << c.live.streams.size() << " declared, auto-create "
-      << (c.live.auto_create_streams ? std::string("on (dims ") + std::to_string(c.live.auto_dims) +
-                                           ", max " + std::to_string(c.live.max_streams) + ")"
-                                     : std::string("off"))
+      << (c.live.auto_create_streams
+              ? std::string("on (dims ") + std::to_string(c.live.auto_dims) + ", period " +
+                    ms(c.live.auto_period_ns) + ", max " + std::to_string(c.live.max_streams) + ")"
+              : std::string("off"))
       << ", messages up to " << c.max_message_bytes << " bytes\n";
   print_list(out, "declared streams", c.live.streams, [&](const config::StreamDecl& s) {
     out << s.def.id << ": dims " << s.def.dims << ", period " << ms(s.def.nominal_period_ns);

@@ -1,10 +1,10 @@
 // `warpwatch distance`: the pairwise distance matrix between the series of two files.
-#include <chrono>
 #include <ostream>
 #include <stdexcept>
 #include <vector>
 
 #include "commands.hpp"
+#include "verb_clock.hpp"
 #include "warpwatch/config/array_writer.hpp"
 #include "warpwatch/kernels/backends.hpp"
 #include "warpwatch/kernels/reference.hpp"
@@ -28,6 +28,7 @@ CLI::App* add_distance_command(CLI::App& app, DistanceCommand& cmd) {
 }
 
 int run_distance(const DistanceCommand& cmd, std::ostream& out, std::ostream& err) {
+  VerbClock clock;
   const kernels::DistanceParams params = to_distance_params(cmd.metric);
   if (cmd.grad && params.metric != kernels::Metric::softdtw)
     throw std::runtime_error("--grad needs --metric softdtw");
@@ -36,6 +37,7 @@ int run_distance(const DistanceCommand& cmd, std::ostream& out, std::ostream& er
       cmd.grad ? kernels::Backend::reference : resolve_cli_backend(cmd.backend, err);
   const auto a = load_series_for_cli(cmd.a_path, cmd.input, err);
   const auto b = load_series_for_cli(cmd.b_path, cmd.input, err);
+  clock.read();
   for (const auto& s : b)
     if (s.dims != a.front().dims)
       throw std::runtime_error(s.name + " has dimension " + std::to_string(s.dims) + ", " +
@@ -61,11 +63,13 @@ int run_distance(const DistanceCommand& cmd, std::ostream& out, std::ostream& er
   }
   result.reserve(a.size() * b.size() * (cmd.grad ? a.front().values.size() : 1));
 
+  // The cells computed: n x m a pair, ed's lock-step sum n.
+  const bool lock_step = params.metric == kernels::Metric::ed;
   double cells = 0.0;
   for (const auto& sa : a)
     for (const auto& sb : b)
-      cells += static_cast<double>(sa.length()) * static_cast<double>(sb.length());
-  const auto start = std::chrono::steady_clock::now();
+      cells +=
+          static_cast<double>(sa.length()) * (lock_step ? 1.0 : static_cast<double>(sb.length()));
   if (cmd.grad) {
     std::vector<double> grad;
     for (const auto& sa : a) {
@@ -82,14 +86,17 @@ int run_distance(const DistanceCommand& cmd, std::ostream& out, std::ostream& er
     result.resize(a.size() * b.size());
     kernels::distance_matrix(backend, va, vb, params, result);
   }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  clock.computed();
   config::write_array(cmd.output, result, shape, out);
-  err << "distance: " << a.size() << " x " << b.size() << " "
-      << kernels::to_string(cmd.metric.metric) << (cmd.grad ? " gradients" : "") << ", " << cells
-      << " cells in " << seconds << " s (" << (seconds > 0 ? cells / seconds : 0.0)
-      << " cells/s), backend " << kernels::to_string(backend)
-      << (cmd.output == "-" ? "" : ", written to " + cmd.output) << "\n";
+  clock.report(err, {.verb = "distance",
+                     .what = std::to_string(a.size()) + " x " + std::to_string(b.size()) + " " +
+                             std::string(kernels::to_string(cmd.metric.metric)) +
+                             (cmd.grad ? " gradients" : ""),
+                     .backend = kernels::to_string(backend),
+                     .done = "computed",
+                     .amount = cells,
+                     .unit = "cells",
+                     .tail = cmd.output == "-" ? "" : ", written to " + cmd.output});
   return 0;
 }
 

@@ -1,6 +1,6 @@
 #include "options.hpp"
 
-#include <charconv>
+#include <algorithm>
 #include <filesystem>
 #include <ostream>
 #include <stdexcept>
@@ -9,12 +9,6 @@
 
 namespace warpwatch::cli {
 namespace {
-
-bool is_integer(const std::string& s) {
-  long long v = 0;
-  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  return ec == std::errc() && ptr == s.data() + s.size();
-}
 
 double seconds_per_unit(const std::string& unit) {
   if (unit == "s") return 1.0;
@@ -29,7 +23,8 @@ double seconds_per_unit(const std::string& unit) {
 void add_series_input_options(CLI::App& cmd, SeriesInputOptions& opts) {
   cmd.add_option("--labels", opts.labels,
                  "rows layout: is the first column a class label (UCR files)? yes|no|auto "
-                 "(auto: yes for .tsv files whose first fields are all integers)")
+                 "(auto: yes for .tsv files whose first fields are all whole numbers, in any "
+                 "notation: 1, -1, -1.0000000e+00)")
       ->check(CLI::IsMember({"yes", "no", "auto"}))
       ->capture_default_str();
   cmd.add_option("--layout", opts.layout,
@@ -61,9 +56,10 @@ std::vector<config::LoadedSeries> load_series_for_cli(const std::string& path,
   if (try_labels) {
     file_opts.label_column = true;
     auto labelled = config::load_series_path(path, file_opts);
-    bool all_integer = true;
-    for (const auto& s : labelled) all_integer = all_integer && is_integer(s.label);
-    if (all_integer) {
+    const bool all_whole = std::all_of(labelled.begin(), labelled.end(), [](const auto& s) {
+      return config::is_whole_number(s.label);
+    });
+    if (all_whole) {
       err << path
           << ": first column read as class labels (UCR layout); --labels no reads it as data\n";
       return labelled;

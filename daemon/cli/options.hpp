@@ -30,7 +30,8 @@ struct SeriesInputOptions {
 void add_series_input_options(CLI::App& cmd, SeriesInputOptions& opts);
 
 // Loads a file or directory. With labels=auto, a .tsv file whose first fields are all
-// integers is read as UCR-style labelled rows; the choice is reported on `err`.
+// whole numbers (config::is_whole_number) is read as UCR-style labelled rows; the choice is
+// reported on `err`.
 std::vector<config::LoadedSeries> load_series_for_cli(const std::string& path,
                                                       const SeriesInputOptions& opts,
                                                       std::ostream& err);

@@ -1,7 +1,6 @@
 // `warpwatch search`: a pattern library matched against series files, events as JSON lines.
 #include <nlohmann/json.hpp>
 
-#include <chrono>
 #include <cmath>
 #include <future>
 #include <ostream>
@@ -9,6 +8,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "verb_clock.hpp"
 #include "warpwatch/kernels/backends.hpp"
 #include "warpwatch/stream/validator.hpp"
 
@@ -48,6 +48,12 @@ std::vector<InputStream> to_streams(const std::vector<config::LoadedSeries>& ser
   return streams;
 }
 
+std::size_t total_samples(const std::vector<InputStream>& streams) {
+  std::size_t samples = 0;
+  for (const auto& s : streams) samples += s.times_ns.size();
+  return samples;
+}
+
 nlohmann::ordered_json threshold_json(const SearchCommand& cmd) {
   return cmd.threshold ? nlohmann::ordered_json(*cmd.threshold) : nlohmann::ordered_json(nullptr);
 }
@@ -71,11 +77,9 @@ void print_events(const std::vector<kernels::RawMatch>& matches, const SearchCom
 
 // --top K: per stream and pattern of its dims, the K best windows, as events in increasing
 // distance.
-void run_top(const SearchCommand& cmd, const std::vector<kernels::PatternDef>& patterns,
-             const std::vector<InputStream>& streams, std::ostream& out, std::ostream& err) {
-  const kernels::Backend backend =
-      cmd.backend == kernels::Backend::automatic ? kernels::Backend::cpu : cmd.backend;
-  err << "search --top " << cmd.top << ": on the " << kernels::to_string(backend) << " backend\n";
+void run_top(const SearchCommand& cmd, kernels::Backend backend,
+             const std::vector<kernels::PatternDef>& patterns,
+             const std::vector<InputStream>& streams, std::ostream& out) {
   for (const auto& s : streams) {
     const auto stream_def = std::make_shared<const kernels::StreamDef>(s.def);
     for (const auto& p : patterns) {
@@ -126,28 +130,19 @@ CLI::App* add_search_command(CLI::App& app, SearchCommand& cmd) {
   return sub;
 }
 
-// The time taken, on stderr like `distance` prints it: reading the files, then searching.
-class SearchClock {
- public:
-  void loaded() { loaded_ = now(); }
-  void report(std::ostream& err, const std::vector<InputStream>& streams,
-              std::size_t patterns) const {
-    std::size_t samples = 0;
-    for (const auto& s : streams) samples += s.times_ns.size();
-    err << "search: " << streams.size() << " stream(s) of " << samples << " samples in all and "
-        << patterns << " pattern(s) read in " << seconds(start_, loaded_) << " s, searched in "
-        << seconds(loaded_, now()) << " s\n";
-  }
-
- private:
-  using Time = std::chrono::steady_clock::time_point;
-  static Time now() { return std::chrono::steady_clock::now(); }
-  static double seconds(Time a, Time b) { return std::chrono::duration<double>(b - a).count(); }
-  Time start_ = now(), loaded_ = start_;
-};
+// What the search's timing line (VerbClock) says it searched: "2 stream(s) of 2000 samples,
+// 1 pattern(s), dtw window mode, top 3".
+std::string search_summary(const SearchCommand& cmd, const std::vector<InputStream>& streams,
+                           std::size_t patterns) {
+  return std::to_string(streams.size()) + " stream(s) of " +
+         std::to_string(total_samples(streams)) + " samples, " + std::to_string(patterns) +
+         " pattern(s), " + std::string(kernels::to_string(cmd.metric.metric)) + " " +
+         std::string(kernels::to_string(cmd.mode)) + " mode" +
+         (cmd.top ? ", top " + std::to_string(cmd.top) : "");
+}
 
 int run_search(const SearchCommand& cmd, std::ostream& out, std::ostream& err) {
-  SearchClock clock;
+  VerbClock clock;
   if (!(cmd.period_s > 0.0)) throw std::runtime_error("--period must be > 0");
   if (!cmd.threshold && !cmd.top)
     throw std::runtime_error("--threshold is required (or --top K with --mode window)");
@@ -183,11 +178,23 @@ int run_search(const SearchCommand& cmd, std::ostream& out, std::ostream& err) {
   }
   const auto streams =
       to_streams(load_series_for_cli(cmd.input_path, cmd.input, err), cmd.period_s);
-  clock.loaded();
+  clock.read();
   if (device_ready.valid()) device_ready.get();  // rethrows what starting it threw
-  if (cmd.top) {
-    run_top(cmd, patterns, streams, out, err);
-    clock.report(err, streams, patterns.size());
+  const auto report = [&](std::string_view backend) {
+    clock.computed();
+    clock.report(err, {.verb = "search",
+                       .what = search_summary(cmd, streams, patterns.size()),
+                       .backend = backend,
+                       .done = "searched",
+                       .amount = static_cast<double>(total_samples(streams)),
+                       .unit = "samples",
+                       .tail = ""});
+  };
+  if (cmd.top) {  // every backend has a top-K search; auto takes the cpu's
+    const kernels::Backend backend =
+        cmd.backend == kernels::Backend::automatic ? kernels::Backend::cpu : cmd.backend;
+    run_top(cmd, backend, patterns, streams, out);
+    report(kernels::to_string(backend));
     return 0;
   }
   // auto's rule counts the pairs a batch runs: every stream with every pattern of its dims.
@@ -215,7 +222,7 @@ int run_search(const SearchCommand& cmd, std::ostream& out, std::ostream& err) {
     print_events(matcher->process(batch), cmd, out);
   }
   print_events(matcher->flush(), cmd, out);  // end of input: pending candidates too
-  clock.report(err, streams, patterns.size());
+  report(matcher->running_backend());        // auto: the backend of the last batch
   return 0;
 }
 

@@ -27,6 +27,13 @@ class Families {
     return begin(std::move(name), std::move(help), MetricType::Gauge);
   }
 
+  // One histogram, as prometheus::Histogram::Collect() gives it.
+  Families& histogram(std::string name, std::string help, prometheus::ClientMetric metric) {
+    begin(std::move(name), std::move(help), MetricType::Histogram);
+    families_.back().metric.push_back(std::move(metric));
+    return *this;
+  }
+
   Families& add(double value, Labels labels = {}) {
     ClientMetric metric;
     for (const auto& [name, label_value] : labels) metric.label.push_back({name, label_value});
@@ -155,6 +162,14 @@ void pipeline_families(Families& f, const PipelineStats& p) {
       .add(d(m.backend_switches), {{"result", "moved"}})
       .add(d(m.backend_switch_failures), {{"result", "failed"}});
 
+  f.counter("pattern_matches_total", "Raw matches per configured pattern, before the rules");
+  for (const auto& [pattern, c] : p.pattern_matches)
+    f.add(d(c.matches), {{"library", c.library}, {"pattern", pattern}});
+  f.counter("detection_latency_untimed_total",
+            "Events whose match ended before the arrivals kept per stream (not in the "
+            "latency histogram)")
+      .add(d(p.untimed_events));
+
   f.counter("rule_events_total", "Events per alert rule");
   for (const auto& [rule, c] : p.rules) f.add(d(c.events), {{"rule", rule}});
   f.counter("rule_cooldown_dropped_total",
@@ -182,6 +197,12 @@ std::uint64_t resident_bytes() {
   return resident * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
 }
 
+const prometheus::Histogram::BucketBoundaries& seconds_buckets() {
+  static const prometheus::Histogram::BucketBoundaries buckets = {
+      0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
+  return buckets;
+}
+
 std::string render_metrics(const MetricsSnapshot& snapshot) {
   Families f;
   f.gauge("info", "Always 1; the labels name the daemon")
@@ -191,6 +212,13 @@ std::string render_metrics(const MetricsSnapshot& snapshot) {
   ingest_families(f, snapshot.ingest);
   backlog_families(f, snapshot.backlog, snapshot.memory);
   pipeline_families(f, snapshot.pipeline);
+  f.histogram("round_duration_seconds",
+              "Scheduler rounds that had work: taking the samples, matching, rules and "
+              "publishing",
+              snapshot.round_duration);
+  f.histogram("detection_latency_seconds",
+              "Events: from the arrival of the match's last sample to the event published",
+              snapshot.detection_latency);
   publisher_families(f, snapshot.publisher);
   return prometheus::TextSerializer().Serialize(f.take());
 }

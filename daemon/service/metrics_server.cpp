@@ -71,9 +71,9 @@ class MetricsServer::Session : public std::enable_shared_from_this<Session> {
       } else if (target == "/metrics") {
         reply(http::status::ok, metrics_content_type, server_.callbacks_.metrics());
       } else if (target == "/healthz") {
-        const auto why = server_.callbacks_.unhealthy();
-        reply(why ? http::status::service_unavailable : http::status::ok,
-              "text/plain; charset=utf-8", why ? *why + "\n" : "ok\n");
+        reply_state(server_.callbacks_.unhealthy(), "ok");
+      } else if (target == "/readyz") {
+        reply_state(server_.callbacks_.unready(), "ready");
       } else {
         reply(http::status::not_found, "text/plain", "not found\n");
       }
@@ -88,6 +88,12 @@ class MetricsServer::Session : public std::enable_shared_from_this<Session> {
                         beast::error_code ignored;
                         self->stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
                       });
+  }
+
+  // 200 with `fine`, or 503 with the reason.
+  void reply_state(const std::optional<std::string>& why_not, const char* fine) {
+    reply(why_not ? http::status::service_unavailable : http::status::ok,
+          "text/plain; charset=utf-8", (why_not ? *why_not : std::string(fine)) + "\n");
   }
 
   void reply(http::status status, const char* content_type, std::string body) {

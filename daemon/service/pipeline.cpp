@@ -58,6 +58,7 @@ stream::RegistryOptions registry_options(const config::DaemonConfig& c) {
   options.auto_create = c.live.auto_create_streams;
   options.max_auto_streams = c.live.max_streams;
   options.auto_dims = c.live.auto_dims;
+  options.auto_period_ns = c.live.auto_period_ns;
   return options;
 }
 
@@ -105,6 +106,7 @@ Pipeline::Pipeline(config::DaemonConfig config, Logger log)
   // The registry's definitions of the declared streams (the same objects its batches carry).
   for (const auto& s : config_.live.streams) matcher_->add_stream(registry_->find(s.def.id));
   add_patterns(config_.live.libraries);
+  track_patterns(config_.live.libraries);
   rules_ = std::make_unique<alerting::RuleEngine>(config_.live.rules, config_.instance);
 
   alerting::PublisherOptions publish;
@@ -137,9 +139,9 @@ Pipeline::Pipeline(config::DaemonConfig config, Logger log)
     metrics_ = std::make_unique<MetricsServer>(
         config_.metrics_listen,
         MetricsCallbacks{[this] { return render_metrics(metrics_snapshot()); },
-                         [this] { return unhealthy(); }},
+                         [this] { return unhealthy(); }, [this] { return unready(); }},
         log_);
-    log_->info("serving /metrics and /healthz on {} (port {})", config_.metrics_listen,
+    log_->info("serving /metrics, /healthz and /readyz on {} (port {})", config_.metrics_listen,
                metrics_->port());
   }
 }
@@ -171,17 +173,53 @@ void Pipeline::start() {
   }
 }
 
-void Pipeline::publish(std::vector<kernels::RawMatch> matches, alerting::RuleEngine& rules) {
+void Pipeline::track_patterns(const std::vector<config::Library>& libraries) {
+  std::map<std::string, PatternMatches> tracked;
+  const std::lock_guard lock(stats_mu_);
+  for (const auto& library : libraries)
+    for (const auto& p : library.patterns) {
+      const auto kept = stats_.pattern_matches.find(p.id);
+      const std::uint64_t matches = kept == stats_.pattern_matches.end() ? 0 : kept->second.matches;
+      tracked[p.id] = {library.name, matches};
+    }
+  stats_.pattern_matches = std::move(tracked);
+}
+
+void Pipeline::publish(std::vector<kernels::RawMatch> matches, alerting::RuleEngine& rules,
+                       MatchOrigin origin) {
   const auto began = std::chrono::steady_clock::now();
   const double cpu_before = thread_cpu_ms();
   std::vector<alerting::Event> events = rules.apply(matches, wall_clock_ns());
   publisher_->publish(events);
+  if (origin == MatchOrigin::collected) time_events(events);
   publish_cpu_ms_ += thread_cpu_ms() - cpu_before;
   publish_ms_ +=
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count();
   const std::lock_guard lock(stats_mu_);
   stats_.matches += matches.size();
   stats_.events += events.size();
+  for (const kernels::RawMatch& m : matches) {
+    // A pattern a reload removed still owes its flushed matches; the next
+    // track_patterns() drops it.
+    const auto it =
+        stats_.pattern_matches.try_emplace(m.pattern_id(), PatternMatches{m.pattern->library, 0})
+            .first;
+    ++it->second.matches;
+  }
+}
+
+void Pipeline::time_events(const std::vector<alerting::Event>& events) {
+  const auto published = ArrivalLog::Clock::now();
+  std::uint64_t untimed = 0;
+  for (const alerting::Event& e : events) {
+    if (const auto arrived = arrivals_.arrival(e.stream, e.end_index))
+      latency_seconds_.Observe(std::chrono::duration<double>(published - *arrived).count());
+    else
+      ++untimed;
+  }
+  if (untimed == 0) return;
+  const std::lock_guard lock(stats_mu_);
+  stats_.untimed_events += untimed;
 }
 
 void Pipeline::refresh_stats() {
@@ -209,7 +247,9 @@ MetricsSnapshot Pipeline::metrics_snapshot() const {
           hub_->backlog(),
           MemoryReading{resident_bytes(), config_.memory_budget_bytes},
           publisher_->counters(),
-          stats()};
+          stats(),
+          round_seconds_.Collect(),
+          latency_seconds_.Collect()};
 }
 
 std::optional<std::string> Pipeline::unhealthy() const {
@@ -222,8 +262,25 @@ std::optional<std::string> Pipeline::unhealthy() const {
   return std::nullopt;
 }
 
+std::optional<std::string> Pipeline::unready() const {
+  if (!running_) return stopped_ ? "stopped" : "not started";
+  std::string why;
+  for (const auto& source : sources_)
+    if (!source->connected())
+      why += (why.empty() ? "" : "; ") + ("source '" + source->describe() + "' not connected");
+  if (why.empty()) return std::nullopt;
+  return why;
+}
+
 void Pipeline::run_batch() {
-  process(hub_->take(batch_samples_));
+  const auto began = std::chrono::steady_clock::now();
+  const bool collects = !in_flight_.empty();  // a batch left running in the round before
+  stream::IngestBatch batch = hub_->take(batch_samples_);
+  const bool work = collects || batch.samples > 0 || !batch.ended.empty();
+  process(std::move(batch));
+  if (work)
+    round_seconds_.Observe(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
 }
 
 void Pipeline::process(stream::IngestBatch batch) {
@@ -254,8 +311,10 @@ void Pipeline::process(stream::IngestBatch batch) {
   }
   std::vector<kernels::StreamChunk> chunks;
   chunks.reserve(batch.streams.size());
-  for (const stream::QueuedSamples& q : batch.streams)
+  for (const stream::QueuedSamples& q : batch.streams) {
     chunks.push_back({q.stream->id, q.values, q.times_ns});
+    arrivals_.record(q.stream->id, batch.arrivals_of(q));
+  }
   if (!chunks.empty()) {
     const auto began = Clock::now();
     matcher_->submit(chunks);  // the samples are copied out of `batch` here
@@ -271,6 +330,7 @@ void Pipeline::process(stream::IngestBatch batch) {
       if (matcher_->has_stream(id)) {
         auto f = matcher_->remove_stream(id);
         flushed.insert(flushed.end(), f.begin(), f.end());
+        arrivals_.forget(id);
       }
     if (!flushed.empty()) publish(std::move(flushed), *rules_);
   }
@@ -311,7 +371,7 @@ void Pipeline::collect_one() {
   const InFlight batch = in_flight_.front();
   in_flight_.pop_front();
   std::vector<kernels::RawMatch> matches = matcher_->collect();
-  if (!matches.empty()) publish(std::move(matches), *rules_);
+  if (!matches.empty()) publish(std::move(matches), *rules_, MatchOrigin::collected);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - batch.began).count();
   const std::lock_guard lock(stats_mu_);

@@ -41,6 +41,7 @@ bool Pipeline::reload(const std::string& path) {
   rules->carry_cooldowns_from(*rules_);  // rules kept by name keep their cooldowns
   rules->carry_counters_from(*rules_);   // and their /metrics counters
   rules_ = std::move(rules);
+  track_patterns(next.live.libraries);
   log_->info(
       "configuration reloaded: streams {} added, {} restarted, {} removed; {} pattern(s) replaced "
       "or removed; {} streams and {} patterns active",
@@ -69,6 +70,7 @@ stream::StreamChanges Pipeline::reload_streams(const config::DaemonConfig& next,
     if (!matcher_->has_stream(id)) return;
     auto f = matcher_->remove_stream(id);  // its pending candidates are final (SPEC.md 3.1)
     flushed.insert(flushed.end(), f.begin(), f.end());
+    arrivals_.forget(id);  // a stream added again starts at sample index 0
   };
   for (const std::string& id : r.changes.removed) {
     end_stream(id);

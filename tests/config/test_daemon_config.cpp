@@ -83,6 +83,8 @@ const ErrorCase error_cases[] = {
      "'streams.declared[].dims' must be 1 to 64, got 65"},
     {"number_out_of_range", "libraries:\n  - name: l\n    defaults: {threshold: 1, gamma: 0}\n", 3,
      37, "'libraries[].defaults.gamma' must be > 0, got 0"},
+    {"period_under_a_nanosecond", "streams:\n  auto_period_ms: 0.0000001\n", 2, 19,
+     "'streams.auto_period_ms' must be >= 1e-06, got 0.0000001"},
     {"unknown_choice", "backend: gpu\n", 1, 10,
      "'backend' must be one of `auto`, `cuda`, `cpu`, `reference`, got 'gpu' (did you mean "
      "'cpu'?)"},
@@ -305,6 +307,7 @@ TEST(DaemonConfig, ExampleConfigLoads) {
   EXPECT_EQ(c.instance, "example");
   EXPECT_EQ(c.ingest.size(), 3u);
   EXPECT_EQ(c.live.streams.size(), 2u);
+  EXPECT_EQ(c.live.auto_period_ns, 10'000'000);
   ASSERT_EQ(c.live.libraries.size(), 2u);
   EXPECT_EQ(c.live.libraries[0].patterns.size(), 4u);  // shape:0, shape:1, dip, ramp
   EXPECT_EQ(c.live.libraries[1].patterns.size(), 2u);
@@ -325,6 +328,7 @@ limits: {max_message_bytes: 4096, max_streams: 20}
 streams:
   auto_create: true
   auto_dims: 3
+  auto_period_ms: 0.5
   declared:
     - {id: pump-1, period_ms: 10}
     - {id: arm, dims: 2}
@@ -383,6 +387,7 @@ TEST(DaemonConfig, FullConfigReadsIntoTheExpectedValues) {
   EXPECT_EQ(c.live.max_streams, 20u);
   EXPECT_TRUE(c.live.auto_create_streams);
   EXPECT_EQ(c.live.auto_dims, 3u);
+  EXPECT_EQ(c.live.auto_period_ns, 500'000);
   ASSERT_EQ(c.live.streams.size(), 2u);
   EXPECT_EQ(c.live.streams[0].def.id, "pump-1");
   EXPECT_EQ(c.live.streams[0].def.dims, 1u);
@@ -451,7 +456,7 @@ TEST(DaemonConfig, FullConfigReadsIntoTheExpectedValues) {
   EXPECT_EQ(hot.cooldown.count(), 250);
   EXPECT_EQ(hot.severity, Severity::critical);
   EXPECT_EQ(hot.labels, (std::map<std::string, std::string>{{"site", "7"}, {"team", "ops"}}));
-  EXPECT_EQ(hot.where.line, 31);
+  EXPECT_EQ(hot.where.line, 32);
   EXPECT_EQ(c.live.rules[1].streams, std::vector<std::string>{"*"});
   EXPECT_EQ(c.live.rules[1].severity, Severity::info);
   EXPECT_EQ(c.publish_endpoint, "ipc:///tmp/ww.sock");
@@ -473,7 +478,8 @@ TEST(CheckConfig, ValidFileExits0WithASummary) {
                            "shapes: 4 patterns (dtw/stream 3, twed/window 1)",
                            "motion: 2 patterns (dk/stream 1, softdtw/window 1)", "rules (3)",
                            "pump-shapes: streams pump-*", "labels site=plant-1,team=ops",
-                           "publish tcp://127.0.0.1:5556", "metrics 127.0.0.1:9464"})
+                           "publish tcp://127.0.0.1:5556", "metrics 127.0.0.1:9464",
+                           "auto-create on (dims 1, period 10 ms, max 1000)"})
     EXPECT_NE(r.out.find(part), std::string::npos) << part << "\n" << r.out;
 }
 

@@ -88,6 +88,11 @@ TEST(IngestHub, TakeIsBoundedFairAndKeepsEachStreamsOrder) {
       in_batch += q.times_ns.size();
     }
     EXPECT_EQ(in_batch, b.samples);
+    for (const QueuedSamples& q : b.streams) {  // the arrival runs cover each stream's samples
+      std::size_t covered = 0;
+      for (const Arrival& a : b.arrivals_of(q)) covered += a.samples;
+      EXPECT_EQ(covered, q.times_ns.size()) << q.stream->id << ", seed " << seed;
+    }
     taken += b.samples;
     // Every other round gives the batch back: its vectors then hold later samples.
     if (round % 2 == 0) hub.recycle(IngestBatch(b));
@@ -95,6 +100,40 @@ TEST(IngestHub, TakeIsBoundedFairAndKeepsEachStreamsOrder) {
   taken += hub.take_all().samples;
   EXPECT_EQ(taken, sent) << "seed " << seed;
   EXPECT_EQ(hub.queued_samples(), 0u);
+}
+
+// Each taken sample comes with when it was queued: a run per source and 10 ms, kept
+// whole when a take splits it.
+TEST(IngestHub, TakenSamplesSayWhenTheyArrived) {
+  StreamRegistry registry({}, auto_create());
+  IngestHub hub(registry, QueueLimits{});
+  const SourceId one = hub.add_source("one", Overflow::wait);
+  const SourceId two = hub.add_source("two", Overflow::wait);
+  const auto before = IngestHub::Clock::now();
+  hub.offer_samples(one, "a", ramp(5, 0));
+  hub.offer_samples(one, "a", ramp(3, 5));  // the same run: same source, within 10 ms
+  hub.offer_samples(two, "a", ramp(4, 8));  // another source: a run of its own
+  std::this_thread::sleep_for(15ms);
+  const auto later = IngestHub::Clock::now();
+  hub.offer_samples(two, "a", ramp(2, 12));  // 10 ms on: a new run
+  IngestBatch first = hub.take(6);
+  ASSERT_EQ(first.streams.size(), 1u);
+  ASSERT_EQ(first.arrivals_of(first.streams[0]).size(), 1u);
+  const Arrival head = first.arrivals_of(first.streams[0])[0];
+  EXPECT_EQ(head.samples, 6u);
+  EXPECT_GE(head.at, before);
+  EXPECT_LT(head.at, later);
+  hub.recycle(std::move(first));  // its vectors, the arrivals' too, serve the next take
+  const IngestBatch rest = hub.take(100);
+  ASSERT_EQ(rest.streams.size(), 1u);
+  const auto tail = rest.arrivals_of(rest.streams[0]);
+  ASSERT_EQ(tail.size(), 3u);
+  EXPECT_EQ(tail[0].samples, 2u);
+  EXPECT_EQ(tail[0].at, head.at) << "the rest of the split run";
+  EXPECT_EQ(tail[1].samples, 4u);
+  EXPECT_LE(tail[0].at, tail[1].at);
+  EXPECT_EQ(tail[2].samples, 2u);
+  EXPECT_GE(tail[2].at, later);
 }
 
 TEST(IngestHub, EveryStreamGetsItsShareAndTheFirstServedRotate) {

@@ -2,6 +2,7 @@
 // lengths refused with their names.
 #include <gtest/gtest.h>
 
+#include <regex>
 #include <string>
 
 #include "cli_test_support.hpp"
@@ -22,6 +23,25 @@ TEST(CliDistance, EdWritesTheMatrix) {
     ASSERT_EQ(abs.status, 0) << abs.err;
     EXPECT_EQ(abs.out, "3\n3\n") << backend;
   }
+}
+
+// The time taken, on stderr, in the form `search` uses too (daemon/cli/verb_clock.hpp).
+TEST(CliDistance, SaysItsTimeAndRateOnStderr) {
+  const auto dir = temp_dir("distance_timing");
+  const auto a = write_file(dir / "a.csv", "0,1,2\n1,1,1\n");
+  const auto b = write_file(dir / "b.csv", "0,0,0\n");
+  const auto r = run_cli({"distance", "--metric", "dtw", a, b, "--backend", "cpu"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(std::regex_match(
+      r.err, std::regex("distance: 2 x 1 dtw, backend cpu: read in [-+.e0-9]+ s, computed 18 "
+                        "cells in [-+.e0-9]+ s \\([-+.e0-9]+ cells/s\\)\n")))
+      << r.err;
+  const auto written =
+      run_cli({"distance", "--metric", "dtw", a, b, "--backend", "cpu", "-o", (dir / "d.csv")});
+  ASSERT_EQ(written.status, 0) << written.err;
+  EXPECT_NE(written.err.find(" cells/s), written to " + (dir / "d.csv").string() + "\n"),
+            std::string::npos)
+      << written.err;
 }
 
 TEST(CliDistance, EdRefusesSeriesOfDifferentLengthsAndABand) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "daemon_e2e_support.hpp"
+#include "http_client.hpp"
 #include "log_capture.hpp"
 #include "test_support.hpp"
 
@@ -96,6 +97,71 @@ TEST(DaemonReload, StreamChangesTakeEffectAndUnchangedStreamsKeepState) {
   EXPECT_EQ(ingest.rejected[stream::RejectReason::unknown_stream], 1u);
   EXPECT_EQ(pipeline.stats().reloads, 1u);
   EXPECT_EQ(pipeline.stats().streams, 3u);  // keep, grow, new
+}
+
+// warpwatch_pattern_matches_total has a series per configured pattern: a reload keeps the
+// counts of the patterns it keeps, starts new ones at 0 and drops the ones it removes.
+TEST(DaemonReload, PatternMatchCountersFollowTheConfiguredPatterns) {
+  TempDir dir;
+  const std::string stream = "    - {id: keep, dims: 1, period_ms: 10}\n";
+  const std::string path =
+      dir.write("warpwatch.yaml", config(stream, "      - {id: bye, values: [3, -3, 3]}\n"));
+  CapturedLog log;
+  service::Pipeline pipeline(config::load_daemon_config(path), log.logger());
+  zmq::context_t ctx;
+  Producer push(ctx, pipeline.ingest_endpoints().at(0));
+  pipeline.start();
+  push.send("keep", stream::encode_frame(samples_at(0, {0, 5, -5, 0, 0}), false));
+  ASSERT_TRUE(step_until(
+      pipeline, [&] { return pipeline.stats().matches == 1; }, 5000ms))
+      << log.joined();
+  const auto before = parse_prometheus_text(service::render_metrics(pipeline.metrics_snapshot()));
+  EXPECT_EQ(before.at(R"(warpwatch_pattern_matches_total{library="shapes",pattern="blip"})"), 1);
+  EXPECT_EQ(before.at(R"(warpwatch_pattern_matches_total{library="shapes",pattern="bye"})"), 0);
+
+  dir.write("warpwatch.yaml", config(stream, "      - {id: hi, values: [2, -2, 2]}\n"));
+  ASSERT_TRUE(pipeline.reload(path)) << log.joined();
+  const auto after = parse_prometheus_text(service::render_metrics(pipeline.metrics_snapshot()));
+  EXPECT_EQ(after.at(R"(warpwatch_pattern_matches_total{library="shapes",pattern="blip"})"), 1);
+  EXPECT_EQ(after.at(R"(warpwatch_pattern_matches_total{library="shapes",pattern="hi"})"), 0);
+  EXPECT_EQ(after.count(R"(warpwatch_pattern_matches_total{library="shapes",pattern="bye"})"), 0u)
+      << "a removed pattern's series goes";
+  pipeline.shutdown();
+}
+
+// streams.auto_period_ms: the nominal period of auto-created streams; a reload's value
+// applies to the streams created after it, those created before keep theirs.
+TEST(DaemonReload, AutoCreatedStreamsTakeTheConfiguredPeriod) {
+  TempDir dir;
+  const auto auto_config = [](const std::string& period_ms) {
+    std::string c = config("    - {id: keep, dims: 1, period_ms: 10}\n", "");
+    c.replace(c.find("streams:\n"), 9,
+              "streams:\n  auto_create: true\n  auto_period_ms: " + period_ms + "\n");
+    return c;
+  };
+  const std::string path = dir.write("warpwatch.yaml", auto_config("2.5"));
+  CapturedLog log;
+  service::Pipeline pipeline(config::load_daemon_config(path), log.logger());
+  zmq::context_t ctx;
+  Producer push(ctx, pipeline.ingest_endpoints().at(0));
+  pipeline.start();
+  push.send("first", stream::encode_frame(samples_at(0, {1, 2}), false));
+  ASSERT_TRUE(step_until(
+      pipeline, [&] { return pipeline.stats().samples == 2; }, 5000ms))
+      << log.joined();
+  ASSERT_NE(pipeline.registry().find("first"), nullptr);
+  EXPECT_EQ(pipeline.registry().find("first")->nominal_period_ns, 2'500'000);
+  EXPECT_EQ(pipeline.registry().find("keep")->nominal_period_ns, 10'000'000) << "declared";
+
+  dir.write("warpwatch.yaml", auto_config("40"));
+  ASSERT_TRUE(pipeline.reload(path)) << log.joined();
+  push.send("second", stream::encode_frame(samples_at(0, {1, 2}), false));
+  ASSERT_TRUE(step_until(
+      pipeline, [&] { return pipeline.stats().samples == 4; }, 5000ms))
+      << log.joined();
+  EXPECT_EQ(pipeline.registry().find("second")->nominal_period_ns, 40'000'000);
+  EXPECT_EQ(pipeline.registry().find("first")->nominal_period_ns, 2'500'000);
+  pipeline.shutdown();
 }
 
 TEST(DaemonReload, BadFileKeepsTheRunningConfiguration) {

@@ -1,10 +1,14 @@
-// /metrics and /healthz (daemon/service/metrics*.cpp): the text format of a known snapshot, and
-// an in-process Pipeline fed known good and bad frames over ZeroMQ, scraped over HTTP.
+// /metrics, /healthz and /readyz (daemon/service/metrics*.cpp): the text format of a known
+// snapshot, and an in-process Pipeline fed known good and bad frames over ZeroMQ, scraped over
+// HTTP.
 #include <gtest/gtest.h>
+
+#include <prometheus/histogram.h>
 
 #include <cmath>
 #include <limits>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "daemon_e2e_support.hpp"
@@ -78,8 +82,48 @@ TEST(Metrics, RendersKnownCountersInPrometheusTextFormat) {
   EXPECT_EQ(m.at(R"(warpwatch_events_dropped_total{rule="hot"})"), 1);
   const std::string text = service::render_metrics(s);
   EXPECT_NE(text.find("# TYPE warpwatch_ingest_rejected_total counter"), std::string::npos) << text;
+  EXPECT_NE(text.find("# TYPE warpwatch_round_duration_seconds histogram"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("# TYPE warpwatch_detection_latency_seconds histogram"), std::string::npos)
+      << text;
   EXPECT_NE(text.find("# TYPE warpwatch_last_batch_duration_seconds gauge"), std::string::npos)
       << text;
+}
+
+TEST(Metrics, RendersHistogramsAndPatternCounters) {
+  service::MetricsSnapshot s;
+  s.pipeline.pattern_matches = {{"spike", {"shapes", 3}}, {"dip", {"other", 0}}};
+  s.pipeline.untimed_events = 2;
+  prometheus::Histogram rounds(service::seconds_buckets()), latency(service::seconds_buckets());
+  rounds.Observe(0.003);
+  rounds.Observe(0.2);
+  latency.Observe(12.0);  // over the last bucket: +Inf only
+  s.round_duration = rounds.Collect();
+  s.detection_latency = latency.Collect();
+  const auto m = parse_prometheus_text(service::render_metrics(s));
+  EXPECT_EQ(m.at(R"(warpwatch_pattern_matches_total{library="shapes",pattern="spike"})"), 3);
+  EXPECT_EQ(m.at(R"(warpwatch_pattern_matches_total{library="other",pattern="dip"})"), 0);
+  EXPECT_EQ(m.at("warpwatch_detection_latency_untimed_total"), 2);
+  EXPECT_EQ(m.at("warpwatch_round_duration_seconds_count"), 2);
+  EXPECT_DOUBLE_EQ(m.at("warpwatch_round_duration_seconds_sum"), 0.203);
+  // Cumulative buckets: 0.003 is in le 0.005 and above, 0.2 in le 0.25 and above.
+  std::vector<std::pair<std::string, double>> rounds_le, latency_le;
+  for (const auto& [series, value] : m) {
+    const auto le = series.find("{le=\"");
+    if (le == std::string::npos) continue;
+    const std::string bound = series.substr(le + 5, series.size() - le - 7);
+    if (series.starts_with("warpwatch_round_duration_seconds_bucket"))
+      rounds_le.emplace_back(bound, value);
+    if (series.starts_with("warpwatch_detection_latency_seconds_bucket"))
+      latency_le.emplace_back(bound, value);
+  }
+  ASSERT_EQ(rounds_le.size(), service::seconds_buckets().size() + 1) << "the buckets and +Inf";
+  for (const auto& [bound, count] : rounds_le) {
+    const double le = bound == "+Inf" ? HUGE_VAL : std::stod(bound);
+    EXPECT_EQ(count, (le >= 0.003 ? 1 : 0) + (le >= 0.2 ? 1 : 0)) << "le " << bound;
+  }
+  for (const auto& [bound, count] : latency_le) EXPECT_EQ(count, bound == "+Inf" ? 1 : 0) << bound;
+  EXPECT_EQ(m.at("warpwatch_detection_latency_seconds_count"), 1);
 }
 
 config::DaemonConfig metrics_config() {
@@ -176,6 +220,109 @@ TEST(Metrics, ScrapeAfterGoodAndBadFramesShowsExactCounters) {
   const HttpResponse after = http_get(pipeline.metrics_port(), "/healthz");
   EXPECT_EQ(after.status, 503);
   EXPECT_EQ(after.body, "stopped\n");
+}
+
+// The latency of the one event is at least the time its frame waited before the scheduler
+// ran (the test holds it back), and at most the time since it was sent.
+TEST(Metrics, DetectionLatencyRoundsAndPatternMatchesAfterAMatch) {
+  CapturedLog log;
+  service::Pipeline pipeline(metrics_config(), log.logger());
+  zmq::context_t ctx;
+  Producer push(ctx, pipeline.ingest_endpoints().at(0));
+  pipeline.start();
+  const auto sent = Clock::now();
+  push.send("s-a", stream::encode_frame(samples_at(0, {0, 0, 0, 5, -5, 0, 0, 0, 0, 0}), false));
+  // Until the hub holds the frame, without a round; then it waits 300 ms more.
+  const auto deadline = sent + 5000ms;
+  while (pipeline.metrics_snapshot().backlog.samples < 10 && Clock::now() < deadline)
+    std::this_thread::sleep_for(1ms);
+  ASSERT_EQ(pipeline.metrics_snapshot().backlog.samples, 10u);
+  std::this_thread::sleep_for(300ms);
+  ASSERT_TRUE(step_until(
+      pipeline, [&] { return pipeline.stats().events == 1; }, 5000ms))
+      << log.joined();
+  const double since_sent = std::chrono::duration<double>(Clock::now() - sent).count();
+  const auto before_idle =
+      parse_prometheus_text(http_get(pipeline.metrics_port(), "/metrics").body);
+  for (int i = 0; i < 20; ++i) pipeline.step();  // rounds without work are not timed
+  const HttpResponse scrape = http_get(pipeline.metrics_port(), "/metrics");
+  const auto m = parse_prometheus_text(scrape.body);
+
+  EXPECT_EQ(m.at(R"(warpwatch_pattern_matches_total{library="shapes",pattern="blip"})"), 1)
+      << scrape.body;
+  EXPECT_EQ(m.at("warpwatch_detection_latency_seconds_count"), 1);
+  EXPECT_GE(m.at("warpwatch_detection_latency_seconds_sum"), 0.3);
+  EXPECT_LE(m.at("warpwatch_detection_latency_seconds_sum"), since_sent);
+  EXPECT_EQ(m.at(R"(warpwatch_detection_latency_seconds_bucket{le="0.25"})"), 0);
+  EXPECT_EQ(m.at(R"(warpwatch_detection_latency_seconds_bucket{le="+Inf"})"), 1);
+  EXPECT_EQ(m.at("warpwatch_detection_latency_untimed_total"), 0);
+  EXPECT_GE(m.at("warpwatch_round_duration_seconds_count"), m.at("warpwatch_batches_total"))
+      << "each batch is taken in a round with work";
+  EXPECT_GE(m.at("warpwatch_round_duration_seconds_count"), 1);
+  EXPECT_EQ(m.at("warpwatch_round_duration_seconds_count"),
+            before_idle.at("warpwatch_round_duration_seconds_count"));
+  EXPECT_EQ(m.at(R"(warpwatch_round_duration_seconds_bucket{le="+Inf"})"),
+            m.at("warpwatch_round_duration_seconds_count"));
+}
+
+TEST(Metrics, ReadyzOnceStartedWithEverySourceBound) {
+  CapturedLog log;
+  service::Pipeline pipeline(metrics_config(), log.logger());
+  const HttpResponse before = http_get(pipeline.metrics_port(), "/readyz");
+  EXPECT_EQ(before.status, 503);
+  EXPECT_EQ(before.body, "not started\n");
+  pipeline.start();
+  const HttpResponse ready = http_get(pipeline.metrics_port(), "/readyz");
+  EXPECT_EQ(ready.status, 200);
+  EXPECT_EQ(ready.body, "ready\n");
+  pipeline.shutdown();
+  const HttpResponse after = http_get(pipeline.metrics_port(), "/readyz");
+  EXPECT_EQ(after.status, 503);
+  EXPECT_EQ(after.body, "stopped\n");
+}
+
+// /readyz until every source is connected: a sub source is not while no publisher
+// listens at its endpoint, is once one binds there, and is not again once it goes.
+TEST(Metrics, ReadyzWaitsForASubSourcesPublisher) {
+  zmq::context_t ctx;
+  // A free loopback port for the publisher that comes later: bound, read, and let go.
+  zmq::socket_t publisher(ctx, zmq::socket_type::pub);
+  publisher.set(zmq::sockopt::linger, 0);
+  publisher.bind("tcp://127.0.0.1:*");
+  const std::string endpoint = publisher.get(zmq::sockopt::last_endpoint);
+  publisher.unbind(endpoint);
+
+  auto cfg = metrics_config();
+  config::IngestSource sub;
+  sub.kind = config::IngestSource::Kind::sub;
+  sub.endpoint = endpoint;
+  cfg.ingest.push_back(sub);
+  CapturedLog log;
+  service::Pipeline pipeline(cfg, log.logger());
+  pipeline.start();
+  const auto readyz_until = [&](int status) {
+    HttpResponse r;
+    const auto deadline = Clock::now() + 5000ms;
+    do {
+      r = http_get(pipeline.metrics_port(), "/readyz");
+      if (r.status != status) std::this_thread::sleep_for(20ms);
+    } while (r.status != status && Clock::now() < deadline);
+    return r;
+  };
+  for (int i = 0; i < 5; ++i) {  // nothing to connect to: not ready, for as long as that lasts
+    const HttpResponse r = http_get(pipeline.metrics_port(), "/readyz");
+    EXPECT_EQ(r.status, 503);
+    EXPECT_EQ(r.body, "source 'sub " + endpoint + "' not connected\n");
+    std::this_thread::sleep_for(50ms);
+  }
+  publisher.bind(endpoint);
+  const HttpResponse connected = readyz_until(200);
+  EXPECT_EQ(connected.status, 200) << connected.body;
+  EXPECT_EQ(connected.body, "ready\n");
+  publisher.close();
+  const HttpResponse gone = readyz_until(503);
+  EXPECT_EQ(gone.status, 503);
+  EXPECT_EQ(gone.body, "source 'sub " + endpoint + "' not connected\n");
 }
 
 TEST(Metrics, HealthzTurnsUnhealthyWhenTheSchedulerStalls) {

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "warpwatch/kernels/series.hpp"
@@ -46,6 +47,10 @@ struct LoadedSeries {
     return {values.data(), length(), dims, times.empty() ? nullptr : times.data()};
   }
 };
+
+// Whether a text field is a whole number in any notation the files use ("2", "+1", "-1",
+// "1.0", "-1.0000000e+00" as in UCR's ECG200): how class labels are told from values.
+bool is_whole_number(std::string_view field);
 
 // Loads one file: ".npy" (by extension, case-insensitive) as NumPy, anything else as
 // delimited text. Every error is a ConfigError naming the file and, for text, the

@@ -35,17 +35,32 @@
 
 namespace warpwatch::stream {
 
+// When a run of one stream's queued samples arrived: the time its first message was queued
+// (messages from one source within 10 ms of a run's first share the run).
+struct Arrival {
+  std::size_t samples = 0;
+  std::chrono::steady_clock::time_point at;
+};
+
 // One stream's queued samples: count = times_ns.size(), values count x stream->dims.
 struct QueuedSamples {
   StreamRef stream;  // the registry's definition when the samples were admitted
   std::vector<float> values;
   std::vector<std::int64_t> times_ns;
+  // Their arrivals, oldest first: IngestBatch::arrivals_of(*this).
+  std::size_t first_arrival = 0, arrival_runs = 0;
 };
 
 struct IngestBatch {
   std::vector<QueuedSamples> streams;  // streams with new samples, sorted by id
   std::vector<std::string> ended;      // streams whose finite input ended (replay done)
   std::size_t samples = 0;
+  std::vector<Arrival> arrivals;  // every stream's runs (one vector a round, not one a stream)
+
+  // The runs of `q`'s samples in arrival order; their samples add up to q's count.
+  std::span<const Arrival> arrivals_of(const QueuedSamples& q) const {
+    return std::span<const Arrival>(arrivals).subspan(q.first_arrival, q.arrival_runs);
+  }
 };
 
 struct QueueLimits {
@@ -182,8 +197,9 @@ class IngestHub {
   };
 
   void accept(SourceId source, const Samples& samples, const Admit& admit);
-  // Moves the first `n` samples of `q` into `out` (mu_ held).
-  void take_from(Queue& q, std::size_t n, QueuedSamples& out);
+  // Moves the first `n` samples of `q` into `out`, and their arrival runs into `batch`'s
+  // (mu_ held).
+  void take_from(Queue& q, std::size_t n, QueuedSamples& out, IngestBatch& batch);
   // Makes the (emptied) vectors `q`'s spares when it has none and the spares' budget
   // allows; returns false, leaving them, otherwise.
   bool keep_as_spares_locked(Queue& q, std::vector<float>& values,
@@ -225,6 +241,7 @@ class IngestHub {
   std::string next_first_;  // take(): the stream served first next time (lower bound)
   std::vector<std::string> ended_;
   std::vector<SourceState> sources_;
+  std::vector<Arrival> spare_arrivals_;  // a recycled batch's, for the next take
   std::size_t queued_samples_ = 0, queued_bytes_ = 0;
   std::size_t spare_bytes_ = 0;   // the queues' spare vectors (at most limits_.total_bytes)
   std::size_t streams_full_ = 0;  // queues at or over limits_.stream_bytes

@@ -80,7 +80,8 @@ class StreamRegistry {
   using Clock = std::function<std::chrono::steady_clock::time_point()>;
 
   // Throws std::invalid_argument for an invalid or duplicate id, or dims outside 1..64,
-  // or a nominal period <= 0 (the configuration refuses those first, with a location).
+  // or a nominal period <= 0, declared or auto_period_ns (the configuration refuses those
+  // first, with a location).
   explicit StreamRegistry(const std::vector<StreamDef>& declared, RegistryOptions options = {},
                           LogHook log = {}, Clock clock = std::chrono::steady_clock::now);
 

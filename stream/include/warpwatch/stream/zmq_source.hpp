@@ -12,6 +12,8 @@
 
 #include <zmq.hpp>
 
+#include <atomic>
+#include <memory>
 #include <string>
 
 #include "warpwatch/stream/ingest_hub.hpp"
@@ -39,8 +41,24 @@ class ZmqSource final : public ThreadedSource {
   std::string describe() const override;
   // The endpoint actually bound or connected (a wildcard port resolved).
   const std::string& endpoint() const { return endpoint_; }
+  // pull: bound (the constructor throws otherwise). sub over tcp or ipc: while a ZMTP
+  // session with the publisher is up (libzmq's socket monitor: handshake succeeded, not
+  // disconnected since), as seen by the source's thread between polls (every 100 ms at
+  // most); an inproc sub: at once.
+  bool connected() const override;
 
  private:
+  // libzmq's socket monitor of a sub socket: its events arrive on an inproc PAIR socket
+  // that the source's thread reads between polls.
+  class ConnectionWatch final : public zmq::monitor_t {
+   public:
+    std::atomic<bool> up{false};
+
+   private:
+    void on_event_handshake_succeeded(const zmq_event_t&, const char*) override { up = true; }
+    void on_event_disconnected(const zmq_event_t&, const char*) override { up = false; }
+  };
+
   // Receives until the stop, polling every 100 ms; paused, or (pull) while the hub's
   // queue is full, it does not read. At the stop it takes what the socket holds while
   // the queue has room; the rest is left unread (never accepted, so never counted).
@@ -55,6 +73,7 @@ class ZmqSource final : public ThreadedSource {
 
   ZmqSourceOptions options_;
   zmq::socket_t socket_;
+  std::unique_ptr<ConnectionWatch> watch_;  // sub over tcp or ipc; closed before socket_
   IngestHub& hub_;
   std::string endpoint_;
   SourceId source_ = 0;

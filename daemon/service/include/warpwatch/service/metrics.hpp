@@ -4,7 +4,11 @@
 // scrape time. Nothing is counted twice: the metrics are read, not kept, here.
 #pragma once
 
+#include <prometheus/client_metric.h>
+#include <prometheus/histogram.h>
+
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,6 +20,12 @@
 #include "warpwatch/stream/registry.hpp"
 
 namespace warpwatch::service {
+
+// Raw matches of one configured pattern (warpwatch_pattern_matches_total).
+struct PatternMatches {
+  std::string library;
+  std::uint64_t matches = 0;
+};
 
 // The scheduler's side, copied out after every round (Pipeline::stats()).
 struct PipelineStats {
@@ -29,6 +39,11 @@ struct PipelineStats {
   double batch_seconds = 0.0;               // the same, summed over all batches
   std::size_t streams = 0, patterns = 0;    // in the Matcher now
   std::uint64_t unmatched_at_shutdown = 0;  // accepted, not matched within the grace
+  // By pattern id, every pattern configured now (a reload drops the ones it removes).
+  std::map<std::string, PatternMatches> pattern_matches;
+  // Events whose match ended before the arrivals kept (ArrivalLog): not in the latency
+  // histogram.
+  std::uint64_t untimed_events = 0;
   kernels::MatcherCounters matcher;
   std::vector<std::pair<std::string, alerting::RuleCounters>> rules;  // in configuration order
 };
@@ -42,6 +57,10 @@ struct MemoryReading {
 // Resident set size of this process (/proc/self/statm); 0 where it cannot be read.
 std::uint64_t resident_bytes();
 
+// The buckets of the histograms of seconds (round duration, detection latency): 0.5 ms to
+// 10 s in steps of 1, 2.5, 5 (README: "Metrics and health").
+const prometheus::Histogram::BucketBoundaries& seconds_buckets();
+
 struct MetricsSnapshot {
   std::string instance, backend, version;
   stream::RegistrySnapshot ingest;
@@ -49,6 +68,9 @@ struct MetricsSnapshot {
   MemoryReading memory;
   alerting::PublisherCounters publisher;
   PipelineStats pipeline;
+  // prometheus::Histogram::Collect() of the scheduler's rounds (those with work) and of the
+  // events' detection latency.
+  prometheus::ClientMetric round_duration, detection_latency;
 };
 
 // The /metrics body. Counters end in _total; per-stream rejections are listed for the

@@ -1,9 +1,9 @@
-// The HTTP side of monitoring: GET /metrics (Prometheus text exposition format) and
-// GET /healthz, served with Boost.Beast on Asio (two threads of its own). Not CivetWeb,
-// which prometheus-cpp's Exposer wraps: its stop waits out a poll period (1-2 s added to
-// every daemon exit); an io_context stops at once.
+// The HTTP side of monitoring: GET /metrics (Prometheus text exposition format), GET
+// /healthz (alive) and GET /readyz (ready to take input), served with Boost.Beast on Asio (two
+// threads of its own). Not CivetWeb, which prometheus-cpp's Exposer wraps: its stop waits out a
+// poll period (1-2 s added to every daemon exit); an io_context stops at once.
 //
-// The server knows nothing about the daemon: it asks its two callbacks on every request,
+// The server knows nothing about the daemon: it asks its callbacks on every request,
 // from its own threads, so they must be thread-safe.
 #pragma once
 
@@ -19,6 +19,7 @@ namespace warpwatch::service {
 struct MetricsCallbacks {
   std::function<std::string()> metrics;                   // the /metrics body
   std::function<std::optional<std::string>()> unhealthy;  // nullopt = healthy, else why
+  std::function<std::optional<std::string>()> unready;    // nullopt = ready, else why
 };
 
 class MetricsServer {

@@ -3,6 +3,7 @@
 // tests drive it without spawning a process; the signal handling lives in daemon.cpp.
 #pragma once
 
+#include <prometheus/histogram.h>
 #include <zmq.hpp>
 
 #include <atomic>
@@ -19,6 +20,7 @@
 #include "warpwatch/config/daemon_config.hpp"
 #include "warpwatch/kernels/backends.hpp"
 #include "warpwatch/kernels/matcher.hpp"
+#include "warpwatch/service/arrival_log.hpp"
 #include "warpwatch/service/logging.hpp"
 #include "warpwatch/service/metrics.hpp"
 #include "warpwatch/service/metrics_server.hpp"
@@ -85,11 +87,17 @@ class Pipeline {
   // nullopt while healthy: started, not shut down, and a scheduler round finished within
   // metrics.stale_after_ms; otherwise why not.
   std::optional<std::string> unhealthy() const;
+  // nullopt while ready to take input: the configuration is loaded (a Pipeline exists only
+  // then), it is started and not shut down, and every ingest source is connected
+  // (Source::connected); otherwise why not, naming the sources that are not.
+  std::optional<std::string> unready() const;
   // The port /metrics is served on; 0 when metrics.listen is "".
   int metrics_port() const { return metrics_ ? metrics_->port() : 0; }
 
  private:
-  void run_batch();  // takes what the hub queued and processes it
+  // One round: takes what the hub queued and processes it; a round with work is timed
+  // (warpwatch_round_duration_seconds).
+  void run_batch();
   // Submits the batch to the Matcher, flushes ended streams, and publishes the matches of
   // every batch collected. A batch is left on the device (collected next round) only when
   // the next round's samples are already waiting, so that its kernels overlap their packing.
@@ -106,7 +114,17 @@ class Pipeline {
   std::size_t reload_patterns(const config::DaemonConfig& next,
                               std::vector<kernels::RawMatch>& flushed);
   void add_patterns(const std::vector<config::Library>& libraries);
-  void publish(std::vector<kernels::RawMatch> matches, alerting::RuleEngine& rules);
+  // Where a batch of matches comes from: a batch collected from the Matcher (its events
+  // are timed from their last sample's arrival), or a flush at the end of some input (they
+  // waited for that end, not for matching: not timed).
+  enum class MatchOrigin { collected, flushed };
+  void publish(std::vector<kernels::RawMatch> matches, alerting::RuleEngine& rules,
+               MatchOrigin origin = MatchOrigin::flushed);
+  // The detection latency of events just published.
+  void time_events(const std::vector<alerting::Event>& events);
+  // warpwatch_pattern_matches_total's series: one per pattern of `libraries`, those of
+  // patterns still configured keeping their counts.
+  void track_patterns(const std::vector<config::Library>& libraries);
   void refresh_stats();  // copies the scheduler's counters into stats_
   PipelineSummary summary() const;
 
@@ -134,6 +152,10 @@ class Pipeline {
   std::size_t batch_samples_ = 0;  // scheduler.batch_samples, or the running backend's
   mutable std::mutex stats_mu_;
   PipelineStats stats_;
+  ArrivalLog arrivals_;  // the scheduler's thread only
+  // Observed by the scheduler's thread, collected by the metrics server's (each has a lock).
+  prometheus::Histogram round_seconds_{seconds_buckets()};
+  prometheus::Histogram latency_seconds_{seconds_buckets()};
   std::atomic<bool> running_{false};
   std::atomic<std::int64_t> last_round_ns_{0};  // steady clock
   std::atomic<bool> stopped_{false};
