@@ -1,5 +1,6 @@
 #include "warpwatch/service/pipeline.hpp"
 
+#include <fmt/ranges.h>
 #include <time.h>
 
 #include <chrono>
@@ -114,6 +115,11 @@ Pipeline::Pipeline(config::DaemonConfig config, Logger log)
   publish.log = log_;
   publish.linger = config_.drain_grace;  // on shutdown, queued events get this long to leave
   publisher_ = std::make_unique<alerting::Publisher>(context_, publish);
+  for (const config::SinkConfig& sink : config_.sinks) {
+    sinks_.push_back(std::make_unique<alerting::Sink>(sink, log_));
+    log_->info("alert sink '{}': rules {}, queue {} events, {} per request", sink.name,
+               fmt::join(sink.rules, ","), sink.queue, sink.max_batch);
+  }
 
   for (const auto& source : config_.ingest) {
     using Kind = config::IngestSource::Kind;
@@ -176,12 +182,21 @@ void Pipeline::publish(std::vector<kernels::RawMatch> matches, alerting::RuleEng
   const double cpu_before = thread_cpu_ms();
   std::vector<alerting::Event> events = rules.apply(matches, wall_clock_ns());
   publisher_->publish(events);
+  const std::size_t produced = events.size();
+  if (!sinks_.empty() && !events.empty()) {
+    // Shared by the sinks' queues: the events as published, sequence numbers included.
+    std::vector<alerting::SharedEvent> shared;
+    shared.reserve(events.size());
+    for (alerting::Event& event : events)
+      shared.push_back(std::make_shared<const alerting::Event>(std::move(event)));
+    for (auto& sink : sinks_) sink->offer(shared);
+  }
   publish_cpu_ms_ += thread_cpu_ms() - cpu_before;
   publish_ms_ +=
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count();
   const std::lock_guard lock(stats_mu_);
   stats_.matches += matches.size();
-  stats_.events += events.size();
+  stats_.events += produced;
 }
 
 void Pipeline::refresh_stats() {
@@ -201,6 +216,12 @@ PipelineStats Pipeline::stats() const {
   return stats_;
 }
 
+std::vector<alerting::SinkCounters> Pipeline::sink_counters() const {
+  std::vector<alerting::SinkCounters> out;
+  for (const auto& sink : sinks_) out.push_back(sink->counters());
+  return out;
+}
+
 MetricsSnapshot Pipeline::metrics_snapshot() const {
   return {instance_,
           backend_name(),
@@ -209,6 +230,7 @@ MetricsSnapshot Pipeline::metrics_snapshot() const {
           hub_->backlog(),
           MemoryReading{resident_bytes(), config_.memory_budget_bytes},
           publisher_->counters(),
+          sink_counters(),
           stats()};
 }
 
@@ -365,6 +387,8 @@ PipelineSummary Pipeline::shutdown() {
   const auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(
       deadline - std::chrono::steady_clock::now());
   publisher_->set_linger(std::max(remaining, std::chrono::milliseconds(0)));
+  // The sinks deliver in parallel (a thread each) until the same deadline.
+  for (auto& sink : sinks_) sink->stop(deadline);
   return summary();
 }
 
@@ -373,6 +397,7 @@ void Pipeline::abandon() {
   stopped_ = true;
   hub_->notify();
   for (auto& source : sources_) source->stop();
+  for (auto& sink : sinks_) sink->stop(std::chrono::steady_clock::now());
 }
 
 PipelineSummary Pipeline::summary() const {

@@ -1,6 +1,6 @@
 // What warpwatchd exposes on /metrics, and how it is written: one snapshot of the
-// counters the daemon keeps anyway (stream registry, pipeline, rules, publisher,
-// matcher), rendered in Prometheus' text format with prometheus-cpp's serializer at
+// counters the daemon keeps anyway (stream registry, pipeline, rules, publisher, alert
+// sinks, matcher), rendered in Prometheus' text format with prometheus-cpp's serializer at
 // scrape time. Nothing is counted twice: the metrics are read, not kept, here.
 #pragma once
 
@@ -11,6 +11,7 @@
 
 #include "warpwatch/alerting/publisher.hpp"
 #include "warpwatch/alerting/rules.hpp"
+#include "warpwatch/alerting/sink.hpp"
 #include "warpwatch/kernels/matcher.hpp"
 #include "warpwatch/stream/ingest_hub.hpp"
 #include "warpwatch/stream/registry.hpp"
@@ -48,6 +49,7 @@ struct MetricsSnapshot {
   stream::Backlog backlog;
   MemoryReading memory;
   alerting::PublisherCounters publisher;
+  std::vector<alerting::SinkCounters> sinks;
   PipelineStats pipeline;
 };
 
