@@ -108,6 +108,13 @@ struct Converter {
     return text;
   }
 
+  std::string url(const YAML::Node& node) const {
+    const std::string text = scalar(node, "an http:// URL");
+    std::string why;
+    if (!parse_http_url(text, &why)) fail(node, cat(why, ", got ", in_quotes(text)));
+    return text;
+  }
+
   std::vector<double> numbers(const YAML::Node& node) const {
     if (!node.IsSequence()) fail(node, "must be a list of numbers");
     std::vector<double> out;
@@ -158,6 +165,9 @@ struct Converter {
         break;
       case OptionType::listen:
         v.text = listen(node);
+        break;
+      case OptionType::url:
+        v.text = url(node);
         break;
       case OptionType::boolean:
         if (!node.IsScalar() || !YAML::convert<bool>::decode(node, v.boolean))
@@ -314,6 +324,34 @@ std::vector<YAML::Node> list_entries(const PresentKeys& keys, std::string_view n
   if (it != keys.end())
     for (const YAML::Node& entry : it->second.node) entries.push_back(entry);
   return entries;
+}
+
+std::string_view entry_kind(const PresentKeys& keys, std::initializer_list<std::string_view> kinds,
+                            std::string_view entry, std::string_view what,
+                            const SourceLocation& where) {
+  std::string_view found;
+  std::string names;
+  for (const std::string_view name : kinds) {
+    names += cat(names.empty() ? "" : ", ", in_quotes(name));
+    const auto it = keys.find(name);
+    if (it == keys.end()) continue;
+    if (!found.empty())
+      throw ConfigError(it->second.key, cat(entry, " has one ", what, ": ", in_quotes(found),
+                                            " and ", in_quotes(name), " need two entries"));
+    found = name;
+  }
+  if (found.empty()) throw ConfigError(where, cat(entry, " needs one of ", names));
+  return found;
+}
+
+void check_kind_keys(const PresentKeys& keys, std::string_view kind,
+                     std::initializer_list<std::pair<std::string_view, std::string_view>> owners) {
+  for (const auto& [name, owner] : owners) {
+    const auto it = keys.find(name);
+    if (it != keys.end() && kind != owner)
+      throw ConfigError(it->second.key,
+                        cat(in_quotes(name), " applies to ", in_quotes(owner), " entries only"));
+  }
 }
 
 void UniqueNames::add(const std::string& name, const SourceLocation& where) {

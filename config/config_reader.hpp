@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <initializer_list>
 #include <map>
 #include <set>
 #include <string>
@@ -25,9 +26,11 @@ struct ReadContext {
 
 SourceLocation where_is(const ReadContext& ctx, const YAML::Node& node);
 
-// The two halves of the option table, in reference order (option_table() joins them):
-// the daemon's own options (options.cpp), then libraries and rules (options_matching.cpp).
+// The parts of the option table, in reference order (option_table() joins them): the
+// daemon's own options (options.cpp), the alert sinks (options_sinks.cpp), then libraries
+// and rules (options_matching.cpp).
 std::vector<OptionInfo> daemon_options();
+std::vector<OptionInfo> sink_options();
 std::vector<OptionInfo> matching_options();
 
 // Message text, appended piece by piece: GCC 12 warns falsely (-Wrestrict) on
@@ -92,6 +95,19 @@ void read_list(const PresentKeys& keys, const ReadContext& ctx, std::string_view
   }
 }
 
+// The one key of `kinds` that a list entry holds, e.g. "pull" of an ingest entry's "pull",
+// "sub", "replay": throws at the second one when it holds two ("an ingest entry has one
+// source: 'pull' and 'sub' need two entries"), at `where` when it holds none. `entry` and
+// `what` name them in the messages ("an ingest entry", "source").
+std::string_view entry_kind(const PresentKeys& keys, std::initializer_list<std::string_view> kinds,
+                            std::string_view entry, std::string_view what,
+                            const SourceLocation& where);
+
+// Keys that belong to one kind of entry only, as (key, kind) pairs: throws at such a key in
+// an entry of another kind ("'topic' applies to 'sub' entries only").
+void check_kind_keys(const PresentKeys& keys, std::string_view kind,
+                     std::initializer_list<std::pair<std::string_view, std::string_view>> owners);
+
 // Checks "is a duplicate" for ids, names: throws at `where` naming the first one.
 class UniqueNames {
  public:
@@ -105,6 +121,12 @@ class UniqueNames {
 
 // The closest of `candidates` to `word` when it is a plausible typo, else "".
 std::string near_miss(std::string_view word, const std::vector<std::string_view>& candidates);
+
+// `sinks:`. Each entry has one kind (`alertmanager` or `webhook`) and only the keys of its
+// kind; names are unique (defaults "<kind> host:port"); headers are valid and leave alone
+// those the sink sets; the HMAC secret file is read. With an Alertmanager among them the
+// label names of every rule (`rules[].labels`) must be Prometheus label names.
+std::vector<SinkConfig> read_sinks(const PresentKeys& top, const ReadContext& ctx);
 
 // `libraries:`. Every pattern is read (files resolved, loaded), checked (ids unique across
 // libraries, m >= 2, dims in `stream_dims`, parameters by kernels::validate) and gets its

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <tuple>
 
 #include "config_reader.hpp"
 #include "warpwatch/config/yaml_file.hpp"
@@ -52,40 +53,19 @@ std::vector<Rule> read_rules(const PresentKeys& top, const ReadContext& ctx) {
   return rules;
 }
 
-// The keys that belong to one kind of ingest entry only.
-void check_ingest_keys(const PresentKeys& keys, const IngestSource& src) {
-  const std::pair<const char*, IngestSource::Kind> owner[] = {
-      {"topic", IngestSource::Kind::sub},
-      {"stream", IngestSource::Kind::replay},
-      {"rate_hz", IngestSource::Kind::replay},
-      {"period_ms", IngestSource::Kind::replay}};
-  for (const auto& [name, kind] : owner) {
-    const auto it = keys.find(name);
-    if (it != keys.end() && src.kind != kind)
-      throw ConfigError(it->second.key,
-                        cat("'", name, "' applies to '",
-                            kind == IngestSource::Kind::sub ? "sub" : "replay", "' entries only"));
-  }
-}
-
 std::vector<IngestSource> read_ingest(const PresentKeys& top, const ReadContext& ctx,
                                       const DaemonConfig& config) {
   std::vector<IngestSource> sources;
   UniqueNames bound("pull endpoint");  // two sockets cannot bind one endpoint
   read_list(
       top, ctx, "ingest", &OptionTargets::ingest, [&](IngestSource& src, const PresentKeys& keys) {
-        const char* kind_key = nullptr;
-        for (const char* name : {"pull", "sub", "replay"}) {
-          const auto it = keys.find(name);
-          if (it == keys.end()) continue;
-          if (kind_key)
-            throw ConfigError(it->second.key, cat("an ingest entry has one source: '", kind_key,
-                                                  "' and '", name, "' need two entries"));
-          kind_key = name;
-        }
-        if (!kind_key)
-          throw ConfigError(src.where, "an ingest entry needs one of 'pull', 'sub', 'replay'");
-        check_ingest_keys(keys, src);
+        const std::string_view kind_key =
+            entry_kind(keys, {"pull", "sub", "replay"}, "an ingest entry", "source", src.where);
+        check_kind_keys(keys, kind_key,
+                        {{"topic", "sub"},
+                         {"stream", "replay"},
+                         {"rate_hz", "replay"},
+                         {"period_ms", "replay"}});
         const SourceLocation& at = keys.find(kind_key)->second.value;
         // tcp://host:* (or :0) binds a port of the system's choosing, a different one each time.
         const bool any_port = src.endpoint.starts_with("tcp://") &&
@@ -148,6 +128,14 @@ bool same_source(const IngestSource& a, const IngestSource& b) {
          a.stream == b.stream && a.rate_hz == b.rate_hz && a.period_ns == b.period_ns;
 }
 
+bool same_sink(const SinkConfig& a, const SinkConfig& b) {
+  const auto fields = [](const SinkConfig& s) {
+    return std::tie(s.kind, s.name, s.url, s.rules, s.headers, s.queue, s.max_batch, s.timeout,
+                    s.max_attempts, s.backoff, s.max_backoff, s.hmac_secret, s.signature_header);
+  };
+  return fields(a) == fields(b);
+}
+
 }  // namespace
 
 std::string_view to_string(LogLevel level) {
@@ -192,6 +180,8 @@ std::vector<std::string> startup_options_changed(const DaemonConfig& running,
   const bool same_ingest =
       a.ingest.size() == b.ingest.size() &&
       std::equal(a.ingest.begin(), a.ingest.end(), b.ingest.begin(), same_source);
+  const bool same_sinks = a.sinks.size() == b.sinks.size() &&
+                          std::equal(a.sinks.begin(), a.sinks.end(), b.sinks.begin(), same_sink);
   const std::pair<const char*, bool> options[] = {
       {"instance", a.instance == b.instance},
       {"backend", a.backend == b.backend},
@@ -210,6 +200,7 @@ std::vector<std::string> startup_options_changed(const DaemonConfig& running,
       {"metrics.listen", a.metrics_listen == b.metrics_listen},
       {"metrics.stale_after_ms", a.metrics_stale_after == b.metrics_stale_after},
       {"shutdown.drain_grace_ms", a.drain_grace == b.drain_grace},
+      {"sinks", same_sinks},
   };
   std::vector<std::string> changed;
   for (const auto& [name, same] : options)
@@ -230,6 +221,7 @@ DaemonConfig load_daemon_config(const std::string& path) {
   const auto [dims, dims_text] = stream_dims(config);
   config.live.libraries = read_libraries(top, ctx, dims, dims_text);
   config.live.rules = read_rules(top, ctx);
+  config.sinks = read_sinks(top, ctx);
   config.ingest = read_ingest(top, ctx, config);
   const auto limits = top.find("limits");
   resolve_limits(config, limits == top.end() ? SourceLocation{path, 1, 1} : limits->second.key);

@@ -289,6 +289,7 @@ std::vector<OptionInfo> daemon_options() {
 std::span<const OptionInfo> option_table() {
   static const std::vector<OptionInfo> table = [] {
     std::vector<OptionInfo> all = daemon_options();
+    for (OptionInfo& option : sink_options()) all.push_back(std::move(option));
     for (OptionInfo& option : matching_options()) all.push_back(std::move(option));
     return all;
   }();

@@ -243,6 +243,14 @@ std::vector<OptionInfo> matching_options() {
        .default_yaml = "{}",
        .help = "`key: value` pairs added to the events",
        .set = [](T& t, const V& v) { t.rule->labels = v.text_map; }},
+      {.name = "rules[].resolve_ms",
+       .type = OT::integer,
+       .default_yaml = "300000",
+       .help = "alert sinks: an alert stays firing this long after its latest event "
+               "(Alertmanager's `endsAt` = detection time + this)",
+       .min = 1,
+       .max = 604800000,
+       .set = [](T& t, const V& v) { t.rule->resolve = milliseconds(v.integer); }},
 
   };
 }

@@ -1,22 +1,14 @@
 // Alert rules: selection by globs, threshold, cooldown per (rule, stream), enrichment.
 #include "warpwatch/alerting/rules.hpp"
 
-#include <fnmatch.h>
-
 #include <algorithm>
 #include <chrono>
 #include <stdexcept>
 
+#include "warpwatch/alerting/glob.hpp"
+
 namespace warpwatch::alerting {
 namespace {
-
-// fnmatch(3) with no flags: '/' and a leading '.' are ordinary characters, so a glob
-// reads the same on stream ids, pattern ids and library names.
-bool any_glob_matches(const std::vector<std::string>& globs, const std::string& text) {
-  return std::any_of(globs.begin(), globs.end(), [&](const std::string& glob) {
-    return ::fnmatch(glob.c_str(), text.c_str(), 0) == 0;
-  });
-}
 
 // |a - b| < limit, without overflow for any two int64 timestamps.
 bool closer_than(std::int64_t a, std::int64_t b, std::int64_t limit) {
@@ -95,6 +87,7 @@ std::vector<Event> RuleEngine::apply(const std::vector<kernels::RawMatch>& match
       event.detected_ns = now_ns;
       event.instance = instance_;
       event.labels = rule.labels;
+      event.resolve = rule.resolve;
       events.push_back(std::move(event));
     }
   }

@@ -94,10 +94,23 @@ void print_summary(const config::DaemonConfig& c, std::ostream& out) {
     out << r.name << ": streams " << join(r.streams) << ", patterns " << join(r.patterns)
         << ", libraries " << join(r.libraries) << ", threshold "
         << (r.threshold ? number(*r.threshold) : std::string("the pattern's")) << ", cooldown "
-        << r.cooldown.count() << " ms, severity " << config::to_string(r.severity);
+        << r.cooldown.count() << " ms, severity " << config::to_string(r.severity) << ", resolve "
+        << r.resolve.count() << " ms";
     std::vector<std::string> labels;
     for (const auto& [k, v] : r.labels) labels.push_back(k + "=" + v);
     if (!labels.empty()) out << ", labels " << join(labels);
+  });
+  // Hosts only: a webhook's path and the headers' values may hold credentials.
+  print_list(out, "sinks", c.sinks, [&](const config::SinkConfig& s) {
+    const bool alertmanager = s.kind == config::SinkConfig::Kind::alertmanager;
+    out << s.name << ": " << (alertmanager ? "alertmanager" : "webhook") << " at "
+        << s.url.authority() << ", rules " << join(s.rules) << ", queue " << s.queue << ", batch "
+        << s.max_batch << ", timeout " << s.timeout.count() << " ms, " << s.max_attempts
+        << " attempts, backoff " << s.backoff.count() << "-" << s.max_backoff.count() << " ms";
+    std::vector<std::string> headers;
+    for (const auto& header : s.headers) headers.push_back(header.first);
+    if (!headers.empty()) out << ", headers " << join(headers);
+    if (!s.hmac_secret.empty()) out << ", signed (" << s.signature_header << ")";
   });
   out << "publish " << c.publish_endpoint << " (send hwm " << c.send_high_water_mark << ")"
       << (c.events_file ? std::string(", events file ") + *c.events_file : std::string())

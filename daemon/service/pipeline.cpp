@@ -1,5 +1,6 @@
 #include "warpwatch/service/pipeline.hpp"
 
+#include <fmt/ranges.h>
 #include <time.h>
 
 #include <chrono>
@@ -116,6 +117,11 @@ Pipeline::Pipeline(config::DaemonConfig config, Logger log)
   publish.log = log_;
   publish.linger = config_.drain_grace;  // on shutdown, queued events get this long to leave
   publisher_ = std::make_unique<alerting::Publisher>(context_, publish);
+  for (const config::SinkConfig& sink : config_.sinks) {
+    sinks_.push_back(std::make_unique<alerting::Sink>(sink, log_));
+    log_->info("alert sink '{}': rules {}, queue {} events, {} per request", sink.name,
+               fmt::join(sink.rules, ","), sink.queue, sink.max_batch);
+  }
 
   for (const auto& source : config_.ingest) {
     using Kind = config::IngestSource::Kind;
@@ -192,12 +198,21 @@ void Pipeline::publish(std::vector<kernels::RawMatch> matches, alerting::RuleEng
   std::vector<alerting::Event> events = rules.apply(matches, wall_clock_ns());
   publisher_->publish(events);
   if (origin == MatchOrigin::collected) time_events(events);
+  const std::size_t produced = events.size();
+  if (!sinks_.empty() && !events.empty()) {
+    // Shared by the sinks' queues: the events as published, sequence numbers included.
+    std::vector<alerting::SharedEvent> shared;
+    shared.reserve(events.size());
+    for (alerting::Event& event : events)
+      shared.push_back(std::make_shared<const alerting::Event>(std::move(event)));
+    for (auto& sink : sinks_) sink->offer(shared);
+  }
   publish_cpu_ms_ += thread_cpu_ms() - cpu_before;
   publish_ms_ +=
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count();
   const std::lock_guard lock(stats_mu_);
   stats_.matches += matches.size();
-  stats_.events += events.size();
+  stats_.events += produced;
   for (const kernels::RawMatch& m : matches) {
     // A pattern a reload removed still owes its flushed matches; the next
     // track_patterns() drops it.
@@ -239,6 +254,12 @@ PipelineStats Pipeline::stats() const {
   return stats_;
 }
 
+std::vector<alerting::SinkCounters> Pipeline::sink_counters() const {
+  std::vector<alerting::SinkCounters> out;
+  for (const auto& sink : sinks_) out.push_back(sink->counters());
+  return out;
+}
+
 MetricsSnapshot Pipeline::metrics_snapshot() const {
   return {instance_,
           backend_name(),
@@ -247,6 +268,7 @@ MetricsSnapshot Pipeline::metrics_snapshot() const {
           hub_->backlog(),
           MemoryReading{resident_bytes(), config_.memory_budget_bytes},
           publisher_->counters(),
+          sink_counters(),
           stats(),
           round_seconds_.Collect(),
           latency_seconds_.Collect()};
@@ -425,6 +447,8 @@ PipelineSummary Pipeline::shutdown() {
   const auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(
       deadline - std::chrono::steady_clock::now());
   publisher_->set_linger(std::max(remaining, std::chrono::milliseconds(0)));
+  // The sinks deliver in parallel (a thread each) until the same deadline.
+  for (auto& sink : sinks_) sink->stop(deadline);
   return summary();
 }
 
@@ -433,6 +457,7 @@ void Pipeline::abandon() {
   stopped_ = true;
   hub_->notify();
   for (auto& source : sources_) source->stop();
+  for (auto& sink : sinks_) sink->stop(std::chrono::steady_clock::now());
 }
 
 PipelineSummary Pipeline::summary() const {

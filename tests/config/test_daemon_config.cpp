@@ -179,6 +179,41 @@ const ErrorCase error_cases[] = {
      12, "duplicate pull endpoint 'tcp://*:5555'"},
     {"pull_on_publish_endpoint", "ingest:\n  - {pull: 'tcp://127.0.0.1:5556'}\n", 2, 12,
      "is also 'publish.endpoint'"},
+    // alert sinks
+    {"sink_without_kind", "sinks:\n  - {queue: 5}\n", 2, 5,
+     "a sink entry needs one of 'alertmanager', 'webhook'"},
+    {"sink_two_kinds", "sinks:\n  - {alertmanager: 'http://a:1', webhook: 'http://b:2'}\n", 2, 34,
+     "a sink entry has one kind: 'alertmanager' and 'webhook' need two entries"},
+    {"https_url", "sinks:\n  - webhook: https://x/\n", 2, 14,
+     "'sinks[].webhook' must be an http:// URL: alert sinks speak plain HTTP, not https"},
+    {"url_with_credentials", "sinks:\n  - webhook: http://u:p@x/\n", 2, 14,
+     "must not hold user:password@"},
+    {"url_port_zero", "sinks:\n  - webhook: http://x:0/\n", 2, 14,
+     "has a port that is not 1 to 65535, got 'http://x:0/'"},
+    {"hmac_on_alertmanager", "sinks:\n  - {alertmanager: 'http://a:9093', hmac_secret_file: s}\n",
+     2, 37, "'hmac_secret_file' applies to 'webhook' entries only"},
+    {"alertmanager_url_with_query", "sinks:\n  - alertmanager: 'http://a:9093/?x=1'\n", 2, 19,
+     "an Alertmanager URL is a base (the sink adds /api/v2/alerts): no ?query"},
+    {"hmac_secret_file_missing", "sinks:\n  - {webhook: 'http://a/', hmac_secret_file: nope}\n", 2,
+     46, "cannot read the HMAC secret file"},
+    {"header_set_by_the_sink", "sinks:\n  - webhook: 'http://a/'\n    headers: {Content-Type: x}\n",
+     3, 15, "header 'Content-Type' is set by the sink itself"},
+    {"header_name_not_a_token", "sinks:\n  - webhook: 'http://a/'\n    headers: {'a b': x}\n", 3,
+     15, "header name 'a b' is not an HTTP token"},
+    {"signature_header_not_a_token",
+     "sinks:\n  - {webhook: 'http://a/', signature_header: 'X Sig'}\n", 2, 46,
+     "header name 'X Sig' is not an HTTP token"},
+    {"backoff_over_max_backoff",
+     "sinks:\n  - {webhook: 'http://a/', backoff_ms: 50, max_backoff_ms: 10}\n", 2, 40,
+     "'backoff_ms' (50) is larger than 'max_backoff_ms' (10)"},
+    {"duplicate_default_sink_name",
+     "sinks:\n  - webhook: 'http://a/x'\n  - webhook: 'http://a/y'\n", 3, 5,
+     "duplicate sink name 'webhook a:80' (first at "},
+    {"rule_label_not_for_alertmanager",
+     "rules:\n  - {name: r, labels: {team-name: ops}}\nsinks:\n  - alertmanager: 'http://a:9093'\n",
+     2, 24, "label name 'team-name' is not a Prometheus label name"},
+    {"resolve_out_of_range", "rules:\n  - {name: r, resolve_ms: 0}\n", 2, 27,
+     "'rules[].resolve_ms' must be 1 to 604800000, got 0"},
     // limits that do not fit the memory budget
     {"queue_over_budget", "limits:\n  memory_budget_bytes: 67108864\n  queue_bytes: 67108864\n", 1,
      1,
@@ -312,6 +347,7 @@ TEST(DaemonConfig, ExampleConfigLoads) {
   EXPECT_EQ(c.live.libraries[0].patterns.size(), 4u);  // shape:0, shape:1, dip, ramp
   EXPECT_EQ(c.live.libraries[1].patterns.size(), 2u);
   EXPECT_EQ(c.live.rules.size(), 3u);
+  EXPECT_EQ(c.sinks.size(), 2u);
 }
 
 // Every option set away from its default; defaults, library defaults and per-pattern
@@ -479,7 +515,8 @@ TEST(CheckConfig, ValidFileExits0WithASummary) {
                            "motion: 2 patterns (dk/stream 1, softdtw/window 1)", "rules (3)",
                            "pump-shapes: streams pump-*", "labels site=plant-1,team=ops",
                            "publish tcp://127.0.0.1:5556", "metrics 127.0.0.1:9464",
-                           "auto-create on (dims 1, period 10 ms, max 1000)"})
+                           "auto-create on (dims 1, period 10 ms, max 1000)", "sinks (2)",
+                           "webhook 127.0.0.1:8080: webhook at 127.0.0.1:8080"})
     EXPECT_NE(r.out.find(part), std::string::npos) << part << "\n" << r.out;
 }
 

@@ -8,6 +8,7 @@
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <numbers>
@@ -92,6 +93,29 @@ inline stream::Samples slice(const Series& s, std::size_t from, std::size_t coun
                       s.times.begin() + static_cast<std::ptrdiff_t>(from + count));
   out.values.assign(s.values.begin() + static_cast<std::ptrdiff_t>(from),
                     s.values.begin() + static_cast<std::ptrdiff_t>(from + count));
+  return out;
+}
+
+// "pump.00", "pump.01", ...: the e2e suites' stream ids.
+inline std::string stream_name(std::size_t k) {
+  std::string id = "pump.";
+  if (k < 10) id += "0";
+  id += std::to_string(k);
+  return id;
+}
+
+// A pattern that matches every 5 samples: [5, -5] against a series 5, -5, 0, 0, 0, ...
+inline std::vector<Series> frequent_series(std::size_t streams, std::size_t n) {
+  std::vector<Series> out;
+  for (std::size_t k = 0; k < streams; ++k) {
+    Series s;
+    s.id = stream_name(k);
+    for (std::size_t i = 0; i < n; ++i) {
+      s.values.push_back(i % 5 == 0 ? 5.0f : i % 5 == 1 ? -5.0f : 0.0f);
+      s.times.push_back(kT0 + static_cast<std::int64_t>(i) * kPeriod);
+    }
+    out.push_back(std::move(s));
+  }
   return out;
 }
 
@@ -224,6 +248,20 @@ class Producer {
  private:
   zmq::socket_t socket_;
 };
+
+// Every series in binary frames of `chunk` samples, the streams interleaved.
+inline void send_all(Producer& push, const std::vector<Series>& series, std::size_t chunk) {
+  for (std::size_t i = 0;; i += chunk) {
+    bool any = false;
+    for (const auto& s : series)
+      if (i < s.values.size()) {
+        push.send(s.id,
+                  stream::encode_frame(slice(s, i, std::min(chunk, s.values.size() - i)), false));
+        any = true;
+      }
+    if (!any) return;
+  }
+}
 
 // Calls step() until `done` or `limit`; returns whether `done` held.
 template <class Done>

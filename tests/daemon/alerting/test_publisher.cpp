@@ -13,6 +13,7 @@
 #include <vector>
 #include <zmq.hpp>
 
+#include "alerting_support.hpp"
 #include "log_capture.hpp"
 #include "test_support.hpp"
 #include "warpwatch/alerting/event.hpp"
@@ -24,31 +25,11 @@ using warpwatch::alerting::Event;
 using warpwatch::alerting::Publisher;
 using warpwatch::alerting::PublisherOptions;
 using warpwatch::alerting::to_json;
+using warpwatch::testing::sample_event;
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
 constexpr const char* kAnyPort = "tcp://127.0.0.1:*";
-
-Event event(std::string rule, std::string stream, std::uint64_t end_index = 9) {
-  Event e;
-  e.rule = std::move(rule);
-  e.severity = "warning";
-  e.stream = std::move(stream);
-  e.library = "shapes";
-  e.pattern = "spike";
-  e.metric = "dtw";
-  e.mode = "stream";
-  e.distance = 0.25;
-  e.threshold = 1.5;
-  e.start_index = end_index - 4;
-  e.end_index = end_index;
-  e.start_ns = 1'700'000'000'000'000'000 + static_cast<std::int64_t>(e.start_index);
-  e.end_ns = 1'700'000'000'000'000'000 + static_cast<std::int64_t>(end_index);
-  e.detected_ns = 1'700'000'001'000'000'000;
-  e.instance = "node-1";
-  e.labels = {{"site", "plant-7"}};
-  return e;
-}
 
 PublisherOptions options(int hwm = 1000) {
   PublisherOptions o;
@@ -106,7 +87,7 @@ class Subscriber {
 void await_connection(Publisher& publisher, Subscriber& subscriber, const std::string& rule) {
   const auto deadline = Clock::now() + 2s;
   while (Clock::now() < deadline) {
-    std::vector<Event> probe{event(rule, "probe")};
+    std::vector<Event> probe{sample_event(rule, "probe")};
     publisher.publish(probe);
     if (subscriber.receive(20ms)) return;
   }
@@ -114,7 +95,7 @@ void await_connection(Publisher& publisher, Subscriber& subscriber, const std::s
 }
 
 TEST(EventJson, HasEveryKeyInOrderWithItsValue) {
-  Event e = event("hot", "pump.3");
+  Event e = sample_event("hot", "pump.3");
   e.sequence = 17;
   e.labels = {{"site", "plant-7"}, {"team", "ops"}};
   const std::string text = to_json(e);
@@ -146,7 +127,7 @@ TEST(EventJson, HasEveryKeyInOrderWithItsValue) {
 }
 
 TEST(EventJson, DistanceRoundTripsAndEmptyLabelsAreAnObject) {
-  Event e = event("r", "s");
+  Event e = sample_event("r", "s");
   e.distance = 0.1 + 0.2;
   e.labels.clear();
   const auto j = nlohmann::json::parse(to_json(e));
@@ -156,7 +137,7 @@ TEST(EventJson, DistanceRoundTripsAndEmptyLabelsAreAnObject) {
 }
 
 TEST(EventJson, InvalidUtf8IsReplacedNotThrown) {
-  Event e = event("r", std::string("bad\xff", 4));
+  Event e = sample_event("r", std::string("bad\xff", 4));
   std::string text;
   ASSERT_NO_THROW(text = to_json(e));
   EXPECT_EQ(nlohmann::json::parse(text)["stream"], "bad\xEF\xBF\xBD");
@@ -165,7 +146,7 @@ TEST(EventJson, InvalidUtf8IsReplacedNotThrown) {
 // A label key is bytes from the configuration: a NUL inside it stays in the key (escaped),
 // so two keys that differ after it stay two keys.
 TEST(EventJson, LabelKeysKeepEveryByte) {
-  Event e = event("r", "s");
+  Event e = sample_event("r", "s");
   e.labels = {{std::string("a\0x", 3), "1"}, {std::string("a\0y", 3), "2"}};
   const std::string text = to_json(e);
   EXPECT_NE(text.find(R"("labels":{"a\u0000x":"1","a\u0000y":"2"})"), std::string::npos) << text;
@@ -196,8 +177,8 @@ TEST(Publisher, EventsArriveWithTopicJsonAndConsecutiveSequenceNumbers) {
   await_connection(publisher, subscriber, "hot");
   const std::uint64_t before = publisher.last_sequence();
 
-  std::vector<Event> batch1{event("hot", "pump.1", 10), event("cold", "fan/2", 11)};
-  std::vector<Event> batch2{event("hot", "pump.1", 12)};
+  std::vector<Event> batch1{sample_event("hot", "pump.1", 10), sample_event("cold", "fan/2", 11)};
+  std::vector<Event> batch2{sample_event("hot", "pump.1", 12)};
   publisher.publish(batch1);
   publisher.publish(batch2);
   EXPECT_EQ(batch1[0].sequence, before + 1);  // written back into the events
@@ -229,9 +210,9 @@ TEST(Publisher, SubscriberGetsOnlyItsTopicPrefix) {
   std::vector<Event> batch;
   for (int i = 0; i < 30; ++i) {
     const char* rule = i % 3 == 0 ? "ruleA" : i % 3 == 1 ? "ruleB" : "ruleAB";
-    batch.push_back(event(rule, std::to_string(i)));
+    batch.push_back(sample_event(rule, std::to_string(i)));
   }
-  batch.push_back(event("ruleA", "end"));
+  batch.push_back(sample_event("ruleA", "end"));
   publisher.publish(batch);
 
   int received = 0;
@@ -257,7 +238,7 @@ TEST(Publisher, SlowSubscriberNeverBlocksAndDropsAreCounted) {
   constexpr std::uint64_t attempted = 5000;  // the queues and socket buffers hold ~600
   std::vector<Event> batch;
   for (std::uint64_t i = 0; i < attempted; ++i) {
-    batch.push_back(event("r", "s", 10 + i));
+    batch.push_back(sample_event("r", "s", 10 + i));
     batch.back().labels["pad"] = std::string(4096, 'x');  // fills socket buffers sooner
   }
   const auto start = Clock::now();
@@ -293,7 +274,7 @@ TEST(Publisher, SlowSubscriberNeverBlocksAndDropsAreCounted) {
 
 TEST(Publisher, NoSubscriberNeverBlocks) {
   Publisher publisher(options(/*hwm=*/1));
-  std::vector<Event> batch(5000, event("r", "s"));
+  std::vector<Event> batch(5000, sample_event("r", "s"));
   const auto start = Clock::now();
   publisher.publish(batch);
   publisher.publish(batch);
@@ -319,8 +300,8 @@ TEST(Publisher, FileSinkWritesExactlyTheEventsAsJsonLines) {
   dir.write("events.jsonl", existing + "\n");
   Publisher publisher(o);
 
-  std::vector<Event> batch1{event("a", "s1", 10), event("b", "s2", 11)};
-  std::vector<Event> batch2{event("a", "s1", 12)};
+  std::vector<Event> batch1{sample_event("a", "s1", 10), sample_event("b", "s2", 11)};
+  std::vector<Event> batch2{sample_event("a", "s1", 12)};
   std::vector<Event> empty;
   publisher.publish(batch1);
   publisher.publish(empty);
@@ -341,7 +322,7 @@ TEST(Publisher, FileErrorsAreCountedAndLoggedNotThrown) {
   o.events_file = "/dev/full";  // every write fails with ENOSPC
   o.log = captured.logger();
   Publisher publisher(o);
-  std::vector<Event> batch{event("a", "s")};
+  std::vector<Event> batch{sample_event("a", "s")};
   ASSERT_NO_THROW(publisher.publish(batch));
   ASSERT_NO_THROW(publisher.publish(batch));
   EXPECT_EQ(publisher.counters().file_errors, 2u);
@@ -358,7 +339,7 @@ TEST(Publisher, UnopenableFileIsCountedAndRetried) {
   o.events_file = dir.path() + "/missing/events.jsonl";
   o.log = log.logger();
   Publisher publisher(o);
-  std::vector<Event> batch{event("a", "s")};
+  std::vector<Event> batch{sample_event("a", "s")};
   publisher.publish(batch);
   EXPECT_EQ(publisher.counters().file_errors, 1u);
   std::filesystem::create_directories(dir.path() + "/missing");

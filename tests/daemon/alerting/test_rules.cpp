@@ -99,6 +99,7 @@ TEST(Rules, EventIsFilledFromMatchPatternAndRule) {
   Rule r = rule("hot");
   r.severity = warpwatch::config::Severity::critical;
   r.labels = {{"site", "plant-7"}, {"team", "ops"}};
+  r.resolve = std::chrono::milliseconds(90000);
   RuleEngine engine({r}, "node-1");
   const auto events = engine.apply({match("pump.3", "ramp", 1.25, 100, 57)}, 123456789);
   ASSERT_EQ(events.size(), 1u);
@@ -120,6 +121,7 @@ TEST(Rules, EventIsFilledFromMatchPatternAndRule) {
   EXPECT_EQ(e.sequence, 0u);  // the publisher numbers events
   EXPECT_EQ(e.instance, "node-1");
   EXPECT_EQ(e.labels, r.labels);
+  EXPECT_EQ(e.resolve.count(), 90000);  // for the alert sinks
 }
 
 TEST(Rules, StreamPatternAndLibraryGlobsSelectWholeStrings) {

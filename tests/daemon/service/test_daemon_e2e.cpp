@@ -143,13 +143,6 @@ std::vector<kernels::PatternDef> two_patterns() {
           make_pattern("wave", wave_pattern(), kernels::Mode::window, 40.0)};
 }
 
-std::string stream_name(std::size_t k) {
-  std::string id = "pump.";
-  if (k < 10) id += "0";
-  id += std::to_string(k);
-  return id;
-}
-
 // ---------------------------------------------------------------------------------------
 
 // 20 streams x 2 patterns (stream-mode dtw, window-mode dtw), binary frames in random
@@ -356,34 +349,6 @@ TEST(DaemonE2e, BadFramesAreCountedAndGoodSamplesAllMatched) {
   EXPECT_EQ(summary.events, want.size());
   expect_sequence_and_topics(sub.events, "default");
   expect_same_matches(matches_of(sub.events), want, modes_of(patterns));
-}
-
-// A pattern that matches every 5 samples: [5, -5] against a series 5, -5, 0, 0, 0, ...
-std::vector<Series> frequent_series(std::size_t streams, std::size_t n) {
-  std::vector<Series> out;
-  for (std::size_t k = 0; k < streams; ++k) {
-    Series s;
-    s.id = stream_name(k);
-    for (std::size_t i = 0; i < n; ++i) {
-      s.values.push_back(i % 5 == 0 ? 5.0f : i % 5 == 1 ? -5.0f : 0.0f);
-      s.times.push_back(kT0 + static_cast<std::int64_t>(i) * kPeriod);
-    }
-    out.push_back(std::move(s));
-  }
-  return out;
-}
-
-void send_all(Producer& push, const std::vector<Series>& series, std::size_t chunk) {
-  for (std::size_t i = 0;; i += chunk) {
-    bool any = false;
-    for (const auto& s : series)
-      if (i < s.values.size()) {
-        push.send(s.id,
-                  stream::encode_frame(slice(s, i, std::min(chunk, s.values.size() - i)), false));
-        any = true;
-      }
-    if (!any) return;
-  }
 }
 
 TEST(DaemonE2e, NoSubscriberPublishesWithoutBlocking) {

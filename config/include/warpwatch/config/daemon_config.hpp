@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "warpwatch/config/config_error.hpp"
+#include "warpwatch/config/http_url.hpp"
 #include "warpwatch/kernels/backends.hpp"
 #include "warpwatch/kernels/matcher.hpp"
 #include "warpwatch/stream/stream_def.hpp"
@@ -72,6 +73,30 @@ struct Rule {
   std::chrono::milliseconds cooldown{0};       // per (rule, stream): events closer are dropped
   Severity severity = Severity::info;
   std::map<std::string, std::string> labels;
+  // Alert sinks: an alert stays firing this long after its latest event (Alertmanager's
+  // endsAt is the detection time plus this).
+  std::chrono::milliseconds resolve{300000};
+  SourceLocation where;
+};
+
+// An alert sink (README.md, "Alert sinks"): the events of some rules, POSTed over HTTP to an
+// Alertmanager or a webhook from a bounded queue of the sink's own, with retries.
+struct SinkConfig {
+  enum class Kind { alertmanager, webhook };
+  Kind kind = Kind::webhook;
+  std::string name;  // in /metrics and the log; unique; default "<kind> host:port"
+  HttpUrl url;       // alertmanager: the base URL, its target the path before /api/v2/alerts
+  std::vector<std::string> rules = {"*"};      // globs on rule names
+  std::map<std::string, std::string> headers;  // sent with every request
+  std::size_t queue = 10000;                   // events waiting, at most; full: oldest dropped
+  std::size_t max_batch = 100;                 // events per request, at most
+  std::chrono::milliseconds timeout{5000};     // one request: connect, send, answer
+  unsigned max_attempts = 5;                   // requests per batch before it is given up
+  std::chrono::milliseconds backoff{500};      // first retry's wait, doubled after each failure
+  std::chrono::milliseconds max_backoff{30000};
+  std::string hmac_secret;  // webhook: the key read from hmac_secret_file; "" = unsigned
+  std::string hmac_secret_file;
+  std::string signature_header = "X-Warpwatch-Signature";
   SourceLocation where;
 };
 
@@ -122,6 +147,7 @@ struct DaemonConfig {
   std::string metrics_listen;              // "127.0.0.1:9464" serves /metrics; "" = off
   std::chrono::milliseconds metrics_stale_after{5000};  // /healthz: 503 after a round this late
   std::chrono::milliseconds drain_grace{2000};          // SIGTERM: time allowed to drain
+  std::vector<SinkConfig> sinks;                        // alert sinks besides the PUB socket
   LiveConfig live;
 };
 

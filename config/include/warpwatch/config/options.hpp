@@ -22,6 +22,7 @@ enum class OptionType {
   path,         // a file name; relative ones resolve against the config file's folder
   endpoint,     // a ZeroMQ endpoint: tcp://host:port, ipc://path or inproc://name
   listen,       // host:port for an HTTP listener, or "" (off)
+  url,          // an http:// URL (parse_http_url)
   boolean,      // true | false (also yes/no, on/off)
   integer,      // a decimal integer, checked against min/max
   number,       // a finite number, checked against min/max
@@ -46,6 +47,7 @@ struct OptionTargets {
   PatternParams* params = nullptr;  // libraries[].defaults, or one pattern's overrides
   PatternSource* pattern = nullptr;
   Rule* rule = nullptr;
+  SinkConfig* sink = nullptr;
 };
 
 // A value after conversion and checking: the member that its option's type names is set.
@@ -53,7 +55,7 @@ struct OptionValue {
   bool boolean = false;
   std::int64_t integer = 0;
   double number = 0.0;
-  std::string text;  // string, path (resolved), endpoint, listen, choice
+  std::string text;  // string, path (resolved), endpoint, listen, url, choice
   std::vector<std::string> texts;
   std::map<std::string, std::string> text_map;
   std::vector<double> numbers;

@@ -1,6 +1,7 @@
 // A published event (SPEC.md 5): a raw match that passed an alert rule, enriched.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -16,6 +17,8 @@ struct Event {
   std::uint64_t sequence = 0;                    // per publisher, from 1, no gaps
   std::string instance;
   std::map<std::string, std::string> labels;
+  // The rule's resolve_ms, for alert sinks (Alertmanager's endsAt); not in the JSON payload.
+  std::chrono::milliseconds resolve{0};
 };
 
 // The JSON payload published for an event (one object, keys as above).

@@ -1,6 +1,6 @@
 // What warpwatchd exposes on /metrics, and how it is written: one snapshot of the
-// counters the daemon keeps anyway (stream registry, pipeline, rules, publisher,
-// matcher), rendered in Prometheus' text format with prometheus-cpp's serializer at
+// counters the daemon keeps anyway (stream registry, pipeline, rules, publisher, alert
+// sinks, matcher), rendered in Prometheus' text format with prometheus-cpp's serializer at
 // scrape time. Nothing is counted twice: the metrics are read, not kept, here.
 #pragma once
 
@@ -15,6 +15,7 @@
 
 #include "warpwatch/alerting/publisher.hpp"
 #include "warpwatch/alerting/rules.hpp"
+#include "warpwatch/alerting/sink.hpp"
 #include "warpwatch/kernels/matcher.hpp"
 #include "warpwatch/stream/ingest_hub.hpp"
 #include "warpwatch/stream/registry.hpp"
@@ -67,6 +68,7 @@ struct MetricsSnapshot {
   stream::Backlog backlog;
   MemoryReading memory;
   alerting::PublisherCounters publisher;
+  std::vector<alerting::SinkCounters> sinks;
   PipelineStats pipeline;
   // prometheus::Histogram::Collect() of the scheduler's rounds (those with work) and of the
   // events' detection latency.

@@ -1,6 +1,6 @@
 // warpwatchd's pipeline (DESIGN.md "Data flow"): sources -> IngestHub -> scheduler tick ->
-// Matcher -> alert rules -> Publisher. Everything the daemon does, in-process, so that
-// tests drive it without spawning a process; the signal handling lives in daemon.cpp.
+// Matcher -> alert rules -> Publisher and alert sinks. Everything the daemon does, in-process, so
+// that tests drive it without spawning a process; the signal handling lives in daemon.cpp.
 #pragma once
 
 #include <prometheus/histogram.h>
@@ -17,6 +17,7 @@
 
 #include "warpwatch/alerting/publisher.hpp"
 #include "warpwatch/alerting/rules.hpp"
+#include "warpwatch/alerting/sink.hpp"
 #include "warpwatch/config/daemon_config.hpp"
 #include "warpwatch/kernels/backends.hpp"
 #include "warpwatch/kernels/matcher.hpp"
@@ -67,7 +68,8 @@ class Pipeline {
   // Stops ingest, matches what is queued for at most shutdown.drain_grace_ms (in rounds
   // of batch_samples; what is left then is counted and logged), reports the pending
   // candidates of what was matched (SPEC.md 3.1), publishes with what is left of the
-  // grace as the linger, and returns the totals.
+  // grace as the linger (the alert sinks deliver until the grace ends), and returns the
+  // totals.
   PipelineSummary shutdown();
   // Stops ingest and matches nothing more: for when the Matcher cannot run any more (the
   // CUDA device is lost). What was queued is dropped; the destructor then does nothing.
@@ -84,6 +86,7 @@ class Pipeline {
   // Monitoring; thread-safe (the metrics server calls them from its own threads).
   PipelineStats stats() const;
   MetricsSnapshot metrics_snapshot() const;
+  std::vector<alerting::SinkCounters> sink_counters() const;  // in `sinks:` order
   // nullopt while healthy: started, not shut down, and a scheduler round finished within
   // metrics.stale_after_ms; otherwise why not.
   std::optional<std::string> unhealthy() const;
@@ -144,6 +147,7 @@ class Pipeline {
   double publish_ms_ = 0, publish_cpu_ms_ = 0;
   std::unique_ptr<alerting::RuleEngine> rules_;
   std::unique_ptr<alerting::Publisher> publisher_;
+  std::vector<std::unique_ptr<alerting::Sink>> sinks_;  // `sinks:`, each with its own thread
   std::vector<std::unique_ptr<stream::Source>> sources_;
   std::vector<std::string> ingest_endpoints_;  // of the ZeroMQ sources, as bound
   std::vector<stream::Source*> replays_;       // the finite ones among sources_

@@ -1,0 +1,112 @@
+// An alert sink (README.md, "Alert sinks"): the events of the rules it takes, POSTed to an
+// Alertmanager (`POST <url>/api/v2/alerts`) or a webhook, from a bounded queue, by a thread
+// of its own, with retries.
+//
+// offer() never waits on the network: it copies pointers into the queue under a mutex
+// that the sink's thread holds only to move a batch out. When the queue is full the
+// oldest event is dropped (the newest say most about now), counted and logged (at most
+// once every 10 s). The thread sends up to max_batch events per request; a batch that
+// fails (no answer, a timeout, 5xx, 408, 429) is sent again after a wait that starts at
+// backoff, doubles after each failure up to max_backoff, and is drawn between half and all
+// of that (jitter, so that several daemons do not retry in step); after max_attempts
+// requests its events are given up. Any other 4xx is the receiver refusing the request:
+// given up at once, since sending it again would be refused again. The first failure of a
+// run is logged with its reason, and the run's end; events given up are logged at most
+// once every 10 s, with their count.
+//
+// Thread model: offer() from one thread (the scheduler), counters() from any.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <random>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "warpwatch/alerting/http_post.hpp"
+#include "warpwatch/alerting/sink_payload.hpp"
+#include "warpwatch/config/daemon_config.hpp"
+#include "warpwatch/service/logging.hpp"
+
+namespace warpwatch::alerting {
+
+struct SinkCounters {
+  std::string name;                  // the sink's name (sinks[].name)
+  std::uint64_t sent = 0;            // events the receiver took (2xx)
+  std::uint64_t retried = 0;         // requests sent again after a failure
+  std::uint64_t dropped = 0;         // events dropped from a full queue (the oldest)
+  std::uint64_t failed = 0;          // events given up: all attempts failed
+  std::uint64_t rejected = 0;        // events given up: the receiver refused them (4xx)
+  std::uint64_t unsent_at_stop = 0;  // events given up: not delivered when the sink stopped
+  std::uint64_t queued = 0;          // events waiting now, the batch under way included
+};
+
+class Sink {
+ public:
+  // Starts the sink's thread. `config` as load_daemon_config checked it.
+  Sink(config::SinkConfig config, service::Logger log);
+  ~Sink();  // stop(now)
+  Sink(const Sink&) = delete;
+  Sink& operator=(const Sink&) = delete;
+
+  const config::SinkConfig& config() const { return config_; }
+
+  // Queues the events whose rule one of the sink's `rules` globs matches.
+  void offer(std::span<const SharedEvent> events);
+
+  // Goes on delivering what is queued until `deadline`, then gives up what is left
+  // (counted in unsent_at_stop and logged), a request under way included, and joins the
+  // thread. Later offers are counted as unsent at once. Idempotent.
+  void stop(Clock::time_point deadline);
+
+  SinkCounters counters() const;
+
+ private:
+  void run();
+  std::vector<SharedEvent> take_batch();  // blocks until events or stop
+  void deliver(std::vector<SharedEvent> batch);
+  HttpOutcome send(const std::string& body);
+  // Waits until `until` or the stop deadline, whichever comes first; false when the wait
+  // was cut by the stop deadline.
+  bool wait_until(Clock::time_point until);
+  Clock::duration backoff_before(unsigned retry);  // retry 1, 2, ...: jittered
+  void give_up(std::size_t events, std::atomic<std::uint64_t>& counter, const std::string& why);
+
+  // At most one log line every 10 s: the events of the lines held back are summed into
+  // the next one.
+  struct LogThrottle {
+    Clock::time_point next{};
+    std::uint64_t held = 0;
+    // `events` more; the sum to log when a line is due now, else 0.
+    std::uint64_t add(std::uint64_t events, Clock::time_point now);
+  };
+
+  config::SinkConfig config_;
+  service::Logger log_;
+  std::string target_;  // the request target: the webhook's, or <base>/api/v2/alerts
+  HttpHeaders headers_;
+
+  mutable std::mutex mu_;
+  std::condition_variable wake_;
+  std::deque<SharedEvent> queue_;
+  bool stopping_ = false;
+  std::size_t in_flight_ = 0;  // events of the batch being delivered
+  LogThrottle drop_log_;       // the queue-full warning
+  // The stop deadline as steady-clock ticks (max until stop()): http_post reads it to cut
+  // a request short.
+  std::atomic<Clock::rep> stop_at_{Clock::time_point::max().time_since_epoch().count()};
+
+  std::atomic<std::uint64_t> sent_{0}, retried_{0}, dropped_{0}, failed_{0}, rejected_{0},
+      unsent_at_stop_{0};
+  bool failing_ = false;  // the thread's: logs a run of failures once
+  LogThrottle give_up_log_;
+  std::minstd_rand jitter_;
+  std::thread thread_;  // last: starts once everything above is built
+};
+
+}  // namespace warpwatch::alerting

@@ -1,0 +1,205 @@
+// Alert sink: queue, delivery thread, retries; see sink.hpp for the guarantees.
+#include "warpwatch/alerting/sink.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "warpwatch/alerting/glob.hpp"
+
+namespace warpwatch::alerting {
+namespace {
+
+constexpr std::chrono::seconds log_period{10};
+
+bool transient(int status) {  // worth sending again: no answer, overload, a server error
+  return status == 0 || status == 408 || status == 429 || status >= 500;
+}
+
+std::string describe(const HttpOutcome& o) {
+  if (o.status == 0) return o.error;
+  return "HTTP " + std::to_string(o.status) + (o.body.empty() ? "" : ": " + o.body);
+}
+
+}  // namespace
+
+Sink::Sink(config::SinkConfig config, service::Logger log)
+    : config_(std::move(config)),
+      log_(log ? std::move(log) : service::stderr_logger()),
+      jitter_(std::random_device{}()) {
+  if (config_.kind == config::SinkConfig::Kind::alertmanager) {
+    std::string base = config_.url.target;  // a route prefix, or "/"
+    while (base.ends_with('/')) base.pop_back();
+    target_ = base + "/api/v2/alerts";
+  } else {
+    target_ = config_.url.target;
+  }
+  headers_.emplace_back("User-Agent", "warpwatch/" WARPWATCH_VERSION);
+  for (const auto& header : config_.headers) headers_.push_back(header);
+  thread_ = std::thread([this] { run(); });
+}
+
+Sink::~Sink() {
+  stop(Clock::now());
+}
+
+void Sink::offer(std::span<const SharedEvent> events) {
+  std::uint64_t taken = 0, dropped = 0, unsent = 0;
+  std::uint64_t log_drops = 0;
+  {
+    const std::lock_guard lock(mu_);
+    for (const SharedEvent& event : events) {
+      if (!any_glob_matches(config_.rules, event->rule)) continue;
+      if (stopping_) {
+        ++unsent;
+        continue;
+      }
+      if (queue_.size() >= config_.queue) {
+        queue_.pop_front();
+        ++dropped;
+      }
+      queue_.push_back(event);
+      ++taken;
+    }
+    if (dropped > 0) log_drops = drop_log_.add(dropped, Clock::now());
+  }
+  dropped_.fetch_add(dropped, std::memory_order_relaxed);
+  unsent_at_stop_.fetch_add(unsent, std::memory_order_relaxed);
+  if (log_drops > 0)
+    log_->warn("sink '{}': queue full ({} events): dropped the oldest {} event(s)", config_.name,
+               config_.queue, log_drops);
+  if (taken > 0) wake_.notify_one();
+}
+
+void Sink::stop(Clock::time_point deadline) {
+  {
+    const std::lock_guard lock(mu_);
+    stopping_ = true;
+    const Clock::rep at = deadline.time_since_epoch().count();
+    if (at < stop_at_.load()) stop_at_ = at;
+  }
+  wake_.notify_all();
+  if (!thread_.joinable()) return;
+  thread_.join();
+  if (const auto unsent = unsent_at_stop_.load(); unsent > 0)
+    log_->warn("sink '{}': {} event(s) not delivered when the sink stopped", config_.name, unsent);
+}
+
+SinkCounters Sink::counters() const {
+  SinkCounters c;
+  c.name = config_.name;
+  c.sent = sent_.load(std::memory_order_relaxed);
+  c.retried = retried_.load(std::memory_order_relaxed);
+  c.dropped = dropped_.load(std::memory_order_relaxed);
+  c.failed = failed_.load(std::memory_order_relaxed);
+  c.rejected = rejected_.load(std::memory_order_relaxed);
+  c.unsent_at_stop = unsent_at_stop_.load(std::memory_order_relaxed);
+  const std::lock_guard lock(mu_);
+  c.queued = queue_.size() + in_flight_;
+  return c;
+}
+
+void Sink::run() {
+  for (;;) {
+    std::vector<SharedEvent> batch = take_batch();
+    if (batch.empty()) return;  // stopping, and nothing is left
+    deliver(std::move(batch));
+    const std::lock_guard lock(mu_);
+    in_flight_ = 0;
+  }
+}
+
+std::vector<SharedEvent> Sink::take_batch() {
+  std::unique_lock lock(mu_);
+  wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+  const std::size_t n = std::min(queue_.size(), config_.max_batch);
+  std::vector<SharedEvent> batch(std::make_move_iterator(queue_.begin()),
+                                 std::make_move_iterator(queue_.begin() + static_cast<long>(n)));
+  queue_.erase(queue_.begin(), queue_.begin() + static_cast<long>(n));
+  in_flight_ = n;
+  return batch;
+}
+
+void Sink::deliver(std::vector<SharedEvent> batch) {
+  const std::uint64_t n = batch.size();
+  const bool alertmanager = config_.kind == config::SinkConfig::Kind::alertmanager;
+  const std::string body = alertmanager ? alertmanager_body(batch) : webhook_body(batch);
+  HttpHeaders headers = headers_;
+  if (!config_.hmac_secret.empty())
+    headers.emplace_back(config_.signature_header,
+                         "sha256=" + hmac_sha256_hex(config_.hmac_secret, body));
+  const auto stopped = [this] {
+    return Clock::now().time_since_epoch().count() >= stop_at_.load(std::memory_order_relaxed);
+  };
+  for (unsigned attempt = 1;; ++attempt) {
+    if (stopped()) {
+      unsent_at_stop_.fetch_add(n, std::memory_order_relaxed);
+      return;
+    }
+    const HttpOutcome outcome =
+        http_post(config_.url, target_, headers, body, Clock::now() + config_.timeout, stop_at_);
+    if (outcome.status >= 200 && outcome.status < 300) {
+      sent_.fetch_add(n, std::memory_order_relaxed);
+      if (failing_) log_->info("sink '{}': delivering again", config_.name);
+      failing_ = false;
+      return;
+    }
+    if (stopped()) {  // cut short by the stop, or failed too late to wait for a retry
+      unsent_at_stop_.fetch_add(n, std::memory_order_relaxed);
+      return;
+    }
+    const std::string why = describe(outcome);
+    if (!transient(outcome.status)) {
+      give_up(n, rejected_, "the receiver refused them: " + why);
+      return;
+    }
+    if (attempt >= config_.max_attempts) {
+      give_up(n, failed_, std::to_string(attempt) + " attempt(s) failed, the last: " + why);
+      return;
+    }
+    if (!failing_)
+      log_->warn("sink '{}': request failed ({}); retrying, up to {} attempts per batch",
+                 config_.name, why, config_.max_attempts);
+    failing_ = true;
+    retried_.fetch_add(1, std::memory_order_relaxed);
+    if (!wait_until(Clock::now() + backoff_before(attempt))) {
+      unsent_at_stop_.fetch_add(n, std::memory_order_relaxed);
+      return;
+    }
+  }
+}
+
+void Sink::give_up(std::size_t events, std::atomic<std::uint64_t>& counter,
+                   const std::string& why) {
+  counter.fetch_add(events, std::memory_order_relaxed);
+  failing_ = true;
+  if (const std::uint64_t logged = give_up_log_.add(events, Clock::now()); logged > 0)
+    log_->error("sink '{}': gave up {} event(s); the last: {}", config_.name, logged, why);
+}
+
+std::uint64_t Sink::LogThrottle::add(std::uint64_t events, Clock::time_point now) {
+  held += events;
+  if (now < next) return 0;
+  next = now + log_period;
+  return std::exchange(held, 0);
+}
+
+Clock::duration Sink::backoff_before(unsigned retry) {
+  Clock::duration wait = config_.backoff;
+  for (unsigned i = 1; i < retry && wait < config_.max_backoff; ++i) wait *= 2;
+  wait = std::min<Clock::duration>(wait, config_.max_backoff);
+  std::uniform_int_distribution<Clock::rep> draw(wait.count() / 2, wait.count());
+  return Clock::duration(draw(jitter_));
+}
+
+bool Sink::wait_until(Clock::time_point until) {
+  std::unique_lock lock(mu_);
+  for (;;) {
+    const Clock::time_point stop_at{Clock::duration(stop_at_.load())};
+    const auto now = Clock::now();
+    if (now >= stop_at) return false;
+    if (now >= until) return true;
+    wake_.wait_until(lock, std::min(until, stop_at));
+  }
+}
+
+}  // namespace warpwatch::alerting
