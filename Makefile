@@ -4,6 +4,7 @@
 #   make test   deps + build + ctest
 #   make clean  remove $(BUILD_DIR)
 #   make demo   deps + build, then run warpwatchd on the demo and print its events
+#   make package  deps + build, then the Debian package $(BUILD_DIR)/warpwatch_<version>_<arch>.deb
 #   make format        clang-format every C++/CUDA source in place (.clang-format)
 #   make format-check  fail, naming file:line, where a source is not formatted (CI runs it)
 #   make bench-deps    install what `warpwatch bench e2e --plot` needs (gnuplot-nox); not CI's
@@ -21,7 +22,7 @@ DEB_PACKAGES := cmake g++ make pkg-config \
   libgtest-dev libyaml-cpp-dev libcli11-dev nlohmann-json3-dev \
   libspdlog-dev libfmt-dev libhwy-dev libzmq3-dev cppzmq-dev libboost-dev \
   libsystemd-dev prometheus-cpp-dev libfftw3-dev libssl-dev clang-format \
-  prometheus-alertmanager
+  prometheus-alertmanager systemd procps dpkg-dev file help2man
 
 CMAKE_FLAGS := -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DWARPWATCH_CUDA=$(WARPWATCH_CUDA) \
   -DWARPWATCH_WERROR=$(WERROR)
@@ -33,7 +34,7 @@ endif
 # that the build and the tests (CI) stay lean.
 BENCH_DEB_PACKAGES := gnuplot-nox
 
-.PHONY: deps bench-deps configure build test clean demo format format-check
+.PHONY: deps bench-deps configure build test clean demo format format-check package
 
 bench-deps: DEB_PACKAGES := $(BENCH_DEB_PACKAGES)
 bench-deps: deps
@@ -60,6 +61,11 @@ test: build
 
 clean:
 	rm -rf $(BUILD_DIR)
+
+# cpack (cmake/packaging.cmake): dpkg-shlibdeps finds the dependencies, help2man writes the
+# man pages.
+package: build
+	cmake --build $(BUILD_DIR) --target package
 
 # The sources git knows (a fresh clone's), formatted by the committed .clang-format.
 SOURCES = git ls-files '*.cpp' '*.hpp' '*.cu' '*.cuh'
