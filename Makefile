@@ -16,10 +16,13 @@ WERROR ?= OFF
 JOBS ?= $(shell nproc)
 CUDA_ARCHITECTURES ?=
 
+# mosquitto (the broker, with mosquitto_passwd) and openssl (test certificates) are for the
+# MQTT tests, which run a real broker.
 DEB_PACKAGES := cmake g++ make pkg-config \
   libgtest-dev libyaml-cpp-dev libcli11-dev nlohmann-json3-dev \
   libspdlog-dev libfmt-dev libhwy-dev libzmq3-dev cppzmq-dev libboost-dev \
-  libsystemd-dev prometheus-cpp-dev libfftw3-dev clang-format
+  libsystemd-dev prometheus-cpp-dev libfftw3-dev clang-format \
+  libmosquitto-dev mosquitto openssl
 
 CMAKE_FLAGS := -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DWARPWATCH_CUDA=$(WARPWATCH_CUDA) \
   -DWARPWATCH_WERROR=$(WERROR)

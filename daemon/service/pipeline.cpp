@@ -8,6 +8,7 @@
 #include "pipeline_internal.hpp"
 #include "warpwatch/config/series_file.hpp"
 #include "warpwatch/kernels/backends.hpp"
+#include "warpwatch/stream/mqtt_source.hpp"
 #include "warpwatch/stream/replay_source.hpp"
 #include "warpwatch/stream/zmq_source.hpp"
 
@@ -122,6 +123,18 @@ Pipeline::Pipeline(config::DaemonConfig config, Logger log)
       replays_.push_back(sources_.back().get());
       continue;
     }
+    if (source.kind == Kind::mqtt) {
+      auto mqtt = std::make_unique<stream::MqttSource>(
+          source.mqtt, *hub_, [log = log_](stream::MqttLogLevel level, std::string_view line) {
+            if (level == stream::MqttLogLevel::warning)
+              log->warn("ingest: {}", line);
+            else
+              log->info("ingest: {}", line);
+          });
+      mqtt_sources_.push_back(mqtt.get());
+      sources_.push_back(std::move(mqtt));
+      continue;
+    }
     const auto kind = source.kind == Kind::sub ? stream::ZmqSourceOptions::Kind::sub
                                                : stream::ZmqSourceOptions::Kind::pull;
     auto zmq_source = std::make_unique<stream::ZmqSource>(
@@ -202,6 +215,8 @@ PipelineStats Pipeline::stats() const {
 }
 
 MetricsSnapshot Pipeline::metrics_snapshot() const {
+  std::vector<stream::MqttCounters> mqtt;
+  for (const stream::MqttSource* source : mqtt_sources_) mqtt.push_back(source->counters());
   return {instance_,
           backend_name(),
           WARPWATCH_VERSION,
@@ -209,7 +224,8 @@ MetricsSnapshot Pipeline::metrics_snapshot() const {
           hub_->backlog(),
           MemoryReading{resident_bytes(), config_.memory_budget_bytes},
           publisher_->counters(),
-          stats()};
+          stats(),
+          std::move(mqtt)};
 }
 
 std::optional<std::string> Pipeline::unhealthy() const {

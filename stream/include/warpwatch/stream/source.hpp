@@ -30,6 +30,9 @@ class Source {
   virtual void resume() = 0;
   // A finite source (a replay) that has delivered everything; live sources never finish.
   virtual bool finished() const { return false; }
+  // Whether the source can receive now (for readiness): a source that connects to
+  // something (MQTT) says false while it is not connected; the others always true.
+  virtual bool connected() const { return true; }
 };
 
 // A Source whose work runs on one thread of its own: run() loops until its stop token is

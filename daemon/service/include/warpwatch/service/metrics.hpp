@@ -13,6 +13,7 @@
 #include "warpwatch/alerting/rules.hpp"
 #include "warpwatch/kernels/matcher.hpp"
 #include "warpwatch/stream/ingest_hub.hpp"
+#include "warpwatch/stream/mqtt_source.hpp"
 #include "warpwatch/stream/registry.hpp"
 
 namespace warpwatch::service {
@@ -49,6 +50,7 @@ struct MetricsSnapshot {
   MemoryReading memory;
   alerting::PublisherCounters publisher;
   PipelineStats pipeline;
+  std::vector<stream::MqttCounters> mqtt;  // one per MQTT source, in configuration order
 };
 
 // The /metrics body. Counters end in _total; per-stream rejections are listed for the
