@@ -4,12 +4,15 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <tuple>
 
 #include "config_reader.hpp"
 #include "warpwatch/config/yaml_file.hpp"
 
 #include "warpwatch/stream/stream_id.hpp"
+#include "warpwatch/stream/topic_template.hpp"
 
 namespace warpwatch::config {
 namespace {
@@ -53,19 +56,93 @@ std::vector<Rule> read_rules(const PresentKeys& top, const ReadContext& ctx) {
   return rules;
 }
 
+// The password of an MQTT entry: the file's content without one trailing newline.
+std::string read_password(const std::string& path, const SourceLocation& where) {
+  std::error_code ec;
+  std::ifstream in(path, std::ios::binary);
+  if (!std::filesystem::is_regular_file(path, ec) || !in)
+    throw ConfigError(where, cat("cannot read password file ", in_quotes(path)));
+  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (in.bad()) throw ConfigError(where, cat("cannot read password file ", in_quotes(path)));
+  if (text.ends_with('\n')) text.pop_back();
+  if (text.ends_with('\r')) text.pop_back();
+  if (text.empty()) throw ConfigError(where, cat("password file ", in_quotes(path), " is empty"));
+  return text;
+}
+
+// An `mqtt` entry: what its keys cannot check one by one.
+void check_mqtt(IngestSource& src, const PresentKeys& keys) {
+  stream::MqttSourceOptions& m = src.mqtt;
+  const auto key = [&](std::string_view name) -> const PresentKey* {
+    const auto it = keys.find(cat("mqtt.", name));
+    return it == keys.end() ? nullptr : &it->second;
+  };
+  const SourceLocation& at = keys.find("mqtt")->second.value;
+  for (const char* required : {"host", "topics"})
+    if (!key(required))
+      throw ConfigError(at, cat("missing required key ", in_quotes(required), " in 'mqtt'"));
+  if (key("tls") && !m.tls) m.tls.emplace();  // `tls: {}`: TLS with the system's CAs
+  if (m.port == 0) m.port = m.tls ? 8883 : 1883;
+
+  std::optional<stream::TopicTemplate> tmpl;
+  const PresentKey* tmpl_key = key("stream_template");
+  try {
+    tmpl.emplace(m.stream_template);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(tmpl_key ? tmpl_key->value : at, e.what());
+  }
+  const PresentKey& topics = *key("topics");
+  for (std::size_t i = 0; i < m.topics.size(); ++i) {
+    const SourceLocation where =
+        topics.node.IsSequence() ? location_of(src.where.file, topics.node[i]) : topics.value;
+    const std::string& filter = m.topics[i];
+    if (!stream::is_topic_filter(filter))
+      throw ConfigError(where, cat("topic filter ", in_quotes(filter),
+                                   " is not valid MQTT ('+' must be a whole level, '#' the "
+                                   "whole last one)"));
+    if (const auto why = tmpl->misfit(filter)) throw ConfigError(where, *why);
+  }
+  if (m.reconnect_max < m.reconnect_min)
+    throw ConfigError(key("reconnect_max_ms") ? key("reconnect_max_ms")->value : at,
+                      "'reconnect_max_ms' is less than 'reconnect_min_ms'");
+  if (!m.clean_session && m.client_id.empty())
+    throw ConfigError(key("clean_session")->value,
+                      "'clean_session: false' needs a 'client_id' (the session is the id's)");
+  if (const PresentKey* password = key("password_file")) {
+    if (m.username.empty()) throw ConfigError(password->key, "'password_file' needs a 'username'");
+    m.password = read_password(src.password_file, password->value);
+  }
+  if (m.tls) {
+    for (const auto& [name, file] :
+         {std::pair{"ca_file", &m.tls->ca_file}, std::pair{"cert_file", &m.tls->cert_file},
+          std::pair{"key_file", &m.tls->key_file}}) {
+      std::error_code ec;
+      if (!file->empty() && !std::filesystem::is_regular_file(*file, ec))
+        throw ConfigError(key(cat("tls.", name))->value, cat("cannot read ", in_quotes(*file)));
+    }
+    if (m.tls->cert_file.empty() != m.tls->key_file.empty())
+      throw ConfigError(key(m.tls->cert_file.empty() ? "tls.key_file" : "tls.cert_file")->key,
+                        "a client certificate needs both 'cert_file' and 'key_file'");
+  }
+}
+
 std::vector<IngestSource> read_ingest(const PresentKeys& top, const ReadContext& ctx,
                                       const DaemonConfig& config) {
   std::vector<IngestSource> sources;
   UniqueNames bound("pull endpoint");  // two sockets cannot bind one endpoint
   read_list(
       top, ctx, "ingest", &OptionTargets::ingest, [&](IngestSource& src, const PresentKeys& keys) {
-        const std::string_view kind_key =
-            entry_kind(keys, {"pull", "sub", "replay"}, "an ingest entry", "source", src.where);
+        const std::string_view kind_key = entry_kind(keys, {"pull", "sub", "replay", "mqtt"},
+                                                     "an ingest entry", "source", src.where);
         check_kind_keys(keys, kind_key,
                         {{"topic", "sub"},
                          {"stream", "replay"},
                          {"rate_hz", "replay"},
                          {"period_ms", "replay"}});
+        if (kind_key == "mqtt") {
+          src.kind = IngestSource::Kind::mqtt;
+          check_mqtt(src, keys);
+        }
         const SourceLocation& at = keys.find(kind_key)->second.value;
         // tcp://host:* (or :0) binds a port of the system's choosing, a different one each time.
         const bool any_port = src.endpoint.starts_with("tcp://") &&
@@ -125,7 +202,8 @@ std::optional<E> parse_name(const std::string_view (&names)[N], std::string_view
 
 bool same_source(const IngestSource& a, const IngestSource& b) {
   return a.kind == b.kind && a.endpoint == b.endpoint && a.topic == b.topic && a.file == b.file &&
-         a.stream == b.stream && a.rate_hz == b.rate_hz && a.period_ns == b.period_ns;
+         a.stream == b.stream && a.rate_hz == b.rate_hz && a.period_ns == b.period_ns &&
+         a.mqtt == b.mqtt && a.password_file == b.password_file;
 }
 
 bool same_sink(const SinkConfig& a, const SinkConfig& b) {
@@ -137,6 +215,12 @@ bool same_sink(const SinkConfig& a, const SinkConfig& b) {
 }
 
 }  // namespace
+
+std::string_view mqtt_payload_name(stream::PayloadFormat format) {
+  for (const auto& [name, f] : mqtt_payload_formats)
+    if (f == format) return name;
+  return "?";  // frame_or_text: not an MQTT choice
+}
 
 std::string_view to_string(LogLevel level) {
   return log_level_names[static_cast<std::size_t>(level)];

@@ -22,6 +22,19 @@ std::int64_t ms_to_ns(double ms) {
 // Periods are kept in whole nanoseconds: a shorter one would round to 0.
 constexpr double min_period_ms = 1e-6;
 
+std::optional<stream::PayloadFormat> parse_mqtt_payload(std::string_view name) {
+  for (const auto& [format_name, format] : mqtt_payload_formats)
+    if (format_name == name) return format;
+  return std::nullopt;
+}
+
+// An MQTT entry's TLS settings, turned on by the first of them that is set.
+stream::MqttTls& tls_of(OptionTargets& t) {
+  auto& tls = t.ingest->mqtt.tls;
+  if (!tls) tls.emplace();
+  return *tls;
+}
+
 }  // namespace
 
 std::vector<OptionInfo> daemon_options() {
@@ -73,7 +86,8 @@ std::vector<OptionInfo> daemon_options() {
       // --- ingest
       {.name = "ingest",
        .type = OT::list,
-       .help = "where samples come from; each entry has exactly one of `pull`, `sub`, `replay`"},
+       .help = "where samples come from; each entry has exactly one of `pull`, `sub`, `replay`, "
+               "`mqtt`"},
       {.name = "ingest[].pull",
        .type = OT::endpoint,
        .help = "a ZeroMQ PULL socket bound here receives `[stream id][payload]` messages",
@@ -120,6 +134,124 @@ std::vector<OptionInfo> daemon_options() {
        .help = "`replay` only: spacing of the replayed samples' timestamps",
        .min = min_period_ms,
        .set = [](T& t, const V& v) { t.ingest->period_ns = ms_to_ns(v.number); }},
+
+      {.name = "ingest[].mqtt",
+       .type = OT::section,
+       .help = "an MQTT client that subscribes at a broker (README: MQTT); the keys below"},
+      {.name = "ingest[].mqtt.host",
+       .type = OT::string,
+       .help = "required: the broker's host name or address",
+       .min = 1,
+       .set = [](T& t, const V& v) { t.ingest->mqtt.host = v.text; }},
+      {.name = "ingest[].mqtt.port",
+       .type = OT::integer,
+       .default_yaml = "0",
+       .help = "the broker's port; 0 = 1883, or 8883 with `tls`",
+       .min = 0,
+       .max = 65535,
+       .set = [](T& t, const V& v) { t.ingest->mqtt.port = static_cast<int>(v.integer); }},
+      {.name = "ingest[].mqtt.topics",
+       .type = OT::string_list,
+       .help = "required: the topic filters subscribed to (`+` one level, `#` all below)",
+       .min = 1,
+       .set = [](T& t, const V& v) { t.ingest->mqtt.topics = v.texts; }},
+      {.name = "ingest[].mqtt.qos",
+       .type = OT::integer,
+       .default_yaml = "0",
+       .help = "QoS asked for: 0 at most once, 1 at least once (kept for the daemon while it is "
+               "away only with `clean_session: false`)",
+       .min = 0,
+       .max = 1,
+       .set = [](T& t, const V& v) { t.ingest->mqtt.qos = static_cast<int>(v.integer); }},
+      {.name = "ingest[].mqtt.stream_template",
+       .type = OT::string,
+       .default_yaml = "\"{topic}\"",
+       .help = "a message's stream id from its topic: `{N}` is topic level N (from 1), "
+               "`{topic}` the whole topic, `{{` and `}}` braces; e.g. `\"{2}-{3}\"`",
+       .min = 1,
+       .set = [](T& t, const V& v) { t.ingest->mqtt.stream_template = v.text; }},
+      {.name = "ingest[].mqtt.payload",
+       .type = OT::choice,
+       .default_yaml = "auto",
+       .help = "how payloads are read; `auto`: a binary frame when it starts with `WWF`, JSON "
+               "when it starts with `{` or `[`, otherwise text lines",
+       .choices =
+           [] {
+             std::vector<std::string_view> names;
+             for (const auto& [name, format] : mqtt_payload_formats) names.push_back(name);
+             return names;
+           }(),
+       .set =
+           [](T& t, const V& v) {
+             t.ingest->mqtt.payload = chosen(parse_mqtt_payload(v.text), v.text);
+           }},
+      {.name = "ingest[].mqtt.client_id",
+       .type = OT::string,
+       .default_yaml = "\"\"",
+       .help = "the client id; \"\" = a random one (clean sessions only); two clients with one id "
+               "take the connection from each other",
+       .set = [](T& t, const V& v) { t.ingest->mqtt.client_id = v.text; }},
+      {.name = "ingest[].mqtt.clean_session",
+       .type = OT::boolean,
+       .default_yaml = "true",
+       .help = "false: the broker keeps the subscriptions, and QoS 1 messages, while the daemon "
+               "is away (needs `client_id`)",
+       .set = [](T& t, const V& v) { t.ingest->mqtt.clean_session = v.boolean; }},
+      {.name = "ingest[].mqtt.username",
+       .type = OT::string,
+       .default_yaml = "\"\"",
+       .help = "user name at the broker; \"\" = none",
+       .set = [](T& t, const V& v) { t.ingest->mqtt.username = v.text; }},
+      {.name = "ingest[].mqtt.password_file",
+       .type = OT::path,
+       .help = "a file that holds the password (one trailing newline is dropped), read at "
+               "start; needs `username`; unset = no password",
+       .set = [](T& t, const V& v) { t.ingest->password_file = v.text; }},
+      {.name = "ingest[].mqtt.keepalive_s",
+       .type = OT::integer,
+       .default_yaml = "30",
+       .help = "seconds between keepalive pings; a silent connection, or an attempt that gets "
+               "no answer, ends after it",
+       .min = 5,
+       .max = 65535,
+       .set = [](T& t, const V& v) { t.ingest->mqtt.keepalive_s = static_cast<int>(v.integer); }},
+      {.name = "ingest[].mqtt.reconnect_min_ms",
+       .type = OT::integer,
+       .default_yaml = "1000",
+       .help = "delay before reconnecting; it doubles after each failed attempt",
+       .min = 1,
+       .max = 3600000,
+       .set = [](T& t, const V& v) { t.ingest->mqtt.reconnect_min = milliseconds(v.integer); }},
+      {.name = "ingest[].mqtt.reconnect_max_ms",
+       .type = OT::integer,
+       .default_yaml = "30000",
+       .help = "the longest delay; also how long a connection must last for the delay to start "
+               "again from `reconnect_min_ms`",
+       .min = 1,
+       .max = 3600000,
+       .set = [](T& t, const V& v) { t.ingest->mqtt.reconnect_max = milliseconds(v.integer); }},
+      {.name = "ingest[].mqtt.retained",
+       .type = OT::boolean,
+       .default_yaml = "false",
+       .help = "take the retained message a broker sends at subscription (an old sample) as "
+               "input; false: skip and count it",
+       .set = [](T& t, const V& v) { t.ingest->mqtt.retained = v.boolean; }},
+      {.name = "ingest[].mqtt.tls",
+       .type = OT::section,
+       .help = "connect over TLS (written, even as `{}`, turns it on); the broker's certificate "
+               "and host name are verified"},
+      {.name = "ingest[].mqtt.tls.ca_file",
+       .type = OT::path,
+       .help = "the CA certificates (PEM) trusted for the broker; unset = the system's",
+       .set = [](T& t, const V& v) { tls_of(t).ca_file = v.text; }},
+      {.name = "ingest[].mqtt.tls.cert_file",
+       .type = OT::path,
+       .help = "a client certificate (PEM), with `key_file`; unset = none",
+       .set = [](T& t, const V& v) { tls_of(t).cert_file = v.text; }},
+      {.name = "ingest[].mqtt.tls.key_file",
+       .type = OT::path,
+       .help = "the client certificate's private key (PEM, not encrypted)",
+       .set = [](T& t, const V& v) { tls_of(t).key_file = v.text; }},
 
       // --- limits and streams
       {.name = "limits", .type = OT::section, .help = "what bad or abundant input may cost"},

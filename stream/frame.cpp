@@ -1,14 +1,13 @@
 #include "warpwatch/stream/frame.hpp"
 
-#include <algorithm>
 #include <bit>
 #include <charconv>
-#include <cmath>
-#include <initializer_list>
 #include <limits>
 #include <optional>
 #include <stdexcept>
 #include <system_error>
+
+#include "payload_parts.hpp"
 
 namespace warpwatch::stream {
 namespace {
@@ -28,13 +27,6 @@ std::uint64_t load_le(const std::byte* p, std::size_t n) {
 }
 void store_le(std::vector<std::byte>& out, std::uint64_t v, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) out.push_back(static_cast<std::byte>((v >> (8 * i)) & 0xFF));
-}
-
-// Concatenation by appending: GCC 12 warns falsely (-Wrestrict) on `"x" + std::string`.
-std::string cat(std::initializer_list<std::string_view> parts) {
-  std::string out;
-  for (std::string_view p : parts) out.append(p);
-  return out;
 }
 
 DecodeError malformed(std::string detail) {
@@ -133,19 +125,14 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-// A float from a decimal field. Values too small for a float32 become their nearest
-// float32 (possibly 0); values too large are an error, not an infinity: an infinity is
-// what a sensor sent, an overflow is a bad line.
+// A float from a decimal field, out-of-range values as to_float32() takes them.
 bool parse_value(std::string_view f, float& v) {
   const char* end = f.data() + f.size();
   auto [ptr, ec] = std::from_chars(f.data(), end, v);
   if (ec == std::errc::result_out_of_range) {
     double d = 0;
     auto [ptr_d, ec_d] = std::from_chars(f.data(), end, d);
-    if (ec_d != std::errc{} || ptr_d != end || !(std::fabs(d) <= std::numeric_limits<float>::max()))
-      return false;
-    v = static_cast<float>(d);
-    return true;
+    return ec_d == std::errc{} && ptr_d == end && to_float32(d, v);
   }
   return ec == std::errc{} && ptr == end;
 }
@@ -218,13 +205,9 @@ Decoded decode_text(std::string_view text, std::size_t dims) {
     std::int64_t t = 0;
     std::size_t n = 0;
     if (auto err = parse_line(line, dims, t, vals, n)) {
-      auto it = std::find_if(out.line_errors.begin(), out.line_errors.end(),
-                             [&](const Dropped& d) { return d.reason == err->reason; });
-      if (it == out.line_errors.end())
-        it = out.line_errors.insert(
-            out.line_errors.end(),
-            {err->reason, 0, cat({"line ", std::to_string(line_no), ": ", err->describe()})});
-      ++it->count;
+      count_bad_part(out.line_errors, err->reason, [&] {
+        return cat({"line ", std::to_string(line_no), ": ", err->describe()});
+      });
       continue;
     }
     dims = n;  // the first good line fixes dims when the caller did not
@@ -270,6 +253,8 @@ std::string_view to_string(RejectReason reason) {
       return "empty_payload";
     case RejectReason::queue_full:
       return "queue_full";
+    case RejectReason::unmapped_topic:
+      return "unmapped_topic";
   }
   return "unknown_reason";  // not reached for a valid enumerator
 }
@@ -280,16 +265,51 @@ bool is_binary_frame(std::span<const std::byte> payload) {
          byte(2) == frame_magic[2];
 }
 
-std::variant<Decoded, DecodeError> decode_payload(std::span<const std::byte> payload,
-                                                  std::size_t text_dims) {
-  if (is_binary_frame(payload)) return decode_binary(payload);
-  const std::string_view text(reinterpret_cast<const char*>(payload.data()), payload.size());
-  if (text.find('\0') != std::string_view::npos) {
-    return DecodeError{
-        RejectReason::unknown_payload,
-        "not a binary frame (it does not start with \"WWF\") and not text (it holds NUL bytes)"};
+PayloadKind payload_kind(std::span<const std::byte> payload, PayloadFormat format) {
+  switch (format) {
+    case PayloadFormat::frame:
+      return PayloadKind::frame;
+    case PayloadFormat::text:
+      return PayloadKind::text;
+    case PayloadFormat::json:
+      return PayloadKind::json;
+    case PayloadFormat::frame_or_text:
+      return is_binary_frame(payload) ? PayloadKind::frame : PayloadKind::text;
+    case PayloadFormat::any:
+      break;
   }
-  return decode_text(text, text_dims);
+  if (is_binary_frame(payload)) return PayloadKind::frame;
+  for (const std::byte b : payload) {
+    const auto c = std::to_integer<char>(b);
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\n') continue;
+    return c == '{' || c == '[' ? PayloadKind::json : PayloadKind::text;
+  }
+  return PayloadKind::text;  // empty or blank: no samples, whatever it was meant to be
+}
+
+std::variant<Decoded, DecodeError> decode_payload(std::span<const std::byte> payload,
+                                                  std::size_t dims, PayloadFormat format) {
+  const std::string_view text(reinterpret_cast<const char*>(payload.data()), payload.size());
+  switch (payload_kind(payload, format)) {
+    case PayloadKind::frame:
+      if (!is_binary_frame(payload))
+        return DecodeError{RejectReason::unknown_payload,
+                           "not a binary frame (it does not start with \"WWF\"), and the "
+                           "source takes frames only"};
+      return decode_binary(payload);
+    case PayloadKind::json:
+      return decode_json(text, dims);
+    case PayloadKind::text:
+      break;
+  }
+  if (text.find('\0') != std::string_view::npos) {
+    return DecodeError{RejectReason::unknown_payload,
+                       format == PayloadFormat::text
+                           ? "not text (it holds NUL bytes)"
+                           : "not a binary frame (it does not start with \"WWF\") and not "
+                             "text (it holds NUL bytes)"};
+  }
+  return decode_text(text, dims);
 }
 
 std::vector<std::byte> encode_frame(const Samples& s, bool explicit_timestamps) {

@@ -19,7 +19,7 @@ SourceId IngestHub::add_source(std::string name, Overflow overflow) {
 }
 
 void IngestHub::offer_message(SourceId source, std::string_view id,
-                              std::span<const std::byte> payload) {
+                              std::span<const std::byte> payload, PayloadFormat format) {
   const std::shared_lock declarations(declarations_mu_);
   // The whole message, id included (libzmq refuses larger frames before they are read:
   // ZMQ_MAXMSGSIZE).
@@ -30,11 +30,12 @@ void IngestHub::offer_message(SourceId source, std::string_view id,
         std::to_string(size) + " bytes, limit " + std::to_string(limits_.max_message_bytes));
     return;
   }
-  // Text payloads carry no dims: decode them with the stream's (or auto-create) dims. A
-  // binary frame carries its own, and needs no lookup.
-  const std::size_t text_dims =
-      is_binary_frame(payload) ? 0 : registry_.expected_dims(id).value_or(0);
-  const auto decoded = decode_payload(payload, text_dims);
+  // Text and JSON payloads carry no dims: decode them with the stream's (or auto-create)
+  // dims. A binary frame carries its own, and needs no lookup.
+  const std::size_t dims = payload_kind(payload, format) == PayloadKind::frame
+                               ? 0
+                               : registry_.expected_dims(id).value_or(0);
+  const auto decoded = decode_payload(payload, dims, format);
   if (const auto* error = std::get_if<DecodeError>(&decoded)) {
     registry_.reject(id, error->reason, error->detail);
     return;
@@ -47,7 +48,8 @@ void IngestHub::offer_message(SourceId source, std::string_view id,
     // that every message is accounted for under some reason.
     if (ok.line_errors.empty())
       registry_.reject(id, RejectReason::empty_payload,
-                       payload.empty() ? "empty payload" : "no samples, only blank lines");
+                       payload.empty() ? "empty payload"
+                                       : "no samples: blank lines only, or an empty JSON array");
     return;
   }
   const Admit admit = registry_.admit(id, ok.samples.dims);

@@ -65,6 +65,15 @@ void print_summary(const config::DaemonConfig& c, std::ostream& out) {
     using Kind = config::IngestSource::Kind;
     if (s.kind == Kind::pull) out << "pull   " << s.endpoint;
     if (s.kind == Kind::sub) out << "sub    " << s.endpoint << " topic \"" << s.topic << "\"";
+    if (s.kind == Kind::mqtt) {
+      const auto& m = s.mqtt;
+      out << (m.tls ? "mqtts  " : "mqtt   ") << m.host << ":" << m.port << " topics";
+      for (const auto& filter : m.topics) out << " \"" << filter << "\"";
+      out << " -> \"" << m.stream_template << "\", payload " << config::mqtt_payload_name(m.payload)
+          << ", qos " << m.qos << (m.clean_session ? "" : ", persistent session")
+          << (m.username.empty() ? "" : ", user " + m.username)
+          << (m.password.empty() ? "" : " (password from " + s.password_file + ")");
+    }
     if (s.kind == Kind::replay)
       out << "replay " << s.file << " -> " << s.stream << " ("
           << (s.rate_hz > 0 ? number(s.rate_hz) + " Hz" : std::string("as fast as possible"))

@@ -115,6 +115,24 @@ void backlog_families(Families& f, const stream::Backlog& b, const MemoryReading
   f.gauge("memory_budget_bytes", "limits.memory_budget_bytes").add(d(memory.budget_bytes));
 }
 
+void mqtt_families(Families& f, const std::vector<stream::MqttCounters>& sources) {
+  f.gauge("mqtt_connected", "1 while the MQTT source is connected and subscribed");
+  for (const auto& s : sources) f.add(s.connected ? 1.0 : 0.0, {{"source", s.name}});
+  f.counter("mqtt_messages_total", "MQTT messages received, per source");
+  for (const auto& s : sources) f.add(d(s.messages), {{"source", s.name}});
+  f.counter("mqtt_retained_skipped_total",
+            "Retained messages (sent at subscription) skipped, `retained: false`");
+  for (const auto& s : sources) f.add(d(s.retained_skipped), {{"source", s.name}});
+  f.counter("mqtt_connections_total",
+            "Connection events per MQTT source: made, failed (attempts), lost");
+  for (const auto& s : sources)
+    f.add(d(s.connects), {{"source", s.name}, {"event", "made"}})
+        .add(d(s.connect_failures), {{"source", s.name}, {"event", "failed"}})
+        .add(d(s.connections_lost), {{"source", s.name}, {"event", "lost"}});
+  f.counter("mqtt_subscriptions_refused_total", "Topic filters the broker refused, per source");
+  for (const auto& s : sources) f.add(d(s.subscriptions_refused), {{"source", s.name}});
+}
+
 void pipeline_families(Families& f, const PipelineStats& p) {
   f.counter("batches_total", "Batches matched").add(d(p.batches));
   f.counter("batch_samples_total", "Samples matched").add(d(p.samples));
@@ -229,6 +247,7 @@ std::string render_metrics(const MetricsSnapshot& snapshot) {
                  {"version", snapshot.version}});
   ingest_families(f, snapshot.ingest);
   backlog_families(f, snapshot.backlog, snapshot.memory);
+  mqtt_families(f, snapshot.mqtt);
   pipeline_families(f, snapshot.pipeline);
   f.histogram("round_duration_seconds",
               "Scheduler rounds that had work: taking the samples, matching, rules and "

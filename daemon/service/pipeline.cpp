@@ -9,6 +9,7 @@
 #include "pipeline_internal.hpp"
 #include "warpwatch/config/series_file.hpp"
 #include "warpwatch/kernels/backends.hpp"
+#include "warpwatch/stream/mqtt_source.hpp"
 #include "warpwatch/stream/replay_source.hpp"
 #include "warpwatch/stream/zmq_source.hpp"
 
@@ -128,6 +129,18 @@ Pipeline::Pipeline(config::DaemonConfig config, Logger log)
     if (source.kind == Kind::replay) {
       sources_.push_back(std::make_unique<stream::ReplaySource>(replay_options(source), *hub_));
       replays_.push_back(sources_.back().get());
+      continue;
+    }
+    if (source.kind == Kind::mqtt) {
+      auto mqtt = std::make_unique<stream::MqttSource>(
+          source.mqtt, *hub_, [log = log_](stream::MqttLogLevel level, std::string_view line) {
+            if (level == stream::MqttLogLevel::warning)
+              log->warn("ingest: {}", line);
+            else
+              log->info("ingest: {}", line);
+          });
+      mqtt_sources_.push_back(mqtt.get());
+      sources_.push_back(std::move(mqtt));
       continue;
     }
     const auto kind = source.kind == Kind::sub ? stream::ZmqSourceOptions::Kind::sub
@@ -261,6 +274,8 @@ std::vector<alerting::SinkCounters> Pipeline::sink_counters() const {
 }
 
 MetricsSnapshot Pipeline::metrics_snapshot() const {
+  std::vector<stream::MqttCounters> mqtt;
+  for (const stream::MqttSource* source : mqtt_sources_) mqtt.push_back(source->counters());
   return {instance_,
           backend_name(),
           WARPWATCH_VERSION,
@@ -271,7 +286,8 @@ MetricsSnapshot Pipeline::metrics_snapshot() const {
           sink_counters(),
           stats(),
           round_seconds_.Collect(),
-          latency_seconds_.Collect()};
+          latency_seconds_.Collect(),
+          std::move(mqtt)};
 }
 
 std::optional<std::string> Pipeline::unhealthy() const {

@@ -29,10 +29,11 @@ fs::path test_dir() {
 const fs::path example_yaml =
     fs::path(WARPWATCH_SOURCE_DIR) / "config" / "examples" / "example.yaml";
 
-// The pattern files that error cases name.
+// The pattern files (and the empty password file) that error cases name.
 void write_pattern_files(const fs::path& dir) {
   write_file(dir / "two.csv", "0,1,2,1,0\n1,2,3,2,1\n");
   write_file(dir / "bad.csv", "0,1,2\n0,oops,2\n");
+  write_file(dir / "empty.txt", "\n");
 }
 
 // Lines 1-5 of the pattern cases; their pattern entry is line 6: `      - {id: p, ...`
@@ -165,7 +166,7 @@ const ErrorCase error_cases[] = {
      "with the pattern sample by sample): the window is 2 samples, the pattern 3"},
     // ingest
     {"ingest_without_source", "ingest:\n  - {topic: x}\n", 2, 5,
-     "an ingest entry needs one of 'pull', 'sub', 'replay'"},
+     "an ingest entry needs one of 'pull', 'sub', 'replay', 'mqtt'"},
     {"ingest_two_sources", "ingest:\n  - {pull: 'tcp://*:5555', sub: 'tcp://a:1'}\n", 2, 28,
      "an ingest entry has one source"},
     {"topic_without_sub", "ingest:\n  - {pull: 'tcp://*:5555', topic: x}\n", 2, 28,
@@ -214,6 +215,49 @@ const ErrorCase error_cases[] = {
      2, 24, "label name 'team-name' is not a Prometheus label name"},
     {"resolve_out_of_range", "rules:\n  - {name: r, resolve_ms: 0}\n", 2, 27,
      "'rules[].resolve_ms' must be 1 to 604800000, got 0"},
+    // mqtt (the entry's `mqtt:` value is at column 11 of line 2)
+    {"mqtt_without_host", "ingest:\n  - mqtt: {topics: a}\n", 2, 11,
+     "missing required key 'host' in 'mqtt'"},
+    {"mqtt_without_topics", "ingest:\n  - mqtt: {host: h}\n", 2, 11,
+     "missing required key 'topics' in 'mqtt'"},
+    {"mqtt_and_pull", "ingest:\n  - {pull: 'tcp://*:5555', mqtt: {host: h, topics: a}}\n", 2, 28,
+     "an ingest entry has one source: 'pull' and 'mqtt' need two entries"},
+    {"topic_on_mqtt", "ingest:\n  - {mqtt: {host: h, topics: a}, topic: x}\n", 2, 34,
+     "'topic' applies to 'sub' entries only"},
+    {"mqtt_bad_filter", "ingest:\n  - mqtt: {host: h, topics: [a/+, a/#/b]}\n", 2, 35,
+     "topic filter 'a/#/b' is not valid MQTT ('+' must be a whole level, '#' the whole last one)"},
+    {"mqtt_template_misfit",
+     "ingest:\n  - mqtt: {host: h, topics: [a/#, b/+], stream_template: '{1}.{3}'}\n", 2, 35,
+     "the topic filter 'b/+' matches topics of 2 levels, the stream template '{1}.{3}' uses "
+     "level 3"},
+    {"mqtt_bad_template", "ingest:\n  - mqtt: {host: h, topics: a, stream_template: 'x{2'}\n", 2,
+     49, "stream template 'x{2', column 2: a '{' that is not closed (write '{{' for a brace)"},
+    {"mqtt_qos_2", "ingest:\n  - mqtt: {host: h, topics: a, qos: 2}\n", 2, 37,
+     "'ingest[].mqtt.qos' must be 0 to 1, got 2"},
+    {"mqtt_bad_payload", "ingest:\n  - mqtt: {host: h, topics: a, payload: xml}\n", 2, 41,
+     "'ingest[].mqtt.payload' must be one of `auto`, `frame`, `text`, `json`, got 'xml'"},
+    {"mqtt_session_without_client_id",
+     "ingest:\n  - mqtt: {host: h, topics: a, clean_session: false}\n", 2, 47,
+     "'clean_session: false' needs a 'client_id'"},
+    {"mqtt_inline_password", "ingest:\n  - mqtt: {host: h, topics: a, password: x}\n", 2, 32,
+     "unknown key 'password' in 'ingest[].mqtt'"},
+    {"mqtt_password_without_username",
+     "ingest:\n  - mqtt: {host: h, topics: a, password_file: two.csv}\n", 2, 32,
+     "'password_file' needs a 'username'"},
+    {"mqtt_password_file_missing",
+     "ingest:\n  - mqtt: {host: h, topics: a, username: u, password_file: nope}\n", 2, 60,
+     "cannot read password file"},
+    {"mqtt_password_file_empty",
+     "ingest:\n  - mqtt: {host: h, topics: a, username: u, password_file: empty.txt}\n", 2, 60,
+     "password file"},
+    {"mqtt_ca_file_missing", "ingest:\n  - mqtt: {host: h, topics: a, tls: {ca_file: x.pem}}\n", 2,
+     47, "cannot read"},
+    {"mqtt_certificate_without_key",
+     "ingest:\n  - mqtt: {host: h, topics: a, tls: {cert_file: two.csv}}\n", 2, 38,
+     "a client certificate needs both 'cert_file' and 'key_file'"},
+    {"mqtt_reconnect_max_below_min",
+     "ingest:\n  - mqtt: {host: h, topics: a, reconnect_min_ms: 500, reconnect_max_ms: 100}\n", 2,
+     73, "'reconnect_max_ms' is less than 'reconnect_min_ms'"},
     // limits that do not fit the memory budget
     {"queue_over_budget", "limits:\n  memory_budget_bytes: 67108864\n  queue_bytes: 67108864\n", 1,
      1,
@@ -340,7 +384,8 @@ TEST(DaemonConfig, WildcardPortsNeverClash) {
 TEST(DaemonConfig, ExampleConfigLoads) {
   const DaemonConfig c = load_daemon_config(example_yaml.string());
   EXPECT_EQ(c.instance, "example");
-  EXPECT_EQ(c.ingest.size(), 3u);
+  ASSERT_EQ(c.ingest.size(), 4u);
+  EXPECT_EQ(c.ingest[3].kind, IngestSource::Kind::mqtt);
   EXPECT_EQ(c.live.streams.size(), 2u);
   EXPECT_EQ(c.live.auto_period_ns, 10'000'000);
   ASSERT_EQ(c.live.libraries.size(), 2u);
@@ -510,13 +555,16 @@ TEST(CheckConfig, ValidFileExits0WithASummary) {
   const auto r = run_cli({"check-config", example_yaml.string()});
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.err, "");
-  for (const char* part : {": OK\n", "ingest (3)", "replay ", "declared streams (2)",
-                           "shapes: 4 patterns (dtw/stream 3, twed/window 1)",
-                           "motion: 2 patterns (dk/stream 1, softdtw/window 1)", "rules (3)",
-                           "pump-shapes: streams pump-*", "labels site=plant-1,team=ops",
-                           "publish tcp://127.0.0.1:5556", "metrics 127.0.0.1:9464",
-                           "auto-create on (dims 1, period 10 ms, max 1000)", "sinks (2)",
-                           "webhook 127.0.0.1:8080: webhook at 127.0.0.1:8080"})
+  for (const char* part :
+       {": OK\n", "ingest (4)", "replay ",
+        "mqtt   127.0.0.1:1883 topics \"plant/+/+\" -> \"{2}-{3}\", payload "
+        "auto, qos 1\n",
+        "declared streams (2)", "shapes: 4 patterns (dtw/stream 3, twed/window 1)",
+        "motion: 2 patterns (dk/stream 1, softdtw/window 1)", "rules (3)",
+        "pump-shapes: streams pump-*", "labels site=plant-1,team=ops",
+        "publish tcp://127.0.0.1:5556", "metrics 127.0.0.1:9464",
+        "auto-create on (dims 1, period 10 ms, max 1000)", "sinks (2)",
+        "webhook 127.0.0.1:8080: webhook at 127.0.0.1:8080"})
     EXPECT_NE(r.out.find(part), std::string::npos) << part << "\n" << r.out;
 }
 

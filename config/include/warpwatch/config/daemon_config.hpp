@@ -8,19 +8,22 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "warpwatch/config/config_error.hpp"
 #include "warpwatch/config/http_url.hpp"
 #include "warpwatch/kernels/backends.hpp"
 #include "warpwatch/kernels/matcher.hpp"
+#include "warpwatch/stream/mqtt_options.hpp"
 #include "warpwatch/stream/stream_def.hpp"
 
 namespace warpwatch::config {
 
-// Where samples come from. ZeroMQ PULL binds, SUB connects (topic = stream-id prefix).
+// Where samples come from. ZeroMQ PULL binds, SUB connects (topic = stream-id prefix);
+// an MQTT client subscribes at a broker.
 struct IngestSource {
-  enum class Kind { pull, sub, replay };
+  enum class Kind { pull, sub, replay, mqtt };
   Kind kind = Kind::pull;
   std::string endpoint;  // pull/sub: a ZeroMQ endpoint, e.g. tcp://127.0.0.1:5555
   std::string topic;     // sub: subscription prefix ("" = everything)
@@ -28,8 +31,19 @@ struct IngestSource {
   std::string stream;    // replay: the stream id the file becomes
   double rate_hz = 0.0;  // replay: samples per second; 0 = as fast as possible
   std::int64_t period_ns = 1'000'000'000;  // replay: spacing of the samples' timestamps
+  stream::MqttSourceOptions mqtt;          // mqtt: everything, the password read from password_file
+  std::string password_file;               // mqtt: where the password came from ("" = none)
   SourceLocation where;
 };
+
+// `ingest[].mqtt.payload`: the names of the payload formats an MQTT source takes.
+inline constexpr std::pair<std::string_view, stream::PayloadFormat> mqtt_payload_formats[] = {
+    {"auto", stream::PayloadFormat::any},
+    {"frame", stream::PayloadFormat::frame},
+    {"text", stream::PayloadFormat::text},
+    {"json", stream::PayloadFormat::json},
+};
+std::string_view mqtt_payload_name(stream::PayloadFormat format);
 
 // The validated choices of the file, as enums (their names: to_string / parse_*).
 // Least severe messages logged (`log.level`), in spdlog's order.

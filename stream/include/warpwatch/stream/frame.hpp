@@ -1,6 +1,6 @@
 // The payload of one ingest message `[stream id][payload]` (README.md, "Ingest protocol"):
-// a binary frame or text lines, decoded into samples. Also the reasons an input is
-// rejected (SPEC.md 6), because the decoder is the first to report them.
+// a binary frame, text lines or (MQTT) JSON, decoded into samples. Also the reasons an
+// input is rejected (SPEC.md 6), because the decoder is the first to report them.
 #pragma once
 
 #include <array>
@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "warpwatch/stream/payload_format.hpp"
 #include "warpwatch/stream/stream_def.hpp"
 
 namespace warpwatch::stream {
@@ -19,7 +20,7 @@ namespace warpwatch::stream {
 // Why input was dropped. The snake_case names of to_string() are Prometheus label values
 // and appear in log lines: renaming one is a breaking change.
 enum class RejectReason {
-  malformed_frame,           // a broken binary frame, or a bad text line
+  malformed_frame,           // a broken binary frame, a bad text line, bad JSON
   unknown_stream,            // an undeclared id while auto-creation is off
   wrong_dims,                // values per sample differ from the stream's dims
   non_increasing_timestamp,  // a sample not later than the last accepted one
@@ -31,15 +32,17 @@ enum class RejectReason {
   unknown_payload,           // neither a binary frame ("WWF") nor text (it holds NUL bytes)
   empty_payload,             // a payload without samples (empty, or blank lines only)
   queue_full,                // a source that cannot push back overflowed the ingest queue
+  unmapped_topic,            // an MQTT topic with fewer levels than the stream template uses
 };
 
-inline constexpr std::array<RejectReason, 12> all_reject_reasons = {
+inline constexpr std::array<RejectReason, 13> all_reject_reasons = {
     RejectReason::malformed_frame,   RejectReason::unknown_stream,
     RejectReason::wrong_dims,        RejectReason::non_increasing_timestamp,
     RejectReason::non_finite_value,  RejectReason::oversized_message,
     RejectReason::invalid_stream_id, RejectReason::too_many_streams,
     RejectReason::wrong_part_count,  RejectReason::unknown_payload,
     RejectReason::empty_payload,     RejectReason::queue_full,
+    RejectReason::unmapped_topic,
 };
 
 std::string_view to_string(RejectReason reason);
@@ -55,8 +58,8 @@ struct Samples {
   bool operator==(const Samples&) const = default;  // NaN != NaN, as floats compare
 };
 
-// One rejected input: a whole message, or one text line (`detail` then starts with
-// "line N: ", N counted from 1).
+// One rejected input: a whole message, or one text line or JSON element (`detail` then
+// starts with "line N: " or "element N: ", N counted from 1).
 struct DecodeError {
   RejectReason reason = RejectReason::malformed_frame;
   std::string detail;
@@ -71,27 +74,39 @@ struct Dropped {
 };
 
 // A decoded payload. Binary frames are all-or-nothing, so they never have line errors;
-// a text payload keeps every good line and counts the bad ones per reason here (one
-// entry per reason that occurred, the first bad line described: a payload of garbage
-// costs one counter update per reason, not one per line). NaN and infinite values are
-// decoded as they are: the validator drops and counts them per sample.
+// a text or JSON payload keeps every good line (element) and counts the bad ones per
+// reason here (one entry per reason that occurred, the first bad one described: a payload
+// of garbage costs one counter update per reason, not one per line). NaN and infinite
+// values are decoded as they are: the validator drops and counts them per sample.
 struct Decoded {
   Samples samples;
   std::vector<Dropped> line_errors;
 };
 
-// Decodes a payload. It is a binary frame when it starts with "WWF"; otherwise, when it
-// holds a NUL byte, it is rejected whole as unknown_payload (not text, which never holds
-// NUL, and not a frame: a damaged magic or another format); otherwise it is text. `text_dims` (0 =
-// unknown) is the dims that text lines must have, normally the stream's; when 0, the first good
-// line sets it. Lines with another number of values are line errors with reason wrong_dims. A
-// payload without samples (empty, or only blank lines) decodes to empty Samples with dims
-// `text_dims`.
-// Whether decode_payload() reads `payload` as a binary frame (it starts with "WWF").
+// Whether `payload` starts with "WWF", the magic of a binary frame.
 bool is_binary_frame(std::span<const std::byte> payload);
 
-std::variant<Decoded, DecodeError> decode_payload(std::span<const std::byte> payload,
-                                                  std::size_t text_dims = 0);
+// What decode_payload() reads `payload` as under `format`: frame_or_text and any take a
+// payload that starts with "WWF" as a frame, any also takes one whose first byte other
+// than a space, tab, CR or LF is '{' or '[' as JSON (text lines start with a timestamp).
+enum class PayloadKind { frame, text, json };
+PayloadKind payload_kind(std::span<const std::byte> payload, PayloadFormat format);
+
+// Decodes a payload as payload_kind() says.
+// - A frame is decoded whole or rejected whole (malformed_frame); under `format` frame, a
+//   payload that does not start with "WWF" is rejected as unknown_payload.
+// - Text that holds a NUL byte is rejected whole as unknown_payload (text never holds NUL;
+//   under frame_or_text and any it is not a frame either: a damaged magic or another
+//   format). Otherwise every line is judged on its own.
+// - JSON that does not parse, or is neither an object nor an array, is rejected whole
+//   (malformed_frame); otherwise every element is judged on its own (README.md, "MQTT").
+// `dims` (0 = unknown) is the dims that text lines and JSON elements must have, normally
+// the stream's; when 0, the first good one sets it. Ones with another number of values are
+// line errors with reason wrong_dims. A payload without samples (empty, blank lines only,
+// an empty JSON array) decodes to empty Samples with dims `dims`.
+std::variant<Decoded, DecodeError> decode_payload(
+    std::span<const std::byte> payload, std::size_t dims = 0,
+    PayloadFormat format = PayloadFormat::frame_or_text);
 
 // Encodes a binary frame (version 1). With explicit_timestamps false the frame carries t0
 // and a period, so the timestamps must be evenly spaced and strictly increasing (a single

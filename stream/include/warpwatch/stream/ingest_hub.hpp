@@ -8,9 +8,9 @@
 // stream, a queued sample costing 8 + 4 x dims bytes. When they are full, a source whose
 // transport can push back (ZeroMQ PULL, a replay) waits for room before it reads its next
 // message (wait_for_room), so that the transport's own buffers fill and producers block;
-// a source that cannot push back (ZeroMQ SUB) goes on reading and its messages for a full
-// queue are dropped whole and counted as queue_full (the newest input is dropped, what is
-// queued is kept). A waiting source overshoots the limit by at most the message it was
+// a source that cannot push back (ZeroMQ SUB, MQTT) goes on reading and its messages for a
+// full queue are dropped whole and counted as queue_full (the newest input is dropped, what
+// is queued is kept). A waiting source overshoots the limit by at most the message it was
 // reading, so the queued bytes stay below total_bytes plus one message per source.
 #pragma once
 
@@ -112,8 +112,10 @@ class IngestHub {
   // A source that delivers here, for the per-source backlog and its overflow policy.
   SourceId add_source(std::string name, Overflow overflow);
 
-  // A message [stream id][payload] from a socket. Thread-safe.
-  void offer_message(SourceId source, std::string_view id, std::span<const std::byte> payload);
+  // A message [stream id][payload] from a socket, its payload read as `format` says.
+  // Thread-safe.
+  void offer_message(SourceId source, std::string_view id, std::span<const std::byte> payload,
+                     PayloadFormat format = PayloadFormat::frame_or_text);
   // An input that is not a message of [stream id][payload]: counted under `reason` for
   // `id` (the first frame, or "") with `detail`. Thread-safe.
   void offer_rejected(std::string_view id, RejectReason reason, std::string_view detail);

@@ -30,8 +30,9 @@ class Source {
   virtual void resume() = 0;
   // A finite source (a replay) that has delivered everything; live sources never finish.
   virtual bool finished() const { return false; }
-  // Whether the source can receive now: a socket that binds, once bound; one that connects,
-  // while its connection is up (warpwatchd's /readyz asks every source). Thread-safe.
+  // Whether the source can receive now: a socket that binds, once bound; one that connects
+  // (a ZeroMQ sub, MQTT), while its connection is up (warpwatchd's /readyz asks every
+  // source). Thread-safe.
   virtual bool connected() const { return true; }
 };
 

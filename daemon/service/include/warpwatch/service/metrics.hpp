@@ -18,6 +18,7 @@
 #include "warpwatch/alerting/sink.hpp"
 #include "warpwatch/kernels/matcher.hpp"
 #include "warpwatch/stream/ingest_hub.hpp"
+#include "warpwatch/stream/mqtt_source.hpp"
 #include "warpwatch/stream/registry.hpp"
 
 namespace warpwatch::service {
@@ -73,6 +74,7 @@ struct MetricsSnapshot {
   // prometheus::Histogram::Collect() of the scheduler's rounds (those with work) and of the
   // events' detection latency.
   prometheus::ClientMetric round_duration, detection_latency;
+  std::vector<stream::MqttCounters> mqtt;  // one per MQTT source, in configuration order
 };
 
 // The /metrics body. Counters end in _total; per-stream rejections are listed for the

@@ -26,6 +26,7 @@
 #include "warpwatch/service/metrics.hpp"
 #include "warpwatch/service/metrics_server.hpp"
 #include "warpwatch/stream/ingest_hub.hpp"
+#include "warpwatch/stream/mqtt_source.hpp"
 #include "warpwatch/stream/registry.hpp"
 #include "warpwatch/stream/source.hpp"
 
@@ -149,8 +150,9 @@ class Pipeline {
   std::unique_ptr<alerting::Publisher> publisher_;
   std::vector<std::unique_ptr<alerting::Sink>> sinks_;  // `sinks:`, each with its own thread
   std::vector<std::unique_ptr<stream::Source>> sources_;
-  std::vector<std::string> ingest_endpoints_;  // of the ZeroMQ sources, as bound
-  std::vector<stream::Source*> replays_;       // the finite ones among sources_
+  std::vector<std::string> ingest_endpoints_;      // of the ZeroMQ sources, as bound
+  std::vector<stream::Source*> replays_;           // the finite ones among sources_
+  std::vector<stream::MqttSource*> mqtt_sources_;  // the MQTT ones, for their counters
   std::atomic<bool> replay_batches_done_{false};
   const std::string instance_;     // as started: /metrics reads it from other threads
   std::size_t batch_samples_ = 0;  // scheduler.batch_samples, or the running backend's
