@@ -16,10 +16,12 @@ WERROR ?= OFF
 JOBS ?= $(shell nproc)
 CUDA_ARCHITECTURES ?=
 
+# python3-influxdb: InfluxData's Python client, the tests' independent writer of line protocol
+# (tests/stream/test_influx_client.cpp; Debian does not package Telegraf).
 DEB_PACKAGES := cmake g++ make pkg-config \
   libgtest-dev libyaml-cpp-dev libcli11-dev nlohmann-json3-dev \
   libspdlog-dev libfmt-dev libhwy-dev libzmq3-dev cppzmq-dev libboost-dev \
-  libsystemd-dev prometheus-cpp-dev libfftw3-dev clang-format
+  libsystemd-dev prometheus-cpp-dev libfftw3-dev clang-format python3-influxdb
 
 CMAKE_FLAGS := -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DWARPWATCH_CUDA=$(WARPWATCH_CUDA) \
   -DWARPWATCH_WERROR=$(WERROR)

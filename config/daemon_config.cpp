@@ -54,28 +54,56 @@ std::vector<Rule> read_rules(const PresentKeys& top, const ReadContext& ctx) {
 
 // The keys that belong to one kind of ingest entry only.
 void check_ingest_keys(const PresentKeys& keys, const IngestSource& src) {
-  const std::pair<const char*, IngestSource::Kind> owner[] = {
-      {"topic", IngestSource::Kind::sub},
-      {"stream", IngestSource::Kind::replay},
-      {"rate_hz", IngestSource::Kind::replay},
-      {"period_ms", IngestSource::Kind::replay}};
+  using Kind = IngestSource::Kind;
+  const std::pair<const char*, Kind> owner[] = {{"topic", Kind::sub},
+                                                {"stream", Kind::replay},
+                                                {"rate_hz", Kind::replay},
+                                                {"period_ms", Kind::replay},
+                                                {"stream_template", Kind::influx},
+                                                {"fields", Kind::influx},
+                                                {"precision", Kind::influx},
+                                                {"max_line_bytes", Kind::influx},
+                                                {"max_connections", Kind::influx}};
   for (const auto& [name, kind] : owner) {
     const auto it = keys.find(name);
     if (it != keys.end() && src.kind != kind)
-      throw ConfigError(it->second.key,
-                        cat("'", name, "' applies to '",
-                            kind == IngestSource::Kind::sub ? "sub" : "replay", "' entries only"));
+      throw ConfigError(it->second.key, cat("'", name, "' applies to '",
+                                            std::string(to_string(kind)), "' entries only"));
+  }
+  const auto connections = keys.find("max_connections");
+  if (connections != keys.end() && src.endpoint.starts_with("udp://"))
+    throw ConfigError(connections->second.key,
+                      "'max_connections' applies to tcp:// 'influx' entries only");
+}
+
+// An influx entry's mapping, checked as the source will build it; an error is located at
+// the key it is about (the entry's `influx` key when that key is left to its default).
+void check_influx_mapping(const PresentKeys& keys, const IngestSource& src) {
+  const auto at = [&](const char* key) {
+    const auto it = keys.find(key);
+    return it != keys.end() ? it->second.value : keys.find("influx")->second.value;
+  };
+  try {
+    const stream::StreamIdTemplate check(src.mapping.stream_template);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(at("stream_template"), e.what());
+  }
+  try {
+    const stream::InfluxMapping check(src.mapping);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(at("fields"), e.what());
   }
 }
 
 std::vector<IngestSource> read_ingest(const PresentKeys& top, const ReadContext& ctx,
                                       const DaemonConfig& config) {
   std::vector<IngestSource> sources;
-  UniqueNames bound("pull endpoint");  // two sockets cannot bind one endpoint
+  UniqueNames bound("pull endpoint");       // two sockets cannot bind one endpoint
+  UniqueNames listening("influx address");  // nor one address and port
   read_list(
       top, ctx, "ingest", &OptionTargets::ingest, [&](IngestSource& src, const PresentKeys& keys) {
         const char* kind_key = nullptr;
-        for (const char* name : {"pull", "sub", "replay"}) {
+        for (const char* name : {"pull", "sub", "replay", "influx"}) {
           const auto it = keys.find(name);
           if (it == keys.end()) continue;
           if (kind_key)
@@ -84,18 +112,23 @@ std::vector<IngestSource> read_ingest(const PresentKeys& top, const ReadContext&
           kind_key = name;
         }
         if (!kind_key)
-          throw ConfigError(src.where, "an ingest entry needs one of 'pull', 'sub', 'replay'");
+          throw ConfigError(src.where,
+                            "an ingest entry needs one of 'pull', 'sub', 'replay', 'influx'");
         check_ingest_keys(keys, src);
         const SourceLocation& at = keys.find(kind_key)->second.value;
         // tcp://host:* (or :0) binds a port of the system's choosing, a different one each time.
-        const bool any_port = src.endpoint.starts_with("tcp://") &&
-                              (src.endpoint.ends_with(":*") || src.endpoint.ends_with(":0"));
-        if (src.kind == IngestSource::Kind::pull && !any_port) {
+        const bool any_port = src.endpoint.ends_with(":*") || src.endpoint.ends_with(":0");
+        if (src.kind == IngestSource::Kind::pull &&
+            !(src.endpoint.starts_with("tcp://") && any_port)) {
           bound.add(src.endpoint, at);
           if (src.endpoint == config.publish_endpoint)  // the PUB socket binds too
             throw ConfigError(at, cat("pull endpoint ", in_quotes(src.endpoint),
                                       " is also "
                                       "'publish.endpoint': two sockets cannot bind one endpoint"));
+        }
+        if (src.kind == IngestSource::Kind::influx) {
+          if (!any_port) listening.add(src.endpoint, at);
+          check_influx_mapping(keys, src);
         }
         if (src.kind == IngestSource::Kind::replay) {
           const auto stream = keys.find("stream");
@@ -145,10 +178,26 @@ std::optional<E> parse_name(const std::string_view (&names)[N], std::string_view
 
 bool same_source(const IngestSource& a, const IngestSource& b) {
   return a.kind == b.kind && a.endpoint == b.endpoint && a.topic == b.topic && a.file == b.file &&
-         a.stream == b.stream && a.rate_hz == b.rate_hz && a.period_ns == b.period_ns;
+         a.stream == b.stream && a.rate_hz == b.rate_hz && a.period_ns == b.period_ns &&
+         a.mapping == b.mapping && a.max_line_bytes == b.max_line_bytes &&
+         a.max_connections == b.max_connections;
 }
 
 }  // namespace
+
+std::string_view to_string(IngestSource::Kind kind) {
+  switch (kind) {
+    case IngestSource::Kind::pull:
+      return "pull";
+    case IngestSource::Kind::sub:
+      return "sub";
+    case IngestSource::Kind::replay:
+      return "replay";
+    case IngestSource::Kind::influx:
+      return "influx";
+  }
+  return "?";
+}
 
 std::string_view to_string(LogLevel level) {
   return log_level_names[static_cast<std::size_t>(level)];
@@ -172,17 +221,24 @@ void resolve_limits(DaemonConfig& c, const SourceLocation& where) {
         std::clamp<std::size_t>(c.memory_budget_bytes / 8 / c.max_message_bytes, 1, 1000));
   const std::size_t receive_bytes =
       static_cast<std::size_t>(c.receive_high_water_mark) * c.max_message_bytes;
+  std::size_t line_bytes = 0;  // what the influx sources hold of reads and unfinished lines
+  for (const IngestSource& s : c.ingest)
+    if (s.kind == IngestSource::Kind::influx)
+      line_bytes += stream::influx_buffer_bytes(s.endpoint.starts_with("tcp://"), s.max_connections,
+                                                s.max_line_bytes);
   if (c.stream_queue_bytes > c.queue_bytes)
     throw ConfigError(
         where, cat("limits.stream_queue_bytes (", std::to_string(c.stream_queue_bytes),
                    ") is larger than limits.queue_bytes (", std::to_string(c.queue_bytes), ")"));
-  if (c.queue_bytes + receive_bytes > c.memory_budget_bytes)
-    throw ConfigError(where, cat("the ingest limits do not fit in limits.memory_budget_bytes (",
-                                 std::to_string(c.memory_budget_bytes), "): queue_bytes ",
-                                 std::to_string(c.queue_bytes), " + receive_hwm ",
-                                 std::to_string(c.receive_high_water_mark), " x max_message_bytes ",
-                                 std::to_string(c.max_message_bytes), " = ",
-                                 std::to_string(c.queue_bytes + receive_bytes)));
+  if (c.queue_bytes + receive_bytes + line_bytes > c.memory_budget_bytes)
+    throw ConfigError(
+        where,
+        cat("the ingest limits do not fit in limits.memory_budget_bytes (",
+            std::to_string(c.memory_budget_bytes), "): queue_bytes ", std::to_string(c.queue_bytes),
+            " + receive_hwm ", std::to_string(c.receive_high_water_mark), " x max_message_bytes ",
+            std::to_string(c.max_message_bytes),
+            line_bytes ? cat(" + influx line buffers ", std::to_string(line_bytes)) : std::string(),
+            " = ", std::to_string(c.queue_bytes + receive_bytes + line_bytes)));
 }
 
 std::vector<std::string> startup_options_changed(const DaemonConfig& running,

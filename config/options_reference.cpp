@@ -44,6 +44,8 @@ std::string_view to_string(OptionType type) {
       return "endpoint";
     case OptionType::listen:
       return "host:port";
+    case OptionType::socket:
+      return "address";
     case OptionType::boolean:
       return "boolean";
     case OptionType::integer:
@@ -104,6 +106,8 @@ std::string allowed_values_text(const OptionInfo& option) {
       return "`tcp://host:port`, `ipc://path`, `inproc://name`";
     case OptionType::listen:
       return "`host:port` or `\"\"`";
+    case OptionType::socket:
+      return "`tcp://host:port`, `udp://host:port`";
     case OptionType::samples:
       return "at least 2 samples, 1 to 64 values each";
     default:

@@ -8,6 +8,7 @@
 #include "pipeline_internal.hpp"
 #include "warpwatch/config/series_file.hpp"
 #include "warpwatch/kernels/backends.hpp"
+#include "warpwatch/stream/influx_source.hpp"
 #include "warpwatch/stream/replay_source.hpp"
 #include "warpwatch/stream/zmq_source.hpp"
 
@@ -122,6 +123,18 @@ Pipeline::Pipeline(config::DaemonConfig config, Logger log)
       replays_.push_back(sources_.back().get());
       continue;
     }
+    if (source.kind == Kind::influx) {
+      auto influx = std::make_unique<stream::InfluxSource>(
+          stream::InfluxSourceOptions{.address = source.endpoint,
+                                      .mapping = source.mapping,
+                                      .max_line_bytes = source.max_line_bytes,
+                                      .max_connections = source.max_connections},
+          *hub_);
+      ingest_endpoints_.push_back(influx->endpoint());
+      influx_.push_back(influx.get());
+      sources_.push_back(std::move(influx));
+      continue;
+    }
     const auto kind = source.kind == Kind::sub ? stream::ZmqSourceOptions::Kind::sub
                                                : stream::ZmqSourceOptions::Kind::pull;
     auto zmq_source = std::make_unique<stream::ZmqSource>(
@@ -202,6 +215,8 @@ PipelineStats Pipeline::stats() const {
 }
 
 MetricsSnapshot Pipeline::metrics_snapshot() const {
+  std::vector<stream::InfluxStats> influx;
+  for (const stream::InfluxSource* source : influx_) influx.push_back(source->stats());
   return {instance_,
           backend_name(),
           WARPWATCH_VERSION,
@@ -209,7 +224,8 @@ MetricsSnapshot Pipeline::metrics_snapshot() const {
           hub_->backlog(),
           MemoryReading{resident_bytes(), config_.memory_budget_bytes},
           publisher_->counters(),
-          stats()};
+          stats(),
+          std::move(influx)};
 }
 
 std::optional<std::string> Pipeline::unhealthy() const {

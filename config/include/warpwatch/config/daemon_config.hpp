@@ -13,22 +13,31 @@
 #include "warpwatch/config/config_error.hpp"
 #include "warpwatch/kernels/backends.hpp"
 #include "warpwatch/kernels/matcher.hpp"
+#include "warpwatch/stream/influx_mapping.hpp"
 #include "warpwatch/stream/stream_def.hpp"
 
 namespace warpwatch::config {
 
-// Where samples come from. ZeroMQ PULL binds, SUB connects (topic = stream-id prefix).
+// Where samples come from. ZeroMQ PULL binds, SUB connects (topic = stream-id prefix);
+// influx listens for InfluxDB line protocol.
 struct IngestSource {
-  enum class Kind { pull, sub, replay };
+  enum class Kind { pull, sub, replay, influx };
   Kind kind = Kind::pull;
-  std::string endpoint;  // pull/sub: a ZeroMQ endpoint, e.g. tcp://127.0.0.1:5555
+  std::string endpoint;  // pull/sub: a ZeroMQ endpoint, e.g. tcp://127.0.0.1:5555;
+                         // influx: tcp://host:port or udp://host:port
   std::string topic;     // sub: subscription prefix ("" = everything)
   std::string file;      // replay: series file (CSV/TSV/.npy, one series per file)
   std::string stream;    // replay: the stream id the file becomes
   double rate_hz = 0.0;  // replay: samples per second; 0 = as fast as possible
   std::int64_t period_ns = 1'000'000'000;  // replay: spacing of the samples' timestamps
+  stream::InfluxMappingOptions mapping;    // influx: lines -> streams (checked when read)
+  std::size_t max_line_bytes = 64 << 10;   // influx: longer lines are skipped and counted
+  std::size_t max_connections = 256;       // influx over tcp
   SourceLocation where;
 };
+
+// The names of IngestSource::Kind, as the entries' keys spell them.
+std::string_view to_string(IngestSource::Kind kind);
 
 // The validated choices of the file, as enums (their names: to_string / parse_*).
 // Least severe messages logged (`log.level`), in spdlog's order.

@@ -12,6 +12,7 @@
 #include "warpwatch/alerting/publisher.hpp"
 #include "warpwatch/alerting/rules.hpp"
 #include "warpwatch/kernels/matcher.hpp"
+#include "warpwatch/stream/influx_lines.hpp"
 #include "warpwatch/stream/ingest_hub.hpp"
 #include "warpwatch/stream/registry.hpp"
 
@@ -49,6 +50,7 @@ struct MetricsSnapshot {
   MemoryReading memory;
   alerting::PublisherCounters publisher;
   PipelineStats pipeline;
+  std::vector<stream::InfluxStats> influx;  // the line-protocol sources, in configuration order
 };
 
 // The /metrics body. Counters end in _total; per-stream rejections are listed for the
