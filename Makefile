@@ -20,12 +20,14 @@ CUDA_ARCHITECTURES ?=
 # prometheus-alertmanager: the Alertmanager sink's tests run a real one on loopback.
 # mosquitto (the broker, with mosquitto_passwd) and openssl (test certificates) are for the
 # MQTT tests, which run a real broker.
+# python3-influxdb: InfluxData's Python client, the tests' independent writer of line protocol
+# (tests/stream/test_influx_client.cpp; Debian does not package Telegraf).
 DEB_PACKAGES := cmake g++ make pkg-config \
   libgtest-dev libyaml-cpp-dev libcli11-dev nlohmann-json3-dev \
   libspdlog-dev libfmt-dev libhwy-dev libzmq3-dev cppzmq-dev libboost-dev \
   libsystemd-dev prometheus-cpp-dev libfftw3-dev libssl-dev clang-format \
   prometheus-alertmanager systemd procps dpkg-dev file help2man \
-  libmosquitto-dev mosquitto openssl
+  libmosquitto-dev mosquitto openssl python3-influxdb
 
 CMAKE_FLAGS := -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DWARPWATCH_CUDA=$(WARPWATCH_CUDA) \
   -DWARPWATCH_WERROR=$(WERROR)

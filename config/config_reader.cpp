@@ -95,15 +95,20 @@ struct Converter {
     return text;
   }
 
+  // host:port with a host and a port from 0 to 65535 (the host is resolved when the
+  // socket binds).
+  static bool host_port(std::string_view text) {
+    const std::size_t colon = text.rfind(':');
+    if (colon == std::string_view::npos || colon == 0 || colon + 1 == text.size()) return false;
+    unsigned port = 0;
+    const char* end = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(text.data() + colon + 1, end, port);
+    return ec == std::errc() && ptr == end && port <= 65535;
+  }
+
   std::string listen(const YAML::Node& node) const {
     const std::string text = scalar(node, "host:port");
-    if (text.empty()) return text;
-    const std::size_t colon = text.rfind(':');
-    unsigned port = 0;
-    const char* begin = colon == std::string::npos ? nullptr : text.data() + colon + 1;
-    const auto [end, ec] = begin ? std::from_chars(begin, text.data() + text.size(), port)
-                                 : std::from_chars_result{nullptr, std::errc::invalid_argument};
-    if (colon == 0 || ec != std::errc() || end != text.data() + text.size() || port > 65535)
+    if (!text.empty() && !host_port(text))
       fail(node, cat("must be host:port (port 0 to 65535) or \"\", got ", in_quotes(text)));
     return text;
   }
@@ -112,6 +117,16 @@ struct Converter {
     const std::string text = scalar(node, "an http:// URL");
     std::string why;
     if (!parse_http_url(text, &why)) fail(node, cat(why, ", got ", in_quotes(text)));
+    return text;
+  }
+
+  std::string socket_address(const YAML::Node& node) const {
+    const std::string text = scalar(node, "tcp://host:port or udp://host:port");
+    const std::size_t sep = text.find("://");
+    const std::string scheme = sep == std::string::npos ? "" : text.substr(0, sep);
+    if ((scheme != "tcp" && scheme != "udp") || !host_port(std::string_view(text).substr(sep + 3)))
+      fail(node, cat("must be tcp://host:port or udp://host:port (port 0 to 65535), got ",
+                     in_quotes(text)));
     return text;
   }
 
@@ -168,6 +183,9 @@ struct Converter {
         break;
       case OptionType::url:
         v.text = url(node);
+        break;
+      case OptionType::socket:
+        v.text = socket_address(node);
         break;
       case OptionType::boolean:
         if (!node.IsScalar() || !YAML::convert<bool>::decode(node, v.boolean))

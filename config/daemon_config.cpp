@@ -126,33 +126,67 @@ void check_mqtt(IngestSource& src, const PresentKeys& keys) {
   }
 }
 
+// An influx entry's mapping, checked as the source will build it; an error is located at
+// the key it is about (the entry's `influx` key when that key is left to its default).
+void check_influx_mapping(const PresentKeys& keys, const IngestSource& src) {
+  const auto at = [&](const char* key) {
+    const auto it = keys.find(key);
+    return it != keys.end() ? it->second.value : keys.find("influx")->second.value;
+  };
+  try {
+    const stream::StreamIdTemplate check(src.mapping.stream_template);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(at("stream_template"), e.what());
+  }
+  try {
+    const stream::InfluxMapping check(src.mapping);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(at("fields"), e.what());
+  }
+}
+
 std::vector<IngestSource> read_ingest(const PresentKeys& top, const ReadContext& ctx,
                                       const DaemonConfig& config) {
   std::vector<IngestSource> sources;
-  UniqueNames bound("pull endpoint");  // two sockets cannot bind one endpoint
+  UniqueNames bound("pull endpoint");       // two sockets cannot bind one endpoint
+  UniqueNames listening("influx address");  // nor one address and port
   read_list(
       top, ctx, "ingest", &OptionTargets::ingest, [&](IngestSource& src, const PresentKeys& keys) {
-        const std::string_view kind_key = entry_kind(keys, {"pull", "sub", "replay", "mqtt"},
-                                                     "an ingest entry", "source", src.where);
+        const std::string_view kind_key =
+            entry_kind(keys, {"pull", "sub", "replay", "mqtt", "influx"}, "an ingest entry",
+                       "source", src.where);
         check_kind_keys(keys, kind_key,
                         {{"topic", "sub"},
                          {"stream", "replay"},
                          {"rate_hz", "replay"},
-                         {"period_ms", "replay"}});
+                         {"period_ms", "replay"},
+                         {"stream_template", "influx"},
+                         {"fields", "influx"},
+                         {"precision", "influx"},
+                         {"max_line_bytes", "influx"},
+                         {"max_connections", "influx"}});
+        if (const auto connections = keys.find("max_connections");
+            connections != keys.end() && src.endpoint.starts_with("udp://"))
+          throw ConfigError(connections->second.key,
+                            "'max_connections' applies to tcp:// 'influx' entries only");
         if (kind_key == "mqtt") {
           src.kind = IngestSource::Kind::mqtt;
           check_mqtt(src, keys);
         }
         const SourceLocation& at = keys.find(kind_key)->second.value;
         // tcp://host:* (or :0) binds a port of the system's choosing, a different one each time.
-        const bool any_port = src.endpoint.starts_with("tcp://") &&
-                              (src.endpoint.ends_with(":*") || src.endpoint.ends_with(":0"));
-        if (src.kind == IngestSource::Kind::pull && !any_port) {
+        const bool any_port = src.endpoint.ends_with(":*") || src.endpoint.ends_with(":0");
+        if (src.kind == IngestSource::Kind::pull &&
+            !(src.endpoint.starts_with("tcp://") && any_port)) {
           bound.add(src.endpoint, at);
           if (src.endpoint == config.publish_endpoint)  // the PUB socket binds too
             throw ConfigError(at, cat("pull endpoint ", in_quotes(src.endpoint),
                                       " is also "
                                       "'publish.endpoint': two sockets cannot bind one endpoint"));
+        }
+        if (src.kind == IngestSource::Kind::influx) {
+          if (!any_port) listening.add(src.endpoint, at);
+          check_influx_mapping(keys, src);
         }
         if (src.kind == IngestSource::Kind::replay) {
           const auto stream = keys.find("stream");
@@ -203,7 +237,8 @@ std::optional<E> parse_name(const std::string_view (&names)[N], std::string_view
 bool same_source(const IngestSource& a, const IngestSource& b) {
   return a.kind == b.kind && a.endpoint == b.endpoint && a.topic == b.topic && a.file == b.file &&
          a.stream == b.stream && a.rate_hz == b.rate_hz && a.period_ns == b.period_ns &&
-         a.mqtt == b.mqtt && a.password_file == b.password_file;
+         a.mqtt == b.mqtt && a.password_file == b.password_file && a.mapping == b.mapping &&
+         a.max_line_bytes == b.max_line_bytes && a.max_connections == b.max_connections;
 }
 
 bool same_sink(const SinkConfig& a, const SinkConfig& b) {
@@ -220,6 +255,22 @@ std::string_view mqtt_payload_name(stream::PayloadFormat format) {
   for (const auto& [name, f] : mqtt_payload_formats)
     if (f == format) return name;
   return "?";  // frame_or_text: not an MQTT choice
+}
+
+std::string_view to_string(IngestSource::Kind kind) {
+  switch (kind) {
+    case IngestSource::Kind::pull:
+      return "pull";
+    case IngestSource::Kind::sub:
+      return "sub";
+    case IngestSource::Kind::replay:
+      return "replay";
+    case IngestSource::Kind::mqtt:
+      return "mqtt";
+    case IngestSource::Kind::influx:
+      return "influx";
+  }
+  return "?";
 }
 
 std::string_view to_string(LogLevel level) {
@@ -244,17 +295,24 @@ void resolve_limits(DaemonConfig& c, const SourceLocation& where) {
         std::clamp<std::size_t>(c.memory_budget_bytes / 8 / c.max_message_bytes, 1, 1000));
   const std::size_t receive_bytes =
       static_cast<std::size_t>(c.receive_high_water_mark) * c.max_message_bytes;
+  std::size_t line_bytes = 0;  // what the influx sources hold of reads and unfinished lines
+  for (const IngestSource& s : c.ingest)
+    if (s.kind == IngestSource::Kind::influx)
+      line_bytes += stream::influx_buffer_bytes(s.endpoint.starts_with("tcp://"), s.max_connections,
+                                                s.max_line_bytes);
   if (c.stream_queue_bytes > c.queue_bytes)
     throw ConfigError(
         where, cat("limits.stream_queue_bytes (", std::to_string(c.stream_queue_bytes),
                    ") is larger than limits.queue_bytes (", std::to_string(c.queue_bytes), ")"));
-  if (c.queue_bytes + receive_bytes > c.memory_budget_bytes)
-    throw ConfigError(where, cat("the ingest limits do not fit in limits.memory_budget_bytes (",
-                                 std::to_string(c.memory_budget_bytes), "): queue_bytes ",
-                                 std::to_string(c.queue_bytes), " + receive_hwm ",
-                                 std::to_string(c.receive_high_water_mark), " x max_message_bytes ",
-                                 std::to_string(c.max_message_bytes), " = ",
-                                 std::to_string(c.queue_bytes + receive_bytes)));
+  if (c.queue_bytes + receive_bytes + line_bytes > c.memory_budget_bytes)
+    throw ConfigError(
+        where,
+        cat("the ingest limits do not fit in limits.memory_budget_bytes (",
+            std::to_string(c.memory_budget_bytes), "): queue_bytes ", std::to_string(c.queue_bytes),
+            " + receive_hwm ", std::to_string(c.receive_high_water_mark), " x max_message_bytes ",
+            std::to_string(c.max_message_bytes),
+            line_bytes ? cat(" + influx line buffers ", std::to_string(line_bytes)) : std::string(),
+            " = ", std::to_string(c.queue_bytes + receive_bytes + line_bytes)));
 }
 
 std::vector<std::string> startup_options_changed(const DaemonConfig& running,

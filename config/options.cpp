@@ -87,7 +87,7 @@ std::vector<OptionInfo> daemon_options() {
       {.name = "ingest",
        .type = OT::list,
        .help = "where samples come from; each entry has exactly one of `pull`, `sub`, `replay`, "
-               "`mqtt`"},
+               "`mqtt`, `influx`"},
       {.name = "ingest[].pull",
        .type = OT::endpoint,
        .help = "a ZeroMQ PULL socket bound here receives `[stream id][payload]` messages",
@@ -252,6 +252,56 @@ std::vector<OptionInfo> daemon_options() {
        .type = OT::path,
        .help = "the client certificate's private key (PEM, not encrypted)",
        .set = [](T& t, const V& v) { tls_of(t).key_file = v.text; }},
+      {.name = "ingest[].influx",
+       .type = OT::socket,
+       .help = "InfluxDB line protocol (Telegraf's `socket_writer`, `data_format = \"influx\"`) "
+               "received on this TCP listener or UDP socket (README: InfluxDB line protocol)",
+       .set =
+           [](T& t, const V& v) {
+             t.ingest->kind = IngestSource::Kind::influx;
+             t.ingest->endpoint = v.text;
+           }},
+      {.name = "ingest[].stream_template",
+       .type = OT::string,
+       .default_yaml = "\"{measurement}.{field}\"",
+       .help = "`influx` only: a line's stream id, text and `{measurement}`, `{field}`, "
+               "`{tag:KEY}` (quote it in YAML); with `{field}` each numeric field is a stream of "
+               "its own",
+       .min = 1,
+       .set = [](T& t, const V& v) { t.ingest->mapping.stream_template = v.text; }},
+      {.name = "ingest[].fields",
+       .type = OT::string_list,
+       .help = "`influx` only: with `{field}`, the fields taken (unset = every numeric field); "
+               "without, required: the fields whose values make a sample, in order",
+       .min = 1,
+       .set = [](T& t, const V& v) { t.ingest->mapping.fields = v.texts; }},
+      {.name = "ingest[].precision",
+       .type = OT::choice,
+       .default_yaml = "ns",
+       .help = "`influx` only: unit of the lines' timestamps; a line without one gets the time "
+               "it was received",
+       .choices = {std::begin(stream::precision_names), std::end(stream::precision_names)},
+       .set =
+           [](T& t, const V& v) {
+             t.ingest->mapping.precision = chosen(stream::parse_precision(v.text), v.text);
+           }},
+      {.name = "ingest[].max_line_bytes",
+       .type = OT::integer,
+       .default_yaml = "65536",
+       .help = "`influx` only: a longer line is skipped and counted (`line_too_long`)",
+       .min = 64,
+       .max = 16 << 20,
+       .set = [](T& t,
+                 const V& v) { t.ingest->max_line_bytes = static_cast<std::size_t>(v.integer); }},
+      {.name = "ingest[].max_connections",
+       .type = OT::integer,
+       .default_yaml = "256",
+       .help = "`influx` over tcp only: connections beyond this many are closed at once and "
+               "counted",
+       .min = 1,
+       .max = 65536,
+       .set = [](T& t,
+                 const V& v) { t.ingest->max_connections = static_cast<std::size_t>(v.integer); }},
 
       // --- limits and streams
       {.name = "limits", .type = OT::section, .help = "what bad or abundant input may cost"},

@@ -46,6 +46,8 @@ std::string_view to_string(OptionType type) {
       return "host:port";
     case OptionType::url:
       return "URL";
+    case OptionType::socket:
+      return "address";
     case OptionType::boolean:
       return "boolean";
     case OptionType::integer:
@@ -108,6 +110,8 @@ std::string allowed_values_text(const OptionInfo& option) {
       return "`host:port` or `\"\"`";
     case OptionType::url:
       return "`http://host[:port][/path]`";
+    case OptionType::socket:
+      return "`tcp://host:port`, `udp://host:port`";
     case OptionType::samples:
       return "at least 2 samples, 1 to 64 values each";
     default:

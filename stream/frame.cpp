@@ -15,7 +15,6 @@ namespace {
 constexpr std::array<std::uint8_t, 4> frame_magic = {0x57, 0x57, 0x46, 0x01};  // "WWF" v1
 constexpr std::size_t header_bytes = 12;
 constexpr std::uint8_t flag_explicit_timestamps = 0x01;
-constexpr std::size_t max_quoted_bytes = 32;
 
 // Little-endian loads and stores, byte by byte, so the code does not depend on the host's
 // byte order or on alignment (GCC turns these loops into single moves on x86 and ARM).
@@ -31,26 +30,6 @@ void store_le(std::vector<std::byte>& out, std::uint64_t v, std::size_t n) {
 
 DecodeError malformed(std::string detail) {
   return DecodeError{RejectReason::malformed_frame, std::move(detail)};
-}
-
-// A field of untrusted text for a log line: printable ASCII as is, other bytes as \xNN,
-// cut after a few bytes so that one huge field cannot flood the log.
-std::string quoted(std::string_view s) {
-  static constexpr char hex[] = "0123456789abcdef";
-  std::string out = "'";
-  for (std::size_t i = 0; i < s.size() && i < max_quoted_bytes; ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c < 0x7F && c != '\'') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.append("\\x");
-      out.push_back(hex[c >> 4]);
-      out.push_back(hex[c & 0xF]);
-    }
-  }
-  if (s.size() > max_quoted_bytes) out.append("...");
-  out.push_back('\'');
-  return out;
 }
 
 std::variant<Decoded, DecodeError> decode_binary(std::span<const std::byte> p) {
@@ -257,6 +236,24 @@ std::string_view to_string(RejectReason reason) {
       return "unmapped_topic";
   }
   return "unknown_reason";  // not reached for a valid enumerator
+}
+
+std::string quoted(std::string_view s, std::size_t max_bytes) {
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out = "'";
+  for (std::size_t i = 0; i < s.size() && i < max_bytes; ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c < 0x7F && c != '\'') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.append("\\x");
+      out.push_back(hex[c >> 4]);
+      out.push_back(hex[c & 0xF]);
+    }
+  }
+  if (s.size() > max_bytes) out.append("...");
+  out.push_back('\'');
+  return out;
 }
 
 bool is_binary_frame(std::span<const std::byte> payload) {

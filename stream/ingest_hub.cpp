@@ -57,8 +57,9 @@ void IngestHub::offer_message(SourceId source, std::string_view id,
   accept(source, ok.samples, admit);
 }
 
-void IngestHub::offer_rejected(std::string_view id, RejectReason reason, std::string_view detail) {
-  registry_.reject(id, reason, detail);
+void IngestHub::offer_rejected(std::string_view id, RejectReason reason, std::string_view detail,
+                               std::uint64_t count) {
+  registry_.reject(id, reason, detail, count);
 }
 
 void IngestHub::offer_samples(SourceId source, std::string_view id, const Samples& samples) {

@@ -78,6 +78,10 @@ void print_summary(const config::DaemonConfig& c, std::ostream& out) {
       out << "replay " << s.file << " -> " << s.stream << " ("
           << (s.rate_hz > 0 ? number(s.rate_hz) + " Hz" : std::string("as fast as possible"))
           << ", period " << ms(s.period_ns) << ")";
+    if (s.kind == Kind::influx)
+      out << "influx " << s.endpoint << " -> " << s.mapping.stream_template
+          << (s.mapping.fields.empty() ? std::string() : " fields " + join(s.mapping.fields))
+          << ", timestamps in " << stream::to_string(s.mapping.precision);
   });
   out << "streams: " << c.live.streams.size() << " declared, auto-create "
       << (c.live.auto_create_streams

@@ -133,6 +133,36 @@ void mqtt_families(Families& f, const std::vector<stream::MqttCounters>& sources
   for (const auto& s : sources) f.add(d(s.subscriptions_refused), {{"source", s.name}});
 }
 
+// The line-protocol sources (README: InfluxDB line protocol), one label value per source.
+void influx_families(Families& f, const std::vector<stream::InfluxStats>& sources) {
+  if (sources.empty()) return;
+  const auto each = [&](auto value) {
+    for (const auto& s : sources) f.add(value(s), {{"source", s.source}});
+  };
+  f.counter("influx_bytes_total", "Bytes of line protocol read, per source");
+  each([](const stream::InfluxStats& s) { return d(s.bytes); });
+  f.counter("influx_lines_total", "Lines read (not blank, not comments), per source");
+  each([](const stream::InfluxStats& s) { return d(s.lines); });
+  f.counter("influx_samples_total", "Samples made of the lines and offered to the queue");
+  each([](const stream::InfluxStats& s) { return d(s.samples); });
+  f.counter("influx_rejected_total",
+            "Lines (per-field: fields) that became no sample, per source and reason");
+  for (const auto& s : sources)
+    for (const auto reason : stream::all_line_rejects)
+      f.add(d(s.rejected[static_cast<std::size_t>(reason)]),
+            {{"source", s.source}, {"reason", std::string(stream::to_string(reason))}});
+  f.counter("influx_ignored_fields_total", "String and boolean fields skipped (per-field mode)");
+  each([](const stream::InfluxStats& s) { return d(s.ignored_fields); });
+  f.counter("influx_datagrams_total", "UDP datagrams read");
+  each([](const stream::InfluxStats& s) { return d(s.datagrams); });
+  f.counter("influx_connections_total", "TCP connections accepted");
+  each([](const stream::InfluxStats& s) { return d(s.connections); });
+  f.gauge("influx_connections", "TCP connections open now");
+  each([](const stream::InfluxStats& s) { return d(s.connections_open); });
+  f.counter("influx_connections_refused_total", "TCP connections over max_connections, closed");
+  each([](const stream::InfluxStats& s) { return d(s.connections_refused); });
+}
+
 void pipeline_families(Families& f, const PipelineStats& p) {
   f.counter("batches_total", "Batches matched").add(d(p.batches));
   f.counter("batch_samples_total", "Samples matched").add(d(p.samples));
@@ -248,6 +278,7 @@ std::string render_metrics(const MetricsSnapshot& snapshot) {
   ingest_families(f, snapshot.ingest);
   backlog_families(f, snapshot.backlog, snapshot.memory);
   mqtt_families(f, snapshot.mqtt);
+  influx_families(f, snapshot.influx);
   pipeline_families(f, snapshot.pipeline);
   f.histogram("round_duration_seconds",
               "Scheduler rounds that had work: taking the samples, matching, rules and "

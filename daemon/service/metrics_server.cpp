@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "warpwatch/stream/socket_address.hpp"
+
 namespace warpwatch::service {
 namespace {
 
@@ -24,23 +26,6 @@ constexpr const char* metrics_content_type = "text/plain; version=0.0.4; charset
 // A client gets this long to send its request and read the answer: a stalled client
 // holds one connection, never a thread, and never delays the daemon's exit.
 constexpr std::chrono::seconds client_timeout{10};
-
-// "host:port", "[v6]:port" or ":port" (every address) into an endpoint; the
-// configuration has checked the shape and the port's range.
-tcp::endpoint parse_listen(const std::string& listen) {
-  const std::size_t colon = listen.rfind(':');
-  if (colon == std::string::npos) throw std::runtime_error("expected host:port");
-  std::string host = listen.substr(0, colon);
-  const auto port = static_cast<unsigned short>(std::stoul(listen.substr(colon + 1)));
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
-    host = host.substr(1, host.size() - 2);
-  if (host.empty() || host == "*") host = "0.0.0.0";
-  if (host == "localhost") host = "127.0.0.1";
-  boost::system::error_code ec;
-  const auto address = asio::ip::make_address(host, ec);
-  if (ec) throw std::runtime_error("'" + host + "' is not an IP address");
-  return {address, port};
-}
 
 }  // namespace
 
@@ -121,7 +106,8 @@ MetricsServer::MetricsServer(const std::string& listen, MetricsCallbacks callbac
       log_(log ? std::move(log) : stderr_logger()),
       io_(std::make_unique<Io>()) {
   try {
-    const tcp::endpoint endpoint = parse_listen(listen);
+    const auto [address, port] = stream::parse_socket_address(listen);
+    const tcp::endpoint endpoint(address, port);
     io_->acceptor.open(endpoint.protocol());
     io_->acceptor.set_option(asio::socket_base::reuse_address(true));
     io_->acceptor.bind(endpoint);

@@ -9,6 +9,7 @@
 #include "pipeline_internal.hpp"
 #include "warpwatch/config/series_file.hpp"
 #include "warpwatch/kernels/backends.hpp"
+#include "warpwatch/stream/influx_source.hpp"
 #include "warpwatch/stream/mqtt_source.hpp"
 #include "warpwatch/stream/replay_source.hpp"
 #include "warpwatch/stream/zmq_source.hpp"
@@ -141,6 +142,18 @@ Pipeline::Pipeline(config::DaemonConfig config, Logger log)
           });
       mqtt_sources_.push_back(mqtt.get());
       sources_.push_back(std::move(mqtt));
+      continue;
+    }
+    if (source.kind == Kind::influx) {
+      auto influx = std::make_unique<stream::InfluxSource>(
+          stream::InfluxSourceOptions{.address = source.endpoint,
+                                      .mapping = source.mapping,
+                                      .max_line_bytes = source.max_line_bytes,
+                                      .max_connections = source.max_connections},
+          *hub_);
+      ingest_endpoints_.push_back(influx->endpoint());
+      influx_.push_back(influx.get());
+      sources_.push_back(std::move(influx));
       continue;
     }
     const auto kind = source.kind == Kind::sub ? stream::ZmqSourceOptions::Kind::sub
@@ -276,6 +289,8 @@ std::vector<alerting::SinkCounters> Pipeline::sink_counters() const {
 MetricsSnapshot Pipeline::metrics_snapshot() const {
   std::vector<stream::MqttCounters> mqtt;
   for (const stream::MqttSource* source : mqtt_sources_) mqtt.push_back(source->counters());
+  std::vector<stream::InfluxStats> influx;
+  for (const stream::InfluxSource* source : influx_) influx.push_back(source->stats());
   return {instance_,
           backend_name(),
           WARPWATCH_VERSION,
@@ -287,7 +302,8 @@ MetricsSnapshot Pipeline::metrics_snapshot() const {
           stats(),
           round_seconds_.Collect(),
           latency_seconds_.Collect(),
-          std::move(mqtt)};
+          std::move(mqtt),
+          std::move(influx)};
 }
 
 std::optional<std::string> Pipeline::unhealthy() const {

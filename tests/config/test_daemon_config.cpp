@@ -166,7 +166,7 @@ const ErrorCase error_cases[] = {
      "with the pattern sample by sample): the window is 2 samples, the pattern 3"},
     // ingest
     {"ingest_without_source", "ingest:\n  - {topic: x}\n", 2, 5,
-     "an ingest entry needs one of 'pull', 'sub', 'replay', 'mqtt'"},
+     "an ingest entry needs one of 'pull', 'sub', 'replay', 'mqtt', 'influx'"},
     {"ingest_two_sources", "ingest:\n  - {pull: 'tcp://*:5555', sub: 'tcp://a:1'}\n", 2, 28,
      "an ingest entry has one source"},
     {"topic_without_sub", "ingest:\n  - {pull: 'tcp://*:5555', topic: x}\n", 2, 28,
@@ -258,6 +258,44 @@ const ErrorCase error_cases[] = {
     {"mqtt_reconnect_max_below_min",
      "ingest:\n  - mqtt: {host: h, topics: a, reconnect_min_ms: 500, reconnect_max_ms: 100}\n", 2,
      73, "'reconnect_max_ms' is less than 'reconnect_min_ms'"},
+    // influx (line protocol): `  - {influx: ` puts the address at column 14, and after
+    // `'tcp://127.0.0.1:0', ` the next key is at column 35
+    {"influx_not_a_socket_address", "ingest:\n  - {influx: 'http://127.0.0.1:8094'}\n", 2, 14,
+     "'ingest[].influx' must be tcp://host:port or udp://host:port (port 0 to 65535), got "
+     "'http://127.0.0.1:8094'"},
+    {"influx_port_out_of_range", "ingest:\n  - {influx: 'udp://127.0.0.1:65536'}\n", 2, 14,
+     "must be tcp://host:port or udp://host:port"},
+    {"influx_unknown_placeholder",
+     "ingest:\n  - {influx: 'tcp://127.0.0.1:0', stream_template: '{host}'}\n", 2, 52,
+     "unknown placeholder '{host}' (known: {measurement}, {field}, {tag:KEY}) in stream id "
+     "template '{host}'"},
+    {"influx_template_with_space",
+     "ingest:\n  - {influx: 'tcp://127.0.0.1:0', stream_template: 'a {measurement}'}\n", 2, 52,
+     "whitespace or NUL"},
+    {"influx_fixed_without_fields",
+     "ingest:\n  - {influx: 'tcp://127.0.0.1:0', stream_template: '{measurement}'}\n", 2, 14,
+     "the stream id template has no {field}, so 'fields' must list the fields"},
+    {"influx_field_twice",
+     "ingest:\n  - {influx: 'tcp://127.0.0.1:0', stream_template: '{measurement}', fields: [a, "
+     "a]}\n",
+     2, 77, "field key 'a' is listed twice in 'fields'"},
+    {"influx_key_on_pull", "ingest:\n  - {pull: 'tcp://*:5555', fields: [a]}\n", 2, 28,
+     "'fields' applies to 'influx' entries only"},
+    {"topic_on_influx", "ingest:\n  - {influx: 'tcp://127.0.0.1:0', topic: x}\n", 2, 35,
+     "'topic' applies to 'sub' entries only"},
+    {"max_connections_on_udp", "ingest:\n  - {influx: 'udp://127.0.0.1:0', max_connections: 5}\n",
+     2, 35, "'max_connections' applies to tcp:// 'influx' entries only"},
+    {"unknown_precision", "ingest:\n  - {influx: 'tcp://127.0.0.1:0', precision: sec}\n", 2, 46,
+     "'ingest[].precision' must be one of `ns`, `us`, `ms`, `s`, got 'sec'"},
+    {"influx_bound_twice",
+     "ingest:\n  - {influx: 'tcp://127.0.0.1:8094'}\n  - {influx: 'tcp://127.0.0.1:8094'}\n", 3, 14,
+     "duplicate influx address 'tcp://127.0.0.1:8094'"},
+    {"influx_lines_over_budget",
+     "limits: {memory_budget_bytes: 16777216, queue_bytes: 1048576, receive_hwm: 1}\ningest:\n"
+     "  - {influx: 'tcp://127.0.0.1:0', max_connections: 1024}\n",
+     1, 1,
+     "queue_bytes 1048576 + receive_hwm 1 x max_message_bytes 1048576 + influx line buffers "
+     "67174400 = 69271552"},
     // limits that do not fit the memory budget
     {"queue_over_budget", "limits:\n  memory_budget_bytes: 67108864\n  queue_bytes: 67108864\n", 1,
      1,
@@ -381,11 +419,48 @@ TEST(DaemonConfig, WildcardPortsNeverClash) {
   EXPECT_EQ(c.ingest.size(), 2u);
 }
 
+TEST(DaemonConfig, InfluxEntriesAreRead) {
+  const fs::path dir = test_dir();
+  const DaemonConfig c = load_daemon_config(write_file(dir / "warpwatch.yaml", R"(ingest:
+  - influx: tcp://127.0.0.1:8094
+  - influx: udp://127.0.0.1:8094
+    stream_template: "{tag:site}/{measurement}"
+    fields: [x, y, z]
+    precision: ms
+    max_line_bytes: 4096
+  - {influx: 'tcp://127.0.0.1:0', max_connections: 8}
+  - {influx: 'tcp://127.0.0.1:0'}
+)"));
+  ASSERT_EQ(c.ingest.size(), 4u);
+  const IngestSource& tcp = c.ingest[0];
+  EXPECT_EQ(tcp.kind, IngestSource::Kind::influx);
+  EXPECT_EQ(tcp.endpoint, "tcp://127.0.0.1:8094");
+  EXPECT_EQ(tcp.mapping.stream_template, "{measurement}.{field}") << "the default";
+  EXPECT_TRUE(tcp.mapping.fields.empty());
+  EXPECT_EQ(tcp.mapping.precision, warpwatch::stream::Precision::ns);
+  EXPECT_EQ(tcp.max_line_bytes, 65536u);
+  EXPECT_EQ(tcp.max_connections, 256u);
+  const IngestSource& udp = c.ingest[1];
+  EXPECT_EQ(udp.endpoint, "udp://127.0.0.1:8094") << "another protocol: the same port is free";
+  EXPECT_EQ(udp.mapping.stream_template, "{tag:site}/{measurement}");
+  EXPECT_EQ(udp.mapping.fields, (std::vector<std::string>{"x", "y", "z"}));
+  EXPECT_EQ(udp.mapping.precision, warpwatch::stream::Precision::ms);
+  EXPECT_EQ(udp.max_line_bytes, 4096u);
+  EXPECT_EQ(c.ingest[2].max_connections, 8u);
+  EXPECT_EQ(c.ingest[3].endpoint, "tcp://127.0.0.1:0") << "port 0 twice: two ports";
+
+  DaemonConfig changed = c;
+  changed.ingest[1].mapping.precision = warpwatch::stream::Precision::s;
+  EXPECT_EQ(startup_options_changed(c, changed), std::vector<std::string>{"ingest"})
+      << "a mapping is taken at start";
+}
+
 TEST(DaemonConfig, ExampleConfigLoads) {
   const DaemonConfig c = load_daemon_config(example_yaml.string());
   EXPECT_EQ(c.instance, "example");
-  ASSERT_EQ(c.ingest.size(), 4u);
+  ASSERT_EQ(c.ingest.size(), 5u);
   EXPECT_EQ(c.ingest[3].kind, IngestSource::Kind::mqtt);
+  EXPECT_EQ(c.ingest[4].kind, IngestSource::Kind::influx);
   EXPECT_EQ(c.live.streams.size(), 2u);
   EXPECT_EQ(c.live.auto_period_ns, 10'000'000);
   ASSERT_EQ(c.live.libraries.size(), 2u);
@@ -556,9 +631,11 @@ TEST(CheckConfig, ValidFileExits0WithASummary) {
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.err, "");
   for (const char* part :
-       {": OK\n", "ingest (4)", "replay ",
+       {": OK\n", "ingest (5)", "replay ",
         "mqtt   127.0.0.1:1883 topics \"plant/+/+\" -> \"{2}-{3}\", payload "
         "auto, qos 1\n",
+        "influx tcp://127.0.0.1:8094 -> {measurement}.{tag:host}.{field}, "
+        "timestamps in ns",
         "declared streams (2)", "shapes: 4 patterns (dtw/stream 3, twed/window 1)",
         "motion: 2 patterns (dk/stream 1, softdtw/window 1)", "rules (3)",
         "pump-shapes: streams pump-*", "labels site=plant-1,team=ops",

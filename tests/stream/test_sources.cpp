@@ -10,6 +10,7 @@
 #include <chrono>
 #include <thread>
 
+#include "ingest_support.hpp"
 #include "warpwatch/stream/frame.hpp"
 #include "warpwatch/stream/ingest_hub.hpp"
 #include "warpwatch/stream/registry.hpp"
@@ -33,15 +34,9 @@ Samples ramp(std::size_t n, std::int64_t t0 = 1'000) {
 
 // Polls the hub (bounded: 5 s) until `want` samples were taken in all, and returns them.
 std::size_t take_until(IngestHub& hub, std::size_t want, IngestBatch* last = nullptr) {
-  std::size_t got = 0;
-  const auto deadline = std::chrono::steady_clock::now() + 5s;
-  while (got < want && std::chrono::steady_clock::now() < deadline) {
-    hub.wait(want - got, std::chrono::steady_clock::now() + 20ms);
-    IngestBatch b = hub.take_all();
-    got += b.samples;
-    if (last && b.samples) *last = std::move(b);
-  }
-  return got;
+  return warpwatch::testing::take_until(hub, want, [&](IngestBatch b) {
+    if (last) *last = std::move(b);
+  });
 }
 
 void send(zmq::socket_t& push, const std::string& id, const Samples& s) {

@@ -15,17 +15,19 @@
 #include "warpwatch/config/http_url.hpp"
 #include "warpwatch/kernels/backends.hpp"
 #include "warpwatch/kernels/matcher.hpp"
+#include "warpwatch/stream/influx_mapping.hpp"
 #include "warpwatch/stream/mqtt_options.hpp"
 #include "warpwatch/stream/stream_def.hpp"
 
 namespace warpwatch::config {
 
 // Where samples come from. ZeroMQ PULL binds, SUB connects (topic = stream-id prefix);
-// an MQTT client subscribes at a broker.
+// an MQTT client subscribes at a broker; influx listens for InfluxDB line protocol.
 struct IngestSource {
-  enum class Kind { pull, sub, replay, mqtt };
+  enum class Kind { pull, sub, replay, mqtt, influx };
   Kind kind = Kind::pull;
-  std::string endpoint;  // pull/sub: a ZeroMQ endpoint, e.g. tcp://127.0.0.1:5555
+  std::string endpoint;  // pull/sub: a ZeroMQ endpoint, e.g. tcp://127.0.0.1:5555;
+                         // influx: tcp://host:port or udp://host:port
   std::string topic;     // sub: subscription prefix ("" = everything)
   std::string file;      // replay: series file (CSV/TSV/.npy, one series per file)
   std::string stream;    // replay: the stream id the file becomes
@@ -33,8 +35,14 @@ struct IngestSource {
   std::int64_t period_ns = 1'000'000'000;  // replay: spacing of the samples' timestamps
   stream::MqttSourceOptions mqtt;          // mqtt: everything, the password read from password_file
   std::string password_file;               // mqtt: where the password came from ("" = none)
+  stream::InfluxMappingOptions mapping;    // influx: lines -> streams (checked when read)
+  std::size_t max_line_bytes = 64 << 10;   // influx: longer lines are skipped and counted
+  std::size_t max_connections = 256;       // influx over tcp
   SourceLocation where;
 };
+
+// The names of IngestSource::Kind, as the entries' keys spell them.
+std::string_view to_string(IngestSource::Kind kind);
 
 // `ingest[].mqtt.payload`: the names of the payload formats an MQTT source takes.
 inline constexpr std::pair<std::string_view, stream::PayloadFormat> mqtt_payload_formats[] = {

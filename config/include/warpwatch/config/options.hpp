@@ -23,6 +23,7 @@ enum class OptionType {
   endpoint,     // a ZeroMQ endpoint: tcp://host:port, ipc://path or inproc://name
   listen,       // host:port for an HTTP listener, or "" (off)
   url,          // an http:// URL (parse_http_url)
+  socket,       // tcp://host:port or udp://host:port: a socket the daemon binds
   boolean,      // true | false (also yes/no, on/off)
   integer,      // a decimal integer, checked against min/max
   number,       // a finite number, checked against min/max

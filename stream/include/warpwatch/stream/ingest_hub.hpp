@@ -116,9 +116,11 @@ class IngestHub {
   // Thread-safe.
   void offer_message(SourceId source, std::string_view id, std::span<const std::byte> payload,
                      PayloadFormat format = PayloadFormat::frame_or_text);
-  // An input that is not a message of [stream id][payload]: counted under `reason` for
-  // `id` (the first frame, or "") with `detail`. Thread-safe.
-  void offer_rejected(std::string_view id, RejectReason reason, std::string_view detail);
+  // Input rejected before it became samples (a ZeroMQ message of other than [stream
+  // id][payload], bad lines of line protocol): `count` of them counted under `reason` for
+  // `id` (the stream's, or "") with `detail`, the first one's description. Thread-safe.
+  void offer_rejected(std::string_view id, RejectReason reason, std::string_view detail,
+                      std::uint64_t count = 1);
   // Samples that need no decoding (the replay source). Thread-safe.
   void offer_samples(SourceId source, std::string_view id, const Samples& samples);
   // The stream's input is finite and has ended: its pending match candidates are to be

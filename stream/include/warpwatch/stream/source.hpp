@@ -50,6 +50,8 @@ class ThreadedSource : public Source {
   virtual void run(std::stop_token stop) = 0;
   // Blocks while paused; returns false when a stop was requested meanwhile (or before).
   bool wait_while_paused(const std::stop_token& stop);
+  // For a run() that must notice a pause between its own waits (an Asio loop).
+  bool paused() const { return paused_.load(); }
 
  private:
   std::jthread thread_;

@@ -17,6 +17,7 @@
 #include "warpwatch/alerting/rules.hpp"
 #include "warpwatch/alerting/sink.hpp"
 #include "warpwatch/kernels/matcher.hpp"
+#include "warpwatch/stream/influx_lines.hpp"
 #include "warpwatch/stream/ingest_hub.hpp"
 #include "warpwatch/stream/mqtt_source.hpp"
 #include "warpwatch/stream/registry.hpp"
@@ -74,7 +75,8 @@ struct MetricsSnapshot {
   // prometheus::Histogram::Collect() of the scheduler's rounds (those with work) and of the
   // events' detection latency.
   prometheus::ClientMetric round_duration, detection_latency;
-  std::vector<stream::MqttCounters> mqtt;  // one per MQTT source, in configuration order
+  std::vector<stream::MqttCounters> mqtt;   // one per MQTT source, in configuration order
+  std::vector<stream::InfluxStats> influx;  // the line-protocol sources, in configuration order
 };
 
 // The /metrics body. Counters end in _total; per-stream rejections are listed for the

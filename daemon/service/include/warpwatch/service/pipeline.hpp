@@ -25,6 +25,7 @@
 #include "warpwatch/service/logging.hpp"
 #include "warpwatch/service/metrics.hpp"
 #include "warpwatch/service/metrics_server.hpp"
+#include "warpwatch/stream/influx_source.hpp"
 #include "warpwatch/stream/ingest_hub.hpp"
 #include "warpwatch/stream/mqtt_source.hpp"
 #include "warpwatch/stream/registry.hpp"
@@ -79,6 +80,8 @@ class Pipeline {
   // The configuration in effect (after the last successful reload).
   const config::DaemonConfig& config() const { return config_; }
   const std::string& publish_endpoint() const { return publisher_->endpoint(); }
+  // The addresses the ZeroMQ `pull`/`sub` and `influx` sources bound or connected (wildcard
+  // ports resolved), in the configuration's order.
   std::vector<std::string> ingest_endpoints() const;
   const stream::StreamRegistry& registry() const { return *registry_; }
   const alerting::Publisher& publisher() const { return *publisher_; }
@@ -150,9 +153,10 @@ class Pipeline {
   std::unique_ptr<alerting::Publisher> publisher_;
   std::vector<std::unique_ptr<alerting::Sink>> sinks_;  // `sinks:`, each with its own thread
   std::vector<std::unique_ptr<stream::Source>> sources_;
-  std::vector<std::string> ingest_endpoints_;      // of the ZeroMQ sources, as bound
-  std::vector<stream::Source*> replays_;           // the finite ones among sources_
-  std::vector<stream::MqttSource*> mqtt_sources_;  // the MQTT ones, for their counters
+  std::vector<std::string> ingest_endpoints_;        // of the socket sources, as bound
+  std::vector<stream::Source*> replays_;             // the finite ones among sources_
+  std::vector<stream::MqttSource*> mqtt_sources_;    // the MQTT ones, for their counters
+  std::vector<const stream::InfluxSource*> influx_;  // the line-protocol ones (their counters)
   std::atomic<bool> replay_batches_done_{false};
   const std::string instance_;     // as started: /metrics reads it from other threads
   std::size_t batch_samples_ = 0;  // scheduler.batch_samples, or the running backend's
