@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
+#include "common/distance_inputs.hpp"
 #include "warpwatch/kernels/cpu.hpp"
 #include "warpwatch/kernels/reference.hpp"
 #include "warpwatch/kernels/switching_matcher.hpp"
@@ -222,6 +224,34 @@ void distance_matrix(Backend backend, std::span<const SeriesView> a, std::span<c
   require_cuda();
 #if WARPWATCH_HAVE_CUDA
   cuda::distance_matrix(a, b, params, out, options.timings);
+#endif
+}
+
+void softdtw_grad_matrix(Backend backend, std::span<const SeriesView> a,
+                         std::span<const SeriesView> b, const DistanceParams& params,
+                         std::span<double> out, const BackendOptions& options) {
+  common::check_softdtw_grad_inputs(a, b, params, out);
+  switch (resolve_backend(backend)) {
+    case Backend::reference: {
+      const std::vector<std::size_t> rows = common::softdtw_grad_rows(a, b.size());
+      std::vector<double> grad;
+      for (std::size_t i = 0; i < a.size(); ++i)
+        for (std::size_t j = 0; j < b.size(); ++j) {
+          reference::softdtw_grad(a[i], b[j], params.cost, params.gamma, params.band, grad);
+          std::copy(grad.begin(), grad.end(),
+                    out.begin() + static_cast<std::ptrdiff_t>(rows[i] + j * grad.size()));
+        }
+      return;
+    }
+    case Backend::cpu:
+      return cpu::softdtw_grad_matrix(a, b, params, out, {.threads = options.cpu_threads});
+    case Backend::cuda:
+    case Backend::automatic:
+      break;
+  }
+  require_cuda();
+#if WARPWATCH_HAVE_CUDA
+  cuda::softdtw_grad_matrix(a, b, params, out, options.timings);
 #endif
 }
 

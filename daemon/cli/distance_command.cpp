@@ -7,7 +7,6 @@
 #include "verb_clock.hpp"
 #include "warpwatch/config/array_writer.hpp"
 #include "warpwatch/kernels/backends.hpp"
-#include "warpwatch/kernels/reference.hpp"
 
 namespace warpwatch::cli {
 
@@ -32,9 +31,7 @@ int run_distance(const DistanceCommand& cmd, std::ostream& out, std::ostream& er
   const kernels::DistanceParams params = to_distance_params(cmd.metric);
   if (cmd.grad && params.metric != kernels::Metric::softdtw)
     throw std::runtime_error("--grad needs --metric softdtw");
-  // The gradient is computed by the reference alone (it is not a throughput path).
-  const kernels::Backend backend =
-      cmd.grad ? kernels::Backend::reference : resolve_cli_backend(cmd.backend, err);
+  const kernels::Backend backend = resolve_cli_backend(cmd.backend, err);
   const auto a = load_series_for_cli(cmd.a_path, cmd.input, err);
   const auto b = load_series_for_cli(cmd.b_path, cmd.input, err);
   clock.read();
@@ -61,7 +58,7 @@ int run_distance(const DistanceCommand& cmd, std::ostream& out, std::ostream& er
     shape.push_back(n);
     if (dims > 1) shape.push_back(dims);
   }
-  result.reserve(a.size() * b.size() * (cmd.grad ? a.front().values.size() : 1));
+  result.resize(a.size() * b.size() * (cmd.grad ? a.front().values.size() : 1));
 
   // The cells computed: n x m a pair, ed's lock-step sum n.
   const bool lock_step = params.metric == kernels::Metric::ed;
@@ -70,22 +67,13 @@ int run_distance(const DistanceCommand& cmd, std::ostream& out, std::ostream& er
     for (const auto& sb : b)
       cells +=
           static_cast<double>(sa.length()) * (lock_step ? 1.0 : static_cast<double>(sb.length()));
-  if (cmd.grad) {
-    std::vector<double> grad;
-    for (const auto& sa : a) {
-      for (const auto& sb : b) {
-        kernels::reference::softdtw_grad(sa.view(), sb.view(), params.cost, params.gamma,
-                                         params.band, grad);
-        result.insert(result.end(), grad.begin(), grad.end());
-      }
-    }
-  } else {
-    std::vector<kernels::SeriesView> va, vb;
-    for (const auto& s : a) va.push_back(s.view());
-    for (const auto& s : b) vb.push_back(s.view());
-    result.resize(a.size() * b.size());
+  std::vector<kernels::SeriesView> va, vb;
+  for (const auto& s : a) va.push_back(s.view());
+  for (const auto& s : b) vb.push_back(s.view());
+  if (cmd.grad)  // (|A|, |B|, n[, d]): the pairs in (i, j) order, as softdtw_grad_matrix writes
+    kernels::softdtw_grad_matrix(backend, va, vb, params, result);
+  else
     kernels::distance_matrix(backend, va, vb, params, result);
-  }
   clock.computed();
   config::write_array(cmd.output, result, shape, out);
   clock.report(err, {.verb = "distance",

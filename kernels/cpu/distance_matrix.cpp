@@ -3,56 +3,18 @@
 #include <hwy/targets.h>
 
 #include <algorithm>
-#include <numeric>
 #include <stdexcept>
 
 #include "common/distance_inputs.hpp"
 #include "common/worker_pool.hpp"
+#include "cpu/column_groups.hpp"
 #include "cpu/elastic_kernel.hpp"
 #include "warpwatch/kernels/cpu.hpp"
 #include "warpwatch/kernels/reference.hpp"
 
 namespace warpwatch::kernels::cpu {
-namespace {
 
 using common::WorkerPool;
-
-struct ColumnGroup {
-  std::vector<std::size_t> columns;  // indices into B, all of one length
-  std::size_t length = 0;
-  std::vector<float> values;  // [length][dims][width]
-  std::vector<float> times;   // twed: [length][width], seconds after the common origin
-};
-
-std::vector<ColumnGroup> group_columns(std::span<const SeriesView> b, std::size_t width, bool twed,
-                                       double origin) {
-  std::vector<std::size_t> order(b.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t x, std::size_t y) { return b[x].length < b[y].length; });
-  std::vector<ColumnGroup> groups;
-  for (std::size_t k = 0; k < order.size();) {
-    ColumnGroup g;
-    g.length = b[order[k]].length;
-    while (k < order.size() && g.columns.size() < width && b[order[k]].length == g.length)
-      g.columns.push_back(order[k++]);
-    const std::size_t dims = b[g.columns[0]].dims, m = g.length;
-    g.values.assign(m * dims * width, 0.0f);
-    if (twed) g.times.assign(m * width, 0.0f);
-    for (std::size_t lane = 0; lane < g.columns.size(); ++lane) {
-      const SeriesView& s = b[g.columns[lane]];
-      for (std::size_t j = 0; j < m; ++j) {
-        for (std::size_t c = 0; c < dims; ++c)
-          g.values[(j * dims + c) * width + lane] = s.sample(j)[c];
-        if (twed) g.times[j * width + lane] = static_cast<float>(s.time(j) - origin);
-      }
-    }
-    groups.push_back(std::move(g));
-  }
-  return groups;
-}
-
-}  // namespace
 
 void distance_matrix(std::span<const SeriesView> a, std::span<const SeriesView> b,
                      const DistanceParams& params, std::span<double> out, const Options& options) {

@@ -10,6 +10,7 @@
 #include <hwy/foreach_target.h>  // must precede highway.h
 #include <hwy/highway.h>
 #include <hwy/contrib/math/math-inl.h>
+#include "cpu/softdtw_cell-inl.h"
 // clang-format on
 
 #include <algorithm>
@@ -248,25 +249,12 @@ void Twed(const OneVsMany& job, const DistanceParams& params, ElasticScratch& s,
 template <Cost kCost>
 void SoftDtw(const OneVsMany& job, const DistanceParams& params, bool banded, ElasticScratch& s,
              double* out) {
-  using DD = hn::CappedTag<double, 8>;
-  const DD dd;
-  const hn::Rebind<float, DD> dfh;  // the same lanes as float, to load b
+  const SoftDD dd;
   const std::size_t nd = hn::Lanes(dd), w = job.width, m = job.m, dims = job.dims;
-  const double inf = std::numeric_limits<double>::infinity();
-  const auto vinf = hn::Set(dd, inf);
+  const auto vinf = hn::Set(dd, std::numeric_limits<double>::infinity());
   const auto gamma = hn::Set(dd, params.gamma), inv_gamma = hn::Set(dd, 1.0 / params.gamma);
   s.g.resize((m + 1) * nd);
   double* row = s.g.data();
-  // softmin_gamma(x, y, z), factoring out the smallest; +inf when all are +inf.
-  const auto softmin = [&](auto x, auto y, auto z) {
-    const auto r = hn::Min(hn::Min(x, y), z);
-    const auto term = [&](auto v) {
-      const auto e = hn::Exp(dd, hn::Mul(hn::Sub(r, v), inv_gamma));
-      return hn::IfThenZeroElse(hn::Eq(v, vinf), e);
-    };
-    const auto sum = hn::Add(hn::Add(term(x), term(y)), term(z));
-    return hn::IfThenElse(hn::Eq(r, vinf), vinf, hn::Sub(r, hn::Mul(gamma, hn::Log(dd, sum))));
-  };
   for (std::size_t o = 0; o < w; o += nd) {
     for (std::size_t j = 0; j <= m; ++j) hn::StoreU(j == 0 ? hn::Zero(dd) : vinf, dd, row + j * nd);
     for (std::size_t i = 1; i <= job.n; ++i) {
@@ -280,13 +268,8 @@ void SoftDtw(const OneVsMany& job, const DistanceParams& params, bool banded, El
         const auto up = hn::LoadU(dd, cell);
         auto value = vinf;
         if (j >= r.lo && j <= r.hi) {
-          auto c = hn::Zero(dd);
-          for (std::size_t k = 0; k < dims; ++k) {
-            const auto b = hn::PromoteTo(dd, hn::LoadU(dfh, job.b + ((j - 1) * dims + k) * w + o));
-            const auto diff = hn::Sub(hn::Set(dd, static_cast<double>(a_i[k])), b);
-            c = hn::Add(c, kCost == Cost::sq ? hn::Mul(diff, diff) : hn::Abs(diff));
-          }
-          value = hn::Add(c, softmin(up, left, diag));
+          const auto c = SoftLocalCost<kCost>(dd, a_i, job.b + (j - 1) * dims * w + o, w, dims);
+          value = hn::Add(c, SoftMin(dd, up, left, diag, gamma, inv_gamma));
         }
         hn::StoreU(value, dd, cell);
         left = value;

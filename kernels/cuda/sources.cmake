@@ -14,6 +14,7 @@ target_sources(warpwatch_kernels PRIVATE
   cuda/distance/warp_distance.cu
   cuda/distance/long_pair_distance.cu
   cuda/distance/generic_distance.cu
+  cuda/distance/softdtw_grad.cu
   cuda/distance/elastic_engine.cpp
   cuda/distance/elastic_batch.cpp
   cuda/distance/cuda_distance.cpp

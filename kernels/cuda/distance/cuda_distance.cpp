@@ -1,7 +1,8 @@
 // `warpwatch distance --backend cuda`: every (a_i, b_j) on the device, on the process's
 // device context (its engine and buffers, kept from call to call). A and B are uploaded
 // once per slice (one slice unless they outgrow half the free device memory or 2^24 pairs),
-// each pair routed to the warp, long-pair or generic kernel (elastic_engine.cpp).
+// each pair routed to the warp, long-pair or generic kernel (elastic_engine.cpp). `--grad`
+// the same way, in slices whose gradients fit too, on softdtw's gradient kernel.
 #include <algorithm>
 #include <stdexcept>
 #include <utility>
@@ -40,6 +41,26 @@ std::vector<std::pair<std::size_t, std::size_t>> chunks(std::span<const SeriesVi
   return out;
 }
 
+// The engine holding one slice: its series of A, then of B (`times` one per series of the
+// set, an empty one for none; an empty span: none at all), and their pairs as jobs in (i, j)
+// order.
+void load_slice(ElasticEngine& engine, const DistanceParams& params, std::span<const SeriesView> a,
+                std::span<const std::vector<float>> a_times, std::span<const SeriesView> b,
+                std::span<const std::vector<float>> b_times) {
+  const auto times_of = [](std::span<const std::vector<float>> times, std::size_t k) {
+    return times.empty() || times[k].empty() ? nullptr : times[k].data();
+  };
+  engine.clear();
+  const std::uint32_t q = engine.add_params(params);
+  for (std::size_t i = 0; i < a.size(); ++i)
+    engine.add_series(a[i].values, a[i].length, times_of(a_times, i));
+  for (std::size_t j = 0; j < b.size(); ++j)
+    engine.add_series(b[j].values, b[j].length, times_of(b_times, j));
+  const auto na = static_cast<std::uint32_t>(a.size());
+  for (std::uint32_t i = 0; i < na; ++i)
+    for (std::uint32_t j = 0; j < b.size(); ++j) engine.add_job(i, na + j, q);
+}
+
 }  // namespace
 
 void distance_matrix_path(std::span<const SeriesView> a, std::span<const SeriesView> b,
@@ -66,7 +87,6 @@ void distance_matrix_path(std::span<const SeriesView> a, std::span<const SeriesV
     convert(a, a_times);
     convert(b, b_times);
   }
-  const auto times_of = [](const std::vector<float>& t) { return t.empty() ? nullptr : t.data(); };
 
   std::size_t free_bytes = 0, total_bytes = 0;
   WW_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -82,15 +102,10 @@ void distance_matrix_path(std::span<const SeriesView> a, std::span<const SeriesV
     const auto b_chunks =
         chunks(b, twed, budget, std::max<std::size_t>(1, kMaxPairsPerSlice / (a1 - a0)));
     for (const auto& [b0, b1] : b_chunks) {
-      engine.clear();
-      const std::uint32_t q = engine.add_params(params);
-      for (std::size_t i = a0; i < a1; ++i)
-        engine.add_series(a[i].values, a[i].length, times_of(a_times[i]));
-      for (std::size_t j = b0; j < b1; ++j)
-        engine.add_series(b[j].values, b[j].length, times_of(b_times[j]));
-      const auto na = static_cast<std::uint32_t>(a1 - a0);
-      for (std::uint32_t i = 0; i < na; ++i)
-        for (std::uint32_t j = 0; j < b1 - b0; ++j) engine.add_job(i, na + j, q);
+      load_slice(engine, params, a.subspan(a0, a1 - a0),
+                 std::span<const std::vector<float>>(a_times).subspan(a0, a1 - a0),
+                 b.subspan(b0, b1 - b0),
+                 std::span<const std::vector<float>>(b_times).subspan(b0, b1 - b0));
       const bool whole = a_chunks.size() == 1 && b_chunks.size() == 1;
       if (!whole) results.resize(engine.job_count());
       engine.run(dims, whole ? out : std::span<double>(results), path, &total);
@@ -103,7 +118,57 @@ void distance_matrix_path(std::span<const SeriesView> a, std::span<const SeriesV
   if (timings) *timings = total;
 }
 
+void softdtw_grad_matrix_scratch(std::span<const SeriesView> a, std::span<const SeriesView> b,
+                                 const DistanceParams& params, std::span<double> out,
+                                 std::size_t scratch_bytes, DeviceTimings* timings) {
+  common::check_softdtw_grad_inputs(a, b, params, out);
+  if (a.empty() || b.empty()) return;
+  const std::size_t dims = a[0].dims;
+  const std::vector<std::size_t> rows = common::softdtw_grad_rows(a, b.size());
+
+  std::size_t free_bytes = 0, total_bytes = 0;
+  WW_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+  // A slice's series of A, of B, and its gradients (twice the bytes of its A's floats a
+  // series of B) each in an eighth of the free memory; the tables in what the caller gives.
+  const std::size_t budget = std::max<std::size_t>(free_bytes / 8, std::size_t{32} << 20);
+  if (scratch_bytes == 0) scratch_bytes = free_bytes / 2;
+  const auto a_chunks = chunks(a, false, budget, kMaxPairsPerSlice);
+
+  DeviceContext& context = DeviceContext::get();
+  const std::lock_guard lock(context.mutex());
+  ElasticEngine& engine = context.engine();
+  DeviceTimings total;
+  std::vector<double> grads;
+  for (const auto& [a0, a1] : a_chunks) {
+    std::size_t a_bytes = 0;
+    for (std::size_t i = a0; i < a1; ++i) a_bytes += series_bytes(a[i], false);
+    const std::size_t b_count =
+        std::max<std::size_t>(1, std::min(kMaxPairsPerSlice / (a1 - a0), budget / (2 * a_bytes)));
+    for (const auto& [b0, b1] : chunks(b, false, budget, b_count)) {
+      load_slice(engine, params, a.subspan(a0, a1 - a0), {}, b.subspan(b0, b1 - b0), {});
+      grads.resize((rows[a1] - rows[a0]) / b.size() * (b1 - b0));
+      engine.run_softdtw_grad(dims, grads, scratch_bytes, &total);
+      // The jobs' gradients in (i, j) order; pair (i, j)'s place in out (softdtw_grad_rows).
+      auto from = grads.begin();
+      for (std::size_t i = a0; i < a1; ++i) {
+        const auto pair = static_cast<std::ptrdiff_t>(a[i].length * dims);
+        for (std::size_t j = b0; j < b1; ++j, from += pair)
+          std::copy(from, from + pair,
+                    out.begin() + static_cast<std::ptrdiff_t>(rows[i]) +
+                        static_cast<std::ptrdiff_t>(j) * pair);
+      }
+    }
+  }
+  if (timings) *timings = total;
+}
+
 }  // namespace detail
+
+void softdtw_grad_matrix(std::span<const SeriesView> a, std::span<const SeriesView> b,
+                         const DistanceParams& params, std::span<double> out,
+                         DeviceTimings* timings) {
+  detail::softdtw_grad_matrix_scratch(a, b, params, out, 0, timings);
+}
 
 void distance_matrix(std::span<const SeriesView> a, std::span<const SeriesView> b,
                      const DistanceParams& params, std::span<double> out, DeviceTimings* timings) {

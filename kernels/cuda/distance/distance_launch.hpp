@@ -13,6 +13,7 @@
 //                     the tolerance in float32).
 //   GenericDistance   thread per job, any metric, dims, band and length; float64; O(m) row
 //                     workspace in global memory, interleaved across the jobs of a launch.
+// and, not a distance, SoftDtwGrad: softdtw's gradient, thread per job (softdtw_grad.cu).
 #pragma once
 
 #include <cstddef>
@@ -137,6 +138,22 @@ struct GenericDistance {
   // jobs[0, count), every job's m <= max_m; `workspace` of workspace_bytes(count, max_m).
   static void run(const DeviceData& data, const DevJob* jobs, std::size_t count, std::size_t max_m,
                   double* workspace, stream_t stream);
+};
+
+// --- softdtw's gradient, thread per job -------------------------------------------------
+// Each job's gradient with respect to its a (n x dims doubles) goes to DeviceData::out from
+// index job.out on. float64; the job's whole soft-DTW table in the workspace for the backward
+// pass, interleaved across the jobs of the launch (cell (i, j) of job k at
+// (i * (max_m + 2) + j) * count + k), then two rows of E.
+struct SoftDtwGrad {
+  // Device workspace of a launch of `jobs` jobs, none longer than max_n (a) and max_m (b).
+  static constexpr std::size_t workspace_bytes(std::size_t jobs, std::size_t max_n,
+                                               std::size_t max_m) {
+    return jobs * ((max_n + 2) * (max_m + 2) + 2 * (max_m + 2)) * sizeof(double);
+  }
+  // jobs[0, count), softdtw params; `workspace` of workspace_bytes(count, max_n, max_m).
+  static void run(const DeviceData& data, const DevJob* jobs, std::size_t count, std::size_t max_n,
+                  std::size_t max_m, double* workspace, stream_t stream);
 };
 
 }  // namespace warpwatch::kernels::cuda::detail

@@ -159,6 +159,92 @@ struct ElasticEngine::Impl {
     next_staging = buf;
   }
   int next_staging = 0;
+
+  // Every series once, values then (twed) times, each series' offsets set.
+  struct Packed {
+    std::size_t value_count = 0, time_count = 0;
+    std::vector<std::pair<const void*, std::size_t>> value_pieces, time_pieces;
+  };
+  Packed pack(std::size_t dims) {
+    Packed p;
+    for (HostSeries& x : series) {
+      x.off = p.value_count;
+      p.value_count += x.length * dims;
+      p.value_pieces.emplace_back(x.values, x.length * dims * sizeof(float));
+      x.toff = -1;
+      if (x.times) {
+        x.toff = static_cast<std::int64_t>(p.time_count);
+        p.time_count += x.length;
+        p.time_pieces.emplace_back(x.times, x.length * sizeof(float));
+      }
+    }
+    return p;
+  }
+
+  // A job of `h` (series a as the rows unless `swap`), its result at out[out_index].
+  DevJob dev_job(const HostJob& h, bool swap, std::uint64_t out_index) const {
+    HostSeries a = series[h.a], b = series[h.b];
+    if (swap) std::swap(a, b);
+    DevJob j;
+    j.a_off = a.off;
+    j.b_off = b.off;
+    j.a_toff = a.toff;
+    j.b_toff = b.toff;
+    j.n = static_cast<std::uint32_t>(a.length);
+    j.m = static_cast<std::uint32_t>(b.length);
+    j.params = h.params;
+    j.out = out_index;
+    return j;
+  }
+
+  // Grows the buffers (never shrinks them) for these inputs and `result_count` results and
+  // uploads the inputs between copy_start and copy_end. Returns the bytes this call's inputs
+  // and results take on the device, and the device's view of them.
+  std::size_t upload_inputs(const Packed& p, const std::vector<DevJob>& jobs_in_order,
+                            std::size_t result_count, std::size_t dims, DeviceData& data) {
+    std::vector<DevParams> flat;
+    for (const DistanceParams& q : params) flat.push_back(flatten(q));
+    values.reserve(p.value_count);
+    times.reserve(std::max<std::size_t>(p.time_count, 1));
+    dev_params.reserve(flat.size());
+    dev_jobs.reserve(jobs_in_order.size());
+    out.reserve(result_count);
+    results_host.reserve(result_count);
+    copy_start.record(stream);
+    upload(reinterpret_cast<unsigned char*>(values.data()), p.value_pieces);
+    if (!p.time_pieces.empty())
+      upload(reinterpret_cast<unsigned char*>(times.data()), p.time_pieces);
+    upload(reinterpret_cast<unsigned char*>(dev_params.data()),
+           {{flat.data(), flat.size() * sizeof(DevParams)}});
+    upload(reinterpret_cast<unsigned char*>(dev_jobs.data()),
+           {{jobs_in_order.data(), jobs_in_order.size() * sizeof(DevJob)}});
+    copy_end.record(stream);
+    data.values = values.data();
+    data.times = times.data();
+    data.params = dev_params.data();
+    data.out = out.data();
+    data.dims = static_cast<std::uint32_t>(dims);
+    return p.value_count * sizeof(float) + std::max<std::size_t>(p.time_count, 1) * sizeof(float) +
+           flat.size() * sizeof(DevParams) + jobs_in_order.size() * sizeof(DevJob) +
+           result_count * sizeof(double);
+  }
+
+  // After the kernels (kernel_start .. kernel_end): copies results.size() results back,
+  // waits for them, and adds the call's times and its device memory (`needed`) to `timings`.
+  void fetch(std::span<double> results, std::size_t needed, DeviceTimings* timings) {
+    back_start.record(stream);
+    WW_CUDA(cudaMemcpyAsync(results_host.data(), out.data(), results.size() * sizeof(double),
+                            cudaMemcpyDeviceToHost, stream.get()));
+    back_end.record(stream);
+    stream.synchronize();
+    std::memcpy(results.data(), results_host.data(), results.size() * sizeof(double));
+    if (timings) {
+      timings->kernel_seconds += kernel_end.seconds_since(kernel_start);
+      timings->copy_seconds +=
+          copy_end.seconds_since(copy_start) + back_end.seconds_since(back_start);
+      timings->device_bytes = std::max(timings->device_bytes, needed);
+    }
+  }
 };
 
 ElasticEngine::ElasticEngine() : impl_(std::make_unique<Impl>()) {}
@@ -205,20 +291,7 @@ void ElasticEngine::run(std::size_t dims, std::span<double> results, DistancePat
   if (s.jobs.empty()) return;
   const cudaStream_t stream = s.stream.get();
 
-  // Pack: every series once, values then (twed) times.
-  std::size_t value_count = 0, time_count = 0;
-  std::vector<std::pair<const void*, std::size_t>> value_pieces, time_pieces;
-  for (HostSeries& x : s.series) {
-    x.off = value_count;
-    value_count += x.length * dims;
-    value_pieces.emplace_back(x.values, x.length * dims * sizeof(float));
-    x.toff = -1;
-    if (x.times) {
-      x.toff = static_cast<std::int64_t>(time_count);
-      time_count += x.length;
-      time_pieces.emplace_back(x.times, x.length * sizeof(float));
-    }
-  }
+  const Impl::Packed packed = s.pack(dims);
 
   // Route and order the jobs: warp groups by (kind, rows), then long pairs, then generic
   // jobs by ascending m (a generic launch's scratch is sized by its longest b).
@@ -230,19 +303,9 @@ void ElasticEngine::run(std::size_t dims, std::span<double> results, DistancePat
   routed.reserve(s.jobs.size());
   for (std::size_t k = 0; k < s.jobs.size(); ++k) {
     const HostJob& h = s.jobs[k];
-    HostSeries a = s.series[h.a], b = s.series[h.b];
-    const Route r = route(s.params[h.params], dims, a.length, b.length, path);
-    if (r.swap) std::swap(a, b);
-    DevJob j;
-    j.a_off = a.off;
-    j.b_off = b.off;
-    j.a_toff = a.toff;
-    j.b_toff = b.toff;
-    j.n = static_cast<std::uint32_t>(a.length);
-    j.m = static_cast<std::uint32_t>(b.length);
-    j.params = h.params;
-    j.out = k;
-    routed.push_back({r, j});
+    const Route r =
+        route(s.params[h.params], dims, s.series[h.a].length, s.series[h.b].length, path);
+    routed.push_back({r, s.dev_job(h, r.swap, k)});
   }
   const auto key = [](const Routed& x) {
     return std::tuple(static_cast<int>(x.r.family), static_cast<int>(x.r.kind), x.r.rows, x.job.m);
@@ -251,24 +314,9 @@ void ElasticEngine::run(std::size_t dims, std::span<double> results, DistancePat
                    [&](const Routed& x, const Routed& y) { return key(x) < key(y); });
   std::vector<DevJob> dev_jobs(routed.size());
   for (std::size_t k = 0; k < routed.size(); ++k) dev_jobs[k] = routed[k].job;
-  std::vector<DevParams> dev_params;
-  for (const DistanceParams& p : s.params) dev_params.push_back(flatten(p));
 
-  // Device buffers (grow only), then the uploads.
-  s.values.reserve(value_count);
-  s.times.reserve(std::max<std::size_t>(time_count, 1));
-  s.dev_params.reserve(dev_params.size());
-  s.dev_jobs.reserve(dev_jobs.size());
-  s.out.reserve(dev_jobs.size());
-  s.results_host.reserve(dev_jobs.size());
-  s.copy_start.record(s.stream);
-  s.upload(reinterpret_cast<unsigned char*>(s.values.data()), value_pieces);
-  if (!time_pieces.empty()) s.upload(reinterpret_cast<unsigned char*>(s.times.data()), time_pieces);
-  s.upload(reinterpret_cast<unsigned char*>(s.dev_params.data()),
-           {{dev_params.data(), dev_params.size() * sizeof(DevParams)}});
-  s.upload(reinterpret_cast<unsigned char*>(s.dev_jobs.data()),
-           {{dev_jobs.data(), dev_jobs.size() * sizeof(DevJob)}});
-  s.copy_end.record(s.stream);
+  DeviceData data;
+  const std::size_t input_bytes = s.upload_inputs(packed, dev_jobs, dev_jobs.size(), dims, data);
 
   // Scratch first (an allocation inside the timed section would be timed too).
   std::size_t long_bytes = 0;
@@ -284,17 +332,7 @@ void ElasticEngine::run(std::size_t dims, std::span<double> results, DistancePat
   if (generic_bytes) s.generic_scratch.reserve(budget / sizeof(double));
   // What this call needs on the device (the buffers may hold more: they are the process's,
   // grown by the largest call so far).
-  const std::size_t needed =
-      value_count * sizeof(float) + std::max<std::size_t>(time_count, 1) * sizeof(float) +
-      dev_params.size() * sizeof(DevParams) + dev_jobs.size() * (sizeof(DevJob) + sizeof(double)) +
-      long_bytes + (generic_bytes ? budget : 0);
-
-  DeviceData data;
-  data.values = s.values.data();
-  data.times = s.times.data();
-  data.params = s.dev_params.data();
-  data.out = s.out.data();
-  data.dims = static_cast<std::uint32_t>(dims);
+  const std::size_t needed = input_bytes + long_bytes + (generic_bytes ? budget : 0);
 
   s.kernel_start.record(s.stream);
   for (std::size_t begin = 0; begin < routed.size();) {
@@ -329,19 +367,62 @@ void ElasticEngine::run(std::size_t dims, std::span<double> results, DistancePat
     begin = end;
   }
   s.kernel_end.record(s.stream);
+  s.fetch(results, needed, timings);
+}
 
-  s.back_start.record(s.stream);
-  WW_CUDA(cudaMemcpyAsync(s.results_host.data(), s.out.data(), dev_jobs.size() * sizeof(double),
-                          cudaMemcpyDeviceToHost, stream));
-  s.back_end.record(s.stream);
-  s.stream.synchronize();
-  std::memcpy(results.data(), s.results_host.data(), results.size() * sizeof(double));
-  if (timings) {
-    timings->kernel_seconds += s.kernel_end.seconds_since(s.kernel_start);
-    timings->copy_seconds +=
-        s.copy_end.seconds_since(s.copy_start) + s.back_end.seconds_since(s.back_start);
-    timings->device_bytes = std::max(timings->device_bytes, needed);
+void ElasticEngine::run_softdtw_grad(std::size_t dims, std::span<double> grads,
+                                     std::size_t scratch_budget, DeviceTimings* timings) {
+  Impl& s = *impl_;
+  std::size_t total = 0;
+  for (const HostJob& h : s.jobs) total += s.series[h.a].length * dims;
+  if (grads.size() != total)
+    throw std::invalid_argument("ElasticEngine::run_softdtw_grad: gradients size");
+  if (s.jobs.empty()) return;
+  const Impl::Packed packed = s.pack(dims);
+
+  // Jobs by ascending (n, m), each writing its gradient where the order added puts it; a
+  // launch takes jobs while their interleaved tables fit the budget (at least one job).
+  std::vector<DevJob> jobs;
+  jobs.reserve(s.jobs.size());
+  for (std::size_t k = 0, at = 0; k < s.jobs.size(); ++k) {
+    jobs.push_back(s.dev_job(s.jobs[k], false, at));
+    at += jobs.back().n * dims;
   }
+  std::stable_sort(jobs.begin(), jobs.end(), [](const DevJob& x, const DevJob& y) {
+    return std::tuple(x.n, x.m) < std::tuple(y.n, y.m);
+  });
+  struct Launch {
+    std::size_t begin, end, max_n, max_m;
+  };
+  std::vector<Launch> launches;
+  std::size_t scratch_bytes = 0;
+  for (std::size_t k = 0; k < jobs.size();) {
+    Launch l{k, k + 1, jobs[k].n, jobs[k].m};
+    while (l.end < jobs.size() &&
+           SoftDtwGrad::workspace_bytes(l.end - l.begin + 1, jobs[l.end].n,
+                                        std::max<std::size_t>(l.max_m, jobs[l.end].m)) <=
+               scratch_budget) {
+      l.max_n = jobs[l.end].n;
+      l.max_m = std::max<std::size_t>(l.max_m, jobs[l.end].m);
+      ++l.end;
+    }
+    scratch_bytes =
+        std::max(scratch_bytes, SoftDtwGrad::workspace_bytes(l.end - l.begin, l.max_n, l.max_m));
+    launches.push_back(l);
+    k = l.end;
+  }
+
+  DeviceData data;
+  const std::size_t input_bytes = s.upload_inputs(packed, jobs, total, dims, data);
+  // The scratch is this call's alone (not kept: it can be most of the device's memory), and
+  // allocated before the timed section.
+  DeviceBuffer<double> scratch(scratch_bytes / sizeof(double));
+  s.kernel_start.record(s.stream);
+  for (const Launch& l : launches)
+    SoftDtwGrad::run(data, s.dev_jobs.data() + l.begin, l.end - l.begin, l.max_n, l.max_m,
+                     scratch.data(), s.stream.get());
+  s.kernel_end.record(s.stream);
+  s.fetch(grads, input_bytes + scratch_bytes, timings);
 }
 
 }  // namespace warpwatch::kernels::cuda::detail

@@ -1,6 +1,7 @@
-// The host side shared by distance_matrix and ElasticBatcher: a list of series and of jobs
-// (series x series x params), packed into pinned memory and uploaded once, every job routed
-// to a kernel (distance_launch.hpp), results copied back. Buffers are kept and grow.
+// The host side shared by distance_matrix, softdtw_grad_matrix and ElasticBatcher: a list of
+// series and of jobs (series x series x params), packed into pinned memory and uploaded
+// once, every job routed to a kernel (distance_launch.hpp), results copied back. Buffers
+// are kept and grow.
 #pragma once
 
 #include <cstddef>
@@ -39,6 +40,14 @@ class ElasticEngine {
   // results[k] = the distance of job k. Timings (optional) are added to, not overwritten.
   void run(std::size_t dims, std::span<double> results, DistancePath path = DistancePath::automatic,
            DeviceTimings* timings = nullptr);
+
+  // softdtw's gradient of every job (params softdtw, validated by the caller) with respect
+  // to its series a: grads holds the jobs' gradients in the order added, job k's
+  // (length of its a) x dims values row-major (SoftDtwGrad, distance_launch.hpp). The
+  // launches' scratch fits `scratch_budget` bytes (but at least one job a launch) and is
+  // freed when the call returns. Timings (optional) are added to, not overwritten.
+  void run_softdtw_grad(std::size_t dims, std::span<double> grads, std::size_t scratch_budget,
+                        DeviceTimings* timings = nullptr);
 
   std::size_t device_bytes() const;  // device memory held now
 

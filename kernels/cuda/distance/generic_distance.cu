@@ -7,18 +7,14 @@
 
 #include "cuda/runtime/cuda_check.hpp"
 #include "distance_launch.hpp"
+#include "double_cells.cuh"
 
 namespace warpwatch::kernels::cuda::detail {
 namespace {
 
 constexpr int kThreads = 128;
-// Metric and Cost as ints, in params.hpp's order (softdtw = 2 is the remaining case).
+// Metric as ints, in params.hpp's order (softdtw = 2 is the remaining case).
 constexpr int kMetricDtw = 0, kMetricDk = 1, kMetricTwed = 3, kMetricEd = 4;
-constexpr int kCostSq = 0;
-
-__device__ __forceinline__ double inf_d() {
-  return __longlong_as_double(0x7ff0000000000000ll);
-}
 
 // Row view of the interleaved scratch.
 struct Strided {
@@ -26,15 +22,6 @@ struct Strided {
   std::size_t stride;
   __device__ double& operator[](std::size_t j) const { return base[j * stride]; }
 };
-
-__device__ double local_cost(const float* x, const float* y, unsigned dims, int cost) {
-  double c = 0.0;
-  for (unsigned k = 0; k < dims; ++k) {
-    const double diff = static_cast<double>(x[k]) - static_cast<double>(y[k]);
-    c += cost == kCostSq ? diff * diff : fabs(diff);
-  }
-  return c;
-}
 
 // ||x - y||_p, y null = the zero sample (SPEC.md 4.3).
 __device__ double pnorm_diff(const float* x, const float* y, unsigned dims, double p) {
@@ -46,13 +33,6 @@ __device__ double pnorm_diff(const float* x, const float* y, unsigned dims, doub
   return p == 1.0 ? s : p == 2.0 ? sqrt(s) : pow(s, 1.0 / p);
 }
 
-__device__ double softmin(double x, double y, double z, double gamma) {
-  const double r = fmin(fmin(x, y), z);
-  if (r == inf_d()) return r;
-  const double sum = exp(-(x - r) / gamma) + exp(-(y - r) / gamma) + exp(-(z - r) / gamma);
-  return r - gamma * log(sum);
-}
-
 // dtw, dk and softdtw: the reference's table, one row at a time. With a band, each row
 // visits a conservative column range (one column of slack either side for rounding) and
 // decides each cell with the reference's own predicate, evaluated the same way in double.
@@ -60,19 +40,12 @@ __device__ double warping(const DeviceData& d, const DevJob& job, const DevParam
   const unsigned n = job.n, m = job.m, dims = d.dims;
   const float* av = d.values + job.a_off;
   const float* bv = d.values + job.b_off;
-  const double inf = inf_d(), dn = n, dm = m;
-  const bool banded = p.band >= 0.0;
+  const double inf = inf_d();
   row[0] = 0.0;
   for (unsigned j = 1; j <= m; ++j) row[j] = inf;
   unsigned prev_lo = 1;
   for (unsigned i = 1; i <= n; ++i) {
-    unsigned lo = 1, hi = m;
-    if (banded) {
-      const double from = floor((static_cast<double>(i) - p.band) * dm / dn) - 1.0;
-      const double to = ceil((static_cast<double>(i) + p.band) * dm / dn) + 1.0;
-      lo = from < 1.0 ? 1u : from > dm ? m + 1 : static_cast<unsigned>(from);
-      hi = to > dm ? m : static_cast<unsigned>(to);
-    }
+    const auto [lo, hi] = band_row(i, n, m, p.band);
     // lo and hi never decrease with i: cells left of lo that the last row wrote become
     // +inf here, cells right of hi were never written.
     double diag = row[lo - 1];
@@ -83,9 +56,7 @@ __device__ double warping(const DeviceData& d, const DevJob& job, const DevParam
     for (unsigned j = lo; j <= hi; ++j) {
       const double up = row[j];
       double v = inf;
-      const bool inside =
-          !banded || fabs(static_cast<double>(i) - static_cast<double>(j) * dn / dm) <= p.band;
-      if (inside) {
+      if (in_band(i, j, n, m, p.band)) {
         const double c = local_cost(a_i, bv + static_cast<std::size_t>(j - 1) * dims, dims, p.cost);
         const double best = fmin(fmin(up, left), diag);
         v = p.metric == kMetricDtw  ? c + best

@@ -1,14 +1,24 @@
 // `warpwatch distance` with ed (SPEC.md 4.0): the matrix as CSV, and series of different
-// lengths refused with their names.
+// lengths refused with their names; `--grad` (SPEC.md 4.2) on every backend, in the layout
+// it has always had.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
 #include <regex>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "cli_test_support.hpp"
 #include "test_support.hpp"
+#include "warpwatch/config/array_writer.hpp"
+#include "warpwatch/kernels/backends.hpp"
+#include "warpwatch/kernels/reference.hpp"
 
 using namespace warpwatch::testing;
+namespace kernels = warpwatch::kernels;
 
 TEST(CliDistance, EdWritesTheMatrix) {
   const auto dir = temp_dir("distance_ed");
@@ -56,4 +66,141 @@ TEST(CliDistance, EdRefusesSeriesOfDifferentLengthsAndABand) {
   const auto band = run_cli({"distance", "--metric", "ed", "--band", "1", a, a});
   EXPECT_EQ(band.status, 1);
   EXPECT_NE(band.err.find("band does not apply to the metric ed"), std::string::npos) << band.err;
+}
+
+namespace {
+
+// The lines of a CSV, each split at its commas.
+std::vector<std::vector<std::string>> csv_fields(const std::string& text) {
+  std::vector<std::vector<std::string>> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> fields;
+    std::istringstream row(line);
+    for (std::string field; std::getline(row, field, ',');) fields.push_back(field);
+    lines.push_back(fields);
+  }
+  return lines;
+}
+
+// The lines `distance --grad` writes for A x B: "i,j,g_1,...,g_n" with d = 1, else
+// "i,j,t,g_t1,...,g_td", from the reference's gradients (values in write_array's spelling).
+std::vector<std::vector<std::string>> reference_grad_lines(const std::vector<std::vector<float>>& a,
+                                                           const std::vector<std::vector<float>>& b,
+                                                           std::size_t dims, double gamma) {
+  std::vector<std::vector<std::string>> lines;
+  std::vector<double> grad;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    for (std::size_t j = 0; j < b.size(); ++j) {
+      const kernels::SeriesView x{a[i].data(), a[i].size() / dims, dims, nullptr};
+      const kernels::SeriesView y{b[j].data(), b[j].size() / dims, dims, nullptr};
+      kernels::reference::softdtw_grad(x, y, kernels::Cost::sq, gamma, std::nullopt, grad);
+      for (std::size_t t = 0; t < (dims == 1 ? 1 : x.length); ++t) {
+        std::vector<std::string> line{std::to_string(i), std::to_string(j)};
+        if (dims > 1) line.push_back(std::to_string(t));
+        const std::size_t from = dims == 1 ? 0 : t * dims, count = dims == 1 ? x.length : dims;
+        for (std::size_t k = from; k < from + count; ++k)
+          line.push_back(warpwatch::config::format_value(grad[k]));
+        lines.push_back(line);
+      }
+    }
+  return lines;
+}
+
+// `got` has the lines of `want`, the same indices, values within 1e-9 of the largest |value|
+// of the pair's lines (the reference: exactly the same text).
+void expect_grad_lines(const std::vector<std::vector<std::string>>& got,
+                       const std::vector<std::vector<std::string>>& want, std::size_t lead,
+                       bool exact, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  double scale = 0.0;
+  for (const auto& line : want)
+    for (std::size_t k = lead; k < line.size(); ++k)
+      scale = std::max(scale, std::abs(std::stod(line[k])));
+  ASSERT_GT(scale, 0.0) << what;
+  for (std::size_t l = 0; l < want.size(); ++l) {
+    ASSERT_EQ(got[l].size(), want[l].size()) << what << " line " << l;
+    for (std::size_t k = 0; k < want[l].size(); ++k) {
+      if (exact || k < lead) {
+        EXPECT_EQ(got[l][k], want[l][k]) << what << " line " << l << " field " << k;
+      } else {
+        EXPECT_NEAR(std::stod(got[l][k]), std::stod(want[l][k]), 1e-9 * scale)
+            << what << " line " << l << " field " << k;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+// Univariate: (|A|, |B|, n), one line per pair (B's series of different lengths). Every
+// backend name gives the reference's gradients (the reference exactly) and says on stderr
+// which backend ran and how fast.
+TEST(CliDistance, GradOnEveryBackend) {
+  const auto dir = temp_dir("distance_grad");
+  const std::vector<std::vector<float>> a{{0.5f, 1.25f, -0.75f, 2.0f, 0.0f},
+                                          {1.0f, 1.0f, 3.5f, -1.0f, 0.25f}};
+  const std::vector<std::vector<float>> b{{0.0f, 1.0f, 2.0f, 1.5f},
+                                          {2.0f, -0.5f, 0.75f, 1.0f, 0.0f, 3.0f},
+                                          {-1.0f, 0.5f, 0.5f, 1.0f, 2.5f, 0.0f}};
+  const auto csv = [](const std::vector<std::vector<float>>& set) {
+    std::string text;
+    for (const auto& s : set) {
+      for (std::size_t k = 0; k < s.size(); ++k) {
+        if (k > 0) text += ',';
+        text += warpwatch::config::format_value(s[k]);
+      }
+      text += '\n';
+    }
+    return text;
+  };
+  // B's series differ in length: a directory of one series a file.
+  const auto fa = write_file(dir / "a.csv", csv(a));
+  std::filesystem::create_directories(dir / "b");
+  for (std::size_t j = 0; j < b.size(); ++j) {
+    std::string name = "b";  // (no "literal" + std::string: GCC 12 warns falsely, -Wrestrict)
+    name += std::to_string(j);
+    write_file(dir / "b" / (name + ".csv"), csv({b[j]}));
+  }
+  const std::string fb = (dir / "b").string();
+  const auto want = reference_grad_lines(a, b, 1, 0.5);
+  ASSERT_EQ(want.size(), 6u);
+  const bool device = kernels::cuda_status().device_count > 0;
+  for (const std::string& backend : std::vector<std::string>{"reference", "cpu", "auto", "cuda"}) {
+    const auto r = run_cli({"distance", "--metric", "softdtw", "--gamma", "0.5", "--grad", fa, fb,
+                            "--backend", backend});
+    if (backend == "cuda" && !device) {  // asked for explicitly: an error, no fallback
+      EXPECT_EQ(r.status, 1) << r.err;
+      EXPECT_NE(r.err.find("the cuda backend cannot run"), std::string::npos) << r.err;
+      continue;
+    }
+    ASSERT_EQ(r.status, 0) << backend << ": " << r.err;
+    expect_grad_lines(csv_fields(r.out), want, 2, backend == "reference", backend);
+    const std::string ran = backend == "auto" ? (device ? "cuda" : "cpu") : backend;
+    EXPECT_NE(r.err.find("distance: 2 x 3 softdtw gradients, backend " + ran + ": read in "),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("computed 160 cells in "), std::string::npos) << r.err;
+  }
+}
+
+// Multivariate (a directory of one series a file, --layout columns): (|A|, |B|, n, d), one
+// line per sample of a series of A.
+TEST(CliDistance, GradMultivariate) {
+  const auto dir = temp_dir("distance_grad_d2");
+  std::filesystem::create_directories(dir / "a");
+  const std::vector<std::vector<float>> a{{0.5f, 1.0f, 1.25f, -2.0f, -0.75f, 0.5f},
+                                          {1.0f, 0.0f, 2.0f, 1.5f, 3.5f, -1.0f}};
+  const std::vector<std::vector<float>> b{{0.0f, 0.25f, 1.0f, 1.0f, 2.0f, -1.0f, 1.5f, 0.0f}};
+  write_file(dir / "a" / "a0.csv", "0.5,1\n1.25,-2\n-0.75,0.5\n");
+  write_file(dir / "a" / "a1.csv", "1,0\n2,1.5\n3.5,-1\n");
+  const auto fb = write_file(dir / "b.csv", "0,0.25\n1,1\n2,-1\n1.5,0\n");
+  const auto want = reference_grad_lines(a, b, 2, 1.0);
+  ASSERT_EQ(want.size(), 6u);
+  for (const std::string& backend : std::vector<std::string>{"reference", "cpu"}) {
+    const auto r = run_cli({"distance", "--metric", "softdtw", "--grad", "--layout", "columns",
+                            (dir / "a").string(), fb, "--backend", backend});
+    ASSERT_EQ(r.status, 0) << backend << ": " << r.err;
+    expect_grad_lines(csv_fields(r.out), want, 3, backend == "reference", backend);
+  }
 }

@@ -440,17 +440,39 @@ TEST(ReferenceSoftDtw, ApproachesDtwAsGammaVanishes) {
 // The gradient of softdtw with respect to a against central finite differences.
 // Values are multiples of 2^-8 (b's offset by 2^-9, so |a_ik - b_jk| >= 2^-9, far from
 // the kink of abs) and the step is h = 2^-17 (about 1e-5), so a +- h is exact in float32.
+namespace {
+
+// `count` values on that grid (offset by 2^-9 for b).
+std::vector<float> grid_values(std::mt19937_64& rng, std::size_t count, bool offset) {
+  std::uniform_int_distribution<int> q(-512, 512);
+  std::vector<float> v(count);
+  for (auto& x : v)
+    x = static_cast<float>(std::ldexp(q(rng), -8) + (offset ? std::ldexp(1.0, -9) : 0.0));
+  return v;
+}
+
+// d softdtw(a, b) / d a[e] by central differences of step 2^-17.
+double central_difference(const std::vector<float>& a, const std::vector<float>& b, std::size_t d,
+                          std::size_t e, Cost cost, double gamma, std::optional<double> band) {
+  const double h = std::ldexp(1.0, -17);
+  std::vector<float> plus = a, minus = a;
+  plus[e] = static_cast<float>(a[e] + h);
+  minus[e] = static_cast<float>(a[e] - h);
+  EXPECT_EQ(static_cast<double>(plus[e]) - static_cast<double>(minus[e]), 2 * h);
+  return (reference::softdtw(view(plus, d), view(b, d), cost, gamma, band) -
+          reference::softdtw(view(minus, d), view(b, d), cost, gamma, band)) /
+         (2 * h);
+}
+
+}  // namespace
+
 TEST(ReferenceSoftDtw, GradientMatchesFiniteDifferences) {
   std::mt19937_64 rng(warpwatch::testing::test_seed());
   std::uniform_int_distribution<std::size_t> len(1, 6);
-  std::uniform_int_distribution<int> q(-512, 512);
-  const double h = std::ldexp(1.0, -17);
   int checked = 0;
   for (int trial = 0; trial < 60; ++trial) {
     const std::size_t n = len(rng), m = len(rng), d = trial % 2 ? 2 : 1;
-    std::vector<float> a(n * d), b(m * d);
-    for (auto& v : a) v = static_cast<float>(std::ldexp(q(rng), -8));
-    for (auto& v : b) v = static_cast<float>(std::ldexp(q(rng), -8) + std::ldexp(1.0, -9));
+    const std::vector<float> a = grid_values(rng, n * d, false), b = grid_values(rng, m * d, true);
     for (Cost cost : {Cost::sq, Cost::abs}) {
       for (double gamma : {0.1, 1.0}) {
         const std::optional<double> band =
@@ -462,13 +484,7 @@ TEST(ReferenceSoftDtw, GradientMatchesFiniteDifferences) {
                     1e-12 * std::max(1.0, std::abs(value)));
         ASSERT_EQ(grad.size(), n * d);
         for (std::size_t e = 0; e < n * d; ++e) {
-          std::vector<float> plus = a, minus = a;
-          plus[e] = static_cast<float>(a[e] + h);
-          minus[e] = static_cast<float>(a[e] - h);
-          ASSERT_EQ(static_cast<double>(plus[e]) - static_cast<double>(minus[e]), 2 * h);
-          const double fd = (reference::softdtw(view(plus, d), view(b, d), cost, gamma, band) -
-                             reference::softdtw(view(minus, d), view(b, d), cost, gamma, band)) /
-                            (2 * h);
+          const double fd = central_difference(a, b, d, e, cost, gamma, band);
           EXPECT_NEAR(grad[e], fd, 1e-4 * std::max(1.0, std::abs(fd)))
               << "element " << e << " n=" << n << " m=" << m << " d=" << d << " gamma=" << gamma
               << " cost=" << to_string(cost);
@@ -478,6 +494,36 @@ TEST(ReferenceSoftDtw, GradientMatchesFiniteDifferences) {
     }
   }
   EXPECT_GT(checked, 100);
+}
+
+// The same on longer series (20..150 samples, where the fast backends' tests compare with the
+// reference): a few random components of each pair, bands of 5 and none, gamma 0.1..10.
+TEST(ReferenceSoftDtw, GradientMatchesFiniteDifferencesOnLongerSeries) {
+  std::mt19937_64 rng(warpwatch::testing::test_seed());
+  std::uniform_int_distribution<std::size_t> len(20, 150);
+  int checked = 0;
+  for (int trial = 0; trial < 12; ++trial) {
+    const std::size_t n = len(rng), m = len(rng), d = trial % 2 ? 3 : 1;
+    const std::vector<float> a = grid_values(rng, n * d, false), b = grid_values(rng, m * d, true);
+    const Cost cost = trial % 4 < 2 ? Cost::sq : Cost::abs;
+    const double gamma = trial % 3 == 0 ? 0.1 : trial % 3 == 1 ? 1.0 : 10.0;
+    const std::optional<double> band =
+        trial % 2 ? std::optional<double>(5.0 + std::abs(static_cast<double>(n) - m))
+                  : std::nullopt;
+    std::vector<double> grad;
+    reference::softdtw_grad(view(a, d), view(b, d), cost, gamma, band, grad);
+    ASSERT_EQ(grad.size(), n * d);
+    std::uniform_int_distribution<std::size_t> component(0, n * d - 1);
+    for (int pick = 0; pick < 4; ++pick) {
+      const std::size_t e = component(rng);
+      const double fd = central_difference(a, b, d, e, cost, gamma, band);
+      EXPECT_NEAR(grad[e], fd, 1e-4 * std::max(1.0, std::abs(fd)))
+          << "element " << e << " n=" << n << " m=" << m << " d=" << d << " gamma=" << gamma
+          << " cost=" << to_string(cost);
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 48);
 }
 
 // Hand-computed gradient, a single path: a = (x), b = (y): value = (x - y)^2, d/dx = 2(x - y);

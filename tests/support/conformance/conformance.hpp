@@ -41,6 +41,7 @@
 //   window.hpp/.cpp    window-mode thresholds (calibrate_window_thresholds), scenario 4
 //   distance.cpp       scenario 5, whole-series distance matrices
 //   agree.cpp          scenario 6, backends agree bit for bit
+//   softdtw_grad.cpp   scenario 7, softdtw's gradient matrices
 // The .hpp files other than this one are the library's own.
 //
 // Use from a backend's suite (see kernels/cpu/test_cpu_backend.cpp):
@@ -67,6 +68,7 @@
 
 #include "matcher_test_support.hpp"
 #include "test_support.hpp"
+#include "warpwatch/kernels/backends.hpp"
 #include "warpwatch/kernels/matcher.hpp"
 #include "warpwatch/kernels/params.hpp"
 #include "warpwatch/kernels/reference.hpp"
@@ -281,5 +283,45 @@ void run_distance_edge_cases(const Backend& backend);
 // Scenario 6 (agree.cpp): several backends (thread counts) agree bit for bit on larger work,
 // without the reference. (Every scenario above also compares them on its own inputs.)
 void run_backends_agree(const Backends& backends);
+
+// =================================================================================
+// Scenario 7 (softdtw_grad.cpp): softdtw's gradient with respect to A (SPEC.md 4.2), the
+// layout of backends.hpp's softdtw_grad_matrix, against reference::softdtw_grad.
+
+// out: every pair's gradient, pairs in (i, j) order; throws std::invalid_argument on bad input.
+using SoftDtwGradFn =
+    std::function<void(std::span<const SeriesView> a, std::span<const SeriesView> b,
+                       const DistanceParams& params, std::span<double> out)>;
+struct GradBackend {
+  std::string name;
+  SoftDtwGradFn grad;
+};
+// Compared with the reference, and all with the first one bit for bit.
+using GradBackends = std::vector<GradBackend>;
+
+// backends.hpp's softdtw_grad_matrix on `backend` with `options` (a cuda backend's timings).
+GradBackend dispatched_grad(kernels::Backend backend, kernels::BackendOptions options = {});
+
+// A gradient component against the reference's: within kGradRel of the pair's largest
+// |component| (the backward pass sums terms of both signs, so a component near 0 is only
+// as exact as the pair's scale), exactly 0 where the reference's is (no path in the band).
+inline constexpr double kGradRel = 1e-9;
+
+// Every backend's gradients against the reference's (as above), and with each other bit for
+// bit. Returns the largest error seen, relative to its pair's scale (for the suites to print).
+double check_softdtw_grad(const GradBackends& backends, const std::vector<Series>& a,
+                          const std::vector<Series>& b, const DistanceParams& params,
+                          const std::string& what);
+
+// |A| x |B| with A of lengths 1..max_length (1 and max_length among them) and B of a few
+// lengths repeated (SIMD lanes of one length filled, a partial group, a group of one),
+// d = 1 and 3, cost sq/abs, gamma 0.01/0.1/1/10, band none/0/3.5/20 (0 on unequal lengths
+// leaves most pairs without a path).
+void run_softdtw_grad_scenario(const GradBackends& backends, std::size_t na = 4,
+                               std::size_t nb = 13, std::size_t max_length = 200);
+
+// Empty sets give an empty output; a metric other than softdtw, invalid params, mismatched
+// dimensions, an empty series and a wrong output size throw std::invalid_argument.
+void run_softdtw_grad_edge_cases(const GradBackend& backend);
 
 }  // namespace warpwatch::testing::conformance

@@ -134,6 +134,19 @@ void distance_matrix(Backend backend, std::span<const SeriesView> a, std::span<c
                      const DistanceParams& params, std::span<double> out,
                      const BackendOptions& options = {});
 
+// SPEC.md 4.2's gradient of softdtw(a[i], b[j]) with respect to a[i]'s values, for every
+// pair, on the given backend (resolved as above; params.metric must be softdtw). `out` holds
+// the pairs in (i, j) order, pair (i, j) as a[i].length x dims values row-major like
+// a[i].values: with the series of A of one length n, the |A| x |B| x n x dims array of
+// `warpwatch distance --grad`. Its size must be the samples x dims of all of A times |B|
+// (std::invalid_argument otherwise, and for the inputs distance_matrix refuses). A pair
+// that no path fits (a band) has the gradient 0. float64 on every backend, within 1e-9 of
+// the reference relative to the pair's largest component. The cuda backend fills
+// options.timings when set.
+void softdtw_grad_matrix(Backend backend, std::span<const SeriesView> a,
+                         std::span<const SeriesView> b, const DistanceParams& params,
+                         std::span<double> out, const BackendOptions& options = {});
+
 // Starts what `backend` needs before its first call: for cuda the device context (a few
 // hundred milliseconds on an H100), so that a command can overlap it with reading its
 // input; nothing for the others. Throws what that first call would (no device: the error

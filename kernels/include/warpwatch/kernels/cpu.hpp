@@ -39,6 +39,15 @@ void distance_matrix(std::span<const SeriesView> a, std::span<const SeriesView> 
                      const DistanceParams& params, std::span<double> out,
                      const Options& options = {});
 
+// softdtw's gradient with respect to each series of A for every pair (backends.hpp's
+// softdtw_grad_matrix; the layout of `out` is described there), in float64: the rows of A
+// on the worker pool, each against SIMD lanes of equally long series of B, the whole soft-DTW
+// table of a lane group kept for the backward pass ((n + 2) x (m + 2) doubles a lane; fewer
+// threads run at once when all of theirs would pass 1 GiB).
+void softdtw_grad_matrix(std::span<const SeriesView> a, std::span<const SeriesView> b,
+                         const DistanceParams& params, std::span<double> out,
+                         const Options& options = {});
+
 // SPEC.md 3.2's top K windows (top_windows.hpp), pruned like window mode (Options::window_pruning).
 std::vector<TopWindow> top_windows(const TopWindowsRequest& request, const Options& options = {});
 

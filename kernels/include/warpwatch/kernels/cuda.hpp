@@ -41,6 +41,16 @@ void distance_matrix(std::span<const SeriesView> a, std::span<const SeriesView> 
                      const DistanceParams& params, std::span<double> out,
                      DeviceTimings* timings = nullptr);
 
+// softdtw's gradient with respect to each series of A for every pair (backends.hpp's
+// softdtw_grad_matrix; the layout of `out` is described there), in float64, a device thread
+// a pair: the forward pass keeps the pair's whole soft-DTW table ((n + 2) x (m + 2) doubles)
+// in device scratch for the backward pass; the pairs go in launches whose scratch fits half
+// the free device memory (at least one pair a launch), freed when the call returns.
+// `timings` as for distance_matrix.
+void softdtw_grad_matrix(std::span<const SeriesView> a, std::span<const SeriesView> b,
+                         const DistanceParams& params, std::span<double> out,
+                         DeviceTimings* timings = nullptr);
+
 // SPEC.md 3.2's top K windows (top_windows.hpp) on the device: dtw and dk, series of one
 // dimension, patterns of at most 1,536 samples (others throw std::invalid_argument naming
 // the limit). Sliding moments, the LB_Kim / LB_Keogh cascade, the windows aligned in the
