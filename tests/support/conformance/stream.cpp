@@ -194,10 +194,8 @@ void run_stream_dense(const Backends& backends, const DenseStreamScenario& sc) {
   // planted beats with WARPWATCH_SEED=7625646192673523434, its other beat far more).
   const auto all = want.all();
   for (std::size_t i = 0; i < streams.size(); ++i) {
-    const auto n =
-        static_cast<std::size_t>(std::count_if(all.begin(), all.end(), [&](const RawMatch& m) {
-          return m.stream_id() == streams[i].id;
-        }));
+    const auto n = static_cast<std::size_t>(std::count_if(
+        all.begin(), all.end(), [&](const RawMatch& m) { return m.stream_id() == streams[i].id; }));
     EXPECT_GE(n, planted_per_stream[i] / 3) << "matches on " << streams[i].id;
   }
 }
