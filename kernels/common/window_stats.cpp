@@ -14,7 +14,7 @@ WindowStats::WindowStats(std::size_t w, std::size_t dims, std::uint64_t first_en
 }
 
 const WindowMoments& WindowStats::at(const stream::StreamHistory& history, std::uint64_t end) {
-  const std::uint64_t anchor = std::max(end - end % kStatsAnchor, first_end_);
+  const std::uint64_t anchor = stats_anchor(end, first_end_);
   if (!valid_ || anchor != anchor_ || end < end_) {
     exact(history, anchor, mean_, m2_, big_);
     anchor_ = anchor;

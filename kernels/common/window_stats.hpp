@@ -43,6 +43,13 @@ inline float znormal(float x, double mean, double scale) {
   return static_cast<float>((static_cast<double>(x) - mean) * scale);
 }
 
+// The end of the anchor window the moments of the window ending at `end` start from, for a
+// track whose first window ends at `first_end` (the rule above).
+inline std::uint64_t stats_anchor(std::uint64_t end, std::uint64_t first_end) {
+  const std::uint64_t a = end - end % kStatsAnchor;
+  return a > first_end ? a : first_end;
+}
+
 class WindowStats {
  public:
   // Windows of w samples of `dims` components; the first window of the track ends at

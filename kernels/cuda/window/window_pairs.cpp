@@ -7,6 +7,7 @@
 #include <string>
 #include <tuple>
 
+#include "common/window_stats.hpp"
 #include "cuda/runtime/cuda_check.hpp"
 #include "warpwatch/kernels/errors.hpp"
 
@@ -14,6 +15,9 @@ namespace warpwatch::kernels::cuda {
 namespace {
 
 using detail::WindowSearchInput;
+
+// The moments kernel anchors as WindowStats does (it cannot include the host header).
+static_assert(detail::kWindowAnchor == common::kStatsAnchor);
 
 constexpr std::size_t kNoBand = std::numeric_limits<std::size_t>::max();
 
@@ -57,7 +61,7 @@ std::tuple<int, int, bool> launch_group(const common::Pair& pair) {
 std::uint64_t first_sample_read(const common::WindowBatch& b) {
   const common::WindowTrack& t = *b.pair->window;
   const std::uint64_t e = b.ends.front();
-  const std::uint64_t from = t.znorm() ? std::max(e - e % detail::kWindowAnchor, t.first_end()) : e;
+  const std::uint64_t from = t.znorm() ? common::stats_anchor(e, t.first_end()) : e;
   return from + 1 - t.window();
 }
 
