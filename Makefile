@@ -8,6 +8,9 @@
 #   make format        clang-format every C++/CUDA source in place (.clang-format)
 #   make format-check  fail, naming file:line, where a source is not formatted (CI runs it)
 #   make bench-deps    install what `warpwatch bench e2e --plot` needs (gnuplot-nox); not CI's
+#   make fuzz          build the libFuzzer targets (clang, ASan + UBSan) in $(FUZZ_BUILD_DIR) and run
+#                      each for FUZZ_SECONDS (tests/fuzz/README.md); not CI's (`make test` replays the
+#                      corpus and findings as ordinary tests)
 # Variables: BUILD_DIR, BUILD_TYPE, WARPWATCH_CUDA (AUTO|ON|OFF), CUDA_ARCHITECTURES,
 # WERROR (ON in CI), JOBS.
 BUILD_DIR ?= build
@@ -39,10 +42,25 @@ endif
 # that the build and the tests (CI) stay lean.
 BENCH_DEB_PACKAGES := gnuplot-nox
 
-.PHONY: deps bench-deps configure build test clean demo format format-check package
+.PHONY: deps bench-deps configure build test clean demo format format-check package fuzz fuzz-deps
+
+# `make fuzz`: clang's libFuzzer (Debian's clang ships it), in a build of its own.
+FUZZ_BUILD_DIR ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+FUZZ_DEB_PACKAGES := clang
 
 bench-deps: DEB_PACKAGES := $(BENCH_DEB_PACKAGES)
 bench-deps: deps
+
+fuzz-deps: DEB_PACKAGES += $(FUZZ_DEB_PACKAGES)
+fuzz-deps: deps
+
+fuzz: fuzz-deps
+	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DWARPWATCH_CUDA=OFF -DWARPWATCH_FUZZ=ON
+	cmake --build $(FUZZ_BUILD_DIR) --target fuzz_targets -j $(JOBS)
+	tests/fuzz/run_fuzz.sh $(FUZZ_BUILD_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 deps:
 	@missing=""; \
