@@ -120,8 +120,14 @@ void SpringPairs::flush_lanes(const Pattern& p, const Tile& tile, std::uint32_t 
   auto* t_s = reinterpret_cast<std::int32_t*>(d_min + tile_lanes);
   auto* t_e = t_s + tile_lanes;
   const cudaStream_t s = compute_.get();
-  // d_min, t_s and t_e lie back to back in the tile's memory.
-  WW_CUDA(cudaMemcpyAsync(d_min, tile.dev.d_min, 3 * tile_lanes * 4, cudaMemcpyDeviceToHost, s));
+  // d_min, t_s and t_e of the lanes [first, last) only: a tile's lanes past its pairs
+  // were never set (compute-sanitizer initcheck reads a copy of them as a use).
+  const std::size_t lanes = last - first;
+  if (lanes == 0) return;
+  for (std::size_t array = 0; array < 3; ++array)
+    WW_CUDA(cudaMemcpyAsync(d_min + array * tile_lanes + first,
+                            tile.dev.d_min + array * tile_lanes + first, lanes * 4,
+                            cudaMemcpyDeviceToHost, s));
   compute_.synchronize();
   bool cleared = false;
   for (std::uint32_t lane = first; lane < last; ++lane) {
@@ -134,7 +140,8 @@ void SpringPairs::flush_lanes(const Pattern& p, const Tile& tile, std::uint32_t 
     cleared = true;
   }
   if (cleared) {
-    WW_CUDA(cudaMemcpyAsync(tile.dev.d_min, d_min, tile_lanes * 4, cudaMemcpyHostToDevice, s));
+    WW_CUDA(cudaMemcpyAsync(tile.dev.d_min + first, d_min + first, lanes * 4,
+                            cudaMemcpyHostToDevice, s));
     compute_.synchronize();  // before the pinned buffer is used again
   }
 }
@@ -485,6 +492,9 @@ void SpringPairs::lower_to_live_starts(const SpringChunkDev* next_chunks,
   const std::size_t pairs = std::size_t{tile_count_} * tile_lanes;
   ages_.reserve(pairs);
   ages_host_.resize(pairs);
+  // The kernel sets the ages of the tiles' pairs; a tile's lanes past its pairs are read
+  // back with them (one copy) and skipped below, but never left unset (initcheck).
+  WW_CUDA(cudaMemsetAsync(ages_.data(), 0, pairs * 4, compute_.get()));
   launch_spring_live_age(batch_view(next_chunks, nullptr), ages_.data(), compute_.get());
   WW_CUDA(cudaMemcpyAsync(ages_host_.data(), ages_.data(), pairs * 4, cudaMemcpyDeviceToHost,
                           compute_.get()));

@@ -220,6 +220,10 @@ void WindowPairs::run(std::span<common::WindowBatch* const> batches, bool prune)
   const detail::WindowInputs ins =
       detail::upload_window_inputs(inputs_, tables_, inputs_dev_.data(), tables_dev_.data(), s);
   WW_CUDA(cudaMemsetAsync(pruned_dev_.data(), 0, 3 * count * sizeof(unsigned long long), s));
+  // The moments pass sets the flat flags of znorm windows only; the others' flags go back
+  // to the host with them (one copy) and are ignored there, but are never left unset
+  // (compute-sanitizer initcheck).
+  WW_CUDA(cudaMemsetAsync(flat_dev_.data(), 0, windows, s));
   WW_CUDA(cudaMemsetAsync(next_dev_.data(), 0, groups * sizeof(unsigned), s));
 
   passes_begun_.record(s);
