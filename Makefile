@@ -8,6 +8,8 @@
 #   make format        clang-format every C++/CUDA source in place (.clang-format)
 #   make format-check  fail, naming file:line, where a source is not formatted (CI runs it)
 #   make bench-deps    install what `warpwatch bench e2e --plot` needs (gnuplot-nox); not CI's
+#   make soak   deps + build, then the soak (tests/soak/soak.py): SOAK_SECONDS at load with
+#               faults, then a reconciliation table; not CI's
 # Variables: BUILD_DIR, BUILD_TYPE, WARPWATCH_CUDA (AUTO|ON|OFF), CUDA_ARCHITECTURES,
 # WERROR (ON in CI), JOBS.
 BUILD_DIR ?= build
@@ -39,7 +41,7 @@ endif
 # that the build and the tests (CI) stay lean.
 BENCH_DEB_PACKAGES := gnuplot-nox
 
-.PHONY: deps bench-deps configure build test clean demo format format-check package
+.PHONY: deps bench-deps configure build test clean demo format format-check package soak
 
 bench-deps: DEB_PACKAGES := $(BENCH_DEB_PACKAGES)
 bench-deps: deps
@@ -89,3 +91,10 @@ demo: build
 	sleep 0.5; \
 	$(BUILD_DIR)/bin/warpwatchd --config config/examples/demo.yaml --exit-when-replayed; status=$$?; \
 	wait $$tail_pid; exit $$status
+
+# The soak (README: "The soak"): the real warpwatchd, a Mosquitto broker and `warpwatch load`
+# for SOAK_SECONDS with random faults, then it reconciles /metrics and the events file and
+# exits non-zero when a line does not add up. Not in CI (it takes minutes).
+SOAK_SECONDS ?= 600
+soak: build
+	python3 tests/soak/soak.py --seconds $(SOAK_SECONDS) --build-dir $(BUILD_DIR)
