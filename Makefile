@@ -11,6 +11,8 @@
 #   make fuzz          build the libFuzzer targets (clang, ASan + UBSan) in $(FUZZ_BUILD_DIR) and run
 #                      each for FUZZ_SECONDS (tests/fuzz/README.md); not CI's (`make test` replays the
 #                      corpus and findings as ordinary tests)
+#   make soak   deps + build, then the soak (tests/soak/soak.py): SOAK_SECONDS at load with
+#               faults, then a reconciliation table; not CI's
 # Variables: BUILD_DIR, BUILD_TYPE, WARPWATCH_CUDA (AUTO|ON|OFF), CUDA_ARCHITECTURES,
 # WERROR (ON in CI), JOBS.
 BUILD_DIR ?= build
@@ -42,7 +44,7 @@ endif
 # that the build and the tests (CI) stay lean.
 BENCH_DEB_PACKAGES := gnuplot-nox
 
-.PHONY: deps bench-deps configure build test clean demo format format-check package fuzz fuzz-deps
+.PHONY: deps bench-deps configure build test clean demo format format-check package fuzz fuzz-deps soak
 
 # `make fuzz`: clang's libFuzzer (Debian's clang ships it), in a build of its own.
 FUZZ_BUILD_DIR ?= build-fuzz
@@ -107,3 +109,10 @@ demo: build
 	sleep 0.5; \
 	$(BUILD_DIR)/bin/warpwatchd --config config/examples/demo.yaml --exit-when-replayed; status=$$?; \
 	wait $$tail_pid; exit $$status
+
+# The soak (README: "The soak"): the real warpwatchd, a Mosquitto broker and `warpwatch load`
+# for SOAK_SECONDS with random faults, then it reconciles /metrics and the events file and
+# exits non-zero when a line does not add up. Not in CI (it takes minutes).
+SOAK_SECONDS ?= 600
+soak: build
+	python3 tests/soak/soak.py --seconds $(SOAK_SECONDS) --build-dir $(BUILD_DIR)

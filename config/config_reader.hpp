@@ -130,9 +130,11 @@ std::vector<SinkConfig> read_sinks(const PresentKeys& top, const ReadContext& ct
 
 // `libraries:`. Every pattern is read (files resolved, loaded), checked (ids unique across
 // libraries, m >= 2, dims in `stream_dims`, parameters by kernels::validate) and gets its
-// library's defaults with its own overrides.
+// library's defaults with its own overrides. A library whose patterns take more than
+// `max_library_bytes` (kernels::pattern_memory_bytes) is refused at its entry.
 std::vector<Library> read_libraries(const PresentKeys& top, const ReadContext& ctx,
                                     const std::set<std::size_t>& stream_dims,
-                                    const std::string& stream_dims_text);
+                                    const std::string& stream_dims_text,
+                                    std::size_t max_library_bytes);
 
 }  // namespace warpwatch::config

@@ -361,7 +361,7 @@ DaemonConfig load_daemon_config(const std::string& path) {
   const PresentKeys top = read_section(root, {path, 1, 1}, "", targets, ctx);
   config.live.streams = read_streams(top, ctx);
   const auto [dims, dims_text] = stream_dims(config);
-  config.live.libraries = read_libraries(top, ctx, dims, dims_text);
+  config.live.libraries = read_libraries(top, ctx, dims, dims_text, config.live.max_library_bytes);
   config.live.rules = read_rules(top, ctx);
   config.sinks = read_sinks(top, ctx);
   config.ingest = read_ingest(top, ctx, config);

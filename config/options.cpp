@@ -365,6 +365,34 @@ std::vector<OptionInfo> daemon_options() {
        .max = 10000000,
        .set = [](T& t,
                  const V& v) { t.config->live.max_streams = static_cast<std::size_t>(v.integer); }},
+      {.name = "limits.max_stream_rate_hz",
+       .type = OT::number,
+       .default_yaml = "0",
+       .help = "samples a second one stream may send (every source, a token bucket); samples "
+               "over it are rejected and counted as `rate_limited`; 0 = unlimited; live on "
+               "reload",
+       .min = 0,
+       .max = 1e12,
+       .set = [](T& t, const V& v) { t.config->live.max_stream_rate_hz = v.number; }},
+      {.name = "limits.max_stream_burst",
+       .type = OT::number,
+       .default_yaml = "0",
+       .help = "samples a stream may send at once above `max_stream_rate_hz` (the bucket's "
+               "size); 0 = one second's worth (at least 1)",
+       .min = 0,
+       .max = 1e12,
+       .set = [](T& t, const V& v) { t.config->live.max_stream_burst = v.number; }},
+      {.name = "limits.max_library_bytes",
+       .type = OT::integer,
+       .default_yaml = "268435456",
+       .help = "what one pattern library's patterns may take in memory, estimated (README: "
+               "Backpressure and limits); a larger library is refused, at start and on reload",
+       .min = 1024,
+       .max = std::int64_t{1} << 42,
+       .set =
+           [](T& t, const V& v) {
+             t.config->live.max_library_bytes = static_cast<std::size_t>(v.integer);
+           }},
       {.name = "streams", .type = OT::section, .help = "which stream ids are accepted"},
       {.name = "streams.auto_create",
        .type = OT::boolean,

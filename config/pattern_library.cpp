@@ -154,7 +154,8 @@ struct PatternReader {
 
 std::vector<Library> read_libraries(const PresentKeys& top, const ReadContext& ctx,
                                     const std::set<std::size_t>& stream_dims,
-                                    const std::string& stream_dims_text) {
+                                    const std::string& stream_dims_text,
+                                    std::size_t max_library_bytes) {
   std::vector<Library> libraries;
   UniqueNames library_names("library name");
   UniqueNames pattern_ids("pattern id");
@@ -169,6 +170,7 @@ std::vector<Library> read_libraries(const PresentKeys& top, const ReadContext& c
         read_section(entry, library.where, "libraries[]", targets, ctx);
     library_names.add(library.name, library_keys.find("name")->second.value);
 
+    std::size_t library_bytes = 0;  // kernels::pattern_memory_bytes of its patterns
     for (const YAML::Node& pattern_entry : list_entries(library_keys, "patterns")) {
       const SourceLocation where = where_is(ctx, pattern_entry);
       PatternSource src;
@@ -202,6 +204,13 @@ std::vector<Library> read_libraries(const PresentKeys& top, const ReadContext& c
                             cat("pattern ", in_quotes(def.id), ": ", e.what()));
         }
         pattern_ids.add(def.id, keys.find("id")->second.value);
+        library_bytes += kernels::pattern_memory_bytes(def);
+        if (library_bytes > max_library_bytes)
+          throw ConfigError(
+              library.where,
+              cat("library ", in_quotes(library.name), " is over limits.max_library_bytes (",
+                  std::to_string(max_library_bytes), "): its patterns up to ", in_quotes(def.id),
+                  " take an estimated ", std::to_string(library_bytes), " bytes"));
         library.patterns.push_back(def);
         library.patterns.back().library = library.name;
       }

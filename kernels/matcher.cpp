@@ -80,6 +80,15 @@ void check_pattern(const PatternDef& pattern) {
 
 }  // namespace
 
+std::size_t pattern_memory_bytes(const PatternDef& pattern) {
+  const std::size_t m = pattern.length(), d = pattern.dims;
+  const std::size_t w = pattern.params.window ? pattern.params.window : m;
+  const std::size_t definition = 4 * m * d + 8 * pattern.times.size();
+  const std::size_t query =
+      common::WindowQuery::applies(pattern.params) ? 8 * m * d + 12 * m + 8 * w * d + 12 * w : 0;
+  return 2 * definition + query + 256;
+}
+
 bool operator==(const RawMatch& a, const RawMatch& b) {
   return a.stream_id() == b.stream_id() && a.pattern_id() == b.pattern_id() &&
          a.distance == b.distance && a.start_index == b.start_index && a.end_index == b.end_index &&

@@ -234,6 +234,8 @@ std::string_view to_string(RejectReason reason) {
       return "queue_full";
     case RejectReason::unmapped_topic:
       return "unmapped_topic";
+    case RejectReason::rate_limited:
+      return "rate_limited";
   }
   return "unknown_reason";  // not reached for a valid enumerator
 }

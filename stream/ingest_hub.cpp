@@ -52,7 +52,7 @@ void IngestHub::offer_message(SourceId source, std::string_view id,
                                        : "no samples: blank lines only, or an empty JSON array");
     return;
   }
-  const Admit admit = registry_.admit(id, ok.samples.dims);
+  const Admit admit = registry_.admit(id, ok.samples.dims, ok.samples.size());
   if (!admit.ok()) return;  // counted and logged by admit()
   accept(source, ok.samples, admit);
 }
@@ -65,7 +65,7 @@ void IngestHub::offer_rejected(std::string_view id, RejectReason reason, std::st
 void IngestHub::offer_samples(SourceId source, std::string_view id, const Samples& samples) {
   if (samples.size() == 0) return;
   const std::shared_lock declarations(declarations_mu_);
-  const Admit admit = registry_.admit(id, samples.dims);
+  const Admit admit = registry_.admit(id, samples.dims, samples.size());
   if (!admit.ok()) return;
   accept(source, samples, admit);
 }
@@ -102,7 +102,19 @@ void IngestHub::drop(SourceId source, std::string_view id, std::size_t samples) 
                    samples);
 }
 
-void IngestHub::accept(SourceId source, const Samples& samples, const Admit& admit) {
+void IngestHub::accept(SourceId source, const Samples& offered, const Admit& admit) {
+  // The stream's rate limit let only the first admit.samples pass (admit() counted the
+  // rest): a copy of those, which only a rate-limited message pays for.
+  Samples limited;
+  if (admit.samples < offered.size()) {
+    limited.dims = offered.dims;
+    limited.times_ns.assign(offered.times_ns.begin(),
+                            offered.times_ns.begin() + static_cast<std::ptrdiff_t>(admit.samples));
+    limited.values.assign(
+        offered.values.begin(),
+        offered.values.begin() + static_cast<std::ptrdiff_t>(admit.samples * offered.dims));
+  }
+  const Samples& samples = admit.samples < offered.size() ? limited : offered;
   const StreamDef& stream = *admit.stream;
   RejectCounts counts;
   std::unique_lock lock(mu_);

@@ -1,6 +1,7 @@
 #include "warpwatch/stream/registry.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <initializer_list>
 #include <set>
 #include <stdexcept>
@@ -43,6 +44,13 @@ std::string printable_id(std::string_view id) {
 std::string dims_detail(std::size_t got, std::string_view whose, std::size_t want) {
   return cat({"message has ", std::to_string(got), " values per sample, ", whose, " ",
               std::to_string(want)});
+}
+
+// A rate for a log line: integers without a fraction, others as %g.
+std::string fmt_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
 }
 
 StreamCounters declared_counters(const StreamDef& d) {
@@ -138,13 +146,50 @@ StreamCounters* StreamRegistry::find_locked(std::string_view id) {
   return it == streams_.end() ? nullptr : &it->second;
 }
 
-Admit StreamRegistry::admit(std::string_view id, std::size_t dims) {
+std::uint64_t RateBucket::take(std::uint64_t n, double rate, double burst, TimePoint now) {
+  if (!refilled_) {
+    tokens_ = burst;
+  } else if (now > *refilled_) {
+    tokens_ =
+        std::min(burst, tokens_ + rate * std::chrono::duration<double>(now - *refilled_).count());
+  }
+  tokens_ = std::min(tokens_, burst);  // a reload may have lowered the burst
+  refilled_ = now;
+  const auto passed = std::min<std::uint64_t>(n, static_cast<std::uint64_t>(tokens_));
+  tokens_ -= static_cast<double>(passed);
+  return passed;
+}
+
+Admit StreamRegistry::admit(std::string_view id, std::size_t dims, std::uint64_t samples) {
   Admit a;
   std::optional<PendingLine> line;
-  const auto refuse = [&](StreamCounters* stream, RejectReason reason, std::string detail) {
+  const auto refuse = [&](StreamCounters* stream, RejectReason reason, std::string detail,
+                          std::uint64_t count = 1) {
     a.rejected = reason;
     a.detail = std::move(detail);
-    line = count_locked(id, stream, reason, a.detail, 1);
+    line = count_locked(id, stream, reason, a.detail, count);
+  };
+  // The stream's rate limit, for a message of the right dims: all, some or none pass.
+  const auto admit_within_rate = [&](StreamCounters& s) {
+    a.samples = samples;
+    if (options_.max_rate_hz > 0) {
+      const double burst =
+          options_.max_burst > 0 ? options_.max_burst : std::max(1.0, options_.max_rate_hz);
+      a.samples = s.rate.take(samples, options_.max_rate_hz, burst, clock_());
+      if (a.samples < samples) {
+        std::string detail =
+            cat({std::to_string(samples - a.samples), " of ", std::to_string(samples),
+                 " samples over the limit of ", fmt_number(options_.max_rate_hz),
+                 " a second (burst ", fmt_number(burst), ")"});
+        if (a.samples == 0) {
+          refuse(&s, RejectReason::rate_limited, std::move(detail), samples);
+          return;
+        }
+        line = count_locked(id, &s, RejectReason::rate_limited, detail, samples - a.samples);
+      }
+    }
+    ++s.messages;
+    ++totals_.messages;
   };
   {
     std::lock_guard lock(mu_);
@@ -154,8 +199,7 @@ Admit StreamRegistry::admit(std::string_view id, std::size_t dims) {
       if (dims != s->stream->dims) {
         refuse(s, RejectReason::wrong_dims, dims_detail(dims, "the stream has", s->stream->dims));
       } else {
-        ++s->messages;
-        ++totals_.messages;
+        admit_within_rate(*s);
       }
     } else if (auto why = invalid_stream_id_reason(id)) {
       refuse(nullptr, RejectReason::invalid_stream_id, std::string(*why));
@@ -173,12 +217,11 @@ Admit StreamRegistry::admit(std::string_view id, std::size_t dims) {
     } else {
       StreamCounters c;
       c.stream = make_stream({std::string(id), options_.auto_dims, options_.auto_period_ns});
-      c.messages = 1;
       a.stream = c.stream;
-      streams_.emplace(std::string(id), std::move(c));
+      StreamCounters& created = streams_.emplace(std::string(id), std::move(c)).first->second;
       ++auto_created_;
-      ++totals_.messages;
       a.created = true;
+      admit_within_rate(created);  // a full bucket: at least one sample passes
     }
   }
   emit(std::move(line));

@@ -84,6 +84,27 @@ std::string_view to_string(LoadEncoding encoding) {
   return "?";
 }
 
+namespace {
+constexpr std::pair<std::string_view, LoadFault> fault_names[] = {
+    {"malformed", LoadFault::malformed},
+    {"invalid-id", LoadFault::invalid_id},
+    {"unknown-id", LoadFault::unknown_id},
+    {"oversized", LoadFault::oversized},
+};
+}  // namespace
+
+std::string_view to_string(LoadFault fault) {
+  for (const auto& [name, f] : fault_names)
+    if (f == fault) return name;
+  return "?";
+}
+
+std::optional<LoadFault> parse_load_fault(std::string_view name) {
+  for (const auto& [n, f] : fault_names)
+    if (n == name) return f;
+  return std::nullopt;
+}
+
 double builtin_max_noise(std::size_t length) {
   return length ? std::sqrt(1.0 / static_cast<double>(length)) : 0.0;
 }
@@ -164,6 +185,13 @@ LoadGenerator::LoadGenerator(LoadOptions options) : options_(std::move(options))
     throw std::invalid_argument("stream prefix '" + o.stream_prefix +
                                 "' makes invalid stream ids (no whitespace or control "
                                 "characters, at most 255 bytes)");
+  if (o.faults.every > 0 && o.faults.kinds.empty())
+    throw std::invalid_argument("faults every " + std::to_string(o.faults.every) +
+                                " messages need at least one kind");
+  if (std::find(o.faults.kinds.begin(), o.faults.kinds.end(), LoadFault::oversized) !=
+          o.faults.kinds.end() &&
+      o.faults.oversized_bytes == 0)
+    throw std::invalid_argument("oversized faults need their size in bytes");
   dims_ = o.patterns.empty() ? o.dims : o.patterns.front().dims;
   if (dims_ < 1 || dims_ > stream::max_dims) throw std::invalid_argument("dims must be 1 to 64");
   for (const auto& p : o.patterns) {
@@ -316,8 +344,39 @@ LoadResult LoadGenerator::run(MessageSink& sink, const std::atomic<bool>* stop) 
                   std::chrono::duration<double>(o.duration_s > 0 ? o.duration_s : 0.0));
   const bool timed = o.duration_s > 0;
   auto blocked = Steady::duration::zero();
-
   bool done = false;
+  std::uint64_t faults_sent = 0;
+
+  // Sends one message; a refusal is backpressure: wait, counting the time, never drop.
+  // False (and the run is done) when a bound or `stop` ended the wait.
+  const auto send = [&](std::string_view id, std::span<const std::byte> payload) {
+    if (sink.try_send(id, payload)) return true;
+    ++r.blocked_sends;
+    const auto b0 = Steady::now();
+    bool sent = false;
+    while (!sent) {
+      if (stop && stop->load(std::memory_order_relaxed)) {
+        r.stopped_by = "stop";
+        break;
+      }
+      const auto now = Steady::now();
+      if (timed && now >= deadline) {
+        r.stopped_by = "duration";
+        break;
+      }
+      auto wait = std::chrono::milliseconds(50);
+      if (timed)
+        wait = std::min(wait, std::chrono::ceil<std::chrono::milliseconds>(deadline - now));
+      sink.wait_writable(wait);
+      sent = sink.try_send(id, payload);
+    }
+    blocked += Steady::now() - b0;
+    if (!sent) {
+      r.unsent_messages = 1;
+      done = true;
+    }
+    return sent;
+  };
   for (std::uint64_t round = 0; !done; ++round) {
     const std::uint64_t i0 = round * frame;
     for (std::size_t k = 0; k < n && !done; ++k) {
@@ -434,34 +493,7 @@ LoadResult LoadGenerator::run(MessageSink& sink, const std::atomic<bool>* stop) 
         }
       }
 
-      // Send; a refusal is backpressure: wait, counting the time, never drop.
-      if (!sink.try_send(ids[k], payload)) {
-        ++r.blocked_sends;
-        const auto b0 = Steady::now();
-        bool sent = false;
-        while (!sent) {
-          if (stop && stop->load(std::memory_order_relaxed)) {
-            r.stopped_by = "stop";
-            break;
-          }
-          const auto now = Steady::now();
-          if (timed && now >= deadline) {
-            r.stopped_by = "duration";
-            break;
-          }
-          auto wait = std::chrono::milliseconds(50);
-          if (timed)
-            wait = std::min(wait, std::chrono::ceil<std::chrono::milliseconds>(deadline - now));
-          sink.wait_writable(wait);
-          sent = sink.try_send(ids[k], payload);
-        }
-        blocked += Steady::now() - b0;
-        if (!sent) {
-          r.unsent_messages = 1;
-          done = true;
-          break;
-        }
-      }
+      if (!send(ids[k], payload)) break;
       ++r.messages;
       r.samples += count;
       sent_samples[k] += count;
@@ -475,6 +507,37 @@ LoadResult LoadGenerator::run(MessageSink& sink, const std::atomic<bool>* stop) 
         }
         next_j[k] += completed.size();
         next_occ[k] = planned(k, next_j[k]);
+      }
+
+      // A fault after every `faults.every`-th message: this message as the daemon must
+      // refuse it whole.
+      if (o.faults.every > 0 && r.messages % o.faults.every == 0) {
+        const LoadFault kind = o.faults.kinds[faults_sent % o.faults.kinds.size()];
+        std::string fault_id = ids[k];
+        std::vector<std::byte> fault;
+        switch (kind) {
+          case LoadFault::malformed:
+            if (stream::is_binary_frame(payload))
+              fault.assign(payload.begin(), payload.end());
+            else
+              fault = stream::encode_frame(samples, false);
+            fault.pop_back();  // one byte short of what its header says
+            break;
+          case LoadFault::invalid_id:
+            fault_id = "bad id\x1b[31m" + std::to_string(k) + "\xff";
+            fault.assign(payload.begin(), payload.end());
+            break;
+          case LoadFault::unknown_id:
+            fault_id = o.stream_prefix + "unknown-" + std::to_string(k);
+            fault.assign(payload.begin(), payload.end());
+            break;
+          case LoadFault::oversized:
+            fault.assign(o.faults.oversized_bytes, std::byte{0});
+            break;
+        }
+        if (!send(fault_id, fault)) break;
+        ++r.faults[static_cast<std::size_t>(kind)];
+        ++faults_sent;
       }
     }
   }

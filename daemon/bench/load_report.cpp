@@ -201,6 +201,12 @@ void print_load_result(const LoadGenerator& generator, const LoadResult& r, std:
       << r.blocked_seconds << " s in " << r.blocked_sends << " sends";
   if (r.unsent_messages) out << " (the last message was not sent: the run ended while it waited)";
   out << "\n";
+  if (o.faults.every > 0) {
+    out << "faults (messages the daemon refuses whole):";
+    for (const LoadFault kind : o.faults.kinds)
+      out << " " << to_string(kind) << " " << r.faults[static_cast<std::size_t>(kind)];
+    out << "\n";
+  }
   out << "planted " << r.occurrences.size() << " occurrences";
   if (r.occurrences_cut) out << " (" << r.occurrences_cut << " more cut off by the end)";
   out << (r.occurrences.empty() ? "\n" : ":\n");
@@ -226,6 +232,9 @@ std::string load_result_json(const LoadGenerator& generator, const LoadResult& r
                            {"start_index", p.start_index},
                            {"end_index", p.end_index},
                            {"sent_ns", p.sent_ns}});
+  nlohmann::ordered_json faults = nlohmann::ordered_json::object();
+  for (std::size_t k = 0; k < load_fault_kinds; ++k)
+    faults[std::string(to_string(static_cast<LoadFault>(k)))] = r.faults[k];
   const nlohmann::ordered_json j = {
       {"options",
        {{"streams", o.streams},
@@ -243,7 +252,9 @@ std::string load_result_json(const LoadGenerator& generator, const LoadResult& r
         {"samples_per_stream", o.samples_per_stream},
         {"total_samples", o.total_samples},
         {"duration_s", o.duration_s},
-        {"noise_length", generator.noise_length()}}},
+        {"noise_length", generator.noise_length()},
+        {"fault_every", o.faults.every},
+        {"oversized_bytes", o.faults.oversized_bytes}}},
       {"patterns", patterns},
       {"samples", r.samples},
       {"messages", r.messages},
@@ -262,6 +273,7 @@ std::string load_result_json(const LoadGenerator& generator, const LoadResult& r
       {"blocked_sends", r.blocked_sends},
       {"unsent_messages", r.unsent_messages},
       {"stopped_by", r.stopped_by},
+      {"faults", faults},
       {"occurrences_cut", r.occurrences_cut},
       {"occurrences", occurrences},
   };

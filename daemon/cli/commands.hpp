@@ -93,6 +93,9 @@ int run_replay(const ReplayCommand& cmd, std::ostream& out, std::ostream& err);
 struct LoadCommand {
   bench::LoadOptions load;  // the options set the fields they name
   bench::ZmqSinkOptions sink;
+  std::string mqtt;  // HOST:PORT: publish at an MQTT broker instead (mqtt_sink's other fields)
+  bench::MqttSinkOptions mqtt_sink;
+  std::vector<std::string> fault_kinds;  // bench::parse_load_fault names
   SeriesInputOptions input;
   std::string patterns_path;  // "" = built-in shapes
   std::size_t shapes = 1, pattern_length = 64;
@@ -100,6 +103,7 @@ struct LoadCommand {
   std::optional<double> period_ms;
   bool text = false, explicit_timestamps = false;
   std::string json_path;
+  std::string write_patterns;  // write the patterns to plant here and exit
   std::size_t list = 10;
 };
 CLI::App* add_load_command(CLI::App& app, LoadCommand& cmd);

@@ -2,8 +2,10 @@
 #include <signal.h>
 
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <fstream>
+#include <memory>
 #include <ostream>
 #include <stdexcept>
 
@@ -41,6 +43,26 @@ class InterruptScope {
   struct sigaction old_term_ {};
 };
 
+// The patterns as a series file of rows (one pattern a row), each float written in its
+// shortest form that reads back to the same bits.
+void write_pattern_rows(const std::vector<bench::LoadPattern>& patterns, const std::string& path) {
+  if (patterns.empty()) throw std::runtime_error("--write-patterns: no patterns to plant");
+  std::ofstream file(path);
+  if (!file) throw std::runtime_error("cannot write " + path);
+  for (const bench::LoadPattern& p : patterns) {
+    if (p.dims != 1)
+      throw std::runtime_error("--write-patterns writes patterns of 1 dimension, not " +
+                               std::to_string(p.dims));
+    for (std::size_t i = 0; i < p.values.size(); ++i) {
+      char buf[32];
+      const auto end = std::to_chars(buf, buf + sizeof buf, p.values[i]).ptr;
+      file << (i ? "," : "") << std::string_view(buf, static_cast<std::size_t>(end - buf));
+    }
+    file << "\n";
+  }
+  if (!file.flush()) throw std::runtime_error("cannot write " + path);
+}
+
 }  // namespace
 
 CLI::App* add_load_command(CLI::App& app, LoadCommand& cmd) {
@@ -57,6 +79,26 @@ CLI::App* add_load_command(CLI::App& app, LoadCommand& cmd) {
       ->capture_default_str();
   sub->add_option("--linger-ms", cmd.sink.linger_ms,
                   "at exit, how long to wait for queued messages to be delivered")
+      ->capture_default_str();
+  sub->add_option("--mqtt", cmd.mqtt,
+                  "HOST:PORT of an MQTT broker to publish at instead (topic <prefix><stream id>; "
+                  "pace it with --rate: a broker does not push back)");
+  sub->add_option("--mqtt-topic-prefix", cmd.mqtt_sink.topic_prefix,
+                  "with --mqtt: what each message's topic starts with, before the stream id")
+      ->capture_default_str();
+  sub->add_option("--mqtt-qos", cmd.mqtt_sink.qos, "with --mqtt: 0 or 1")
+      ->check(CLI::Range(0, 1))
+      ->capture_default_str();
+  sub->add_option("--faults-every", o.faults.every,
+                  "after every N-th message, a fault message the daemon must refuse whole "
+                  "(0 = none; the good messages stay as without faults)")
+      ->capture_default_str();
+  sub->add_option("--faults", cmd.fault_kinds,
+                  "the faults, in turn: malformed (a frame cut short), invalid-id, unknown-id "
+                  "(<prefix>unknown-<k>), oversized (--oversized-bytes of zeros)")
+      ->delimiter(',');
+  sub->add_option("--oversized-bytes", o.faults.oversized_bytes,
+                  "the payload size of an oversized fault")
       ->capture_default_str();
   sub->add_option("--streams", o.streams, "number of streams")->capture_default_str();
   sub->add_option("--prefix", o.stream_prefix, "stream ids are <prefix><k>, k from 0")
@@ -96,6 +138,9 @@ CLI::App* add_load_command(CLI::App& app, LoadCommand& cmd) {
   sub->add_option("--json", cmd.json_path,
                   "also write what was sent, every planted occurrence included, as JSON");
   sub->add_option("--list", cmd.list, "planted occurrences to print")->capture_default_str();
+  sub->add_option("--write-patterns", cmd.write_patterns,
+                  "write the patterns it would plant to this CSV file (one per row, in planting "
+                  "order, each value exact) for a daemon's library, and exit without sending");
   add_series_input_options(*sub, cmd.input);
   return sub;
 }
@@ -121,6 +166,31 @@ int run_load(const LoadCommand& cmd, std::ostream& out, std::ostream& err) {
   for (const auto& p : o.patterns) longest = std::max(longest, p.length());
   o.jitter = cmd.jitter.value_or(o.every > longest + 1 ? (o.every - longest - 1) / 4 : 0);
 
+  if (!cmd.write_patterns.empty()) {
+    write_pattern_rows(o.patterns, cmd.write_patterns);
+    out << "wrote " << o.patterns.size() << " patterns to " << cmd.write_patterns << "\n";
+    return 0;
+  }
+  for (const std::string& name : cmd.fault_kinds) {
+    const auto kind = bench::parse_load_fault(name);
+    if (!kind) throw std::runtime_error("--faults: unknown fault '" + name + "'");
+    o.faults.kinds.push_back(*kind);
+  }
+  if (o.faults.every > 0 && o.faults.kinds.empty())
+    throw std::runtime_error("--faults-every needs --faults");
+  std::unique_ptr<bench::MessageSink> sink;  // made inside the run's interrupt scope
+  const auto make_sink = [&]() -> std::unique_ptr<bench::MessageSink> {
+    if (cmd.mqtt.empty()) return std::make_unique<bench::ZmqSink>(cmd.sink);
+    bench::MqttSinkOptions mqtt = cmd.mqtt_sink;
+    const auto colon = cmd.mqtt.rfind(':');
+    if (colon == std::string::npos || colon == 0)
+      throw std::runtime_error("--mqtt wants HOST:PORT, not '" + cmd.mqtt + "'");
+    mqtt.host = cmd.mqtt.substr(0, colon);
+    mqtt.port = std::stoi(cmd.mqtt.substr(colon + 1));
+    mqtt.linger_ms = cmd.sink.linger_ms;
+    return std::make_unique<bench::MqttSink>(mqtt);
+  };
+
   std::ofstream json;  // opened first: a bad path fails before the run
   if (!cmd.json_path.empty()) {
     json.open(cmd.json_path);
@@ -130,8 +200,9 @@ int run_load(const LoadCommand& cmd, std::ostream& out, std::ostream& err) {
   bench::LoadResult result;
   {
     InterruptScope interrupts;
-    bench::ZmqSink sink(cmd.sink);  // closing it waits up to --linger-ms for delivery
-    result = generator.run(sink, &interrupted);
+    sink = make_sink();  // closing it waits up to --linger-ms for delivery
+    result = generator.run(*sink, &interrupted);
+    sink.reset();
   }
   const double cpu = bench::process_cpu_seconds();
   bench::print_load_result(generator, result, out, cmd.list);

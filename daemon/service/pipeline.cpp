@@ -62,6 +62,8 @@ stream::RegistryOptions registry_options(const config::DaemonConfig& c) {
   options.max_auto_streams = c.live.max_streams;
   options.auto_dims = c.live.auto_dims;
   options.auto_period_ns = c.live.auto_period_ns;
+  options.max_rate_hz = c.live.max_stream_rate_hz;
+  options.max_burst = c.live.max_stream_burst;
   return options;
 }
 

@@ -370,6 +370,8 @@ TEST(Frame, RejectReasonNames) {
   EXPECT_EQ(to_string(R::unknown_payload), "unknown_payload");
   EXPECT_EQ(to_string(R::empty_payload), "empty_payload");
   EXPECT_EQ(to_string(R::queue_full), "queue_full");
+  EXPECT_EQ(to_string(R::unmapped_topic), "unmapped_topic");
+  EXPECT_EQ(to_string(R::rate_limited), "rate_limited");
   for (std::size_t i = 0; i < warpwatch::stream::all_reject_reasons.size(); ++i) {
     EXPECT_EQ(static_cast<std::size_t>(warpwatch::stream::all_reject_reasons[i]), i);
   }

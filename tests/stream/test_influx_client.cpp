@@ -145,7 +145,7 @@ TEST(InfluxClient, PointsTheClientWritesParseAsTheyWere) {
 }
 
 TEST(InfluxClient, TheClientsUdpWriterReachesTheSource) {
-  StreamRegistry registry({}, {true, 10000, 1, 1'000'000'000, std::chrono::seconds(10)});
+  StreamRegistry registry({}, {true, 10000, 1, 1'000'000'000, std::chrono::seconds(10), 0.0, 0.0});
   IngestHub hub(registry, QueueLimits{});
   InfluxSourceOptions options;
   options.address = "udp://127.0.0.1:0";

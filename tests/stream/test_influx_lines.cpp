@@ -269,7 +269,7 @@ TEST(LineFramer, LinesOverTheLimitAreCountedOnceAndSkipped) {
 struct DecoderFixture {
   explicit DecoderFixture(InfluxMapping m, std::vector<StreamDef> declared = {},
                           RegistryOptions options = {true, 10000, 1, 1'000'000'000,
-                                                     std::chrono::seconds(10)})
+                                                     std::chrono::seconds(10), 0.0, 0.0})
       : registry(declared, options,
                  [this](std::string_view stream, RejectReason reason, std::string_view detail) {
                    log.push_back(std::string(stream) + "|" + std::string(to_string(reason)) + "|" +
@@ -317,8 +317,9 @@ TEST(InfluxLineDecoder, SamplesReachTheHubGroupedPerStreamInOrder) {
 }
 
 TEST(InfluxLineDecoder, BadLinesAreCountedPerReasonAndTheRestKept) {
-  DecoderFixture f(mapping("{measurement}", {"x", "y"}), {},
-                   RegistryOptions{true, 10000, 2, 1'000'000'000, std::chrono::seconds(10)});
+  DecoderFixture f(
+      mapping("{measurement}", {"x", "y"}), {},
+      RegistryOptions{true, 10000, 2, 1'000'000'000, std::chrono::seconds(10), 0.0, 0.0});
   f.decoder.received_at(5);
   const std::vector<std::string> lines = {"acc x=1,y=2 1",     "acc x=1 2",     "garbage",
                                           "acc x=1,y=\"s\" 3", "acc x=3,y=4 4", "also garbage",
@@ -381,8 +382,9 @@ TEST(InfluxLineDecoder, LinesWithoutTimestampsGetStrictlyIncreasingReceiveTimes)
 
 TEST(InfluxLineDecoder, StreamsOfTheWrongDimsAreRefusedByTheRegistry) {
   // Declared with 2 values, mapped with 3: admission refuses them, counted there.
-  DecoderFixture f(mapping("{measurement}", {"a", "b", "c"}), {{"m", 2, 10}},
-                   RegistryOptions{false, 10000, 1, 1'000'000'000, std::chrono::seconds(10)});
+  DecoderFixture f(
+      mapping("{measurement}", {"a", "b", "c"}), {{"m", 2, 10}},
+      RegistryOptions{false, 10000, 1, 1'000'000'000, std::chrono::seconds(10), 0.0, 0.0});
   f.decoder.line("m a=1,b=2,c=3 1", "p", 1);
   f.decoder.line("unknown a=1,b=2,c=3 1", "p", 2);
   f.decoder.flush();

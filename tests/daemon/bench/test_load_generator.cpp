@@ -2,7 +2,8 @@
 // decode to the planned samples (binary with a period, binary with explicit timestamps,
 // text), byte for byte what the stream layer's encoders make of them; the planted
 // occurrences are where the plan says; the counts add up; a seed makes the data; the
-// bounds and the pace hold; backpressure is waited for and counted, never dropped.
+// bounds and the pace hold; backpressure is waited for and counted, never dropped; faults
+// are mixed in without changing the good messages.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,11 +18,14 @@
 #include "test_support.hpp"
 #include "warpwatch/bench/load_generator.hpp"
 #include "warpwatch/stream/frame.hpp"
+#include "warpwatch/stream/ingest_hub.hpp"
+#include "warpwatch/stream/registry.hpp"
 
 namespace {
 
 using namespace warpwatch;
 using bench::LoadEncoding;
+using bench::LoadFault;
 using bench::LoadGenerator;
 using bench::LoadOptions;
 using bench::PlantedOccurrence;
@@ -351,6 +355,93 @@ TEST(LoadGenerator, ABoundEndsAWaitWithoutCountingTheMessage) {
   const auto stopped = LoadGenerator(small_options(LoadEncoding::text)).run(memory, &stop);
   EXPECT_EQ(stopped.stopped_by, "stop");
   EXPECT_EQ(stopped.samples, 0u);
+}
+
+// Faults (LoadOptions::faults, `warpwatch load --faults`): each kind in turn after every N-th
+// message, each refused whole by the ingest path under its reason and counted in the
+// result; the good messages exactly those of a run without faults.
+bench::LoadOptions fault_options(bench::LoadEncoding encoding) {
+  bench::LoadOptions o;
+  o.streams = 3;
+  o.frame = 20;
+  o.encoding = encoding;
+  o.t0_ns = 1'000'000'000;
+  o.patterns = bench::builtin_patterns(2, 8);
+  o.every = 40;
+  o.samples_per_stream = 200;  // 10 messages per stream, 30 in all
+  return o;
+}
+
+class LoadFaults : public ::testing::TestWithParam<bench::LoadEncoding> {};
+
+TEST_P(LoadFaults, EachIsRefusedWholeUnderItsReasonAndTheGoodMessagesStayTheSame) {
+  MemorySink clean;
+  const bench::LoadGenerator plain(fault_options(GetParam()));
+  const bench::LoadResult plain_result = plain.run(clean);
+
+  bench::LoadOptions o = fault_options(GetParam());
+  o.faults.every = 4;
+  o.faults.kinds = {LoadFault::malformed, LoadFault::invalid_id, LoadFault::unknown_id,
+                    LoadFault::oversized};
+  o.faults.oversized_bytes = 1000;
+  const bench::LoadGenerator faulty(o);
+  MemorySink sink;
+  const bench::LoadResult r = faulty.run(sink);
+  // 30 good messages, a fault after the 4th, 8th, ... 28th: 7, the kinds in turn.
+  ASSERT_EQ(r.messages, 30u);
+  ASSERT_EQ(sink.messages.size(), 37u);
+  EXPECT_EQ(r.faults[static_cast<std::size_t>(LoadFault::malformed)], 2u);
+  EXPECT_EQ(r.faults[static_cast<std::size_t>(LoadFault::invalid_id)], 2u);
+  EXPECT_EQ(r.faults[static_cast<std::size_t>(LoadFault::unknown_id)], 2u);
+  EXPECT_EQ(r.faults[static_cast<std::size_t>(LoadFault::oversized)], 1u);
+  EXPECT_EQ(r.samples, plain_result.samples);
+  EXPECT_EQ(r.occurrences.size(), plain_result.occurrences.size());
+
+  std::vector<Message> good;
+  for (std::size_t i = 0; i < sink.messages.size(); ++i)
+    if (i % 5 != 4) good.push_back(sink.messages[i]);  // every 5th sent is the fault
+  ASSERT_EQ(good.size(), clean.messages.size());
+  for (std::size_t i = 0; i < good.size(); ++i) {
+    EXPECT_EQ(good[i].id, clean.messages[i].id) << "message " << i;
+    EXPECT_TRUE(good[i].payload == clean.messages[i].payload) << "message " << i;
+  }
+
+  // Through the ingest path, as the daemon takes them: the load's streams declared, the
+  // message limit between the largest good message and the oversized one.
+  std::vector<stream::StreamDef> declared;
+  for (std::size_t k = 0; k < o.streams; ++k) declared.push_back({faulty.stream_id(k), 1, 1});
+  stream::StreamRegistry registry(declared);
+  stream::IngestHub hub(
+      registry, {.max_message_bytes = 1000, .total_bytes = 1 << 20, .stream_bytes = 1 << 20});
+  const stream::SourceId source = hub.add_source("test", stream::Overflow::wait);
+  for (const Message& m : sink.messages) hub.offer_message(source, m.id, m.payload);
+  const stream::RegistrySnapshot s = registry.snapshot();
+  using R = stream::RejectReason;
+  EXPECT_EQ(s.accepted_samples, r.samples);
+  EXPECT_EQ(s.rejected[R::malformed_frame], 2u);
+  EXPECT_EQ(s.rejected[R::invalid_stream_id], 2u);
+  EXPECT_EQ(s.rejected[R::unknown_stream], 2u);
+  EXPECT_EQ(s.rejected[R::oversized_message], 1u);
+  EXPECT_EQ(s.rejected.total(), 7u);
+}
+
+INSTANTIATE_TEST_SUITE_P(LoadGenerator, LoadFaults,
+                         ::testing::Values(bench::LoadEncoding::binary,
+                                           bench::LoadEncoding::binary_explicit,
+                                           bench::LoadEncoding::text),
+                         [](const auto& info) { return std::string(to_string(info.param)); });
+
+TEST(LoadFaultOptions, AreCheckedAndNamed) {
+  bench::LoadOptions o = fault_options(bench::LoadEncoding::binary);
+  o.faults.every = 3;
+  EXPECT_THROW(bench::LoadGenerator{o}, std::invalid_argument);  // no kinds
+  o.faults.kinds = {LoadFault::oversized};
+  EXPECT_THROW(bench::LoadGenerator{o}, std::invalid_argument);  // no size
+  for (std::size_t k = 0; k < bench::load_fault_kinds; ++k) {
+    const auto kind = static_cast<LoadFault>(k);
+    EXPECT_EQ(bench::parse_load_fault(bench::to_string(kind)), kind);
+  }
+  EXPECT_EQ(bench::parse_load_fault("bogus"), std::nullopt);
 }
 
 }  // namespace

@@ -139,6 +139,46 @@ TEST(LoadCli, TextAndAPatternFile) {
   expect_occurrences_in(doc, got, {{"spike", {0, 4, -4, 4, -4, 0}}});
 }
 
+// The shapes it plants, written for a daemon's library: the same floats, bit for bit, and
+// nothing sent.
+TEST(LoadCli, WritePatternsWritesTheShapesExactly) {
+  TempDir dir;
+  const std::string path = dir.file("shapes.csv");
+  const auto r = run_cli({"load", "--endpoint", "tcp://127.0.0.1:1", "--shapes", "3",
+                          "--pattern-length", "20", "--seed", "7", "--write-patterns", path});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_EQ(r.out, "wrote 3 patterns to " + path + "\n");
+  const auto shapes = warpwatch::bench::builtin_patterns(3, 20, 7);
+  std::ifstream in(path);
+  std::size_t rows = 0;
+  for (std::string line; std::getline(in, line); ++rows) {
+    ASSERT_LT(rows, shapes.size());
+    std::vector<float> values;
+    for (std::size_t at = 0; at <= line.size();) {
+      const std::size_t comma = std::min(line.find(',', at), line.size());
+      values.push_back(std::stof(line.substr(at, comma - at)));
+      at = comma + 1;
+    }
+    EXPECT_EQ(values, shapes[rows].values) << "row " << rows;
+  }
+  EXPECT_EQ(rows, 3u);
+}
+
+TEST(LoadCli, FaultsAreNamedAndReported) {
+  Pull pull;
+  const auto r = run_cli({"load", "--endpoint", pull.endpoint(), "--streams", "1", "--samples",
+                          "100", "--frame", "10", "--every", "0", "--faults-every", "2", "--faults",
+                          "malformed,unknown-id"});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("faults (messages the daemon refuses whole): malformed 3 unknown-id 2"),
+            std::string::npos)
+      << r.out;
+  const auto bad = run_cli({"load", "--endpoint", pull.endpoint(), "--faults-every", "2",
+                            "--faults", "malformed,bogus"});
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.err.find("--faults: unknown fault 'bogus'"), std::string::npos) << bad.err;
+}
+
 TEST(LoadCli, BadPlansAreRefused) {
   const auto r = run_cli({"load", "--endpoint", "tcp://127.0.0.1:1", "--every", "50",
                           "--pattern-length", "64", "--samples", "10"});

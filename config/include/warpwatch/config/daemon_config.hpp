@@ -126,10 +126,13 @@ struct SinkConfig {
 // libraries, alert rules and the log level. Everything else in DaemonConfig is taken at
 // start and stays until a restart.
 struct LiveConfig {
-  bool auto_create_streams = false;             // accept undeclared stream ids
-  std::size_t max_streams = 10000;              // limit for auto-created streams
-  std::size_t auto_dims = 1;                    // dims of auto-created streams
-  std::int64_t auto_period_ns = 1'000'000'000;  // nominal period of auto-created streams
+  bool auto_create_streams = false;                        // accept undeclared stream ids
+  std::size_t max_streams = 10000;                         // limit for auto-created streams
+  std::size_t auto_dims = 1;                               // dims of auto-created streams
+  std::int64_t auto_period_ns = 1'000'000'000;             // nominal period of auto-created streams
+  double max_stream_rate_hz = 0.0;                         // samples/s per stream; 0 = unlimited
+  double max_stream_burst = 0.0;                           // the bucket; 0 = one second's worth
+  std::size_t max_library_bytes = std::size_t{256} << 20;  // a library's patterns, estimated
   std::vector<StreamDecl> streams;
   std::vector<Library> libraries;
   std::vector<Rule> rules;  // the file's, or the implicit rule "default" when it has none

@@ -57,6 +57,16 @@ struct PatternDef {
   friend bool operator==(const PatternDef&, const PatternDef&) = default;
 };
 
+// What the daemon holds for one pattern whatever streams it meets, estimated from above
+// (limits.max_library_bytes, README.md "Backpressure and limits"), m samples of d values
+// and window w (params.window, or m): the definition twice, the configuration's and the
+// Matcher's (4 m d for the values, 8 m for `times` when it has them); in window mode
+// (dtw, dk, ed) the Matcher's query (common/window_bounds.hpp), at most 8 m d + 12 m +
+// 8 w d + 12 w (the pattern normalized and reordered, each row's band, the envelopes and
+// their visiting order); and 256 bytes of bookkeeping. Not included: the state of each
+// (stream, pattern) pair, which grows with the streams.
+std::size_t pattern_memory_bytes(const PatternDef& pattern);
+
 // Patterns are shared like streams: the Matcher, its matches and the alert rules hold one
 // definition.
 using PatternRef = std::shared_ptr<const PatternDef>;

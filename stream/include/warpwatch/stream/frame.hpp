@@ -33,16 +33,17 @@ enum class RejectReason {
   empty_payload,             // a payload without samples (empty, or blank lines only)
   queue_full,                // a source that cannot push back overflowed the ingest queue
   unmapped_topic,            // an MQTT topic with fewer levels than the stream template uses
+  rate_limited,              // samples over the stream's limits.max_stream_rate_hz
 };
 
-inline constexpr std::array<RejectReason, 13> all_reject_reasons = {
+inline constexpr std::array<RejectReason, 14> all_reject_reasons = {
     RejectReason::malformed_frame,   RejectReason::unknown_stream,
     RejectReason::wrong_dims,        RejectReason::non_increasing_timestamp,
     RejectReason::non_finite_value,  RejectReason::oversized_message,
     RejectReason::invalid_stream_id, RejectReason::too_many_streams,
     RejectReason::wrong_part_count,  RejectReason::unknown_payload,
     RejectReason::empty_payload,     RejectReason::queue_full,
-    RejectReason::unmapped_topic,
+    RejectReason::unmapped_topic,    RejectReason::rate_limited,
 };
 
 std::string_view to_string(RejectReason reason);

@@ -200,7 +200,8 @@ class IngestHub {
     SourceBacklog counters;
   };
 
-  void accept(SourceId source, const Samples& samples, const Admit& admit);
+  // Queues the valid ones of the first admit.samples of `offered`.
+  void accept(SourceId source, const Samples& offered, const Admit& admit);
   // Moves the first `n` samples of `q` into `out`, and their arrival runs into `batch`'s
   // (mu_ held).
   void take_from(Queue& q, std::size_t n, QueuedSamples& out, IngestBatch& batch);

@@ -28,6 +28,23 @@ struct RegistryOptions {
   std::size_t auto_dims = 1;             // dims of an auto-created stream
   std::int64_t auto_period_ns = 1'000'000'000;  // nominal period of an auto-created stream
   std::chrono::steady_clock::duration log_interval = std::chrono::seconds(10);
+  // Per-stream ingest rate limit (README.md, "Backpressure and limits"): samples a second
+  // per stream, as a token bucket of max_burst samples (0 = one second's worth, at least
+  // 1); 0 = unlimited.
+  double max_rate_hz = 0.0;
+  double max_burst = 0.0;
+};
+
+// A token bucket: `burst` samples at most, refilled at `rate` a second. Starts full.
+class RateBucket {
+ public:
+  using TimePoint = std::chrono::steady_clock::time_point;
+  // How many of `n` samples may pass at `now` (the first ones); their tokens are taken.
+  std::uint64_t take(std::uint64_t n, double rate, double burst, TimePoint now);
+
+ private:
+  double tokens_ = 0.0;
+  std::optional<TimePoint> refilled_;  // nullopt: never used (full)
 };
 
 // The decision for one message.
@@ -36,6 +53,7 @@ struct Admit {
   std::string detail;                    // why it was rejected (empty when accepted)
   StreamRef stream;                      // the stream, when the id has one (also on wrong_dims)
   bool created = false;                  // this call auto-created the stream
+  std::uint64_t samples = 0;             // accepted: how many of the first samples may pass
 
   bool ok() const { return !rejected; }
 };
@@ -46,6 +64,7 @@ struct StreamCounters {
   std::uint64_t messages = 0;          // admitted messages
   std::uint64_t accepted_samples = 0;  // as reported by count_accepted()
   RejectCounts rejected;
+  RateBucket rate;  // the stream's ingest rate limit (RegistryOptions::max_rate_hz)
 };
 
 struct RegistrySnapshot {
@@ -96,9 +115,11 @@ class StreamRegistry {
   // Decides whether a message for `id` whose samples have `dims` components is accepted,
   // in this order: invalid_stream_id, then for a known stream wrong_dims; for an unknown
   // one unknown_stream (auto-creation off), too_many_streams, wrong_dims (against
-  // auto_dims; nothing is created), else the stream is created. A rejection is counted
-  // and offered to the log here; the caller must not count it again.
-  Admit admit(std::string_view id, std::size_t dims);
+  // auto_dims; nothing is created), else the stream is created; then, with a rate limit
+  // (max_rate_hz), rate_limited when none of the message's `samples` may pass, and when
+  // only the first Admit::samples may, the rest are counted as rate_limited. A rejection is
+  // counted and offered to the log here; the caller must not count it again.
+  Admit admit(std::string_view id, std::size_t dims, std::uint64_t samples = 1);
 
   // Counts `count` rejections for `reason` (decode errors, oversized messages, samples
   // the validator dropped) and offers one log line. An id that has no stream is counted

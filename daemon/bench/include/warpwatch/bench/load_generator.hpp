@@ -18,12 +18,14 @@
 // occurrences never touch (at least one noise sample between two).
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -64,6 +66,29 @@ enum class LoadEncoding {
 };
 std::string_view to_string(LoadEncoding encoding);
 
+// Faults mixed into a run (LoadFaults; the soak, tests/soak). Each fault message is
+// rejected whole by the daemon, under the reason in brackets, and changes nothing of the
+// good messages: their samples, timestamps and planted occurrences are those of a run
+// without faults.
+enum class LoadFault {
+  malformed,   // the message's binary frame cut short, for its stream (malformed_frame)
+  invalid_id,  // the message under an id with a space, an escape sequence and a byte that
+               // is not UTF-8 (invalid_stream_id)
+  unknown_id,  // the message under the valid id "<prefix>unknown-<k>" (unknown_stream while
+               // auto-creation is off)
+  oversized,   // oversized_bytes zero bytes for the message's stream (oversized_message when
+               // id and payload exceed limits.max_message_bytes)
+};
+inline constexpr std::size_t load_fault_kinds = 4;
+std::string_view to_string(LoadFault fault);
+std::optional<LoadFault> parse_load_fault(std::string_view name);
+
+struct LoadFaults {
+  std::uint64_t every = 0;          // one fault after every `every`-th good message; 0 = none
+  std::vector<LoadFault> kinds;     // used in turn
+  std::size_t oversized_bytes = 0;  // the oversized payload's size (> 0 when that kind is used)
+};
+
 struct LoadOptions {
   std::size_t streams = 1;
   std::string stream_prefix = "load-";
@@ -84,6 +109,7 @@ struct LoadOptions {
   std::uint64_t total_samples = 0;
   double duration_s = 0.0;
   std::size_t noise_length = 0;  // ring of noise per stream; 0 = automatic (<= 4096)
+  LoadFaults faults;
 };
 
 // One planted occurrence: pattern `pattern` (an index into LoadOptions::patterns) at
@@ -111,7 +137,9 @@ struct LoadResult {
   double blocked_seconds = 0.0;       // time spent waiting for the transport to take a message
   std::uint64_t blocked_sends = 0;    // messages that had to wait
   std::uint64_t unsent_messages = 0;  // 1 when a bound ended the run while a message waited
-  std::string stopped_by;             // samples, total, duration, stop
+  // Fault messages sent (LoadOptions::faults), by kind; not in samples or messages.
+  std::array<std::uint64_t, load_fault_kinds> faults{};
+  std::string stopped_by;  // samples, total, duration, stop
   double samples_per_s() const { return seconds > 0 ? static_cast<double>(samples) / seconds : 0; }
 };
 
@@ -138,6 +166,32 @@ class ZmqSink final : public MessageSink {
  public:
   explicit ZmqSink(const ZmqSinkOptions& options);
   ~ZmqSink() override;
+  bool try_send(std::string_view stream_id, std::span<const std::byte> payload) override;
+  void wait_writable(std::chrono::milliseconds limit) override;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// An MQTT client (libmosquitto) that publishes a message for stream S on the topic
+// <topic_prefix>S, for a daemon's `mqtt` source (its stream_template maps the topic back).
+// try_send refuses while the client is not connected (it reconnects by itself, every
+// second): the generator then waits, as it does for backpressure, so a broker that is down
+// delays the run and drops nothing the client still holds; what the broker had taken when
+// it died is lost. libmosquitto does not push back on a connected publisher:
+// pace the run (`rate_per_stream`). Closing waits up to linger_ms for what is queued.
+struct MqttSinkOptions {
+  std::string host = "127.0.0.1";
+  int port = 1883;
+  std::string topic_prefix;
+  int qos = 0;
+  int linger_ms = 10000;
+};
+class MqttSink final : public MessageSink {
+ public:
+  explicit MqttSink(const MqttSinkOptions& options);  // connects in the background
+  ~MqttSink() override;
   bool try_send(std::string_view stream_id, std::span<const std::byte> payload) override;
   void wait_writable(std::chrono::milliseconds limit) override;
 
