@@ -41,6 +41,29 @@ class InterruptScope {
   struct sigaction old_term_ {};
 };
 
+// CURVE: connecting, a client (--key, --server-key); binding, a server (--key,
+// --allowed-clients) whose refusals go to `err`.
+void sink_security(const LoadCommand& cmd, bench::ZmqSinkOptions& sink, std::ostream& err) {
+  if (!cmd.sink.bind) {
+    if (!cmd.allowed_clients_file.empty())
+      throw std::runtime_error("--allowed-clients goes with --bind (a CURVE server)");
+    sink.curve = curve_client(cmd.curve);
+    return;
+  }
+  if (cmd.curve.key_file.empty() && cmd.allowed_clients_file.empty()) return;
+  if (cmd.curve.key_file.empty() || cmd.allowed_clients_file.empty() ||
+      !cmd.curve.server_key_file.empty())
+    throw std::runtime_error(
+        "CURVE with --bind: --key (the server's secret key) and --allowed-clients, no "
+        "--server-key");
+  sink.curve = stream::CurveSocketOptions{
+      .keys = stream::key_pair_of(stream::read_key_file(cmd.curve.key_file, true)),
+      .server_public_key = {},
+      .zap_domain = "load"};
+  sink.allowed_clients = stream::read_key_list_file(cmd.allowed_clients_file);
+  sink.auth_log = [&err](std::string_view line) { err << "warpwatch load: " << line << "\n"; };
+}
+
 }  // namespace
 
 CLI::App* add_load_command(CLI::App& app, LoadCommand& cmd) {
@@ -96,6 +119,11 @@ CLI::App* add_load_command(CLI::App& app, LoadCommand& cmd) {
   sub->add_option("--json", cmd.json_path,
                   "also write what was sent, every planted occurrence included, as JSON");
   sub->add_option("--list", cmd.list, "planted occurrences to print")->capture_default_str();
+  add_curve_client_options(*sub, cmd.curve);
+  sub->add_option("--allowed-clients", cmd.allowed_clients_file,
+                  "CURVE with --bind: the public keys (one per line) of the clients accepted; "
+                  "--key is then the server's secret key")
+      ->check(CLI::ExistingFile);
   add_series_input_options(*sub, cmd.input);
   return sub;
 }
@@ -126,12 +154,14 @@ int run_load(const LoadCommand& cmd, std::ostream& out, std::ostream& err) {
     json.open(cmd.json_path);
     if (!json) throw std::runtime_error("cannot write " + cmd.json_path);
   }
+  bench::ZmqSinkOptions sink = cmd.sink;
+  sink_security(cmd, sink, err);
   const bench::LoadGenerator generator(std::move(o));
   bench::LoadResult result;
   {
     InterruptScope interrupts;
-    bench::ZmqSink sink(cmd.sink);  // closing it waits up to --linger-ms for delivery
-    result = generator.run(sink, &interrupted);
+    bench::ZmqSink socket(sink);  // closing it waits up to --linger-ms for delivery
+    result = generator.run(socket, &interrupted);
   }
   const double cpu = bench::process_cpu_seconds();
   bench::print_load_result(generator, result, out, cmd.list);

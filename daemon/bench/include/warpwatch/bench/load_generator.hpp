@@ -22,14 +22,17 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "warpwatch/kernels/params.hpp"
+#include "warpwatch/stream/curve.hpp"
 
 namespace warpwatch::bench {
 
@@ -133,6 +136,11 @@ struct ZmqSinkOptions {
   bool pub = false;
   int send_hwm = 1000;    // messages queued before a send waits
   int linger_ms = 10000;  // how long closing waits to deliver what is queued
+  // CURVE (stream/curve.hpp); unset = plain. A server (bind) accepts the keys of
+  // `allowed_clients` through a ZAP handler of its own, which logs its refusals to `auth_log`.
+  std::optional<stream::CurveSocketOptions> curve = std::nullopt;
+  std::vector<std::string> allowed_clients = {};
+  std::function<void(std::string_view)> auth_log = nullptr;
 };
 class ZmqSink final : public MessageSink {
  public:
