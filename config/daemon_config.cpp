@@ -126,6 +126,55 @@ void check_mqtt(IngestSource& src, const PresentKeys& keys) {
   }
 }
 
+// `curve:`: both files are required, and read here, so that a bad key is an error at its
+// option before anything starts.
+void read_curve(const PresentKeys& top, CurveConfig& curve) {
+  const auto section = top.find("curve");
+  if (section == top.end()) return;
+  curve.enabled = true;
+  const auto key = [&](std::string_view name) -> const PresentKey& {
+    const auto it = top.find(cat("curve.", name));
+    if (it == top.end())
+      throw ConfigError(section->second.value,
+                        cat("missing required key ", in_quotes(name), " in 'curve'"));
+    return it->second;
+  };
+  const PresentKey& secret = key("secret_key_file");
+  const PresentKey& clients = key("allowed_clients_file");
+  try {
+    curve.keys = stream::key_pair_of(stream::read_key_file(curve.secret_key_file, true));
+  } catch (const std::exception& e) {
+    throw ConfigError(secret.value, e.what());
+  }
+  try {
+    curve.allowed_clients = stream::read_key_list_file(curve.allowed_clients_file);
+  } catch (const std::exception& e) {
+    throw ConfigError(clients.value, e.what());
+  }
+  if (curve.allowed_clients.empty())
+    throw ConfigError(clients.value, cat("key list file ", in_quotes(curve.allowed_clients_file),
+                                         " holds no key: no client could connect"));
+}
+
+// A `sub` entry's publisher key: required with `curve`, refused without.
+void read_server_key(IngestSource& src, const PresentKeys& keys, const CurveConfig& curve) {
+  const auto it = keys.find("server_key_file");
+  if (!curve.enabled) {
+    if (it != keys.end())
+      throw ConfigError(it->second.key, "'server_key_file' needs the 'curve' section");
+    return;
+  }
+  if (it == keys.end())
+    throw ConfigError(keys.find("sub")->second.value,
+                      "with 'curve', a 'sub' entry needs 'server_key_file' (the publisher's "
+                      "public key)");
+  try {
+    src.server_key = stream::read_key_file(src.server_key_file, false);
+  } catch (const std::exception& e) {
+    throw ConfigError(it->second.value, e.what());
+  }
+}
+
 // An influx entry's mapping, checked as the source will build it; an error is located at
 // the key it is about (the entry's `influx` key when that key is left to its default).
 void check_influx_mapping(const PresentKeys& keys, const IngestSource& src) {
@@ -157,6 +206,7 @@ std::vector<IngestSource> read_ingest(const PresentKeys& top, const ReadContext&
                        "source", src.where);
         check_kind_keys(keys, kind_key,
                         {{"topic", "sub"},
+                         {"server_key_file", "sub"},
                          {"stream", "replay"},
                          {"rate_hz", "replay"},
                          {"period_ms", "replay"},
@@ -174,6 +224,7 @@ std::vector<IngestSource> read_ingest(const PresentKeys& top, const ReadContext&
           check_mqtt(src, keys);
         }
         const SourceLocation& at = keys.find(kind_key)->second.value;
+        if (src.kind == IngestSource::Kind::sub) read_server_key(src, keys, config.curve);
         // tcp://host:* (or :0) binds a port of the system's choosing, a different one each time.
         const bool any_port = src.endpoint.ends_with(":*") || src.endpoint.ends_with(":0");
         if (src.kind == IngestSource::Kind::pull &&
@@ -235,10 +286,12 @@ std::optional<E> parse_name(const std::string_view (&names)[N], std::string_view
 }
 
 bool same_source(const IngestSource& a, const IngestSource& b) {
-  return a.kind == b.kind && a.endpoint == b.endpoint && a.topic == b.topic && a.file == b.file &&
-         a.stream == b.stream && a.rate_hz == b.rate_hz && a.period_ns == b.period_ns &&
-         a.mqtt == b.mqtt && a.password_file == b.password_file && a.mapping == b.mapping &&
-         a.max_line_bytes == b.max_line_bytes && a.max_connections == b.max_connections;
+  return a.kind == b.kind && a.endpoint == b.endpoint && a.topic == b.topic &&
+         a.server_key_file == b.server_key_file && a.server_key == b.server_key &&
+         a.file == b.file && a.stream == b.stream && a.rate_hz == b.rate_hz &&
+         a.period_ns == b.period_ns && a.mqtt == b.mqtt && a.password_file == b.password_file &&
+         a.mapping == b.mapping && a.max_line_bytes == b.max_line_bytes &&
+         a.max_connections == b.max_connections;
 }
 
 bool same_sink(const SinkConfig& a, const SinkConfig& b) {
@@ -343,6 +396,9 @@ std::vector<std::string> startup_options_changed(const DaemonConfig& running,
       {"metrics.stale_after_ms", a.metrics_stale_after == b.metrics_stale_after},
       {"shutdown.drain_grace_ms", a.drain_grace == b.drain_grace},
       {"sinks", same_sinks},
+      {"curve", a.curve.enabled == b.curve.enabled},
+      {"curve.secret_key_file",
+       a.curve.secret_key_file == b.curve.secret_key_file && a.curve.keys == b.curve.keys},
   };
   std::vector<std::string> changed;
   for (const auto& [name, same] : options)
@@ -364,6 +420,7 @@ DaemonConfig load_daemon_config(const std::string& path) {
   config.live.libraries = read_libraries(top, ctx, dims, dims_text, config.live.max_library_bytes);
   config.live.rules = read_rules(top, ctx);
   config.sinks = read_sinks(top, ctx);
+  read_curve(top, config.curve);
   config.ingest = read_ingest(top, ctx, config);
   const auto limits = top.find("limits");
   resolve_limits(config, limits == top.end() ? SourceLocation{path, 1, 1} : limits->second.key);

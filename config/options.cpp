@@ -109,6 +109,12 @@ std::vector<OptionInfo> daemon_options() {
        .default_yaml = "\"\"",
        .help = "`sub` only: subscribe to stream ids starting with this; \"\" = every stream",
        .set = [](T& t, const V& v) { t.ingest->topic = v.text; }},
+      {.name = "ingest[].server_key_file",
+       .type = OT::path,
+       .help = "`sub` with `curve` only, required there: the publisher's public key (a `.pub` "
+               "file of `warpwatch keygen`); the daemon connects as a CURVE client with its own "
+               "key pair",
+       .set = [](T& t, const V& v) { t.ingest->server_key_file = v.text; }},
       {.name = "ingest[].replay",
        .type = OT::path,
        .help = "a series file (CSV, TSV, .npy; one series) replayed as one stream",
@@ -457,6 +463,20 @@ std::vector<OptionInfo> daemon_options() {
        .type = OT::path,
        .help = "also append every event to this file as JSON lines; unset = no file",
        .set = [](T& t, const V& v) { t.config->events_file = v.text; }},
+      {.name = "curve",
+       .type = OT::section,
+       .help = "CURVE authentication and encryption on every ZeroMQ socket (README: "
+               "Authenticated sockets); written, it turns CURVE on and needs both keys below"},
+      {.name = "curve.secret_key_file",
+       .type = OT::path,
+       .help = "the daemon's secret key (`warpwatch keygen`'s `.key`, mode 0600 or stricter); "
+               "`pull` and `publish` are CURVE servers with it, `sub` entries clients",
+       .set = [](T& t, const V& v) { t.config->curve.secret_key_file = v.text; }},
+      {.name = "curve.allowed_clients_file",
+       .type = OT::path,
+       .help = "the public keys (one per line, `#` comments) of the clients that `pull` and "
+               "`publish` accept; any other is refused, counted and logged; a reload re-reads it",
+       .set = [](T& t, const V& v) { t.config->curve.allowed_clients_file = v.text; }},
       {.name = "metrics", .type = OT::section, .help = "monitoring"},
       {.name = "metrics.listen",
        .type = OT::listen,

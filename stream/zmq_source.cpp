@@ -26,6 +26,13 @@ ZmqSource::ZmqSource(zmq::context_t& context, const ZmqSourceOptions& options, I
     // Before bind/connect: the options apply to the connections made after them.
     socket_.set(zmq::sockopt::maxmsgsize, static_cast<std::int64_t>(options.max_message_bytes));
     socket_.set(zmq::sockopt::rcvhwm, options.receive_high_water_mark);
+    if (options.curve) {
+      const bool client = options.kind == ZmqSourceOptions::Kind::sub;
+      if (client == options.curve->server_public_key.empty())
+        throw std::invalid_argument(client ? "a CURVE sub source needs the publisher's public key"
+                                           : "a CURVE pull source is a server: no server key");
+      apply_curve(socket_, *options.curve);
+    }
     if (options.kind == ZmqSourceOptions::Kind::sub) {
       socket_.set(zmq::sockopt::subscribe, options.topic);
       // Watched from before the connect, so that its first handshake is seen. inproc has

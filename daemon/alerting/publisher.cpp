@@ -41,6 +41,7 @@ void Publisher::start() {
   // with EAGAIN instead (with dontwait: at once), which is what lets us count drops.
   socket_.set(zmq::sockopt::xpub_nodrop, 1);
   socket_.set(zmq::sockopt::linger, static_cast<int>(options_.linger.count()));
+  if (options_.curve) stream::apply_curve(socket_, *options_.curve);
   try {
     socket_.bind(options_.endpoint);
   } catch (const zmq::error_t& e) {

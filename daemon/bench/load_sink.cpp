@@ -2,21 +2,27 @@
 #include <zmq.hpp>
 
 #include "warpwatch/bench/load_generator.hpp"
+#include "warpwatch/stream/zap_handler.hpp"
 
 namespace warpwatch::bench {
 
 struct ZmqSink::Impl {
   zmq::context_t context{1};
+  std::unique_ptr<stream::ZapHandler> zap;  // a CURVE server's; closed after the socket
   zmq::socket_t socket;
 };
 
 ZmqSink::ZmqSink(const ZmqSinkOptions& options) : impl_(std::make_unique<Impl>()) {
+  if (options.curve && options.curve->server_public_key.empty())
+    impl_->zap = std::make_unique<stream::ZapHandler>(impl_->context, options.allowed_clients,
+                                                      options.auth_log);
   impl_->socket =
       zmq::socket_t(impl_->context, options.pub ? zmq::socket_type::pub : zmq::socket_type::push);
   zmq::socket_t& s = impl_->socket;
   s.set(zmq::sockopt::sndhwm, options.send_hwm);
   s.set(zmq::sockopt::linger, options.linger_ms);
   if (options.pub) s.set(zmq::sockopt::xpub_nodrop, true);  // refuse at the HWM, never drop
+  if (options.curve) stream::apply_curve(s, *options.curve);
   if (options.bind)
     s.bind(options.endpoint);
   else

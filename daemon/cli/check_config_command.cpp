@@ -129,6 +129,11 @@ void print_summary(const config::DaemonConfig& c, std::ostream& out) {
       << (c.events_file ? std::string(", events file ") + *c.events_file : std::string())
       << ", metrics " << (c.metrics_listen.empty() ? std::string("off") : c.metrics_listen)
       << ", drain grace " << c.drain_grace.count() << " ms\n";
+  if (c.curve.enabled)
+    out << "curve on: the daemon's public key " << c.curve.keys.public_key << ", "
+        << c.curve.allowed_clients.size() << " client key(s) allowed\n";
+  else
+    out << "curve off: the ZeroMQ sockets are plain\n";
 }
 
 }  // namespace

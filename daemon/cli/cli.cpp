@@ -23,6 +23,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   ReplayCommand replay;
   TailCommand tail;
   LoadCommand load;
+  KeygenCommand keygen;
   // Each verb: its subcommand and how to run it once parsed.
   const std::vector<std::pair<CLI::App*, std::function<int()>>> verbs = {
       {add_distance_command(app, distance), [&] { return run_distance(distance, out, err); }},
@@ -32,7 +33,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
        [&] { return run_check_config(check_config, out, err); }},
       {add_replay_command(app, replay), [&] { return run_replay(replay, out, err); }},
       {add_tail_command(app, tail), [&] { return run_tail(tail, out, err); }},
-      {add_load_command(app, load), [&] { return run_load(load, out, err); }}};
+      {add_load_command(app, load), [&] { return run_load(load, out, err); }},
+      {add_keygen_command(app, keygen), [&] { return run_keygen(keygen, out, err); }}};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

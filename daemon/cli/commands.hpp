@@ -15,6 +15,7 @@
 #include "warpwatch/bench/bench.hpp"
 #include "warpwatch/bench/e2e.hpp"
 #include "warpwatch/bench/load_generator.hpp"
+#include "warpwatch/stream/curve.hpp"
 
 namespace warpwatch::cli {
 
@@ -90,6 +91,15 @@ struct ReplayCommand {
 CLI::App* add_replay_command(CLI::App& app, ReplayCommand& cmd);
 int run_replay(const ReplayCommand& cmd, std::ostream& out, std::ostream& err);
 
+// The CURVE options of a client verb (tail, load): its own secret key file (the public key
+// is derived from it) and the server's public key file; both or neither.
+struct CurveClientFiles {
+  std::string key_file, server_key_file;
+};
+void add_curve_client_options(CLI::App& sub, CurveClientFiles& files);
+// The client's settings, the files read; nullopt when no file was named.
+std::optional<stream::CurveSocketOptions> curve_client(const CurveClientFiles& files);
+
 struct LoadCommand {
   bench::LoadOptions load;  // the options set the fields they name
   bench::ZmqSinkOptions sink;
@@ -105,6 +115,8 @@ struct LoadCommand {
   std::string json_path;
   std::string write_patterns;  // write the patterns to plant here and exit
   std::size_t list = 10;
+  CurveClientFiles curve;            // connecting: a CURVE client
+  std::string allowed_clients_file;  // --bind with --key: a CURVE server accepting these keys
 };
 CLI::App* add_load_command(CLI::App& app, LoadCommand& cmd);
 int run_load(const LoadCommand& cmd, std::ostream& out, std::ostream& err);
@@ -115,8 +127,16 @@ struct TailCommand {
   std::uint64_t count = 0;
   std::int64_t idle_exit_ms = 0;
   bool show_topic = false;
+  CurveClientFiles curve;
 };
 CLI::App* add_tail_command(CLI::App& app, TailCommand& cmd);
 int run_tail(const TailCommand& cmd, std::ostream& out, std::ostream& err);
+
+struct KeygenCommand {
+  std::string prefix;
+  bool force = false;
+};
+CLI::App* add_keygen_command(CLI::App& app, KeygenCommand& cmd);
+int run_keygen(const KeygenCommand& cmd, std::ostream& out, std::ostream& err);
 
 }  // namespace warpwatch::cli

@@ -63,6 +63,29 @@ void write_pattern_rows(const std::vector<bench::LoadPattern>& patterns, const s
   if (!file.flush()) throw std::runtime_error("cannot write " + path);
 }
 
+// CURVE: connecting, a client (--key, --server-key); binding, a server (--key,
+// --allowed-clients) whose refusals go to `err`.
+void sink_security(const LoadCommand& cmd, bench::ZmqSinkOptions& sink, std::ostream& err) {
+  if (!cmd.sink.bind) {
+    if (!cmd.allowed_clients_file.empty())
+      throw std::runtime_error("--allowed-clients goes with --bind (a CURVE server)");
+    sink.curve = curve_client(cmd.curve);
+    return;
+  }
+  if (cmd.curve.key_file.empty() && cmd.allowed_clients_file.empty()) return;
+  if (cmd.curve.key_file.empty() || cmd.allowed_clients_file.empty() ||
+      !cmd.curve.server_key_file.empty())
+    throw std::runtime_error(
+        "CURVE with --bind: --key (the server's secret key) and --allowed-clients, no "
+        "--server-key");
+  sink.curve = stream::CurveSocketOptions{
+      .keys = stream::key_pair_of(stream::read_key_file(cmd.curve.key_file, true)),
+      .server_public_key = {},
+      .zap_domain = "load"};
+  sink.allowed_clients = stream::read_key_list_file(cmd.allowed_clients_file);
+  sink.auth_log = [&err](std::string_view line) { err << "warpwatch load: " << line << "\n"; };
+}
+
 }  // namespace
 
 CLI::App* add_load_command(CLI::App& app, LoadCommand& cmd) {
@@ -141,6 +164,11 @@ CLI::App* add_load_command(CLI::App& app, LoadCommand& cmd) {
   sub->add_option("--write-patterns", cmd.write_patterns,
                   "write the patterns it would plant to this CSV file (one per row, in planting "
                   "order, each value exact) for a daemon's library, and exit without sending");
+  add_curve_client_options(*sub, cmd.curve);
+  sub->add_option("--allowed-clients", cmd.allowed_clients_file,
+                  "CURVE with --bind: the public keys (one per line) of the clients accepted; "
+                  "--key is then the server's secret key")
+      ->check(CLI::ExistingFile);
   add_series_input_options(*sub, cmd.input);
   return sub;
 }
@@ -178,9 +206,13 @@ int run_load(const LoadCommand& cmd, std::ostream& out, std::ostream& err) {
   }
   if (o.faults.every > 0 && o.faults.kinds.empty())
     throw std::runtime_error("--faults-every needs --faults");
+  bench::ZmqSinkOptions zmq_sink = cmd.sink;
+  sink_security(cmd, zmq_sink, err);
+  if (!cmd.mqtt.empty() && zmq_sink.curve)
+    throw std::runtime_error("--key and --server-key are for ZeroMQ; --mqtt sends without CURVE");
   std::unique_ptr<bench::MessageSink> sink;  // made inside the run's interrupt scope
   const auto make_sink = [&]() -> std::unique_ptr<bench::MessageSink> {
-    if (cmd.mqtt.empty()) return std::make_unique<bench::ZmqSink>(cmd.sink);
+    if (cmd.mqtt.empty()) return std::make_unique<bench::ZmqSink>(zmq_sink);
     bench::MqttSinkOptions mqtt = cmd.mqtt_sink;
     const auto colon = cmd.mqtt.rfind(':');
     if (colon == std::string::npos || colon == 0)

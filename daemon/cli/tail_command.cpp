@@ -23,12 +23,14 @@ CLI::App* add_tail_command(CLI::App& app, TailCommand& cmd) {
                   "exit after this long without an event (0 = never)")
       ->capture_default_str();
   sub->add_flag("--topics", cmd.show_topic, "print the topic before each event");
+  add_curve_client_options(*sub, cmd.curve);
   return sub;
 }
 
 int run_tail(const TailCommand& cmd, std::ostream& out, std::ostream& err) {
   zmq::context_t context;
   zmq::socket_t socket(context, zmq::socket_type::sub);
+  if (const auto curve = curve_client(cmd.curve)) stream::apply_curve(socket, *curve);
   socket.set(zmq::sockopt::subscribe, cmd.topic);
   socket.connect(cmd.endpoint);
   std::uint64_t seen = 0;

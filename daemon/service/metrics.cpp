@@ -254,6 +254,18 @@ void sink_families(Families& f, const std::vector<alerting::SinkCounters>& sinks
   for (const auto& s : sinks) f.add(d(s.queued), {{"sink", s.name}});
 }
 
+// CURVE (README: Authenticated sockets): the ZAP handler's answers; no series without CURVE.
+void auth_families(Families& f, const std::vector<stream::ZapCounters>& sockets) {
+  f.counter("auth_accepted_total", "CURVE clients accepted (allowed key), per bound socket");
+  for (const auto& s : sockets) f.add(d(s.accepted), {{"socket", s.socket}});
+  f.counter("auth_refused_total",
+            "Connections refused by the ZAP handler, per bound socket and reason: key (a CURVE "
+            "key not allowed), mechanism (not CURVE)");
+  for (const auto& s : sockets)
+    f.add(d(s.refused_key), {{"socket", s.socket}, {"reason", "key"}})
+        .add(d(s.refused_mechanism), {{"socket", s.socket}, {"reason", "mechanism"}});
+}
+
 }  // namespace
 
 std::uint64_t resident_bytes() {
@@ -289,6 +301,7 @@ std::string render_metrics(const MetricsSnapshot& snapshot) {
               snapshot.detection_latency);
   publisher_families(f, snapshot.publisher);
   sink_families(f, snapshot.sinks);
+  auth_families(f, snapshot.auth);
   return prometheus::TextSerializer().Serialize(f.take());
 }
 

@@ -114,13 +114,16 @@ Pipeline::Pipeline(config::DaemonConfig config, Logger log)
   track_patterns(config_.live.libraries);
   rules_ = std::make_unique<alerting::RuleEngine>(config_.live.rules, config_.instance);
 
+  security_ = std::make_unique<SocketSecurity>(context_, config_.curve, log_);
   alerting::PublisherOptions publish;
   publish.endpoint = config_.publish_endpoint;
   publish.send_high_water_mark = config_.send_high_water_mark;
   publish.events_file = config_.events_file;
   publish.log = log_;
   publish.linger = config_.drain_grace;  // on shutdown, queued events get this long to leave
+  publish.curve = security_->server("publish");
   publisher_ = std::make_unique<alerting::Publisher>(context_, publish);
+  security_->bound("publish", "publish " + publisher_->endpoint(), publisher_->endpoint());
   for (const config::SinkConfig& sink : config_.sinks) {
     sinks_.push_back(std::make_unique<alerting::Sink>(sink, log_));
     log_->info("alert sink '{}': rules {}, queue {} events, {} per request", sink.name,
@@ -158,13 +161,17 @@ Pipeline::Pipeline(config::DaemonConfig config, Logger log)
       sources_.push_back(std::move(influx));
       continue;
     }
-    const auto kind = source.kind == Kind::sub ? stream::ZmqSourceOptions::Kind::sub
-                                               : stream::ZmqSourceOptions::Kind::pull;
+    const bool sub = source.kind == Kind::sub;
+    const std::string domain = "ingest[" + std::to_string(&source - config_.ingest.data()) + "]";
     auto zmq_source = std::make_unique<stream::ZmqSource>(
         context_,
-        stream::ZmqSourceOptions{kind, source.endpoint, source.topic, config_.max_message_bytes,
-                                 config_.receive_high_water_mark},
+        stream::ZmqSourceOptions{
+            sub ? stream::ZmqSourceOptions::Kind::sub : stream::ZmqSourceOptions::Kind::pull,
+            source.endpoint, source.topic, config_.max_message_bytes,
+            config_.receive_high_water_mark,
+            sub ? security_->client(source) : security_->server(domain)},
         *hub_);
+    if (!sub) security_->bound(domain, zmq_source->describe(), zmq_source->endpoint());
     ingest_endpoints_.push_back(zmq_source->endpoint());
     sources_.push_back(std::move(zmq_source));
   }
@@ -305,7 +312,8 @@ MetricsSnapshot Pipeline::metrics_snapshot() const {
           round_seconds_.Collect(),
           latency_seconds_.Collect(),
           std::move(mqtt),
-          std::move(influx)};
+          std::move(influx),
+          security_->counters()};
 }
 
 std::optional<std::string> Pipeline::unhealthy() const {

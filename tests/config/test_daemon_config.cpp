@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "cli_test_support.hpp"
+#include "config_error_support.hpp"
 #include "warpwatch/config/daemon_config.hpp"
 #include "warpwatch/config/options.hpp"
 
@@ -42,12 +43,7 @@ void write_pattern_files(const fs::path& dir) {
   "streams: {auto_create: true}\nlibraries:\n  - name: lib\n    defaults: {threshold: 1}\n    " \
   "patterns:\n"
 
-struct ErrorCase {
-  const char* name;
-  const char* yaml;
-  int line, column;
-  const char* message;  // a part of the message
-};
+using ErrorCase = warpwatch::testing::ConfigErrorCase;
 
 const ErrorCase error_cases[] = {
     // unknown keys
@@ -311,20 +307,7 @@ TEST_P(DaemonConfigError, NamesFileLineColumn) {
   const ErrorCase& c = GetParam();
   const fs::path dir = test_dir();
   write_pattern_files(dir);
-  const std::string path = write_file(dir / "warpwatch.yaml", c.yaml);
-  try {
-    load_daemon_config(path);
-    FAIL() << "expected a ConfigError";
-  } catch (const ConfigError& e) {
-    EXPECT_EQ(e.where().file, path);
-    EXPECT_EQ(e.where().line, c.line) << e.what();
-    EXPECT_EQ(e.where().column, c.column) << e.what();
-    const std::string what = e.what();
-    const std::string prefix =
-        path + ":" + std::to_string(c.line) + ":" + std::to_string(c.column) + ": ";
-    EXPECT_EQ(what.rfind(prefix, 0), 0u) << what;
-    EXPECT_NE(what.find(c.message), std::string::npos) << what;
-  }
+  warpwatch::testing::expect_config_error(write_file(dir / "warpwatch.yaml", c.yaml), c);
 }
 
 INSTANTIATE_TEST_SUITE_P(DaemonConfig, DaemonConfigError, ::testing::ValuesIn(error_cases),

@@ -21,6 +21,7 @@
 #include "warpwatch/config/daemon_config.hpp"
 #include "warpwatch/kernels/reference.hpp"
 #include "warpwatch/service/pipeline.hpp"
+#include "warpwatch/stream/curve.hpp"
 #include "warpwatch/stream/frame.hpp"
 
 namespace warpwatch::testing {
@@ -189,8 +190,11 @@ struct Received {
 // A SUB subscriber of everything, read without blocking from the test thread.
 class Subscriber {
  public:
-  Subscriber(zmq::context_t& ctx, const std::string& endpoint, int rcvhwm = 0, int rcvbuf = -1)
+  // `curve`: connect as this CURVE client (stream/curve.hpp); null = plain.
+  Subscriber(zmq::context_t& ctx, const std::string& endpoint, int rcvhwm = 0, int rcvbuf = -1,
+             const stream::CurveSocketOptions* curve = nullptr)
       : socket_(ctx, zmq::socket_type::sub) {
+    if (curve) stream::apply_curve(socket_, *curve);
     if (rcvhwm > 0) socket_.set(zmq::sockopt::rcvhwm, rcvhwm);
     if (rcvbuf > 0) socket_.set(zmq::sockopt::rcvbuf, rcvbuf);
     socket_.set(zmq::sockopt::linger, 0);
@@ -223,8 +227,10 @@ class Subscriber {
 
 class Producer {
  public:
-  Producer(zmq::context_t& ctx, const std::string& endpoint)
+  Producer(zmq::context_t& ctx, const std::string& endpoint,
+           const stream::CurveSocketOptions* curve = nullptr)
       : socket_(ctx, zmq::socket_type::push) {
+    if (curve) stream::apply_curve(socket_, *curve);
     socket_.set(zmq::sockopt::linger, 2000);
     socket_.set(zmq::sockopt::sndhwm, 0);
     socket_.connect(endpoint);

@@ -15,6 +15,7 @@
 #include "warpwatch/config/http_url.hpp"
 #include "warpwatch/kernels/backends.hpp"
 #include "warpwatch/kernels/matcher.hpp"
+#include "warpwatch/stream/curve.hpp"
 #include "warpwatch/stream/influx_mapping.hpp"
 #include "warpwatch/stream/mqtt_options.hpp"
 #include "warpwatch/stream/stream_def.hpp"
@@ -26,12 +27,14 @@ namespace warpwatch::config {
 struct IngestSource {
   enum class Kind { pull, sub, replay, mqtt, influx };
   Kind kind = Kind::pull;
-  std::string endpoint;  // pull/sub: a ZeroMQ endpoint, e.g. tcp://127.0.0.1:5555;
-                         // influx: tcp://host:port or udp://host:port
-  std::string topic;     // sub: subscription prefix ("" = everything)
-  std::string file;      // replay: series file (CSV/TSV/.npy, one series per file)
-  std::string stream;    // replay: the stream id the file becomes
-  double rate_hz = 0.0;  // replay: samples per second; 0 = as fast as possible
+  std::string endpoint;         // pull/sub: a ZeroMQ endpoint, e.g. tcp://127.0.0.1:5555;
+                                // influx: tcp://host:port or udp://host:port
+  std::string topic;            // sub: subscription prefix ("" = everything)
+  std::string server_key_file;  // sub with `curve`: the publisher's public key file
+  std::string server_key;       // the key read from it (Z85)
+  std::string file;             // replay: series file (CSV/TSV/.npy, one series per file)
+  std::string stream;           // replay: the stream id the file becomes
+  double rate_hz = 0.0;         // replay: samples per second; 0 = as fast as possible
   std::int64_t period_ns = 1'000'000'000;  // replay: spacing of the samples' timestamps
   stream::MqttSourceOptions mqtt;          // mqtt: everything, the password read from password_file
   std::string password_file;               // mqtt: where the password came from ("" = none)
@@ -39,6 +42,19 @@ struct IngestSource {
   std::size_t max_line_bytes = 64 << 10;   // influx: longer lines are skipped and counted
   std::size_t max_connections = 256;       // influx over tcp
   SourceLocation where;
+};
+
+// `curve:` (README.md, "Authenticated sockets"): CURVE on every ZeroMQ socket of the
+// daemon. Bound sockets (pull, publish) are servers with the daemon's key pair and accept
+// the allowed clients only (a ZAP handler); `sub` entries are clients of their publisher.
+struct CurveConfig {
+  bool enabled = false;  // the file has a `curve` section
+  std::string secret_key_file;
+  std::string allowed_clients_file;
+  stream::CurveKeyPair keys;  // the secret key read from secret_key_file, its public key
+  // Read from allowed_clients_file (Z85 public keys, never empty). A reload applies a new
+  // list; the rest of `curve` waits for a restart.
+  std::vector<std::string> allowed_clients;
 };
 
 // The names of IngestSource::Kind, as the entries' keys spell them.
@@ -123,8 +139,8 @@ struct SinkConfig {
 };
 
 // What a reload (SIGHUP) applies, as a whole: stream admission and declarations, pattern
-// libraries, alert rules and the log level. Everything else in DaemonConfig is taken at
-// start and stays until a restart.
+// libraries, alert rules and the log level (and the allowed CURVE clients, CurveConfig).
+// Everything else in DaemonConfig is taken at start and stays until a restart.
 struct LiveConfig {
   bool auto_create_streams = false;                        // accept undeclared stream ids
   std::size_t max_streams = 10000;                         // limit for auto-created streams
@@ -173,6 +189,7 @@ struct DaemonConfig {
   std::chrono::milliseconds metrics_stale_after{5000};  // /healthz: 503 after a round this late
   std::chrono::milliseconds drain_grace{2000};          // SIGTERM: time allowed to drain
   std::vector<SinkConfig> sinks;                        // alert sinks besides the PUB socket
+  CurveConfig curve;
   LiveConfig live;
 };
 

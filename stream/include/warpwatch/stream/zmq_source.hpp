@@ -14,8 +14,10 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "warpwatch/stream/curve.hpp"
 #include "warpwatch/stream/ingest_hub.hpp"
 #include "warpwatch/stream/source.hpp"
 
@@ -28,6 +30,10 @@ struct ZmqSourceOptions {
   std::string topic;     // sub: subscription prefix of stream ids ("" = everything)
   std::size_t max_message_bytes = 1 << 20;  // ZMQ_MAXMSGSIZE
   int receive_high_water_mark = 1000;       // ZMQ_RCVHWM, messages per peer
+  // CURVE (curve.hpp); unset = plain. pull is the server (its clients are checked by the
+  // context's ZAP handler under `zap_domain`), sub the client of the publisher whose public
+  // key `server_public_key` names (std::invalid_argument when it is "").
+  std::optional<CurveSocketOptions> curve = std::nullopt;
 };
 
 class ZmqSource final : public ThreadedSource {

@@ -30,6 +30,7 @@
 
 #include "warpwatch/alerting/event.hpp"
 #include "warpwatch/service/logging.hpp"
+#include "warpwatch/stream/curve.hpp"
 
 namespace warpwatch::alerting {
 
@@ -42,6 +43,9 @@ struct PublisherOptions {
   std::chrono::milliseconds linger{1000};
   // Where file errors are reported; null = stderr_logger().
   service::Logger log;
+  // CURVE as the server (stream/curve.hpp; subscribers are checked by the context's ZAP
+  // handler under its zap_domain); unset = plain.
+  std::optional<stream::CurveSocketOptions> curve = std::nullopt;
 };
 
 struct Delivery {

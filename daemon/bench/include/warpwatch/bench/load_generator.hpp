@@ -23,6 +23,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <optional>
@@ -32,6 +33,7 @@
 #include <vector>
 
 #include "warpwatch/kernels/params.hpp"
+#include "warpwatch/stream/curve.hpp"
 
 namespace warpwatch::bench {
 
@@ -161,6 +163,11 @@ struct ZmqSinkOptions {
   bool pub = false;
   int send_hwm = 1000;    // messages queued before a send waits
   int linger_ms = 10000;  // how long closing waits to deliver what is queued
+  // CURVE (stream/curve.hpp); unset = plain. A server (bind) accepts the keys of
+  // `allowed_clients` through a ZAP handler of its own, which logs its refusals to `auth_log`.
+  std::optional<stream::CurveSocketOptions> curve = std::nullopt;
+  std::vector<std::string> allowed_clients = {};
+  std::function<void(std::string_view)> auth_log = nullptr;
 };
 class ZmqSink final : public MessageSink {
  public:

@@ -21,6 +21,7 @@
 #include "warpwatch/stream/ingest_hub.hpp"
 #include "warpwatch/stream/mqtt_source.hpp"
 #include "warpwatch/stream/registry.hpp"
+#include "warpwatch/stream/zap_handler.hpp"
 
 namespace warpwatch::service {
 
@@ -77,6 +78,7 @@ struct MetricsSnapshot {
   prometheus::ClientMetric round_duration, detection_latency;
   std::vector<stream::MqttCounters> mqtt;   // one per MQTT source, in configuration order
   std::vector<stream::InfluxStats> influx;  // the line-protocol sources, in configuration order
+  std::vector<stream::ZapCounters> auth;    // CURVE: the ZAP handler's answers per bound socket
 };
 
 // The /metrics body. Counters end in _total; per-stream rejections are listed for the

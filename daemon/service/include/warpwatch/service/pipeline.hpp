@@ -25,6 +25,7 @@
 #include "warpwatch/service/logging.hpp"
 #include "warpwatch/service/metrics.hpp"
 #include "warpwatch/service/metrics_server.hpp"
+#include "warpwatch/service/socket_security.hpp"
 #include "warpwatch/stream/influx_source.hpp"
 #include "warpwatch/stream/ingest_hub.hpp"
 #include "warpwatch/stream/mqtt_source.hpp"
@@ -138,6 +139,8 @@ class Pipeline {
   config::DaemonConfig config_;
   Logger log_;
   zmq::context_t context_;
+  // CURVE and the ZAP handler of context_: made before the sockets, closed after them.
+  std::unique_ptr<SocketSecurity> security_;
   std::unique_ptr<stream::StreamRegistry> registry_;
   std::unique_ptr<stream::IngestHub> hub_;
   std::unique_ptr<kernels::Matcher> matcher_;
