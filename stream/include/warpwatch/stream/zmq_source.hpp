@@ -13,8 +13,11 @@
 #include <zmq.hpp>
 
 #include <atomic>
+#include <cstddef>
 #include <memory>
+#include <span>
 #include <string>
+#include <string_view>
 
 #include "warpwatch/stream/ingest_hub.hpp"
 #include "warpwatch/stream/source.hpp"
@@ -29,6 +32,13 @@ struct ZmqSourceOptions {
   std::size_t max_message_bytes = 1 << 20;  // ZMQ_MAXMSGSIZE
   int receive_high_water_mark = 1000;       // ZMQ_RCVHWM, messages per peer
 };
+
+// What a ZeroMQ source hands the hub for one message of `parts` parts, the first `id`, the
+// second `payload` (empty when there is none): a message of other than 2 parts is counted
+// as wrong_part_count under its first part, one of 2 is offered as [stream id][payload].
+// Free of sockets, so that tests and the fuzz target call what the source calls.
+void deliver_zmq_message(IngestHub& hub, SourceId source, std::size_t parts, std::string_view id,
+                         std::span<const std::byte> payload);
 
 class ZmqSource final : public ThreadedSource {
  public:
