@@ -155,9 +155,14 @@ NpyArray read_npy(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError({path, 0, 0}, "cannot open file");
   const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (in.bad()) throw ConfigError({path, 0, 0}, "read error");
+  return parse_npy(bytes, path);
+}
+
+NpyArray parse_npy(std::string_view bytes, const std::string& path) {
   const auto error = [&](const std::string& message) { return ConfigError({path, 0, 0}, message); };
 
-  if (bytes.size() < 10 || std::string_view(bytes).substr(0, 6) != magic)
+  if (bytes.size() < 10 || bytes.substr(0, 6) != magic)
     throw error("not a .npy file (no \\x93NUMPY magic)");
   const int major = static_cast<unsigned char>(bytes[6]);
   const int minor = static_cast<unsigned char>(bytes[7]);
@@ -175,8 +180,7 @@ NpyArray read_npy(const std::string& path) {
                 std::to_string(minor) + " (1.0, 2.0 and 3.0 are supported)");
   }
   if (bytes.size() - header_start < header_len) throw error("truncated .npy header");
-  const Header h =
-      HeaderParser(std::string_view(bytes).substr(header_start, header_len), path).parse();
+  const Header h = HeaderParser(bytes.substr(header_start, header_len), path).parse();
 
   NpyArray array;
   if (h.descr == "<f8") {

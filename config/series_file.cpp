@@ -12,6 +12,7 @@
 
 #include "warpwatch/config/config_error.hpp"
 #include "warpwatch/config/npy.hpp"
+#include "warpwatch/stream/decimal.hpp"
 
 namespace warpwatch::config {
 namespace {
@@ -22,18 +23,23 @@ namespace fs = std::filesystem;
 
 enum class NumberStatus { ok, not_a_number, out_of_range };
 
-// The whole field must be a number; from_chars is locale-independent (no "1,5" surprises).
+// The whole field must be a number, read as text payloads read theirs (stream/decimal.hpp:
+// from_chars, locale-independent, no "1,5" surprises; 1e-400 is 0, 1e400 out of range).
 NumberStatus parse_number(std::string_view s, double& out) {
   if (!s.empty() && s.front() == '+') {  // from_chars rejects a leading '+'; files have them
     s.remove_prefix(1);
+    // One sign: "+-5" is not -5.
     if (!s.empty() && (s.front() == '+' || s.front() == '-')) return NumberStatus::not_a_number;
   }
-  if (s.empty()) return NumberStatus::not_a_number;
-  const char* end = s.data() + s.size();
-  const auto [ptr, ec] = std::from_chars(s.data(), end, out);
-  if (ptr != end) return NumberStatus::not_a_number;
-  if (ec == std::errc::result_out_of_range) return NumberStatus::out_of_range;
-  return ec == std::errc{} ? NumberStatus::ok : NumberStatus::not_a_number;
+  switch (stream::read_decimal(s, out)) {
+    case stream::DecimalRead::ok:
+      return NumberStatus::ok;
+    case stream::DecimalRead::overflow:
+      return NumberStatus::out_of_range;
+    case stream::DecimalRead::malformed:
+      break;
+  }
+  return NumberStatus::not_a_number;
 }
 
 // "YYYY-MM-DD HH:MM:SS[.fff]" or with 'T', optionally ending in 'Z': seconds since the
@@ -43,8 +49,10 @@ bool parse_datetime(std::string_view s, double& seconds) {
   if (s.size() < 19 || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') ||
       s[13] != ':' || s[16] != ':')
     return false;
+  // Digits only: from_chars would take "-1" as an hour or a minute.
   const auto field = [&](std::size_t pos, std::size_t len, int& v) {
     const char* first = s.data() + pos;
+    if (!std::all_of(first, first + len, [](char c) { return c >= '0' && c <= '9'; })) return false;
     const auto [ptr, ec] = std::from_chars(first, first + len, v);
     return ec == std::errc{} && ptr == first + len;
   };
@@ -334,12 +342,8 @@ std::vector<LoadedSeries> load_text_columns(const TextFile& f, const SeriesFileO
   return out;
 }
 
-std::vector<LoadedSeries> load_text(const std::string& path, const std::string& stem,
-                                    const SeriesFileOptions& options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError({path, 0, 0}, "cannot open file");
-  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (in.bad()) throw ConfigError({path, 0, 0}, "read error");
+std::vector<LoadedSeries> load_text(std::string_view text, const std::string& path,
+                                    const std::string& stem, const SeriesFileOptions& options) {
   TextFile f{path, stem, content_lines(text), Separator::comma};
   if (f.lines.empty()) throw f.empty();
   f.sep = detect_separator(f.lines[0].text);
@@ -358,9 +362,9 @@ std::string sample_text(std::size_t series, std::size_t sample) {
   return s;
 }
 
-std::vector<LoadedSeries> load_npy(const std::string& path, const std::string& stem,
-                                   const SeriesFileOptions& options) {
-  const NpyArray a = read_npy(path);
+std::vector<LoadedSeries> load_npy(std::string_view bytes, const std::string& path,
+                                   const std::string& stem, const SeriesFileOptions& options) {
+  const NpyArray a = parse_npy(bytes, path);
   const SourceLocation where{path, 0, 0};
   if (a.shape.empty() || a.shape.size() > 2) {
     std::string shape;
@@ -441,13 +445,22 @@ bool is_whole_number(std::string_view field) {
 
 std::vector<LoadedSeries> load_series_file(const std::string& path,
                                            const SeriesFileOptions& options) {
-  check_options(path, options);
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw ConfigError({path, 0, 0}, "is a directory, not a file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError({path, 0, 0}, "cannot open file");
+  const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (in.bad()) throw ConfigError({path, 0, 0}, "read error");
+  return load_series_bytes(bytes, path, options);
+}
+
+std::vector<LoadedSeries> load_series_bytes(std::string_view bytes, const std::string& path,
+                                            const SeriesFileOptions& options) {
+  check_options(path, options);
   const fs::path p(path);
   const std::string stem = p.stem().string();
-  return lower_extension(p) == ".npy" ? load_npy(path, stem, options)
-                                      : load_text(path, stem, options);
+  return lower_extension(p) == ".npy" ? load_npy(bytes, path, stem, options)
+                                      : load_text(bytes, path, stem, options);
 }
 
 std::vector<LoadedSeries> load_series_path(const std::string& file_or_dir,

@@ -8,6 +8,8 @@
 #include <system_error>
 
 #include "payload_parts.hpp"
+#include "warpwatch/stream/decimal.hpp"
+#include "warpwatch/stream/stream_id.hpp"
 
 namespace warpwatch::stream {
 namespace {
@@ -104,16 +106,10 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-// A float from a decimal field, out-of-range values as to_float32() takes them.
+// A float32 from a decimal field: one too close to zero is its nearest float32 (1e-400 is
+// 0), one beyond the float32 range is not a value (read_decimal(), as to_float32() for JSON).
 bool parse_value(std::string_view f, float& v) {
-  const char* end = f.data() + f.size();
-  auto [ptr, ec] = std::from_chars(f.data(), end, v);
-  if (ec == std::errc::result_out_of_range) {
-    double d = 0;
-    auto [ptr_d, ec_d] = std::from_chars(f.data(), end, d);
-    return ec_d == std::errc{} && ptr_d == end && to_float32(d, v);
-  }
-  return ec == std::errc{} && ptr == end;
+  return read_decimal(f, v) == DecimalRead::ok;
 }
 
 // Why a line is bad; the description is built only when asked for (the first bad line
@@ -241,21 +237,7 @@ std::string_view to_string(RejectReason reason) {
 }
 
 std::string quoted(std::string_view s, std::size_t max_bytes) {
-  static constexpr char hex[] = "0123456789abcdef";
-  std::string out = "'";
-  for (std::size_t i = 0; i < s.size() && i < max_bytes; ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c < 0x7F && c != '\'') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.append("\\x");
-      out.push_back(hex[c >> 4]);
-      out.push_back(hex[c & 0xF]);
-    }
-  }
-  if (s.size() > max_bytes) out.append("...");
-  out.push_back('\'');
-  return out;
+  return cat({"'", printable(s, max_bytes, /*keep_space=*/true), "'"});
 }
 
 bool is_binary_frame(std::span<const std::byte> payload) {

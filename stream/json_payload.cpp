@@ -119,6 +119,12 @@ std::variant<Decoded, DecodeError> decode_json(std::string_view text, std::size_
     // The byte, not nlohmann's message: that quotes the payload, which is untrusted.
     return DecodeError{RejectReason::malformed_frame,
                        cat({"not valid JSON (error at byte ", std::to_string(e.byte), ")"})};
+  } catch (const json::out_of_range&) {
+    // A number beyond the float64 range (1e400): nlohmann-json stops parsing there, so the
+    // whole payload is rejected, as one that does not parse (the fuzzer's first finding:
+    // uncaught, it ended the ingest thread).
+    return DecodeError{RejectReason::malformed_frame,
+                       "a JSON number beyond the float64 range: the payload does not parse"};
   }
   const bool single = doc.is_object();
   if (!single && !doc.is_array())

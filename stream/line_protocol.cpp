@@ -3,6 +3,8 @@
 #include <charconv>
 #include <system_error>
 
+#include "warpwatch/stream/decimal.hpp"
+
 namespace warpwatch::stream {
 namespace {
 
@@ -86,40 +88,6 @@ class Reader {
   LineSyntaxError& error_;
 };
 
-// For a float token that from_chars found out of range: whether it is too large (its most
-// significant digit's decimal exponent is positive) rather than too close to zero.
-bool overflows(std::string_view token) {
-  std::size_t i = token[0] == '-' ? 1 : 0;
-  long long magnitude = 0;
-  bool nonzero = false;
-  for (; i < token.size() && is_digit(token[i]); ++i) {
-    if (nonzero)
-      ++magnitude;
-    else if (token[i] != '0')
-      nonzero = true;
-  }
-  if (i < token.size() && token[i] == '.') {
-    long long place = 0;
-    for (++i; i < token.size() && is_digit(token[i]); ++i) {
-      --place;
-      if (!nonzero && token[i] != '0') {
-        nonzero = true;
-        magnitude = place;
-      }
-    }
-  }
-  if (!nonzero) return false;
-  long long exponent = 0;
-  if (i < token.size()) {  // e or E, then the exponent the grammar check has let through
-    const bool negative = token[++i] == '-';
-    if (token[i] == '-' || token[i] == '+') ++i;
-    for (; i < token.size() && exponent < 1'000'000'000; ++i)
-      exponent = exponent * 10 + (token[i] - '0');
-    if (negative) exponent = -exponent;
-  }
-  return magnitude + exponent > 0;
-}
-
 // The float grammar: [-] (digits [. [digits]] | . digits) [(e|E) [+|-] digits].
 bool float_syntax(std::string_view t) {
   std::size_t i = t[0] == '-' ? 1 : 0;
@@ -191,15 +159,16 @@ bool field_value(Reader& in, LineField& field) {
   }
   field.type = FieldType::float_;
   if (!float_syntax(t)) return in.fail_at(t, "a malformed float field");
-  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), field.number);
-  if (ec == std::errc::result_out_of_range) {
-    if (overflows(t)) return in.fail_at(t, "a float field beyond the float64 range");
-    field.number = first == '-' ? -0.0 : 0.0;  // too close to zero: zero, as InfluxDB reads it
-    return true;
+  // Too close to zero: zero, as InfluxDB reads it (read_decimal's rule).
+  switch (read_decimal(t, field.number)) {
+    case DecimalRead::ok:
+      return true;
+    case DecimalRead::overflow:
+      return in.fail_at(t, "a float field beyond the float64 range");
+    case DecimalRead::malformed:
+      break;
   }
-  if (ec != std::errc{} || end != t.data() + t.size())
-    return in.fail_at(t, "a malformed float field");
-  return true;
+  return in.fail_at(t, "a malformed float field");
 }
 
 // Reuses the element at `n` when the vector has one (its strings keep their capacity).

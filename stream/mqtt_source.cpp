@@ -12,6 +12,8 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "warpwatch/stream/stream_id.hpp"
+
 namespace warpwatch::stream {
 namespace {
 
@@ -248,19 +250,26 @@ void MqttSource::on_message(const mosquitto_message& message) {
     ++retained_skipped_;
     return;
   }
-  const std::string_view topic = message.topic ? message.topic : "";
-  const std::optional<std::string> id = template_.stream_id(topic);
-  if (!id) {
-    hub_.offer_rejected(topic, RejectReason::unmapped_topic,
-                        "the MQTT topic has " + std::to_string(topic_levels(topic)) +
-                            " levels, the stream template '" + template_.text() + "' uses " +
-                            std::to_string(template_.highest_level()));
-    return;
-  }
   const std::span<const std::byte> payload(
       static_cast<const std::byte*>(message.payload),
       static_cast<std::size_t>(std::max(message.payloadlen, 0)));
-  hub_.offer_message(source_, *id, payload, options_.payload);
+  deliver_mqtt_message(hub_, source_, template_, options_.payload,
+                       message.topic ? message.topic : "", payload);
+}
+
+void deliver_mqtt_message(IngestHub& hub, SourceId source, const TopicTemplate& stream_template,
+                          PayloadFormat format, std::string_view topic,
+                          std::span<const std::byte> payload) {
+  const std::optional<std::string> id = stream_template.stream_id(topic);
+  if (!id) {
+    hub.offer_rejected(topic, RejectReason::unmapped_topic,
+                       "the MQTT topic has " + std::to_string(topic_levels(topic)) +
+                           " levels, the stream template " +
+                           quoted(stream_template.text(), max_stream_id_bytes) + " uses " +
+                           std::to_string(stream_template.highest_level()));
+    return;
+  }
+  hub.offer_message(source, *id, payload, format);
 }
 
 void MqttSource::on_library_log(int level, const char* text) {

@@ -20,25 +20,10 @@ std::string cat(std::initializer_list<std::string_view> parts) {
   return out;
 }
 
-// A valid id is printed as it is (UTF-8, no whitespace or NUL: safe in a log line). An
-// invalid one may hold control bytes, broken UTF-8 or megabytes: escape every byte
-// outside printable ASCII as \xNN and cut it short.
+// An id for a log line, escaped (printable(): a peer chooses it): a valid one whole, an
+// invalid one, which may be megabytes, cut after 64 bytes.
 std::string printable_id(std::string_view id) {
-  if (!invalid_stream_id_reason(id)) return std::string(id);
-  static constexpr char hex[] = "0123456789abcdef";
-  std::string out;
-  for (std::size_t i = 0; i < id.size() && i < max_printed_invalid_id; ++i) {
-    const auto c = static_cast<unsigned char>(id[i]);
-    if (c > 0x20 && c < 0x7F && c != '\\') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.append("\\x");
-      out.push_back(hex[c >> 4]);
-      out.push_back(hex[c & 0xF]);
-    }
-  }
-  if (id.size() > max_printed_invalid_id) out.append("...");
-  return out;
+  return printable(id, invalid_stream_id_reason(id) ? max_printed_invalid_id : id.size());
 }
 
 std::string dims_detail(std::size_t got, std::string_view whose, std::size_t want) {

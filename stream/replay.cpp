@@ -2,24 +2,36 @@
 
 #include <algorithm>
 #include <chrono>
+#include <stdexcept>
+#include <string>
 #include <thread>
 
 namespace warpwatch::stream {
+namespace {
+
+// The longest a replay waits for a chunk's time: beyond it the rate is as good as zero,
+// and i / rate_hz seconds as nanoseconds would overflow the clock's int64.
+constexpr double max_schedule_seconds = 1e9;
+constexpr std::size_t max_chunk = std::size_t{1} << 20;
+
+}  // namespace
 
 std::size_t replay_paced(const Samples& samples, std::size_t chunk, double rate_hz,
                          const std::function<bool(const Samples&)>& send) {
   using clock = std::chrono::steady_clock;
   const std::size_t n = samples.size(), dims = samples.dims;
+  chunk = std::max<std::size_t>(chunk, 1);
   const auto start = clock::now();
   Samples part;
   part.dims = dims;
   std::size_t sent = 0;
-  for (std::size_t i = 0; i < n; i += chunk) {
+  for (std::size_t i = 0; i < n; i += std::min(chunk, n - i)) {
     const std::size_t count = std::min(chunk, n - i);
-    if (rate_hz > 0)
-      std::this_thread::sleep_until(
-          start + std::chrono::duration_cast<clock::duration>(
-                      std::chrono::duration<double>(static_cast<double>(i) / rate_hz)));
+    if (rate_hz > 0) {
+      const double seconds = std::min(static_cast<double>(i) / rate_hz, max_schedule_seconds);
+      std::this_thread::sleep_until(start + std::chrono::duration_cast<clock::duration>(
+                                                std::chrono::duration<double>(seconds)));
+    }
     const auto at = [](std::size_t k) { return static_cast<std::ptrdiff_t>(k); };
     part.times_ns.assign(samples.times_ns.begin() + at(i),
                          samples.times_ns.begin() + at(i + count));
@@ -29,6 +41,31 @@ std::size_t replay_paced(const Samples& samples, std::size_t chunk, double rate_
     ++sent;
   }
   return sent;
+}
+
+std::size_t replay_chunk(double rate_hz) {
+  if (!(rate_hz > 0)) return 1024;
+  // Compared as doubles before the cast: a rate of 1e300 (or infinity) is no size_t.
+  const double per_hundredth = rate_hz / 100;
+  if (!(per_hundredth < static_cast<double>(max_chunk))) return max_chunk;
+  return std::max<std::size_t>(1, static_cast<std::size_t>(per_hundredth));
+}
+
+std::vector<std::int64_t> evenly_spaced_times(std::size_t n, std::int64_t start_ns,
+                                              std::int64_t period_ns) {
+  if (period_ns < 1)
+    throw std::invalid_argument("the period of a replay is " + std::to_string(period_ns) +
+                                " ns: it must be at least 1 ns");
+  std::int64_t span = 0, last = 0;
+  if (n > 0 && (__builtin_mul_overflow(n - 1, period_ns, &span) ||
+                __builtin_add_overflow(start_ns, span, &last)))
+    throw std::invalid_argument(std::to_string(n) + " samples " + std::to_string(period_ns) +
+                                " ns apart from " + std::to_string(start_ns) +
+                                " ns end beyond the int64 nanoseconds of a timestamp");
+  std::vector<std::int64_t> times(n);
+  for (std::size_t i = 0; i < n; ++i)
+    times[i] = start_ns + static_cast<std::int64_t>(i) * period_ns;
+  return times;
 }
 
 }  // namespace warpwatch::stream

@@ -23,8 +23,7 @@ std::string ReplaySource::describe() const {
 
 void ReplaySource::run(std::stop_token stop) {
   const double rate = options_.rate_hz;
-  const std::size_t chunk =
-      rate > 0 ? std::max<std::size_t>(1, static_cast<std::size_t>(rate / 100)) : 1024;
+  const std::size_t chunk = replay_chunk(rate);
   bool complete = true;
   replay_paced(options_.samples, chunk, rate, [&](const Samples& part) {
     // A full queue holds the replay back like a pause (a file can always wait).

@@ -107,15 +107,22 @@ bool ZmqSource::receive_one() {
       ++parts;
     }
   }
-  if (parts != 2) {
-    hub_.offer_rejected(id_.to_string_view(), RejectReason::wrong_part_count,
-                        "expected 2 frames [stream id][payload], got " + std::to_string(parts));
-    return true;
-  }
-  hub_.offer_message(
-      source_, id_.to_string_view(),
-      std::span<const std::byte>(static_cast<const std::byte*>(payload_.data()), payload_.size()));
+  deliver_zmq_message(hub_, source_, parts, id_.to_string_view(),
+                      parts < 2
+                          ? std::span<const std::byte>()
+                          : std::span<const std::byte>(
+                                static_cast<const std::byte*>(payload_.data()), payload_.size()));
   return true;
+}
+
+void deliver_zmq_message(IngestHub& hub, SourceId source, std::size_t parts, std::string_view id,
+                         std::span<const std::byte> payload) {
+  if (parts != 2) {
+    hub.offer_rejected(id, RejectReason::wrong_part_count,
+                       "expected 2 frames [stream id][payload], got " + std::to_string(parts));
+    return;
+  }
+  hub.offer_message(source, id, payload);
 }
 
 }  // namespace warpwatch::stream

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "warpwatch/alerting/glob.hpp"
+#include "warpwatch/stream/stream_id.hpp"
 
 namespace warpwatch::alerting {
 namespace {
@@ -17,7 +18,9 @@ bool transient(int status) {  // worth sending again: no answer, overload, a ser
 
 std::string describe(const HttpOutcome& o) {
   if (o.status == 0) return o.error;
-  return "HTTP " + std::to_string(o.status) + (o.body.empty() ? "" : ": " + o.body);
+  // The receiver's answer is escaped (printable()): it may hold a terminal's control codes.
+  return "HTTP " + std::to_string(o.status) +
+         (o.body.empty() ? "" : ": " + stream::printable(o.body, o.body.size(), true));
 }
 
 }  // namespace

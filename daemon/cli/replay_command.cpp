@@ -40,12 +40,17 @@ int run_replay(const ReplayCommand& cmd, std::ostream& out, std::ostream& err) {
   zmq::socket_t socket(context, zmq::socket_type::push);
   socket.set(zmq::sockopt::linger, 10000);  // deliver what is queued before exiting
   socket.connect(cmd.endpoint);
+  // Compared before the cast: a double beyond int64 is no int64.
+  if (!(cmd.period_ms * 1e6 < 9.2e18)) throw std::runtime_error("--period-ms is beyond int64 ns");
   const auto period_ns = static_cast<std::int64_t>(cmd.period_ms * 1e6);
   stream::Samples all;
   all.dims = s.dims;
   all.values = s.values;
-  for (std::size_t i = 0; i < s.length(); ++i)
-    all.times_ns.push_back(cmd.start_ns + static_cast<std::int64_t>(i) * period_ns);
+  try {
+    all.times_ns = stream::evenly_spaced_times(s.length(), cmd.start_ns, period_ns);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(std::string("--period-ms and --start-ns: ") + e.what());
+  }
   const std::size_t messages =
       stream::replay_paced(all, cmd.chunk, cmd.rate_hz, [&](const stream::Samples& part) {
         const std::string text = cmd.text ? stream::encode_text(part) : std::string();

@@ -4,6 +4,7 @@
 
 #include "pipeline_internal.hpp"
 #include "warpwatch/service/pipeline.hpp"
+#include "warpwatch/stream/stream_id.hpp"
 
 namespace warpwatch::service {
 namespace {
@@ -75,7 +76,9 @@ stream::StreamChanges Pipeline::reload_streams(const config::DaemonConfig& next,
   };
   for (const std::string& id : r.changes.removed) {
     end_stream(id);
-    log_->info("stream '{}' removed by the reload: its pending matches are reported", id);
+    // Ids are escaped (printable()): an auto-created one was chosen by a peer.
+    log_->info("stream '{}' removed by the reload: its pending matches are reported",
+               stream::printable(id));
   }
   for (const auto& c : r.changes.changed) {
     end_stream(c.after->id);
@@ -83,13 +86,13 @@ stream::StreamChanges Pipeline::reload_streams(const config::DaemonConfig& next,
     log_->info(
         "stream '{}' restarted by the reload ({}): its pending matches are reported, its sample "
         "indices start again at 0",
-        c.after->id, describe_change(c));
+        stream::printable(c.after->id), describe_change(c));
   }
   for (const auto& d : r.changes.added) {
     // An id that was auto-created and is now declared with the same shape is in the
     // Matcher already, and keeps its state.
     if (!matcher_->has_stream(d->id)) matcher_->add_stream(d);
-    log_->info("stream '{}' added by the reload ({} dims)", d->id, d->dims);
+    log_->info("stream '{}' added by the reload ({} dims)", stream::printable(d->id), d->dims);
   }
   return std::move(r.changes);
 }

@@ -1,9 +1,11 @@
 // Loading series from delimited text files (config/series_file.cpp); .npy in test_npy.cpp.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -161,6 +163,58 @@ TEST(SeriesFile, ColumnsReadDateTimeStamps) {
   EXPECT_EQ(s.values, (std::vector<float>{101, 90, 7}));
 }
 
+TEST(SeriesFile, DateTimeFieldsAreDigitsOnly) {
+  // from_chars reads "-1" as an hour: negative hours, minutes and years were accepted.
+  TempDir dir;
+  for (const std::string bad : {"1970-01-01 -1:00:00", "1970-01-01 00:-5:00", "1970-01-01 -0:00:00",
+                                "-970-01-01 00:00:00", "1970-01-01 00:00:-1"}) {
+    SCOPED_TRACE(bad);
+    const auto path = dir.write("neg.csv", "t,x\n1970-01-01 00:00:00,1\n" + bad + ",2\n");
+    expect_error([&] { load_series_file(path, columns(0)); }, path, 3, 1,
+                 "is not a number or a YYYY-MM-DD HH:MM:SS time");
+  }
+}
+
+TEST(SeriesFile, OneSignOnly) {
+  TempDir dir;
+  for (const std::string bad : {"+-5", "++5", "-+5", "--5"}) {
+    SCOPED_TRACE(bad);
+    const auto path = dir.write("sign.csv", "1,2\n3," + bad + "\n");
+    expect_error([&] { load_series_file(path); }, path, 2, 2, "is not a number");
+  }
+  const auto plus = dir.write("plus.csv", "+1,-2,+3e-1\n");
+  EXPECT_EQ(load_series_file(plus)[0].values, (std::vector<float>{1, -2, 0.3f}));
+}
+
+TEST(SeriesFile, TooSmallForFloatIsTheNearestFloat) {
+  // As text payloads read values (stream/decimal.hpp): 1e-400 is beyond even float64's
+  // range, and its nearest float32 is 0 (-0 for -1e-400); 1e-45 is the smallest subnormal.
+  TempDir dir;
+  const auto path = dir.write("tiny.csv", "1e-400,-1e-400,1e-45,7e-46\n");
+  const auto values = load_series_file(path)[0].values;
+  ASSERT_EQ(values.size(), 4u);
+  EXPECT_EQ(values[0], 0.0f);
+  EXPECT_FALSE(std::signbit(values[0]));
+  EXPECT_EQ(values[1], 0.0f);
+  EXPECT_TRUE(std::signbit(values[1]));
+  EXPECT_EQ(values[2], std::numeric_limits<float>::denorm_min());
+  EXPECT_EQ(values[3], 0.0f);
+}
+
+TEST(SeriesFile, BytesInMemoryLoadAsTheFile) {
+  TempDir dir;
+  const std::string text = "t,x,y\n0,1,2\n1.5,3,4\n";
+  const auto path = dir.write("cols.csv", text);
+  const auto from_file = load_series_file(path, columns(0))[0];
+  const auto from_bytes = load_series_bytes(text, path, columns(0))[0];
+  EXPECT_EQ(from_bytes.name, "cols");
+  EXPECT_EQ(from_bytes.values, from_file.values);
+  EXPECT_EQ(from_bytes.times, from_file.times);
+  expect_error([&] { load_series_bytes("1,2\n3,x\n", "mem.csv"); }, "mem.csv", 2, 2,
+               "'x' is not a number");
+  expect_error([&] { load_series_bytes("nope", "mem.npy"); }, "mem.npy", 0, 0, "not a .npy file");
+}
+
 // ------------------------------------------------------------------ directories
 
 TEST(SeriesFile, DirectoryIsLoadedInNameOrder) {
@@ -229,7 +283,7 @@ TEST(SeriesFile, NanAndInfiniteValuesAreRejected) {
   }
   const auto big = dir.write("big.csv", "1,1e39\n");
   expect_error([&] { load_series_file(big); }, big, 1, 2, "out of the float32 range");
-  const auto huge = dir.write("huge.csv", "1e400,1\n");
+  const auto huge = dir.write("huge.csv", "1e400,1\n");  // beyond float64 too
   expect_error([&] { load_series_file(huge); }, huge, 1, 1, "out of range");
   const auto in_columns = dir.write("col.csv", "t,v\n0,1\n1,nan\n");
   expect_error([&] { load_series_file(in_columns, columns(0)); }, in_columns, 3, 2,

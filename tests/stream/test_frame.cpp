@@ -378,3 +378,30 @@ TEST(Frame, RejectReasonNames) {
 }
 
 }  // namespace
+
+TEST(Frame, TextValuesTooSmallForFloat32AreTheNearestFloat32) {
+  // README "Text": one too small for float32 becomes the nearest float32, also beyond
+  // float64's range (1e-400 was refused as a bad line); one too large is a bad line.
+  const Decoded d =
+      decoded(bytes_of("1,1e-400\n2,-1e-400\n3,1e-45\n4,7e-46\n5,8e-46\n"
+                       "6,0.0000000000000000000000000000000000000000000000000001\n"
+                       "7,1e400\n8,3.5e38\n"));
+  ASSERT_EQ(d.samples.values.size(), 6u);
+  EXPECT_EQ(d.samples.values[0], 0.0f);
+  EXPECT_FALSE(std::signbit(d.samples.values[0]));
+  EXPECT_TRUE(std::signbit(d.samples.values[1]));
+  EXPECT_EQ(d.samples.values[2], std::numeric_limits<float>::denorm_min());
+  EXPECT_EQ(d.samples.values[3], 0.0f);  // below half the smallest subnormal: 0
+  EXPECT_EQ(d.samples.values[4], std::numeric_limits<float>::denorm_min());
+  EXPECT_EQ(d.samples.values[5], 0.0f);
+  ASSERT_EQ(d.line_errors.size(), 1u);
+  EXPECT_EQ(d.line_errors[0].count, 2u);
+  EXPECT_EQ(d.line_errors[0].first, "line 7: value '1e400' is not a float32");
+}
+
+TEST(Frame, QuotedEscapesControlsAndKeepsLetters) {
+  EXPECT_EQ(warpwatch::stream::quoted("a b"), "'a b'");
+  EXPECT_EQ(warpwatch::stream::quoted("\x1b[31mred\xc2\x85"), "'\\x1b[31mred\\xc2\\x85'");
+  EXPECT_EQ(warpwatch::stream::quoted("caf\xc3\xa9 'x'"), "'caf\xc3\xa9 \\x27x\\x27'");
+  EXPECT_EQ(warpwatch::stream::quoted(std::string(40, 'x')), "'" + std::string(32, 'x') + "...'");
+}

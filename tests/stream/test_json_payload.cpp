@@ -3,6 +3,8 @@
 // the others kept, and how `any` tells JSON, text and frames apart.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -151,3 +153,20 @@ TEST(JsonPayload, AnyTellsFramesJsonAndTextApart) {
 }
 
 }  // namespace
+
+TEST(JsonPayload, ANumberBeyondFloat64IsRejectedNotThrown) {
+  // nlohmann-json throws out_of_range (not parse_error) for 1e400 while it parses: it ended
+  // the ingest thread (tests/fuzz/findings/frame/json_number_beyond_float64_out_of_range).
+  EXPECT_EQ(whole_error("4e3049"),
+            "a JSON number beyond the float64 range: the payload does not parse");
+  EXPECT_EQ(whole_error(R"([{"t": 1, "v": 1}, {"t": 2, "v": -1e400}])"),
+            "a JSON number beyond the float64 range: the payload does not parse");
+  // Beyond float32 but not float64: that element alone; too small: the nearest float32.
+  const Decoded d = json(R"([{"t": 1, "v": 1e39}, {"t": 2, "v": 1e-400}, {"t": 3, "v": -1e-400}])");
+  EXPECT_EQ(d.samples.times_ns, (std::vector<std::int64_t>{2, 3}));
+  ASSERT_EQ(d.samples.values.size(), 2u);
+  EXPECT_EQ(d.samples.values[0], 0.0f);
+  EXPECT_TRUE(std::signbit(d.samples.values[1]));
+  ASSERT_EQ(d.line_errors.size(), 1u);
+  EXPECT_EQ(d.line_errors[0].first, "element 1: a value of \"v\" is beyond the float32 range");
+}

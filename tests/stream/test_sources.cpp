@@ -8,12 +8,19 @@
 
 #include <array>
 #include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "ingest_support.hpp"
 #include "warpwatch/stream/frame.hpp"
 #include "warpwatch/stream/ingest_hub.hpp"
 #include "warpwatch/stream/registry.hpp"
+#include "warpwatch/stream/replay.hpp"
 #include "warpwatch/stream/replay_source.hpp"
 #include "warpwatch/stream/zmq_source.hpp"
 
@@ -158,3 +165,42 @@ TEST(Sources, PausedReplayWaitsAndAStoppedOneDoesNotEnd) {
 }
 
 }  // namespace
+
+TEST(Replay, TimesAndPacingCannotOverflow) {
+  // Sample i at start + i x period: a sum beyond int64 is refused, not wrapped.
+  EXPECT_EQ(evenly_spaced_times(3, -5, 10), (std::vector<std::int64_t>{-5, 5, 15}));
+  EXPECT_TRUE(evenly_spaced_times(0, 0, 1).empty());
+  EXPECT_EQ(evenly_spaced_times(2, 0, INT64_MAX), (std::vector<std::int64_t>{0, INT64_MAX}));
+  EXPECT_THROW(evenly_spaced_times(3, 0, INT64_MAX / 2 + 1), std::invalid_argument);
+  EXPECT_THROW(evenly_spaced_times(2, 1, INT64_MAX), std::invalid_argument);
+  EXPECT_THROW(evenly_spaced_times(2, 0, 0), std::invalid_argument);
+  // The chunk of a rate: rate / 100 compared before the cast (1e300 is no size_t).
+  EXPECT_EQ(replay_chunk(0), 1024u);
+  EXPECT_EQ(replay_chunk(std::nan("")), 1024u);
+  EXPECT_EQ(replay_chunk(50), 1u);
+  EXPECT_EQ(replay_chunk(100'000), 1000u);
+  EXPECT_EQ(replay_chunk(1e300), std::size_t{1} << 20);
+  EXPECT_EQ(replay_chunk(INFINITY), std::size_t{1} << 20);
+  // A rate so small that i / rate_hz seconds is beyond the clock: the first chunk goes at
+  // once (the next would wait 10^9 s, not overflow); a chunk beyond the samples is all.
+  std::size_t parts = 0;
+  EXPECT_EQ(replay_paced(ramp(3), 1, 1e-300, [&](const Samples&) { return ++parts < 1; }), 0u);
+  EXPECT_EQ(parts, 1u);
+  EXPECT_EQ(replay_paced(ramp(3), SIZE_MAX, 0, [](const Samples& s) { return s.size() == 3; }), 1u);
+}
+
+TEST(ZmqDelivery, PartCountThenTheHub) {
+  StreamRegistry registry({{"a", 1, 1000}});
+  IngestHub hub(registry, {});
+  const SourceId source = hub.add_source("test", Overflow::wait);
+  const std::string text = "1,1\n2,2\n";
+  const auto payload = std::as_bytes(std::span(text));
+  deliver_zmq_message(hub, source, 1, "a", {});
+  deliver_zmq_message(hub, source, 3, "a", payload);
+  deliver_zmq_message(hub, source, 2, "a", payload);
+  const RegistrySnapshot s = registry.snapshot();
+  EXPECT_EQ(s.rejected[RejectReason::wrong_part_count], 2u);
+  EXPECT_EQ(s.rejected.total(), 2u);
+  EXPECT_EQ(s.accepted_samples, 2u);
+  EXPECT_EQ(hub.take_all().samples, 2u);
+}

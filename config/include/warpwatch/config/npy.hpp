@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace warpwatch::config {
@@ -20,6 +21,8 @@ struct NpyArray {
 // opened, a bad magic or header, a dtype other than '<f4'/'<f8', fortran_order True, or
 // fewer data bytes than the shape needs. The number of dimensions is not checked here.
 NpyArray read_npy(const std::string& path);
+// The same, of a file's bytes in memory (`path` names it in the errors).
+NpyArray parse_npy(std::string_view bytes, const std::string& path);
 
 // The 10-or-more-byte preamble and header of a version 1.0 '<f8' C-order file with
 // `shape`, padded with spaces so that the data starts at a multiple of 64 bytes.

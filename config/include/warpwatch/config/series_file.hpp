@@ -57,6 +57,11 @@ bool is_whole_number(std::string_view field);
 // 1-based line and field; for .npy the series and sample index are in the message.
 std::vector<LoadedSeries> load_series_file(const std::string& path,
                                            const SeriesFileOptions& options = {});
+// The same, of a file's bytes in memory: `path`'s extension picks the format, its stem
+// names the series and it names the file in the errors (load_series_file reads the file
+// and calls this).
+std::vector<LoadedSeries> load_series_bytes(std::string_view bytes, const std::string& path,
+                                            const SeriesFileOptions& options = {});
 
 // A file as load_series_file, or a directory: every .csv .tsv .txt .npy file directly
 // inside it (not hidden, any case of extension), sorted by name, their series concatenated.

@@ -48,9 +48,9 @@ inline constexpr std::array<RejectReason, 14> all_reject_reasons = {
 
 std::string_view to_string(RejectReason reason);
 
-// A piece of untrusted input for a log line, in single quotes: printable ASCII as is, other
-// bytes as \xNN, cut after `max_bytes` bytes (then "...") so that one huge field cannot
-// flood the log.
+// A piece of untrusted input for a log line, in single quotes, escaped by printable()
+// (stream_id.hpp: controls, whitespace, broken UTF-8 as \xNN) and cut after `max_bytes`
+// bytes (then "...") so that one huge field cannot flood the log.
 std::string quoted(std::string_view s, std::size_t max_bytes = 32);
 
 // Decoded samples of one stream: sample i has timestamp times_ns[i] (ns since the Unix

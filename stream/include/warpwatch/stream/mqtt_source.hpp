@@ -29,6 +29,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -59,6 +60,14 @@ enum class MqttLogLevel { info, warning };
 // with describe(); called on the source's thread. Failed attempts are rate-limited: the
 // first of an outage, then one line every 10 s with the count of those in between.
 using MqttLog = std::function<void(MqttLogLevel level, std::string_view line)>;
+
+// What an MQTT source hands the hub for a message it takes (retained ones are skipped
+// before): the stream id that `stream_template` makes of `topic`, with `payload` read as
+// `format`; a topic the template cannot map is counted as unmapped_topic under the topic.
+// Free of a broker, so that tests and the fuzz target call what the source calls.
+void deliver_mqtt_message(IngestHub& hub, SourceId source, const TopicTemplate& stream_template,
+                          PayloadFormat format, std::string_view topic,
+                          std::span<const std::byte> payload);
 
 class MqttSource final : public ThreadedSource {
  public:

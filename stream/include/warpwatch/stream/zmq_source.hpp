@@ -13,9 +13,12 @@
 #include <zmq.hpp>
 
 #include <atomic>
+#include <cstddef>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 
 #include "warpwatch/stream/curve.hpp"
 #include "warpwatch/stream/ingest_hub.hpp"
@@ -35,6 +38,13 @@ struct ZmqSourceOptions {
   // key `server_public_key` names (std::invalid_argument when it is "").
   std::optional<CurveSocketOptions> curve = std::nullopt;
 };
+
+// What a ZeroMQ source hands the hub for one message of `parts` parts, the first `id`, the
+// second `payload` (empty when there is none): a message of other than 2 parts is counted
+// as wrong_part_count under its first part, one of 2 is offered as [stream id][payload].
+// Free of sockets, so that tests and the fuzz target call what the source calls.
+void deliver_zmq_message(IngestHub& hub, SourceId source, std::size_t parts, std::string_view id,
+                         std::span<const std::byte> payload);
 
 class ZmqSource final : public ThreadedSource {
  public:
