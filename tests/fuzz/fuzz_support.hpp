@@ -6,11 +6,11 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define WARPWATCH_FUZZ_CHECK(condition, what)                                             \
-  do {                                                                                    \
-    if (!(condition)) {                                                                   \
-      std::fprintf(stderr, "fuzz oracle failed at %s:%d: %s (%s)\n", __FILE__, __LINE__, \
-                   what, #condition);                                                     \
-      std::abort();                                                                       \
-    }                                                                                     \
+#define WARPWATCH_FUZZ_CHECK(condition, what)                                                  \
+  do {                                                                                         \
+    if (!(condition)) {                                                                        \
+      std::fprintf(stderr, "fuzz oracle failed at %s:%d: %s (%s)\n", __FILE__, __LINE__, what, \
+                   #condition);                                                                \
+      std::abort();                                                                            \
+    }                                                                                          \
   } while (false)
