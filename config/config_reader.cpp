@@ -9,6 +9,8 @@
 #include <cmath>
 #include <limits>
 
+#include <sys/un.h>
+
 namespace warpwatch::config {
 namespace {
 
@@ -40,6 +42,14 @@ std::string where_text(std::string_view path) {
   return path.empty() ? std::string("at the top level") : cat("in ", in_quotes(path));
 }
 
+// Where from_chars starts reading a number: past one leading '+' (which it does not take),
+// unless a sign follows it ("+-5" is not a number, and from_chars would read "-5").
+const char* after_plus(const std::string& text) {
+  const bool plus =
+      text.starts_with('+') && !(text.size() > 1 && (text[1] == '-' || text[1] == '+'));
+  return text.data() + (plus ? 1 : 0);
+}
+
 struct Converter {
   const ReadContext& ctx;
   const OptionInfo& option;
@@ -63,7 +73,7 @@ struct Converter {
   double number(const YAML::Node& node, std::string_view expected = "a finite number") const {
     const std::string text = scalar(node, expected);
     double v = 0.0;
-    const char* begin = text.data() + (text.starts_with('+') ? 1 : 0);
+    const char* begin = after_plus(text);
     const auto [end, ec] = std::from_chars(begin, text.data() + text.size(), v);
     if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v))
       fail(node, cat("must be ", expected, ", got ", in_quotes(text)));
@@ -73,7 +83,7 @@ struct Converter {
   std::int64_t integer(const YAML::Node& node) const {
     const std::string text = scalar(node, "an integer");
     std::int64_t v = 0;
-    const char* begin = text.data() + (text.starts_with('+') ? 1 : 0);
+    const char* begin = after_plus(text);
     const auto [end, ec] = std::from_chars(begin, text.data() + text.size(), v);
     if (text.empty() || ec != std::errc() || end != text.data() + text.size())
       fail(node, cat("must be an integer, got ", in_quotes(text)));
@@ -85,13 +95,18 @@ struct Converter {
     const std::size_t sep = text.find("://");
     const std::string transport = sep == std::string::npos ? "" : text.substr(0, sep);
     const std::string rest = sep == std::string::npos ? "" : text.substr(sep + 3);
+    // tcp: a port libzmq can bind or connect (`*` = any); ipc: a path that fits a Unix
+    // socket address (libzmq refuses longer ones when the socket binds, too late to say
+    // where).
     const bool ok =
-        (transport == "tcp" && rest.find(':') != std::string::npos && rest.back() != ':') ||
-        ((transport == "ipc" || transport == "inproc") && !rest.empty());
+        (transport == "tcp" && (host_port(rest) || (rest.ends_with(":*") && rest.size() > 2))) ||
+        (transport == "ipc" && !rest.empty() && rest.size() < sizeof(sockaddr_un::sun_path)) ||
+        (transport == "inproc" && !rest.empty());
     if (!ok)
-      fail(node, cat("must be a ZeroMQ endpoint (tcp://host:port, ipc://path, inproc://name), "
-                     "got ",
-                     in_quotes(text)));
+      fail(node, cat("must be a ZeroMQ endpoint (tcp://host:port with a port 0 to 65535 or *, "
+                     "ipc://path of at most ",
+                     std::to_string(sizeof(sockaddr_un::sun_path) - 1),
+                     " bytes, inproc://name), got ", in_quotes(text)));
     return text;
   }
 

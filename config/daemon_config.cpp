@@ -6,11 +6,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <tuple>
 
 #include "config_reader.hpp"
+#include "warpwatch/config/series_file.hpp"
 #include "warpwatch/config/yaml_file.hpp"
 
+#include "warpwatch/stream/replay.hpp"
 #include "warpwatch/stream/stream_id.hpp"
 #include "warpwatch/stream/topic_template.hpp"
 
@@ -194,6 +197,41 @@ void check_influx_mapping(const PresentKeys& keys, const IngestSource& src) {
   }
 }
 
+// A replay entry's file as samples, sample i at i * period: one series, whose last
+// timestamp fits in int64 nanoseconds.
+std::shared_ptr<const stream::Samples> replay_samples(const IngestSource& src,
+                                                      const SourceLocation& at) {
+  std::vector<LoadedSeries> series;
+  try {
+    series = load_series_file(src.file);
+  } catch (const ConfigError& e) {
+    throw ConfigError(at, cat("cannot load replay file: ", e.what()));
+  }
+  if (series.size() != 1 || series.front().length() == 0)
+    throw ConfigError(
+        at, cat("replay file ", in_quotes(src.file), " holds ", std::to_string(series.size()),
+                " series: a replay entry takes a file of one non-empty series"));
+  const LoadedSeries& s = series.front();
+  const std::size_t length = s.length();
+  const auto last_index = static_cast<std::uint64_t>(length - 1);
+  if (last_index >
+      static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max() / src.period_ns))
+    throw ConfigError(at, cat("replay file ", in_quotes(src.file), " has ", std::to_string(length),
+                              " samples: at 'period_ms' ", std::to_string(src.period_ns / 1e6),
+                              " the last timestamp is beyond the int64 nanosecond range"));
+  // The pacing's clock (steady_clock, int64 ns) must reach the last sample's time.
+  constexpr double max_replay_seconds = 1e9;
+  if (src.rate_hz > 0 && static_cast<double>(last_index) / src.rate_hz > max_replay_seconds)
+    throw ConfigError(at, cat("replay file ", in_quotes(src.file), " has ", std::to_string(length),
+                              " samples: at 'rate_hz' ", std::to_string(src.rate_hz),
+                              " sending them would take more than 1e9 s"));
+  auto samples = std::make_shared<stream::Samples>();
+  samples->dims = s.dims;
+  samples->values = s.values;
+  samples->times_ns = stream::evenly_spaced_times(length, 0, src.period_ns);  // checked above
+  return samples;
+}
+
 std::vector<IngestSource> read_ingest(const PresentKeys& top, const ReadContext& ctx,
                                       const DaemonConfig& config) {
   std::vector<IngestSource> sources;
@@ -247,14 +285,22 @@ std::vector<IngestSource> read_ingest(const PresentKeys& top, const ReadContext&
           std::error_code ec;
           if (!std::filesystem::is_regular_file(src.file, ec))
             throw ConfigError(at, cat("cannot read replay file ", in_quotes(src.file)));
-          const bool declared =
-              std::any_of(config.live.streams.begin(), config.live.streams.end(),
-                          [&](const StreamDecl& s) { return s.def.id == src.stream; });
-          if (!declared && !config.live.auto_create_streams)
+          const auto declared =
+              std::find_if(config.live.streams.begin(), config.live.streams.end(),
+                           [&](const StreamDecl& s) { return s.def.id == src.stream; });
+          if (declared == config.live.streams.end() && !config.live.auto_create_streams)
             throw ConfigError(stream->second.value,
                               cat("replay stream ", in_quotes(src.stream),
                                   " is not declared in "
                                   "'streams.declared' and 'streams.auto_create' is false"));
+          src.replay = replay_samples(src, at);
+          const std::size_t dims =
+              declared == config.live.streams.end() ? config.live.auto_dims : declared->def.dims;
+          if (src.replay->dims != dims)
+            throw ConfigError(at,
+                              cat("replay file ", in_quotes(src.file), " has ",
+                                  std::to_string(src.replay->dims), " values per sample, stream ",
+                                  in_quotes(src.stream), " ", std::to_string(dims)));
         }
         sources.push_back(std::move(src));
       });
@@ -346,18 +392,26 @@ void resolve_limits(DaemonConfig& c, const SourceLocation& where) {
   if (c.receive_high_water_mark == 0)
     c.receive_high_water_mark = static_cast<int>(
         std::clamp<std::size_t>(c.memory_budget_bytes / 8 / c.max_message_bytes, 1, 1000));
+  // Sums that saturate: the options' ranges keep each term far below 2^64, but the count
+  // of influx entries is the file's.
+  const auto add = [](std::size_t a, std::size_t b) {
+    return a > std::numeric_limits<std::size_t>::max() - b ? std::numeric_limits<std::size_t>::max()
+                                                           : a + b;
+  };
   const std::size_t receive_bytes =
       static_cast<std::size_t>(c.receive_high_water_mark) * c.max_message_bytes;
   std::size_t line_bytes = 0;  // what the influx sources hold of reads and unfinished lines
   for (const IngestSource& s : c.ingest)
     if (s.kind == IngestSource::Kind::influx)
-      line_bytes += stream::influx_buffer_bytes(s.endpoint.starts_with("tcp://"), s.max_connections,
-                                                s.max_line_bytes);
+      line_bytes =
+          add(line_bytes, stream::influx_buffer_bytes(s.endpoint.starts_with("tcp://"),
+                                                      s.max_connections, s.max_line_bytes));
+  const std::size_t total = add(add(c.queue_bytes, receive_bytes), line_bytes);
   if (c.stream_queue_bytes > c.queue_bytes)
     throw ConfigError(
         where, cat("limits.stream_queue_bytes (", std::to_string(c.stream_queue_bytes),
                    ") is larger than limits.queue_bytes (", std::to_string(c.queue_bytes), ")"));
-  if (c.queue_bytes + receive_bytes + line_bytes > c.memory_budget_bytes)
+  if (total > c.memory_budget_bytes)
     throw ConfigError(
         where,
         cat("the ingest limits do not fit in limits.memory_budget_bytes (",
@@ -365,7 +419,7 @@ void resolve_limits(DaemonConfig& c, const SourceLocation& where) {
             " + receive_hwm ", std::to_string(c.receive_high_water_mark), " x max_message_bytes ",
             std::to_string(c.max_message_bytes),
             line_bytes ? cat(" + influx line buffers ", std::to_string(line_bytes)) : std::string(),
-            " = ", std::to_string(c.queue_bytes + receive_bytes + line_bytes)));
+            " = ", std::to_string(total)));
 }
 
 std::vector<std::string> startup_options_changed(const DaemonConfig& running,
@@ -407,7 +461,11 @@ std::vector<std::string> startup_options_changed(const DaemonConfig& running,
 }
 
 DaemonConfig load_daemon_config(const std::string& path) {
-  const YAML::Node root = load_yaml_file(path);
+  return parse_daemon_config(read_config_text(path), path);
+}
+
+DaemonConfig parse_daemon_config(const std::string& text, const std::string& path) {
+  const YAML::Node root = parse_yaml(text, path);
   // Absolute, so that resolved paths survive a change of working directory.
   const ReadContext ctx{path, std::filesystem::absolute(std::filesystem::path(path)).parent_path()};
   DaemonConfig config;

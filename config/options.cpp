@@ -15,12 +15,21 @@ using V = OptionValue;
 using OT = OptionType;
 using std::chrono::milliseconds;
 
-std::int64_t ms_to_ns(double ms) {
-  return static_cast<std::int64_t>(std::llround(ms * 1e6));
-}
-
-// Periods are kept in whole nanoseconds: a shorter one would round to 0.
+// Periods are kept in whole nanoseconds, so the range in ms is what converts to 1 ns ..
+// 1e15 ns (11.6 days): a shorter one would round to 0, and the bound keeps products such as
+// a replay's i * period, or a pattern's times at the period, far from int64's end.
 constexpr double min_period_ms = 1e-6;
+constexpr double max_period_ms = 1e9;
+
+// A period option's ns, after the table checked the ms against the bounds above (a value
+// outside them is a bug of the table, not of the file).
+std::int64_t period_ns(double ms) {
+  WW_ASSERT(ms >= min_period_ms && ms <= max_period_ms,
+            cat("period of ", std::to_string(ms), " ms passed the option table's bounds"));
+  const auto ns = static_cast<std::int64_t>(std::llround(ms * 1e6));
+  WW_ASSERT(ns >= 1, "a period within the bounds converts to >= 1 ns");
+  return ns;
+}
 
 std::optional<stream::PayloadFormat> parse_mqtt_payload(std::string_view name) {
   for (const auto& [format_name, format] : mqtt_payload_formats)
@@ -131,15 +140,19 @@ std::vector<OptionInfo> daemon_options() {
       {.name = "ingest[].rate_hz",
        .type = OT::number,
        .default_yaml = "0",
-       .help = "`replay` only: samples sent per second; 0 = as fast as possible",
+       .help = "`replay` only: samples sent per second; 0 = as fast as possible; sending the "
+               "file may take at most 1e9 s",
        .min = 0,
+       .max = 1e9,
        .set = [](T& t, const V& v) { t.ingest->rate_hz = v.number; }},
       {.name = "ingest[].period_ms",
        .type = OT::number,
        .default_yaml = "1000",
-       .help = "`replay` only: spacing of the replayed samples' timestamps",
+       .help = "`replay` only: spacing of the replayed samples' timestamps, rounded to whole ns; "
+               "the file's last timestamp must stay within int64 ns",
        .min = min_period_ms,
-       .set = [](T& t, const V& v) { t.ingest->period_ns = ms_to_ns(v.number); }},
+       .max = max_period_ms,
+       .set = [](T& t, const V& v) { t.ingest->period_ns = period_ns(v.number); }},
 
       {.name = "ingest[].mqtt",
        .type = OT::section,
@@ -419,7 +432,8 @@ std::vector<OptionInfo> daemon_options() {
        .help = "nominal sample spacing of auto-created streams (as `declared[].period_ms`); a "
                "reload's value applies to the streams created after it",
        .min = min_period_ms,
-       .set = [](T& t, const V& v) { t.config->live.auto_period_ns = ms_to_ns(v.number); }},
+       .max = max_period_ms,
+       .set = [](T& t, const V& v) { t.config->live.auto_period_ns = period_ns(v.number); }},
       {.name = "streams.declared",
        .type = OT::list,
        .help = "streams known in advance; ids are unique"},
@@ -439,9 +453,11 @@ std::vector<OptionInfo> daemon_options() {
       {.name = "streams.declared[].period_ms",
        .type = OT::number,
        .default_yaml = "1000",
-       .help = "nominal sample spacing: patterns without `times` are spaced at it (twed)",
+       .help = "nominal sample spacing, rounded to whole ns: patterns without `times` are "
+               "spaced at it (twed)",
        .min = min_period_ms,
-       .set = [](T& t, const V& v) { t.stream->def.nominal_period_ns = ms_to_ns(v.number); }},
+       .max = max_period_ms,
+       .set = [](T& t, const V& v) { t.stream->def.nominal_period_ns = period_ns(v.number); }},
 
       // --- sinks and lifecycle
       {.name = "publish", .type = OT::section, .help = "where events go"},

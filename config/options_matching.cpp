@@ -13,6 +13,10 @@ using V = OptionValue;
 using OT = OptionType;
 using std::chrono::milliseconds;
 
+// The bound of the real-valued matching parameters: the kernels compute in float32
+// (FLT_MAX is 3.4e38), so a larger value could not be converted.
+constexpr double max_parameter = 1e38;
+
 }  // namespace
 
 std::vector<OptionInfo> matching_options() {
@@ -62,7 +66,9 @@ std::vector<OptionInfo> matching_options() {
       {.name = "libraries[].defaults.threshold",
        .type = OT::number,
        .help = "a match qualifies when its distance <= threshold; required here or on each "
-               "pattern",
+               "pattern (matching compares in float32)",
+       .min = -max_parameter,
+       .max = max_parameter,
        .set =
            [](T& t, const V& v) {
              t.params->match.threshold = v.number;
@@ -99,30 +105,35 @@ std::vector<OptionInfo> matching_options() {
        .help = "dtw, dk, softdtw: Sakoe-Chiba radius in cells; unset = unconstrained (ed: "
                "refused)",
        .min = 0,
+       .max = max_parameter,
        .set = [](T& t, const V& v) { t.params->match.distance.band = v.number; }},
       {.name = "libraries[].defaults.nu",
        .type = OT::number,
        .default_yaml = "0.001",
        .help = "twed: stiffness, cost per second of time misalignment",
        .min = 0,
+       .max = max_parameter,
        .set = [](T& t, const V& v) { t.params->match.distance.nu = v.number; }},
       {.name = "libraries[].defaults.lambda",
        .type = OT::number,
        .default_yaml = "1",
        .help = "twed: deletion penalty",
        .min = 0,
+       .max = max_parameter,
        .set = [](T& t, const V& v) { t.params->match.distance.lambda = v.number; }},
       {.name = "libraries[].defaults.p",
        .type = OT::number,
        .default_yaml = "2",
        .help = "twed: degree of the norm",
        .min = 1,
+       .max = max_parameter,
        .set = [](T& t, const V& v) { t.params->match.distance.p = v.number; }},
       {.name = "libraries[].defaults.gamma",
        .type = OT::number,
        .default_yaml = "1",
        .help = "softdtw: smoothing",
        .min = 0,
+       .max = max_parameter,
        .min_exclusive = true,
        .set = [](T& t, const V& v) { t.params->match.distance.gamma = v.number; }},
       {.name = "libraries[].patterns",
@@ -143,6 +154,7 @@ std::vector<OptionInfo> matching_options() {
        .type = OT::integer,
        .help = "`file` only: take this series (0-based) alone, with the id as given",
        .min = 0,
+       .max = 1 << 30,
        .set = [](T& t, const V& v) { t.pattern->row = v.integer; }},
       {.name = "libraries[].patterns[].layout",
        .type = OT::choice,
@@ -187,8 +199,8 @@ std::vector<OptionInfo> matching_options() {
        .set = [](T& t, const V& v) { t.pattern->values = v.rows; }},
       {.name = "libraries[].patterns[].times",
        .type = OT::number_list,
-       .help = "inline pattern: relative timestamps in seconds, one per sample, increasing; "
-               "unset = the stream's `period_ms`",
+       .help = "inline pattern: relative timestamps in seconds, one per sample, increasing, "
+               "within the float32 range; unset = the stream's `period_ms`",
        .set = [](T& t, const V& v) { t.pattern->times = v.numbers; }},
 
       // --- alert rules

@@ -86,7 +86,9 @@ std::string allowed_values_text(const OptionInfo& option) {
     case OptionType::integer:
     case OptionType::number: {
       if (option.min && option.max)
-        return number_text(*option.min) + " to " + number_text(*option.max);
+        return option.min_exclusive
+                   ? "> " + number_text(*option.min) + " and <= " + number_text(*option.max)
+                   : number_text(*option.min) + " to " + number_text(*option.max);
       std::string s;  // appended: GCC 12 warns falsely (-Wrestrict) on "x" + std::string
       if (option.min) {
         s = option.min_exclusive ? "> " : ">= ";
@@ -105,7 +107,8 @@ std::string allowed_values_text(const OptionInfo& option) {
     case OptionType::path:
       return "relative to the config file";
     case OptionType::endpoint:
-      return "`tcp://host:port`, `ipc://path`, `inproc://name`";
+      return "`tcp://host:port` (port 0 to 65535 or `*`), `ipc://path` (at most 107 bytes), "
+             "`inproc://name`";
     case OptionType::listen:
       return "`host:port` or `\"\"`";
     case OptionType::url:

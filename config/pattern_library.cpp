@@ -126,9 +126,13 @@ struct PatternReader {
             key("times").value,
             cat("'times' has ", std::to_string(src.times.size()), " timestamps, the pattern has ",
                 std::to_string(src.values.size()), " samples: the dims do not match"));
-      for (std::size_t i = 1; i < src.times.size(); ++i)
-        if (!(src.times[i] > src.times[i - 1]))
+      for (std::size_t i = 0; i < src.times.size(); ++i) {
+        if (std::abs(src.times[i]) > FLT_MAX)  // window mode keeps them as floats
+          throw ConfigError(where_is(ctx, times[i]), cat("time ", std::to_string(src.times[i]),
+                                                         " is out of the float32 range"));
+        if (i > 0 && !(src.times[i] > src.times[i - 1]))
           throw ConfigError(where_is(ctx, times[i]), "'times' must increase");
+      }
       def.times = src.times;
     }
     return def;
@@ -197,11 +201,10 @@ std::vector<Library> read_libraries(const PresentKeys& top, const ReadContext& c
                            : reader.from_file(params.match);
       for (const kernels::PatternDef& def : defs) {
         reader.check_shape(def, stream_dims, stream_dims_text);
-        try {  // what depends on the pattern's length (ed: w = m)
-          kernels::validate(def.params, def.length());
-        } catch (const std::invalid_argument& e) {
-          throw ConfigError(param_error_location(e.what(), keys, library_keys, where),
-                            cat("pattern ", in_quotes(def.id), ": ", e.what()));
+        try {  // what depends on the pattern's length (ed: w = m), and all the Matcher checks
+          kernels::check_pattern(def);
+        } catch (const std::invalid_argument& e) {  // the message names the pattern
+          throw ConfigError(param_error_location(e.what(), keys, library_keys, where), e.what());
         }
         pattern_ids.add(def.id, keys.find("id")->second.value);
         library_bytes += kernels::pattern_memory_bytes(def);

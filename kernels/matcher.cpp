@@ -3,6 +3,7 @@
 #include "warpwatch/kernels/matcher.hpp"
 
 #include <algorithm>
+#include <cfloat>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -52,6 +53,8 @@ double seconds_since(host_clock::time_point start) {
   throw std::logic_error(message);
 }
 
+}  // namespace
+
 void check_pattern(const PatternDef& pattern) {
   const std::string& id = pattern.id;
   if (id.empty()) fail("pattern id is empty");
@@ -66,8 +69,10 @@ void check_pattern(const PatternDef& pattern) {
     if (pattern.times.size() != pattern.length())
       fail("pattern '" + id + "': needs one timestamp per sample");
     for (std::size_t i = 0; i < pattern.times.size(); ++i)
-      if (!std::isfinite(pattern.times[i]) || (i > 0 && pattern.times[i] <= pattern.times[i - 1]))
-        fail("pattern '" + id + "': timestamps must be finite and increasing");
+      // Within float32's range: window mode keeps them as floats.
+      if (!(std::abs(pattern.times[i]) <= FLT_MAX) ||
+          (i > 0 && pattern.times[i] <= pattern.times[i - 1]))
+        fail("pattern '" + id + "': timestamps must be finite (float32) and increasing");
   }
   try {
     validate(pattern.params, pattern.length());
@@ -77,8 +82,6 @@ void check_pattern(const PatternDef& pattern) {
   // A constant pattern cannot be z-normalized: refused now, not when a stream pairs with it.
   if (pattern.params.mode == Mode::window) common::WindowTrack check(pattern, 1, 0);
 }
-
-}  // namespace
 
 std::size_t pattern_memory_bytes(const PatternDef& pattern) {
   const std::size_t m = pattern.length(), d = pattern.dims;

@@ -7,11 +7,10 @@
 #include <map>
 
 #include "pipeline_internal.hpp"
-#include "warpwatch/config/series_file.hpp"
 #include "warpwatch/kernels/backends.hpp"
+#include "warpwatch/kernels/errors.hpp"
 #include "warpwatch/stream/influx_source.hpp"
 #include "warpwatch/stream/mqtt_source.hpp"
-#include "warpwatch/stream/replay.hpp"
 #include "warpwatch/stream/replay_source.hpp"
 #include "warpwatch/stream/zmq_source.hpp"
 
@@ -36,15 +35,10 @@ std::int64_t steady_ns() {
       .count();
 }
 
-// The file of a replay entry as samples, sample i at i * period.
+// A replay entry's samples, as the configuration read them.
 stream::ReplaySourceOptions replay_options(const config::IngestSource& source) {
-  const auto series = config::load_series_file(source.file);
-  const config::LoadedSeries& s = series.front();
-  stream::ReplaySourceOptions o{source.stream, {}, source.rate_hz, source.file};
-  o.samples.dims = s.dims;
-  o.samples.values = s.values;
-  o.samples.times_ns = stream::evenly_spaced_times(s.length(), 0, source.period_ns);
-  return o;
+  WW_ASSERT(source.replay, "a replay entry's samples are read with the configuration");
+  return {source.stream, *source.replay, source.rate_hz, source.file};
 }
 
 }  // namespace

@@ -1,8 +1,27 @@
 // Pipeline::reload (SIGHUP): the new configuration's streams, patterns, rules and log
 // level, applied without losing the state of what did not change.
+//
+// A reload applies as a whole or not at all (SPEC.md 6: a bad configuration keeps the
+// running one). It runs in two phases:
+// 1. Checks, before anything changes: the file is loaded and validated (ConfigError), then
+//    everything that applying it would refuse is checked again here (the registry's
+//    declarations, every pattern as the Matcher checks it) and the new rule engine is
+//    built. A failure refuses the reload: logged, counted in reloads_refused, nothing
+//    changed.
+// 2. Applying: the registry, the Matcher's streams and patterns, then the rules (a pointer
+//    swap). What can still throw here is not the file's doing (a backend that cannot take
+//    a pair, out of memory). Both steps set the running state to a target configuration by
+//    comparing with what the registry and the Matcher hold, not with the configuration
+//    they were given last, so that running them again with the running configuration
+//    restores it from any half-applied state: a failure rolls back that way, and is counted
+//    as a refused reload. A lost device is not rolled back (there is nothing to restore
+//    it on: warpwatchd exits for a restart), nor is a rollback that fails in turn (the
+//    state is then unknown, and the daemon stops rather than match with it).
 #include <map>
+#include <set>
 
 #include "pipeline_internal.hpp"
+#include "warpwatch/kernels/errors.hpp"
 #include "warpwatch/service/pipeline.hpp"
 #include "warpwatch/stream/stream_id.hpp"
 
@@ -22,23 +41,69 @@ std::string describe_change(const stream::StreamChanges::Changed& c) {
   return out;
 }
 
+// What applying `next` would refuse: std::invalid_argument (or another exception) naming it.
+// load_daemon_config checks all of it with file:line:column already; this holds for a
+// configuration from anywhere, so that phase 2 does not meet a refusal halfway.
+void check_live(const config::DaemonConfig& next) {
+  // The registry's constructor checks the declarations and the admission options as
+  // redeclare() does.
+  const stream::StreamRegistry check(declared_streams(next), registry_options(next));
+  std::set<std::string_view> ids;
+  for (const auto& library : next.live.libraries)
+    for (const auto& pattern : library.patterns) {
+      kernels::check_pattern(pattern);
+      if (!ids.insert(pattern.id).second)
+        throw std::invalid_argument("pattern id '" + pattern.id + "' is declared twice");
+    }
+}
+
 }  // namespace
+
+bool Pipeline::refuse_reload(std::string_view why) {
+  log_->error("reload refused, keeping the running configuration: {}", why);
+  const std::lock_guard lock(stats_mu_);
+  ++stats_.reloads_refused;
+  return false;
+}
 
 bool Pipeline::reload(const std::string& path) {
   config::DaemonConfig next;
   try {
     next = config::load_daemon_config(path);
   } catch (const std::exception& e) {
-    log_->error("reload refused, keeping the running configuration: {}", e.what());
-    const std::lock_guard lock(stats_mu_);
-    ++stats_.reloads_refused;
-    return false;
+    return refuse_reload(e.what());
   }
+  return reload(std::move(next));
+}
+
+bool Pipeline::reload(config::DaemonConfig next) {
+  // Phase 1: checks; nothing changes.
+  std::unique_ptr<alerting::RuleEngine> rules;
+  try {
+    check_live(next);
+    rules = std::make_unique<alerting::RuleEngine>(next.live.rules, instance_);
+  } catch (const std::exception& e) {
+    return refuse_reload(e.what());
+  }
+  // Phase 2: applying.
   std::vector<kernels::RawMatch> flushed;
-  const stream::StreamChanges streams = reload_streams(next, flushed);
-  const std::size_t replaced = reload_patterns(next, flushed);
+  stream::StreamChanges streams;
+  std::size_t replaced = 0;
+  try {
+    streams = reload_streams(next, flushed);
+    replaced = reload_patterns(next.live.libraries, config_.live.libraries, flushed);
+  } catch (const kernels::DeviceLost&) {
+    throw;
+  } catch (const std::exception& e) {
+    log_->error("reload failed while applying it ({}): restoring the running configuration",
+                e.what());
+    reload_streams(config_, flushed);
+    reload_patterns(config_.live.libraries, next.live.libraries, flushed);
+    if (!flushed.empty()) publish(std::move(flushed), *rules_);
+    refresh_stats();
+    return refuse_reload(e.what());
+  }
   if (!flushed.empty()) publish(std::move(flushed), *rules_);  // through the old rules
-  auto rules = std::make_unique<alerting::RuleEngine>(next.live.rules, instance_);
   rules->carry_cooldowns_from(*rules_);  // rules kept by name keep their cooldowns
   rules->carry_counters_from(*rules_);   // and their /metrics counters
   rules_ = std::move(rules);
@@ -63,6 +128,7 @@ bool Pipeline::reload(const std::string& path) {
 
 stream::StreamChanges Pipeline::reload_streams(const config::DaemonConfig& next,
                                                std::vector<kernels::RawMatch>& flushed) {
+  // The registry compares with the declarations it holds.
   stream::IngestHub::Redeclared r = hub_->redeclare(declared_streams(next), registry_options(next));
   // Samples admitted under the old declarations belong to the old streams: match them
   // before those streams change (for a changed stream they have the old dims).
@@ -97,18 +163,23 @@ stream::StreamChanges Pipeline::reload_streams(const config::DaemonConfig& next,
   return std::move(r.changes);
 }
 
-std::size_t Pipeline::reload_patterns(const config::DaemonConfig& next,
+std::size_t Pipeline::reload_patterns(const std::vector<config::Library>& wanted_libraries,
+                                      const std::vector<config::Library>& other_libraries,
                                       std::vector<kernels::RawMatch>& flushed) {
-  // Patterns whose definition changed are replaced; unchanged ones keep their state.
+  // Patterns whose definition changed are replaced; unchanged ones keep their state. The
+  // Matcher's patterns are what is compared (of the ids either configuration names), so
+  // that this also restores a half-applied reload.
   std::map<std::string, const kernels::PatternDef*> wanted;
-  for (const auto& lib : next.live.libraries)
+  for (const auto& lib : wanted_libraries)
     for (const auto& p : lib.patterns) wanted[p.id] = &p;
-  std::vector<std::string> removed;
-  for (const auto& lib : config_.live.libraries)
-    for (const auto& p : lib.patterns) {
-      const auto it = wanted.find(p.id);
-      if (it == wanted.end() || !(*it->second == p)) removed.push_back(p.id);
-    }
+  std::set<std::string> removed;
+  for (const auto* libraries : {&wanted_libraries, &other_libraries})
+    for (const auto& lib : *libraries)
+      for (const auto& p : lib.patterns) {
+        const kernels::PatternRef have = matcher_->find_pattern(p.id);
+        const auto it = wanted.find(p.id);
+        if (have && (it == wanted.end() || !(*it->second == *have))) removed.insert(p.id);
+      }
   for (const auto& id : removed) {
     auto f = matcher_->remove_pattern(id);
     flushed.insert(flushed.end(), f.begin(), f.end());

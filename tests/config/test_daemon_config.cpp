@@ -35,6 +35,10 @@ void write_pattern_files(const fs::path& dir) {
   write_file(dir / "two.csv", "0,1,2,1,0\n1,2,3,2,1\n");
   write_file(dir / "bad.csv", "0,1,2\n0,oops,2\n");
   write_file(dir / "empty.txt", "\n");
+  write_file(dir / "one.csv", "0,1,2,1,0\n");
+  std::string long_row = "0";  // one series of 10000 samples
+  for (int i = 1; i < 10000; ++i) long_row += ",1";
+  write_file(dir / "long.csv", long_row + "\n");
 }
 
 // Lines 1-5 of the pattern cases; their pattern entry is line 6: `      - {id: p, ...`
@@ -79,9 +83,49 @@ const ErrorCase error_cases[] = {
     {"dims_out_of_range", "streams:\n  declared:\n    - {id: a, dims: 65}\n", 3, 21,
      "'streams.declared[].dims' must be 1 to 64, got 65"},
     {"number_out_of_range", "libraries:\n  - name: l\n    defaults: {threshold: 1, gamma: 0}\n", 3,
-     37, "'libraries[].defaults.gamma' must be > 0, got 0"},
+     37, "'libraries[].defaults.gamma' must be > 0 and <= 1e+38, got 0"},
     {"period_under_a_nanosecond", "streams:\n  auto_period_ms: 0.0000001\n", 2, 19,
-     "'streams.auto_period_ms' must be >= 1e-06, got 0.0000001"},
+     "'streams.auto_period_ms' must be 1e-06 to 1000000000, got 0.0000001"},
+    // issue 16: every value that passes the table converts and applies (periods in int64 ns,
+    // parameters in float32, ports, replay timestamps and pacing)
+    {"period_beyond_int64_ns", "streams:\n  declared:\n    - {id: a, period_ms: 1e300}\n", 3, 26,
+     "'streams.declared[].period_ms' must be 1e-06 to 1000000000, got 1e300"},
+    {"replay_rate_out_of_range",
+     "streams: {auto_create: true}\ningest:\n  - {replay: one.csv, stream: s, rate_hz: 1e300}\n", 3,
+     43, "'ingest[].rate_hz' must be 0 to 1000000000, got 1e300"},
+    {"replay_timestamps_beyond_int64",
+     "streams: {auto_create: true}\ningest:\n  - {replay: long.csv, stream: s, period_ms: 1e9}\n",
+     3, 14, "has 10000 samples: at 'period_ms' 1000000000.000000 the last timestamp is beyond"},
+    {"replay_pacing_beyond_1e9_s",
+     "streams: {auto_create: true}\ningest:\n  - {replay: long.csv, stream: s, rate_hz: "
+     "0.000001}\n",
+     3, 14, "sending them would take more than 1e9 s"},
+    {"replay_of_two_series",
+     "streams: {auto_create: true}\ningest:\n  - {replay: two.csv, stream: s}\n", 3, 14,
+     "holds 2 series: a replay entry takes a file of one non-empty series"},
+    {"replay_dims_differ",
+     "streams:\n  declared:\n    - {id: s, dims: 2}\ningest:\n  - {replay: one.csv, stream: s}\n",
+     5, 14, "has 1 values per sample, stream 's' 2"},
+    {"threshold_beyond_float32", PATTERNS "      - {id: p, values: [1, 2], threshold: 1e39}\n", 6,
+     44, "must be -1e+38 to 1e+38, got 1e39"},
+    {"nu_beyond_float32", "libraries:\n  - name: l\n    defaults: {threshold: 1, nu: 1e39}\n", 3,
+     34, "'libraries[].defaults.nu' must be 0 to 1e+38, got 1e39"},
+    {"times_beyond_float32", PATTERNS "      - {id: p, values: [1, 2], times: [0, 1e39]}\n", 6, 44,
+     "is out of the float32 range"},
+    {"constant_pattern_under_znorm",
+     PATTERNS "      - {id: p, values: [1, 1, 1], mode: window, znorm: true}\n", 6, 57,
+     "pattern 'p' is constant: znorm is undefined"},
+    {"tcp_port_out_of_range", "publish:\n  endpoint: 'tcp://127.0.0.1:99999'\n", 2, 13,
+     "must be a ZeroMQ endpoint (tcp://host:port with a port 0 to 65535 or *"},
+    {"ipc_path_too_long",
+     "publish:\n  endpoint: 'ipc:///tmp/"
+     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'\n",
+     2, 13, "ipc://path of at most 107 bytes"},
+    {"integer_plus_minus", "scheduler:\n  tick_ms: +-5\n", 2, 12,
+     "'scheduler.tick_ms' must be an integer, got '+-5'"},
+    {"number_plus_minus", "streams:\n  auto_period_ms: +-5\n", 2, 19,
+     "'streams.auto_period_ms' must be a finite number, got '+-5'"},
     {"unknown_choice", "backend: gpu\n", 1, 10,
      "'backend' must be one of `auto`, `cuda`, `cpu`, `reference`, got 'gpu' (did you mean "
      "'cpu'?)"},

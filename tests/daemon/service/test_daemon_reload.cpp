@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -209,6 +212,114 @@ TEST(DaemonReload, StartupOptionsWaitForARestartAndSaySo) {
   EXPECT_EQ(pipeline.config().live.log_level, config::LogLevel::debug);
   EXPECT_EQ(pipeline.config().live.streams.size(), 3u);
   EXPECT_EQ(pipeline.stats().patterns, 2u);
+  pipeline.shutdown();
+}
+
+}  // namespace
+
+namespace {
+
+// issue 16: a reload applies as a whole or not at all.
+
+// What the running configuration (kBefore) looks like from outside, unchanged by a refusal.
+void expect_running_before(const service::Pipeline& pipeline) {
+  EXPECT_EQ(pipeline.stats().reloads, 0u);
+  EXPECT_EQ(pipeline.stats().streams, 3u);
+  EXPECT_EQ(pipeline.stats().patterns, 1u);
+  ASSERT_NE(pipeline.registry().find("grow"), nullptr);
+  EXPECT_EQ(pipeline.registry().find("grow")->dims, 1u);
+  EXPECT_NE(pipeline.registry().find("gone"), nullptr);
+  EXPECT_EQ(pipeline.registry().find("new"), nullptr);
+  EXPECT_EQ(pipeline.config().live.streams.size(), 3u);
+}
+
+// A period out of range (the one llround once turned into INT64_MIN ns) is refused by the
+// file's reader, with its location; a 14 KB-class alias bomb too, quickly.
+TEST(DaemonReload, FileWithValuesOutOfRangeOrAnAliasBombIsRefused) {
+  TempDir dir;
+  const std::string path = dir.write("warpwatch.yaml", kBefore);
+  CapturedLog log;
+  service::Pipeline pipeline(config::load_daemon_config(path), log.logger());
+  pipeline.start();
+  std::string bad = kAfter;
+  bad.replace(bad.find("{id: new, dims: 1, period_ms: 10}"), 33,
+              "{id: new, dims: 1, period_ms: 1e300}");
+  dir.write("warpwatch.yaml", bad);
+  EXPECT_FALSE(pipeline.reload(path));
+  EXPECT_EQ(log.count("'streams.declared[].period_ms' must be 1e-06 to 1000000000, got 1e300"), 1u)
+      << log.joined();
+  // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on "x" + std::string.
+  std::string bomb = kAfter + "x: &a0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n";
+  for (int level = 1; level <= 8; ++level) {
+    const std::string name = std::to_string(level), before = std::to_string(level - 1);
+    bomb += "x";
+    bomb += name;
+    bomb += ": &a";
+    bomb += name;
+    bomb += " [";
+    for (int i = 0; i < 10; ++i) {
+      bomb += i ? ", *a" : "*a";
+      bomb += before;
+    }
+    bomb += "]\n";
+  }
+  dir.write("warpwatch.yaml", bomb);
+  const auto began = std::chrono::steady_clock::now();
+  EXPECT_FALSE(pipeline.reload(path));
+  EXPECT_LT(std::chrono::steady_clock::now() - began, 1s);
+  EXPECT_EQ(log.count("aliases expand the document by more than 100000 nodes"), 1u) << log.joined();
+  EXPECT_EQ(pipeline.stats().reloads_refused, 2u);
+  expect_running_before(pipeline);
+  pipeline.shutdown();
+}
+
+// A configuration that did not come through the file's checks (reload(DaemonConfig)), with
+// what the registry or the Matcher would refuse halfway: refused before anything changes,
+// counted; the pipeline keeps matching, and a good reload applies afterwards.
+TEST(DaemonReload, ConfigurationThatCannotApplyIsRefusedBeforeAnythingChanges) {
+  TempDir dir;
+  const std::string path = dir.write("warpwatch.yaml", kBefore);
+  CapturedLog log;
+  service::Pipeline pipeline(config::load_daemon_config(path), log.logger());
+  zmq::context_t ctx;
+  Subscriber sub(ctx, pipeline.publish_endpoint());
+  Producer push(ctx, pipeline.ingest_endpoints().at(0));
+  pipeline.start();
+  const std::string after = dir.write("after.yaml", kAfter);
+
+  // The streams come first when applying: a bad period on the last one ("new").
+  config::DaemonConfig bad_period = config::load_daemon_config(after);
+  bad_period.live.streams.back().def.nominal_period_ns = std::numeric_limits<std::int64_t>::min();
+  EXPECT_FALSE(pipeline.reload(std::move(bad_period)));
+  EXPECT_EQ(log.count("reload refused, keeping the running configuration: StreamRegistry: "
+                      "nominal period <= 0 for new"),
+            1u)
+      << log.joined();
+  // The patterns come after the streams: a constant pattern under znorm, which the Matcher
+  // refuses, would have left the streams changed.
+  config::DaemonConfig constant = config::load_daemon_config(after);
+  kernels::PatternDef& p = constant.live.libraries.at(0).patterns.at(0);
+  p.values.assign(p.values.size(), 1.0f);
+  p.params.mode = kernels::Mode::window;
+  p.params.distance.metric = kernels::Metric::ed;
+  p.params.normalize = kernels::Normalize::znorm;
+  EXPECT_FALSE(pipeline.reload(std::move(constant)));
+  EXPECT_EQ(log.count("reload refused, keeping the running configuration: pattern 'blip' is "
+                      "constant: znorm is undefined"),
+            1u)
+      << log.joined();
+  EXPECT_EQ(pipeline.stats().reloads_refused, 2u);
+  expect_running_before(pipeline);
+
+  // Still matching with the running configuration: a blip on "gone" (kBefore only).
+  push.send("gone", stream::encode_frame(samples_at(0, {0, 5, -5, 0}), false));
+  ASSERT_TRUE(step_until(
+      pipeline, [&] { return !sub.events.empty(); }, 5000ms, &sub))
+      << log.joined();
+  EXPECT_EQ(describe(sub.events), std::vector<std::string>{"gone/blip [1,2]"});
+  ASSERT_TRUE(pipeline.reload(after)) << log.joined();
+  EXPECT_EQ(pipeline.stats().reloads, 1u);
+  EXPECT_EQ(pipeline.registry().find("grow")->dims, 2u);
   pipeline.shutdown();
 }
 

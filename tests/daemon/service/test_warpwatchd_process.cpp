@@ -148,6 +148,44 @@ TEST_F(WarpwatchdProcess, SighupReloadAddsAStream) {
   stop_and_expect_clean_exit();
 }
 
+// issue 16: a period that converted to INT64_MIN ns passed validation and made the
+// registry throw on SIGHUP, outside the reload's try block: warpwatchd exited. A bad file
+// (here: that period, then an alias bomb) is refused on reload; the daemon keeps matching
+// with the running configuration and says so on its systemd status line.
+TEST_F(WarpwatchdProcess, SighupWithABadFileKeepsRunning) {
+  ASSERT_NO_FATAL_FAILURE(start(config_text(ports_, "")));
+  for (const std::string& bad :
+       {config_text(ports_, "    - {id: s2, period_ms: 1e300}\n"),
+        config_text(ports_, "") + "x: &a [[1,1,1,1,1,1,1,1,1,1]]\n" + "y: &b [" +
+            [] {
+              std::string aliases;
+              for (int i = 0; i < 20000; ++i) aliases += i ? ",*a" : "*a";
+              return aliases;
+            }() +
+            "]\n"}) {
+    dir_.write("warpwatch.yaml", bad);
+    daemon_->signal(SIGHUP);
+    ASSERT_TRUE(systemd_.receive_containing("RELOADING=1", 10s)) << daemon_->stderr_text();
+    ASSERT_TRUE(systemd_.receive_containing("(last reload refused: see the log)", 10s))
+        << daemon_->stderr_text();
+  }
+  const std::string log = daemon_->stderr_text();
+  EXPECT_NE(log.find("reload refused, keeping the running configuration: "), std::string::npos)
+      << log;
+  EXPECT_NE(log.find("'streams.declared[].period_ms' must be 1e-06 to 1000000000, got 1e300"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("aliases expand the document by more than 100000 nodes"), std::string::npos)
+      << log;
+  EXPECT_NE(http_get(ports_.metrics, "/metrics")
+                .body.find("warpwatch_reloads_total{result=\"refused\"} 2"),
+            std::string::npos);
+  // Still matching, with the running configuration: s1 is declared there.
+  push_->send("s1", stream::encode_frame(samples_at(0, {0, 5, -5, 0}), false));
+  ASSERT_EQ(wait_for_event_of("s1").size(), 1u) << daemon_->stderr_text();
+  stop_and_expect_clean_exit();
+}
+
 }  // namespace
 
 // A lost CUDA device ends the daemon with its own status (for the service manager to

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,6 +17,7 @@
 #include "warpwatch/kernels/backends.hpp"
 #include "warpwatch/kernels/matcher.hpp"
 #include "warpwatch/stream/curve.hpp"
+#include "warpwatch/stream/frame.hpp"
 #include "warpwatch/stream/influx_mapping.hpp"
 #include "warpwatch/stream/mqtt_options.hpp"
 #include "warpwatch/stream/stream_def.hpp"
@@ -36,11 +38,14 @@ struct IngestSource {
   std::string stream;           // replay: the stream id the file becomes
   double rate_hz = 0.0;         // replay: samples per second; 0 = as fast as possible
   std::int64_t period_ns = 1'000'000'000;  // replay: spacing of the samples' timestamps
-  stream::MqttSourceOptions mqtt;          // mqtt: everything, the password read from password_file
-  std::string password_file;               // mqtt: where the password came from ("" = none)
-  stream::InfluxMappingOptions mapping;    // influx: lines -> streams (checked when read)
-  std::size_t max_line_bytes = 64 << 10;   // influx: longer lines are skipped and counted
-  std::size_t max_connections = 256;       // influx over tcp
+  // replay: the file's samples, sample i at i * period_ns (read and checked with the
+  // configuration, so that starting cannot fail on them)
+  std::shared_ptr<const stream::Samples> replay;
+  stream::MqttSourceOptions mqtt;         // mqtt: everything, the password read from password_file
+  std::string password_file;              // mqtt: where the password came from ("" = none)
+  stream::InfluxMappingOptions mapping;   // influx: lines -> streams (checked when read)
+  std::size_t max_line_bytes = 64 << 10;  // influx: longer lines are skipped and counted
+  std::size_t max_connections = 256;      // influx over tcp
   SourceLocation where;
 };
 
@@ -204,7 +209,12 @@ std::vector<std::string> startup_options_changed(const DaemonConfig& running,
 void resolve_limits(DaemonConfig& config, const SourceLocation& where);
 
 // Reads and validates the whole file; every error is a ConfigError naming
-// file:line:column. Pattern files are resolved relative to the config file's folder.
+// file:line:column. Pattern files are resolved relative to the config file's folder. The
+// file is read within the limits of yaml_file.hpp (size, alias expansion).
 DaemonConfig load_daemon_config(const std::string& path);
+
+// The same from the file's text (what load_daemon_config does once it has read the file):
+// `path` names the file in errors and its folder resolves relative paths.
+DaemonConfig parse_daemon_config(const std::string& text, const std::string& path);
 
 }  // namespace warpwatch::config

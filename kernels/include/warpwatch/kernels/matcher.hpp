@@ -294,4 +294,11 @@ class Matcher {
 // Orders matches by stream, pattern, end index (the order process() returns).
 void sort_matches(std::vector<RawMatch>& matches);
 
+// What Matcher::add_pattern checks of a pattern before it changes anything: std::invalid_argument
+// naming the pattern when the id is empty, dims are not 1..64, m < 2, values or times are not
+// finite, times do not increase or are not one per sample, the params are invalid
+// (validate), or the pattern is constant under znorm. The configuration calls it too, so
+// that a pattern it accepts is one the Matcher takes.
+void check_pattern(const PatternDef& pattern);
+
 }  // namespace warpwatch::kernels

@@ -65,7 +65,15 @@ class Pipeline {
   // publishing, instance) stays as started, and each such option the file changed is named
   // in a warning. On a bad file the running configuration stays, the error is logged and
   // false is returned.
+  // The reload applies as a whole or not at all: everything that applying could refuse is
+  // checked before anything changes, and a failure while applying (a backend out of
+  // memory) restores the running configuration; either is logged, counted in
+  // reloads_refused, and returns false (pipeline_reload.cpp says how). Only a lost device
+  // (kernels::DeviceLost), or a restore that fails in turn, throws.
   bool reload(const std::string& path);
+  // The same with a configuration already loaded (reload(path) loads the file, a refusal
+  // of the file counted as above).
+  bool reload(config::DaemonConfig next);
   // Every replay source has sent its whole file and its samples were matched.
   bool replays_done() const;
   // Stops ingest, matches what is queued for at most shutdown.drain_grace_ms (in rounds
@@ -117,10 +125,16 @@ class Pipeline {
   void collect_all();  // before the Matcher's streams or patterns change, and at shutdown
   // reload()'s parts: each matches or flushes what the old definitions still owe and
   // appends those matches to `flushed` (published through the old rules).
+  // Sets the registry's and the Matcher's streams to `next`'s declarations.
   stream::StreamChanges reload_streams(const config::DaemonConfig& next,
                                        std::vector<kernels::RawMatch>& flushed);
-  std::size_t reload_patterns(const config::DaemonConfig& next,
+  // Sets the Matcher's patterns to `wanted` (comparing the Matcher's patterns of the ids
+  // that `wanted` or `other` names): changed and removed ones are flushed and removed,
+  // new ones added; returns how many were removed or replaced.
+  std::size_t reload_patterns(const std::vector<config::Library>& wanted,
+                              const std::vector<config::Library>& other,
                               std::vector<kernels::RawMatch>& flushed);
+  bool refuse_reload(std::string_view why);  // logs and counts a refused reload: false
   void add_patterns(const std::vector<config::Library>& libraries);
   // Where a batch of matches comes from: a batch collected from the Matcher (its events
   // are timed from their last sample's arrival), or a flush at the end of some input (they
