@@ -23,8 +23,11 @@ std::string ReplaySource::describe() const {
 
 void ReplaySource::run(std::stop_token stop) {
   const double rate = options_.rate_hz;
+  // Clamped before the conversion: a rate beyond size_t is undefined behaviour to cast,
+  // and a chunk never needs to exceed the series.
+  const double most = static_cast<double>(std::max<std::size_t>(1, options_.samples.size()));
   const std::size_t chunk =
-      rate > 0 ? std::max<std::size_t>(1, static_cast<std::size_t>(rate / 100)) : 1024;
+      rate > 0 ? static_cast<std::size_t>(std::clamp(rate / 100, 1.0, most)) : 1024;
   bool complete = true;
   replay_paced(options_.samples, chunk, rate, [&](const Samples& part) {
     // A full queue holds the replay back like a pause (a file can always wait).

@@ -33,19 +33,17 @@ CLI::App* add_replay_command(CLI::App& app, ReplayCommand& cmd) {
 
 int run_replay(const ReplayCommand& cmd, std::ostream& out, std::ostream& err) {
   if (cmd.chunk == 0) throw std::runtime_error("--chunk must be >= 1");
-  if (!(cmd.period_ms > 0)) throw std::runtime_error("--period-ms must be > 0");
   const auto series = load_series_for_cli(cmd.file, cmd.input, err);
   const config::LoadedSeries& s = series.front();
   zmq::context_t context;
   zmq::socket_t socket(context, zmq::socket_type::push);
   socket.set(zmq::sockopt::linger, 10000);  // deliver what is queued before exiting
   socket.connect(cmd.endpoint);
-  const auto period_ns = static_cast<std::int64_t>(cmd.period_ms * 1e6);
+  const std::int64_t period_ns = period_ms_to_ns(cmd.period_ms);
   stream::Samples all;
   all.dims = s.dims;
   all.values = s.values;
-  for (std::size_t i = 0; i < s.length(); ++i)
-    all.times_ns.push_back(cmd.start_ns + static_cast<std::int64_t>(i) * period_ns);
+  all.times_ns = stream::regular_times_ns(s.length(), cmd.start_ns, period_ns);
   const std::size_t messages =
       stream::replay_paced(all, cmd.chunk, cmd.rate_hz, [&](const stream::Samples& part) {
         const std::string text = cmd.text ? stream::encode_text(part) : std::string();

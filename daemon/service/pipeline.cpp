@@ -11,6 +11,7 @@
 #include "warpwatch/kernels/backends.hpp"
 #include "warpwatch/stream/influx_source.hpp"
 #include "warpwatch/stream/mqtt_source.hpp"
+#include "warpwatch/stream/replay.hpp"
 #include "warpwatch/stream/replay_source.hpp"
 #include "warpwatch/stream/zmq_source.hpp"
 
@@ -42,9 +43,7 @@ stream::ReplaySourceOptions replay_options(const config::IngestSource& source) {
   stream::ReplaySourceOptions o{source.stream, {}, source.rate_hz, source.file};
   o.samples.dims = s.dims;
   o.samples.values = s.values;
-  o.samples.times_ns.resize(s.length());
-  for (std::size_t i = 0; i < s.length(); ++i)
-    o.samples.times_ns[i] = static_cast<std::int64_t>(i) * source.period_ns;
+  o.samples.times_ns = stream::regular_times_ns(s.length(), 0, source.period_ns);
   return o;
 }
 
