@@ -13,8 +13,13 @@
 #                      corpus and findings as ordinary tests)
 #   make soak   deps + build, then the soak (tests/soak/soak.py): SOAK_SECONDS at load with
 #               faults, then a reconciliation table; not CI's
+#   make test-asan  deps, then build-asan (gcc, AddressSanitizer + UndefinedBehaviorSanitizer,
+#                   cpu only) and ctest on the cpu suites; any report fails. Not CI's: the
+#                   build takes half an hour or more on two cores
+#   make test-tsan  deps, then build-tsan (ThreadSanitizer, cpu only) and ctest on the daemon
+#                   and ingest suites; any report fails. Not CI's, for the same reason
 # Variables: BUILD_DIR, BUILD_TYPE, WARPWATCH_CUDA (AUTO|ON|OFF), CUDA_ARCHITECTURES,
-# WERROR (ON in CI), JOBS.
+# WERROR (ON in CI), JOBS, SAN_TIME_SCALE (test-asan, test-tsan).
 BUILD_DIR ?= build
 BUILD_TYPE ?= Release
 WARPWATCH_CUDA ?= AUTO
@@ -44,7 +49,8 @@ endif
 # that the build and the tests (CI) stay lean.
 BENCH_DEB_PACKAGES := gnuplot-nox
 
-.PHONY: deps bench-deps configure build test clean demo format format-check package fuzz fuzz-deps soak
+.PHONY: deps bench-deps configure build test clean demo format format-check package fuzz fuzz-deps soak \
+  test-asan test-tsan
 
 # `make fuzz`: clang's libFuzzer (Debian's clang ships it), in a build of its own.
 FUZZ_BUILD_DIR ?= build-fuzz
@@ -116,3 +122,55 @@ demo: build
 SOAK_SECONDS ?= 600
 soak: build
 	python3 tests/soak/soak.py --seconds $(SOAK_SECONDS) --build-dir $(BUILD_DIR)
+# Sanitized builds (cmake/project_options.cmake's WARPWATCH_SANITIZE): an optimised build
+# with debug info, cpu only, the three programs the tests run; warnings are not errors there
+# (gcc's -Wmaybe-uninitialized misfires on sanitized std::function code). Every sanitizer
+# report stops the process that made it (the test binary, or a warpwatchd it started) with
+# exit code 99 and is written to $(SAN_BUILD)/sanitizer-reports/report.<pid>; the recipe
+# fails when that folder holds any, so a report from a child whose exit status a test does
+# not read still fails the run. WARPWATCH_TEST_TIME_SCALE stretches the tests' bounded
+# waits (tests/support/test_support.hpp) by the sanitizers' slowdown.
+SAN_TARGETS := warpwatch_tests warpwatchd warpwatch
+SAN_CMAKE_FLAGS := -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWARPWATCH_CUDA=OFF -DWARPWATCH_WERROR=OFF \
+  -DCMAKE_CXX_COMPILER=g++ $(if $(shell command -v ccache),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+SAN_COMMON_OPTIONS = halt_on_error=1:exitcode=99:print_stacktrace=1:log_path=$(CURDIR)/$(SAN_BUILD)/sanitizer-reports/report
+# The `install`-labelled tests (systemd_unit, debian_package) are left out: they check the
+# installed files and the package's metadata, not code paths, and the sanitized programs
+# would make dpkg-shlibdeps list libasan/libtsan as dependencies of the package.
+ASAN_CTEST_ARGS := -LE 'gpu|install'
+# The multi-threaded paths, by gtest suite: tests/daemon/service (pipeline, reloads, sinks,
+# metrics server, the warpwatchd process), the alerting sinks and publisher, and
+# tests/stream (ingest hub, ZeroMQ, MQTT, Influx and replay sources, and the decoders
+# they run).
+TSAN_SERVICE_SUITES := ArrivalLog|CurveAuth|DaemonE2e|DaemonReload|DaemonSinks|InfluxIngest|\
+  LibraryLimit|Logging|Metrics|PipelineBackend|PipelineLimits|PipelineMqtt|ServiceNotifier|\
+  Warpwatchd[A-Za-z]*
+TSAN_ALERTING_SUITES := AlertmanagerSink|WebhookSink|SinkPayload|Publisher|EventJson
+TSAN_STREAM_SUITES := IngestHub|Sources|ZmqSourceTest|Mqtt(Auth|SourceOptions|SourceTest|Tls)|\
+  InfluxClient|InfluxSource[A-Za-z]*|InfluxTcp|InfluxUdp|InfluxLineDecoder|InfluxMapping|\
+  LineFramer|Frame|JsonPayload|LineProtocol|RateLimit[A-Za-z]*|Registry|RegistryRedeclare|Replay|\
+  StreamId|TopicTemplate|Validator|ZapHandler|ZmqDelivery|CurveKeys
+TSAN_SUITES = ^($(TSAN_SERVICE_SUITES)|$(TSAN_ALERTING_SUITES)|$(TSAN_STREAM_SUITES))\.
+TSAN_CTEST_ARGS = -LE 'gpu|install' -R '$(subst $(space),,$(TSAN_SUITES))'
+space := $(subst ,, )
+SAN_TIME_SCALE ?= 4
+
+test-asan: SAN_BUILD := build-asan
+test-asan: SAN_KIND := address
+test-asan: SAN_CTEST_ARGS = $(ASAN_CTEST_ARGS)
+test-asan: SAN_ENV = ASAN_OPTIONS=$(SAN_COMMON_OPTIONS):detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1 \
+  UBSAN_OPTIONS=$(SAN_COMMON_OPTIONS)
+test-tsan: SAN_BUILD := build-tsan
+test-tsan: SAN_KIND := thread
+test-tsan: SAN_CTEST_ARGS = $(TSAN_CTEST_ARGS)
+test-tsan: SAN_ENV = TSAN_OPTIONS=$(SAN_COMMON_OPTIONS):second_deadlock_stack=1:suppressions=$(CURDIR)/tests/sanitizers/tsan.supp
+test-asan test-tsan: deps
+	cmake -S . -B $(SAN_BUILD) $(SAN_CMAKE_FLAGS) -DWARPWATCH_SANITIZE=$(SAN_KIND)
+	cmake --build $(SAN_BUILD) -j $(JOBS) --target $(SAN_TARGETS)
+	rm -rf $(SAN_BUILD)/sanitizer-reports && mkdir -p $(SAN_BUILD)/sanitizer-reports
+	env $(SAN_ENV) WARPWATCH_TEST_TIME_SCALE=$(SAN_TIME_SCALE) \
+	  ctest --test-dir $(SAN_BUILD) --output-on-failure -j $(JOBS) $(SAN_CTEST_ARGS); status=$$?; \
+	if [ -n "$$(ls -A $(SAN_BUILD)/sanitizer-reports)" ]; then \
+	  echo "$@: sanitizer reports in $(SAN_BUILD)/sanitizer-reports:"; \
+	  head -n 60 $(SAN_BUILD)/sanitizer-reports/*; exit 1; \
+	fi; exit $$status

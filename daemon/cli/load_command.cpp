@@ -182,8 +182,7 @@ int run_load(const LoadCommand& cmd, std::ostream& out, std::ostream& err) {
                                          : bench::LoadEncoding::binary;
   const double period_ms =
       cmd.period_ms.value_or(o.rate_per_stream > 0 ? 1000.0 / o.rate_per_stream : 1.0);
-  if (!(period_ms > 0)) throw std::runtime_error("--period-ms must be > 0");
-  o.period_ns = std::max<std::int64_t>(1, static_cast<std::int64_t>(period_ms * 1e6));
+  o.period_ns = period_ms_to_ns(period_ms);
   if (!cmd.patterns_path.empty()) {
     for (const auto& s : load_series_for_cli(cmd.patterns_path, cmd.input, err))
       o.patterns.push_back({s.name, s.dims, s.values});

@@ -1,6 +1,7 @@
 #include "options.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <ostream>
 #include <stdexcept>
@@ -39,6 +40,12 @@ void add_series_input_options(CLI::App& cmd, SeriesInputOptions& opts) {
   cmd.add_option("--time-unit", opts.time_unit, "unit of the time column: s|ms|us|ns")
       ->check(CLI::IsMember({"s", "ms", "us", "ns"}))
       ->capture_default_str();
+}
+
+std::int64_t period_ms_to_ns(double period_ms) {
+  if (!(period_ms > 0 && period_ms < 9e12))
+    throw std::runtime_error("--period-ms must be > 0 and below 9e12");
+  return std::max<std::int64_t>(1, std::llround(period_ms * 1e6));
 }
 
 std::vector<config::LoadedSeries> load_series_for_cli(const std::string& path,

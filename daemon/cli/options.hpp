@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <initializer_list>
 #include <iosfwd>
 #include <map>
@@ -35,6 +36,11 @@ void add_series_input_options(CLI::App& cmd, SeriesInputOptions& opts);
 std::vector<config::LoadedSeries> load_series_for_cli(const std::string& path,
                                                       const SeriesInputOptions& opts,
                                                       std::ostream& err);
+
+// A --period-ms value as whole nanoseconds, at least 1: throws std::runtime_error unless
+// it is > 0 and fits in int64 nanoseconds (below 9e12 ms, about 104 days), where the
+// conversion would be undefined behaviour.
+std::int64_t period_ms_to_ns(double period_ms);
 
 // The metric and its parameters (SPEC.md 2 and 4).
 struct MetricOptions {

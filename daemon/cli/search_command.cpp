@@ -10,6 +10,7 @@
 #include "commands.hpp"
 #include "verb_clock.hpp"
 #include "warpwatch/kernels/backends.hpp"
+#include "warpwatch/stream/replay.hpp"
 #include "warpwatch/stream/validator.hpp"
 
 namespace warpwatch::cli {
@@ -32,11 +33,13 @@ std::vector<InputStream> to_streams(const std::vector<config::LoadedSeries>& ser
     stream::Samples samples;
     samples.dims = s.dims;
     samples.values = s.values;
-    samples.times_ns.resize(s.length());
-    for (std::size_t i = 0; i < s.length(); ++i)
-      samples.times_ns[i] = s.times.empty()
-                                ? static_cast<std::int64_t>(i) * period_ns
-                                : static_cast<std::int64_t>(std::llround(s.times[i] * 1e9));
+    if (s.times.empty()) {
+      samples.times_ns = stream::evenly_spaced_times(s.length(), 0, period_ns);
+    } else {
+      samples.times_ns.resize(s.length());
+      for (std::size_t i = 0; i < s.length(); ++i)
+        samples.times_ns[i] = static_cast<std::int64_t>(std::llround(s.times[i] * 1e9));
+    }
     stream::RejectCounts rejected;
     stream::Accepted valid = stream::StreamValidator(s.dims).accept(samples, rejected);
     if (!valid.dropped.empty())

@@ -149,6 +149,17 @@ TEST(Sources, ReplaySendsEverythingThenEndsTheStream) {
   EXPECT_TRUE(replay.finished());
 }
 
+// A rate far beyond any chunk size: one chunk, the whole series (the chunk size, rate / 100,
+// is clamped to the series before it is converted to an integer).
+TEST(Sources, ReplayAtAHugeRateSendsEverything) {
+  StreamRegistry registry({{"r", 1, 10}});
+  IngestHub hub(registry, QueueLimits{});
+  ReplaySource replay({"r", ramp(300), 1e300, ""}, hub);
+  replay.start();
+  EXPECT_EQ(take_until(hub, 300), 300u);
+  replay.stop();
+}
+
 TEST(Sources, PausedReplayWaitsAndAStoppedOneDoesNotEnd) {
   StreamRegistry registry({{"r", 1, 10}});
   IngestHub hub(registry, QueueLimits{});

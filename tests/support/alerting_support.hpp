@@ -8,6 +8,7 @@
 #include <thread>
 #include <utility>
 
+#include "test_support.hpp"
 #include "warpwatch/alerting/event.hpp"
 #include "warpwatch/alerting/sink.hpp"
 
@@ -38,11 +39,12 @@ inline alerting::Event sample_event(std::string rule, std::string stream,
   return e;
 }
 
-// Polls the sink's counters until `done(counters)` holds or `limit` passes; whether it held.
+// Polls the sink's counters until `done(counters)` holds or `limit` (scaled) passes; whether
+// it held.
 template <class Done>
 bool wait_counters(const alerting::Sink& sink, Done done,
                    std::chrono::milliseconds limit = std::chrono::milliseconds(15000)) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
+  const auto deadline = std::chrono::steady_clock::now() + scaled(limit);
   while (!done(sink.counters())) {
     if (std::chrono::steady_clock::now() >= deadline) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));

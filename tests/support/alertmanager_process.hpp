@@ -41,7 +41,7 @@ class AlertmanagerProcess {
                          "--log.level=warn",
                      },
                      stderr_path());
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    const auto deadline = std::chrono::steady_clock::now() + scaled(std::chrono::seconds(30));
     for (;;) {
       const auto ready = bench::http_get(port, "/-/ready", std::chrono::milliseconds(500));
       if (ready && ready->status == 200) return;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "planted_support.hpp"
+#include "test_support.hpp"
 #include "warpwatch/config/daemon_config.hpp"
 #include "warpwatch/kernels/reference.hpp"
 #include "warpwatch/service/pipeline.hpp"
@@ -210,9 +211,9 @@ class Subscriber {
       events.push_back({parts[0].to_string(), nlohmann::json::parse(parts[1].to_string_view())});
     }
   }
-  // Reads until `n` events arrived or `limit` passed.
+  // Reads until `n` events arrived or `limit` (scaled) passed.
   void wait_for(std::size_t n, std::chrono::milliseconds limit) {
-    const auto deadline = Clock::now() + limit;
+    const auto deadline = Clock::now() + scaled(limit);
     while (events.size() < n && Clock::now() < deadline) {
       zmq::pollitem_t item{socket_.handle(), 0, ZMQ_POLLIN, 0};
       zmq::poll(&item, 1, 20ms);
@@ -269,11 +270,11 @@ inline void send_all(Producer& push, const std::vector<Series>& series, std::siz
   }
 }
 
-// Calls step() until `done` or `limit`; returns whether `done` held.
+// Calls step() until `done` or `limit` (scaled); returns whether `done` held.
 template <class Done>
 inline bool step_until(service::Pipeline& p, Done done, std::chrono::milliseconds limit,
                        Subscriber* sub = nullptr) {
-  const auto deadline = Clock::now() + limit;
+  const auto deadline = Clock::now() + scaled(limit);
   while (Clock::now() < deadline) {
     p.step();
     if (sub) sub->drain();

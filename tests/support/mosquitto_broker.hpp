@@ -51,10 +51,11 @@ inline bool accepts_connections(int port) {
   return ok;
 }
 
-// Waits (polling every 10 ms, at most `limit`) until `done()`; returns its last answer.
+// Waits (polling every 10 ms, at most `limit`, scaled) until `done()`; returns its last
+// answer.
 template <class Done>
 bool wait_until(Done done, std::chrono::milliseconds limit = std::chrono::seconds(10)) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
+  const auto deadline = std::chrono::steady_clock::now() + scaled(limit);
   while (!done()) {
     if (std::chrono::steady_clock::now() >= deadline) return done();
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -163,7 +164,7 @@ class MqttPublisher {
     check(mosquitto_connect(c, "127.0.0.1", port, 30));
     check(mosquitto_loop_start(c));
     std::unique_lock lock(mu_);
-    if (!cv_.wait_for(lock, std::chrono::seconds(10), [&] { return connack_ >= 0; }) ||
+    if (!cv_.wait_for(lock, scaled(std::chrono::seconds(10)), [&] { return connack_ >= 0; }) ||
         connack_ != 0)
       throw std::runtime_error("the test publisher could not connect: " +
                                std::string(mosquitto_connack_string(connack_)));
@@ -181,7 +182,7 @@ class MqttPublisher {
     check(mosquitto_publish(client_.get(), &mid, topic.c_str(), static_cast<int>(payload.size()),
                             payload.data(), qos, retain));
     std::unique_lock lock(mu_);
-    if (!cv_.wait_for(lock, std::chrono::seconds(10), [&] { return done_.count(mid) > 0; }))
+    if (!cv_.wait_for(lock, scaled(std::chrono::seconds(10)), [&] { return done_.count(mid) > 0; }))
       throw std::runtime_error("the test publisher's message to " + topic + " did not leave");
   }
   void publish(const std::string& topic, const std::vector<std::byte>& payload, int qos = 0) {

@@ -1,15 +1,18 @@
-// Helpers shared by the suites: reproducible random seeds, temporary directories.
+// Helpers shared by the suites: reproducible random seeds, temporary directories, the
+// time scale of bounded waits.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <system_error>
 
@@ -30,6 +33,25 @@ inline std::uint64_t test_seed() {
             << "\n";
   ::testing::Test::RecordProperty("seed", std::to_string(seed));
   return seed;
+}
+
+// `limit` stretched by $WARPWATCH_TEST_TIME_SCALE (a number >= 1; 1 when unset), for the
+// bounded waits of tests that run real threads, sockets and processes: the sanitized
+// builds (`make test-asan`, `make test-tsan`) run several times slower and set it. A
+// limit is how long a wait may take before the test fails, so a larger one costs time
+// only when the awaited thing never happens.
+inline std::chrono::milliseconds scaled(std::chrono::milliseconds limit) {
+  static const double scale = [] {
+    const char* env = std::getenv("WARPWATCH_TEST_TIME_SCALE");
+    if (!env || !*env) return 1.0;
+    char* end = nullptr;
+    const double value = std::strtod(env, &end);
+    if (*end != '\0' || !(value >= 1.0 && value <= 100.0))
+      throw std::invalid_argument(std::string("WARPWATCH_TEST_TIME_SCALE=") + env +
+                                  ": want a number from 1 to 100");
+    return value;
+  }();
+  return std::chrono::milliseconds(static_cast<std::int64_t>(limit.count() * scale));
 }
 
 // A fresh directory under the system temp directory, removed with its files at the end of

@@ -149,8 +149,8 @@ TEST_F(WarpwatchdOverload, UnderBudgetAndQuickSigterm) {
   ASSERT_TRUE(WIFEXITED(*status)) << log;
   EXPECT_EQ(WEXITSTATUS(*status), 0) << log;
   // drain_grace_ms 500, plus the round under way (16384 samples x 4 x 512 cells, about
-  // 0.15 s here) and the process' own exit.
-  EXPECT_LT(exit_ms, 500 + 1000) << log;
+  // 0.15 s here, several times that sanitized) and the process' own exit.
+  EXPECT_LT(exit_ms, 500 + scaled(1000ms).count()) << log;
   std::smatch unmatched;
   ASSERT_TRUE(std::regex_search(
       log, unmatched,
@@ -167,10 +167,15 @@ TEST_F(WarpwatchdOverload, UnderBudgetAndQuickSigterm) {
             << m.at("warpwatch_ingest_backlog_bytes") << " B, SIGTERM to exit " << exit_ms
             << " ms, unmatched " << unmatched[1] << " samples, producer pushed back "
             << producer.refused << " times\n";
-  EXPECT_LT(max_rss, budget) << "RSS at start " << rss_at_start << ", peak sampled " << max_rss
-                             << ", VmHWM " << peak;
-  if (peak > 0) {
-    EXPECT_LT(peak, budget);
+  if (kSanitizedMemory) {
+    std::cout << "[ not held ] RSS to the budget: a sanitizer's shadow memory and quarantine "
+                 "count in it (the backlog's bytes are held to it above)\n";
+  } else {
+    EXPECT_LT(max_rss, budget) << "RSS at start " << rss_at_start << ", peak sampled " << max_rss
+                               << ", VmHWM " << peak;
+    if (peak > 0) {
+      EXPECT_LT(peak, budget);
+    }
   }
 }
 
