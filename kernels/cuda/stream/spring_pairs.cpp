@@ -58,8 +58,12 @@ void SpringPairs::push_tile(Pattern& p) {
         std::clamp<std::size_t>(kMaxSlabBytes / bytes, 1, std::size_t{kMaxSlabTiles});
     const auto capacity =
         static_cast<std::uint32_t>(std::clamp<std::size_t>(p.tiles.size(), 1, most));
-    p.slabs.push_back(
-        Slab{StreamOrderedBuffer<unsigned char>(capacity * bytes, compute_.get()), capacity, 0});
+    Slab slab{StreamOrderedBuffer<unsigned char>(capacity * bytes, compute_.get()), capacity, 0};
+    // Zeroed once: a tile's lanes past its pairs and the side a lane is not on are never
+    // written, yet move whole with the tile (download_tiles, import_pairs); compute-sanitizer
+    // initcheck reads copying them as a use. A lane is set fresh before it is read.
+    WW_CUDA(cudaMemsetAsync(slab.memory.data(), 0, capacity * bytes, compute_.get()));
+    p.slabs.push_back(std::move(slab));  // reserved: cannot throw
   }
   Slab& slab = p.slabs.back();
   // bytes: a multiple of 128

@@ -7,6 +7,9 @@
 # Usage: compute_sanitizer.sh TOOL TEST_BINARY OUT_DIR [JOBS] [TIMEOUT] [GTEST_FILTER|@LIST]
 #   @LIST: a file of test names (Suite.Test), one a line, run in that order.
 #   TOOL: memcheck | racecheck | initcheck | synccheck
+#   WARPWATCH_TEST_SHRINK=N in the environment (tests/support/conformance/conformance.hpp)
+#   runs the conformance scenarios N times smaller: the largest tests then finish under a
+#   tool. Each log's "[ shrink ]" line says when it was set.
 # memcheck runs with --leak-check full. The process-lifetime DeviceContext
 # (kernels/cuda/device_context.hpp) is never destroyed by design, so what its engine holds
 # at exit is reported as leaked: those blocks (an allocation under ElasticEngine or

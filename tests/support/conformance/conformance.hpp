@@ -151,6 +151,16 @@ enum class Chunking { one_sample, small_random, large_random, one_big, pipelined
 std::string to_string(Chunking c);
 const std::vector<Chunking>& all_chunkings();
 
+// $WARPWATCH_TEST_SHRINK (an integer from 1 to 64; 1 when unset): how much smaller the
+// conformance scenarios run, for compute-sanitizer (tests/kernels/cuda/compute_sanitizer.sh),
+// under which a kernel is 10-100x slower. Above 1, dense streams and soft-DTW gradient series
+// are that many times shorter, and check_workload leaves out the one-sample and small-random
+// chunkings (one launch a sample or a few: the same kernels as the larger chunks, and most
+// of the time under a tool); the pipelined chunking stays. Patterns keep their lengths, so
+// every kernel family and tile shape still runs. Throws std::invalid_argument on a bad value.
+std::size_t test_shrink();
+std::vector<Chunking> chunkings_to_run(const std::vector<Chunking>& chunkings);
+
 // =================================================================================
 // Scenario 1: stream mode against the reference, bit for bit (stream.cpp).
 

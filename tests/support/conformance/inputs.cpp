@@ -1,5 +1,10 @@
 // Conformance suite (overview: conformance.hpp): random walks.
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
 #include <random>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "conformance.hpp"
@@ -42,6 +47,33 @@ const std::vector<Chunking>& all_chunkings() {
                                          Chunking::large_random, Chunking::one_big,
                                          Chunking::pipelined};
   return all;
+}
+
+std::size_t test_shrink() {
+  static const std::size_t shrink = [] {
+    const char* env = std::getenv("WARPWATCH_TEST_SHRINK");
+    if (!env || !*env) return std::size_t{1};
+    char* end = nullptr;
+    const long value = std::strtol(env, &end, 10);
+    if (*end != '\0' || value < 1 || value > 64)
+      throw std::invalid_argument(std::string("WARPWATCH_TEST_SHRINK=") + env +
+                                  ": want an integer from 1 to 64");
+    if (value > 1)
+      std::cout << "[ shrink   ] WARPWATCH_TEST_SHRINK=" << value
+                << ": dense streams and gradient series shorter, no one-sample or small-random "
+                   "chunking\n";
+    return static_cast<std::size_t>(value);
+  }();
+  return shrink;
+}
+
+std::vector<Chunking> chunkings_to_run(const std::vector<Chunking>& chunkings) {
+  if (test_shrink() == 1) return chunkings;
+  std::vector<Chunking> kept;
+  std::copy_if(chunkings.begin(), chunkings.end(), std::back_inserter(kept),
+               [](Chunking c) { return c != Chunking::one_sample && c != Chunking::small_random; });
+  if (kept.empty() && !chunkings.empty()) kept.push_back(chunkings.front());
+  return kept;
 }
 
 }  // namespace warpwatch::testing::conformance

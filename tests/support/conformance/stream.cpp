@@ -141,8 +141,14 @@ void run_stream_dense(const Backends& backends, const DenseStreamScenario& sc) {
   std::vector<StreamData> streams;
   std::vector<PatternDef> patterns;
   std::vector<std::size_t> planted_per_stream;
+  // Shrunk for a tool (test_shrink), still room for three copies at the widest spacing in
+  // the stream of the most dimensions.
+  const std::size_t most_dims = *std::max_element(sc.dims.begin(), sc.dims.end());
+  const std::size_t total_length =
+      std::max(sc.length / test_shrink(),
+               std::min(sc.length, most_dims * 3 * std::max<std::size_t>(200, sc.m + 140)));
   for (std::size_t d : sc.dims) {
-    const std::size_t length = sc.length / d;
+    const std::size_t length = total_length / d;
     const std::vector<float> base = random_walk(rng, sc.m, d);
     std::vector<Plant> plants;
     std::uniform_int_distribution<std::size_t> spacing(std::max<std::size_t>(60, sc.m),
@@ -167,7 +173,7 @@ void run_stream_dense(const Backends& backends, const DenseStreamScenario& sc) {
   const bench::Beats& beats = bench::ecg_beats(bench::default_data_dir());
   for (std::size_t d : {1u, 3u}) {
     constexpr std::size_t beat = 96;
-    const std::size_t length = sc.length / d;
+    const std::size_t length = total_length / d;
     bench::BeatStream source(beats, beat, d, rng());
     StreamData s;
     s.id = cat("ecg", d);

@@ -350,8 +350,9 @@ inline void expect_identical(const Outcome& got, const Outcome& first, const std
 // distances (calibrate_window_thresholds): a check of this harness against the reference.
 inline Outcome check_workload(const Backends& backends, const Workload& w, std::uint64_t seed,
                               const std::string& what,
-                              const std::vector<Chunking>& chunkings = all_chunkings(),
+                              const std::vector<Chunking>& all = all_chunkings(),
                               const std::vector<RawMatch>* predicted_windows = nullptr) {
+  const std::vector<Chunking> chunkings = chunkings_to_run(all);
   const std::set<std::string> window_ids = w.window_pattern_ids();
   for (const auto& p : w.patterns)
     if (p.params.mode == Mode::stream && window_ids.count(p.id))
