@@ -122,15 +122,17 @@ demo: build
 SOAK_SECONDS ?= 600
 soak: build
 	python3 tests/soak/soak.py --seconds $(SOAK_SECONDS) --build-dir $(BUILD_DIR)
+
 # Sanitized builds (cmake/project_options.cmake's WARPWATCH_SANITIZE): an optimised build
-# with debug info, cpu only, the three programs the tests run; warnings are not errors there
+# with debug info, cpu only, the programs the tests run (the fuzz corpus replays too);
+# warnings are not errors there
 # (gcc's -Wmaybe-uninitialized misfires on sanitized std::function code). Every sanitizer
 # report stops the process that made it (the test binary, or a warpwatchd it started) with
 # exit code 99 and is written to $(SAN_BUILD)/sanitizer-reports/report.<pid>; the recipe
 # fails when that folder holds any, so a report from a child whose exit status a test does
 # not read still fails the run. WARPWATCH_TEST_TIME_SCALE stretches the tests' bounded
 # waits (tests/support/test_support.hpp) by the sanitizers' slowdown.
-SAN_TARGETS := warpwatch_tests warpwatchd warpwatch
+SAN_TARGETS := warpwatch_tests warpwatchd warpwatch fuzz_replays
 SAN_CMAKE_FLAGS := -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWARPWATCH_CUDA=OFF -DWARPWATCH_WERROR=OFF \
   -DCMAKE_CXX_COMPILER=g++ $(if $(shell command -v ccache),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 SAN_COMMON_OPTIONS = halt_on_error=1:exitcode=99:print_stacktrace=1:log_path=$(CURDIR)/$(SAN_BUILD)/sanitizer-reports/report

@@ -146,7 +146,10 @@ std::string search_summary(const SearchCommand& cmd, const std::vector<InputStre
 
 int run_search(const SearchCommand& cmd, std::ostream& out, std::ostream& err) {
   VerbClock clock;
-  if (!(cmd.period_s > 0.0)) throw std::runtime_error("--period must be > 0");
+  // In whole nanoseconds of int64, as the timestamps are: at least 1 ns (a period that
+  // rounds to 0 would make every sample as old as the first).
+  if (!(cmd.period_s * 1e9 >= 1.0 && cmd.period_s * 1e9 < 9.2e18))
+    throw std::runtime_error("--period must be from 1e-9 s (1 ns) to 9.2e9 s");
   if (!cmd.threshold && !cmd.top)
     throw std::runtime_error("--threshold is required (or --top K with --mode window)");
   if (cmd.top && cmd.mode != kernels::Mode::window)

@@ -103,11 +103,15 @@ def stream_sum(m, name, prefix, **labels):
 
 
 def rss_bytes(pid):
+    """(VmRSS, RssAnon, RssFile) in bytes: the heap and the mapped files (code pages, which
+    the kernel pages in as code first runs and may drop and fault in again) apart."""
+    want = {"VmRSS:": 0, "RssAnon:": 0, "RssFile:": 0}
     with open(f"/proc/{pid}/status") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    return 0
+            key = line.split(maxsplit=1)[0] if line.strip() else ""
+            if key in want:
+                want[key] = int(line.split()[1]) * 1024
+    return want["VmRSS:"], want["RssAnon:"], want["RssFile:"]
 
 
 class Broker:
@@ -244,7 +248,7 @@ class Soak:
         self.tails = []  # (Popen, end time)
         self.tails_started = 0
         self.bursts = []  # (kind, json path, Popen)
-        self.rss = []  # (t, bytes)
+        self.rss = []  # (t, (VmRSS, RssAnon, RssFile) bytes)
         self.problems = []  # what went wrong outside the reconciliation
 
     def load(self, name, extra):
@@ -398,8 +402,8 @@ class Soak:
             self.problems.append("the daemon's counters did not settle within 60 s")
             self.metrics = scrape(self.ports["metrics"]) or {}
         with open(os.path.join(self.dir, "rss.tsv"), "w") as f:
-            f.write("seconds\trss_bytes\n")
-            f.writelines(f"{t:.2f}\t{b}\n" for t, b in self.rss)
+            f.write("seconds\trss_bytes\tanon_bytes\tfile_bytes\n")
+            f.writelines(f"{t:.2f}\t{b[0]}\t{b[1]}\t{b[2]}\n" for t, b in self.rss)
         alive = self.daemon.poll() is None
         if alive:
             self.daemon.send_signal(signal.SIGTERM)
@@ -530,7 +534,12 @@ class Soak:
         check("warpwatchd exit status", self.exit_status, 0)
         check("problems during the run", "; ".join(self.problems) or "none", "none")
         warmup = max(WARMUP_FRACTION * self.args.seconds, WARMUP_MIN_S)
-        after = [b for t, b in self.rss if t >= warmup]
+        after = [b[0] for t, b in self.rss if t >= warmup]
+        for k, part in ((1, "anonymous (heap)"), (2, "file-backed (code)")):
+            pages = [b[k] for t, b in self.rss if t >= warmup]
+            if pages:
+                info(f"RSS {part} after {warmup:.0f} s, MiB min .. max",
+                     f"{min(pages) / 2**20:.2f} .. {max(pages) / 2**20:.2f}")
         if after:
             med = statistics.median(after)
             lo, hi = min(after) / med - 1, max(after) / med - 1

@@ -145,19 +145,19 @@ TEST(CliSearch, StreamModeRefusesTwedAndEd) {
 
 namespace {
 
-// Timestamps go through the stream layer's validator as the daemon's ingest does: a period
-// that rounds to 0 ns makes every sample as old as the first, which is refused, named.
-TEST(CliSearch, TimestampsThatDoNotIncreaseInNanosecondsAreRefused) {
+// Timestamps are whole int64 nanoseconds: a period that would round to 0 ns (every sample
+// as old as the first) or overflow them is refused, naming the option.
+TEST(CliSearch, PeriodsOutsideWholeNanosecondsAreRefused) {
   const auto dir = warpwatch::testing::temp_dir("search_period");
   const std::string series = warpwatch::testing::write_file(dir / "s.csv", "0,1,2,3,4,5\n");
   const std::string pattern = warpwatch::testing::write_file(dir / "p.csv", "1,2,3\n");
-  const auto r = warpwatch::testing::run_cli({"search", "--patterns", pattern, "--input", series,
-                                              "--threshold", "1", "--period", "1e-10"});
-  EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.err.find("sample 1 (t_ns 0): not after the last accepted timestamp 0"),
-            std::string::npos)
-      << r.err;
-  EXPECT_NE(r.err.find("non_increasing_timestamp"), std::string::npos) << r.err;
+  for (const char* period : {"1e-10", "0", "-1", "1e10", "nan"}) {
+    const auto r = warpwatch::testing::run_cli({"search", "--patterns", pattern, "--input", series,
+                                                "--threshold", "1", "--period", period});
+    EXPECT_EQ(r.status, 1) << period;
+    EXPECT_NE(r.err.find("--period must be from 1e-9 s (1 ns) to 9.2e9 s"), std::string::npos)
+        << period << ": " << r.err;
+  }
 }
 
 }  // namespace
