@@ -220,8 +220,7 @@ std::shared_ptr<const stream::Samples> replay_samples(const IngestSource& src,
                               " samples: at 'period_ms' ", std::to_string(src.period_ns / 1e6),
                               " the last timestamp is beyond the int64 nanosecond range"));
   // The pacing's clock (steady_clock, int64 ns) must reach the last sample's time.
-  constexpr double max_replay_seconds = 1e9;
-  if (src.rate_hz > 0 && static_cast<double>(last_index) / src.rate_hz > max_replay_seconds)
+  if (src.rate_hz > 0 && static_cast<double>(last_index) / src.rate_hz > stream::max_replay_seconds)
     throw ConfigError(at, cat("replay file ", in_quotes(src.file), " has ", std::to_string(length),
                               " samples: at 'rate_hz' ", std::to_string(src.rate_hz),
                               " sending them would take more than 1e9 s"));

@@ -9,9 +9,6 @@
 namespace warpwatch::stream {
 namespace {
 
-// The longest a replay waits for a chunk's time: beyond it the rate is as good as zero,
-// and i / rate_hz seconds as nanoseconds would overflow the clock's int64.
-constexpr double max_schedule_seconds = 1e9;
 constexpr std::size_t max_chunk = std::size_t{1} << 20;
 
 }  // namespace
@@ -28,7 +25,7 @@ std::size_t replay_paced(const Samples& samples, std::size_t chunk, double rate_
   for (std::size_t i = 0; i < n; i += std::min(chunk, n - i)) {
     const std::size_t count = std::min(chunk, n - i);
     if (rate_hz > 0) {
-      const double seconds = std::min(static_cast<double>(i) / rate_hz, max_schedule_seconds);
+      const double seconds = std::min(static_cast<double>(i) / rate_hz, max_replay_seconds);
       std::this_thread::sleep_until(start + std::chrono::duration_cast<clock::duration>(
                                                 std::chrono::duration<double>(seconds)));
     }

@@ -11,11 +11,16 @@
 
 namespace warpwatch::stream {
 
+// The longest a replay's schedule runs: beyond it a rate is as good as zero, and i / rate_hz
+// seconds as nanoseconds would overflow the clock's int64. replay_paced waits at most this;
+// the configuration refuses a replay file that would take longer.
+inline constexpr double max_replay_seconds = 1e9;
+
 // Calls send(part) for consecutive chunks of `chunk` samples of `samples` (chunk 0 is
 // taken as 1), the chunk starting at sample i sent no earlier than i / rate_hz seconds after
-// the first (no pacing when rate_hz is not > 0; a schedule beyond 10^9 s waits 10^9 s, so
-// that no rate, however small, overflows the clock). Stops early when send returns false.
-// Returns the chunks sent.
+// the first (no pacing when rate_hz is not > 0; a schedule beyond max_replay_seconds waits
+// that long, so that no rate, however small, overflows the clock). Stops early when send returns
+// false. Returns the chunks sent.
 std::size_t replay_paced(const Samples& samples, std::size_t chunk, double rate_hz,
                          const std::function<bool(const Samples&)>& send);
 
