@@ -37,7 +37,7 @@ DEB_PACKAGES := cmake g++ make pkg-config \
   libspdlog-dev libfmt-dev libhwy-dev libzmq3-dev cppzmq-dev libboost-dev \
   libsystemd-dev prometheus-cpp-dev libfftw3-dev libssl-dev clang-format \
   prometheus-alertmanager systemd procps dpkg-dev file help2man \
-  libmosquitto-dev mosquitto openssl python3-influxdb
+  libmosquitto-dev mosquitto openssl python3-influxdb librdkafka-dev
 
 CMAKE_FLAGS := -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DWARPWATCH_CUDA=$(WARPWATCH_CUDA) \
   -DWARPWATCH_WERROR=$(WERROR)
