@@ -14,6 +14,8 @@
 namespace warpwatch::config {
 namespace {
 
+constexpr double max_device_index = 1023;  // cuda.devices: far above any host's GPUs
+
 // Levenshtein distance, case-insensitive: near misses are usually one slip of a finger.
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);
@@ -145,6 +147,24 @@ struct Converter {
     return text;
   }
 
+  // `all` (none listed) or device indices, each once.
+  std::vector<double> devices(const YAML::Node& node) const {
+    if (node.IsScalar() && node.Scalar() == "all") return {};
+    if (!node.IsSequence() || node.size() == 0)
+      fail(node, "must be `all` or a non-empty list of device indices");
+    std::vector<double> out;
+    for (const YAML::Node& item : node) {
+      const double d = number(item, "a device index (an integer from 0 to 1023)");
+      if (d != std::floor(d) || d < 0 || d > max_device_index)
+        fail(item, cat("must be a device index (an integer from 0 to 1023), got ",
+                       in_quotes(item.Scalar())));
+      if (std::find(out.begin(), out.end(), d) != out.end())
+        fail(item, cat("lists device ", item.Scalar(), " twice"));
+      out.push_back(d);
+    }
+    return out;
+  }
+
   std::vector<double> numbers(const YAML::Node& node) const {
     if (!node.IsSequence()) fail(node, "must be a list of numbers");
     std::vector<double> out;
@@ -249,6 +269,9 @@ struct Converter {
         break;
       case OptionType::samples:
         v.rows = samples(node);
+        break;
+      case OptionType::devices:
+        v.numbers = devices(node);
         break;
       case OptionType::section:
       case OptionType::list:

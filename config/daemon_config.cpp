@@ -434,6 +434,7 @@ std::vector<std::string> startup_options_changed(const DaemonConfig& running,
       {"instance", a.instance == b.instance},
       {"backend", a.backend == b.backend},
       {"cpu_threads", a.cpu_threads == b.cpu_threads},
+      {"cuda.devices", a.cuda_devices == b.cuda_devices},
       {"scheduler.tick_ms", a.tick == b.tick},
       {"scheduler.batch_samples", a.batch_samples == b.batch_samples},
       {"ingest", same_ingest},
@@ -459,6 +460,27 @@ std::vector<std::string> startup_options_changed(const DaemonConfig& running,
   return changed;
 }
 
+void check_cuda_devices(const DaemonConfig& config, int device_count) {
+  if (device_count <= 0 || config.backend == kernels::Backend::cpu ||
+      config.backend == kernels::Backend::reference)
+    return;
+  for (std::size_t k = 0; k < config.cuda_devices.size(); ++k)
+    if (config.cuda_devices[k] >= device_count)
+      throw ConfigError(k < config.cuda_devices_where.size()
+                            ? config.cuda_devices_where[k]
+                            : SourceLocation{config.source_file, 0, 0},
+                        cat("cuda.devices: device ", std::to_string(config.cuda_devices[k]),
+                            " does not exist: this machine has ", std::to_string(device_count),
+                            " usable CUDA device(s), 0 to ", std::to_string(device_count - 1)));
+}
+
+void check_cuda_devices(const DaemonConfig& config) {
+  if (config.cuda_devices.empty() || config.backend == kernels::Backend::cpu ||
+      config.backend == kernels::Backend::reference)
+    return;
+  check_cuda_devices(config, kernels::cuda_status().device_count);
+}
+
 DaemonConfig load_daemon_config(const std::string& path) {
   return parse_daemon_config(read_config_text(path), path);
 }
@@ -479,6 +501,9 @@ DaemonConfig parse_daemon_config(const std::string& text, const std::string& pat
   config.sinks = read_sinks(top, ctx);
   read_curve(top, config.curve);
   config.ingest = read_ingest(top, ctx, config);
+  if (const auto devices = top.find("cuda.devices"); devices != top.end())
+    for (const YAML::Node& item : devices->second.node)  // `all` has none
+      if (item.IsScalar()) config.cuda_devices_where.push_back(where_is(ctx, item));
   const auto limits = top.find("limits");
   resolve_limits(config, limits == top.end() ? SourceLocation{path, 1, 1} : limits->second.key);
   return config;

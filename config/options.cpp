@@ -72,6 +72,17 @@ std::vector<OptionInfo> daemon_options() {
        .min = 0,
        .max = 4096,
        .set = [](T& t, const V& v) { t.config->cpu_threads = static_cast<unsigned>(v.integer); }},
+      {.name = "cuda", .type = OT::section, .help = "the cuda backend (and auto's)"},
+      {.name = "cuda.devices",
+       .type = OT::devices,
+       .default_yaml = "all",
+       .help = "the CUDA devices to match on: each stream's pairs on one device, streams "
+               "placed to balance cells, a host thread a device (see \"Several GPUs\"); "
+               "`warpwatch distance` and `bench` take `--devices`",
+       .set =
+           [](T& t, const V& v) {
+             t.config->cuda_devices.assign(v.numbers.begin(), v.numbers.end());
+           }},
 
       {.name = "scheduler", .type = OT::section, .help = "when batches are cut"},
       {.name = "scheduler.tick_ms",

@@ -64,6 +64,8 @@ std::string_view to_string(OptionType type) {
       return "list of numbers";
     case OptionType::samples:
       return "samples";
+    case OptionType::devices:
+      return "devices";
     case OptionType::section:
       return "section";
     case OptionType::list:
@@ -117,6 +119,9 @@ std::string allowed_values_text(const OptionInfo& option) {
       return "`tcp://host:port`, `udp://host:port`";
     case OptionType::samples:
       return "at least 2 samples, 1 to 64 values each";
+    case OptionType::devices:
+      return "`all`, or a list of device indices 0 to 1023 (each once, below the machine's "
+             "device count)";
     default:
       return "";
   }

@@ -9,6 +9,7 @@
 #include "common/distance_inputs.hpp"
 #include "warpwatch/kernels/cpu.hpp"
 #include "warpwatch/kernels/reference.hpp"
+#include "warpwatch/kernels/sharded_matcher.hpp"
 #include "warpwatch/kernels/switching_matcher.hpp"
 
 #if WARPWATCH_HAVE_CUDA
@@ -62,7 +63,7 @@ std::optional<CudaFloatOpRates> cuda_float_op_rates() {
 #if WARPWATCH_HAVE_CUDA
   if (cuda_status().device_count == 0) return std::nullopt;
   cuda::DeviceContext& context = cuda::DeviceContext::get();
-  const std::lock_guard lock(context.mutex());
+  const auto lock = context.lock();
   const cuda::FloatOpRates r = cuda::measure_float_op_rates(context.compute().get());
   return CudaFloatOpRates{r.add_per_s, r.add_min_per_s, r.copy_bytes_per_s};
 #else
@@ -152,12 +153,35 @@ Backend resolve_backend(Backend requested, const WorkShape& shape, std::string* 
   return Backend::cpu;
 }
 
+std::vector<int> cuda_device_list(std::span<const int> listed, int device_count) {
+  std::vector<int> devices(listed.begin(), listed.end());
+  if (devices.empty())
+    for (int d = 0; d < device_count; ++d) devices.push_back(d);
+  for (std::size_t k = 0; k < devices.size(); ++k) {
+    const int d = devices[k];
+    if (d < 0 || d >= device_count)
+      throw std::invalid_argument("CUDA device " + std::to_string(d) +
+                                  " does not exist: " + std::to_string(device_count) +
+                                  " usable device(s), 0.." + std::to_string(device_count - 1));
+    if (std::find(devices.begin(), devices.begin() + static_cast<std::ptrdiff_t>(k), d) !=
+        devices.begin() + static_cast<std::ptrdiff_t>(k))
+      throw std::invalid_argument("CUDA device " + std::to_string(d) + " is listed twice");
+  }
+  return devices;
+}
+
 namespace {
 // Asked for cuda explicitly, on a machine or build without it: say why, never fall back.
-void require_cuda() {
+// Returns the devices to use (options.devices checked).
+std::vector<int> require_cuda(const BackendOptions& options = {}) {
   const CudaStatus cuda = cuda_status();
   if (cuda.device_count == 0)
     throw std::runtime_error("the cuda backend cannot run: " + cuda.detail);
+  try {
+    return cuda_device_list(options.devices, cuda.device_count);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(std::string("the cuda backend cannot run: ") + e.what());
+  }
 }
 }  // namespace
 
@@ -196,9 +220,15 @@ std::unique_ptr<Matcher> make_matcher(Backend backend, const BackendOptions& opt
     case Backend::automatic:
       break;
   }
-  require_cuda();
+  const std::vector<int> devices = require_cuda(options);
 #if WARPWATCH_HAVE_CUDA
-  return cuda::make_matcher();
+  if (devices.size() == 1)
+    return cuda::make_matcher({.window_pruning = true, .device = devices[0]});
+  std::vector<BackendFactory> shards;
+  for (const int device : devices)
+    shards.emplace_back(
+        [device] { return cuda::make_matcher({.window_pruning = true, .device = device}); });
+  return make_sharded_matcher(std::move(shards));
 #else
   throw std::logic_error("unreachable: cuda_status() reports no device without CUDA");
 #endif
@@ -221,9 +251,9 @@ void distance_matrix(Backend backend, std::span<const SeriesView> a, std::span<c
     case Backend::automatic:
       break;
   }
-  require_cuda();
+  const std::vector<int> devices = require_cuda(options);
 #if WARPWATCH_HAVE_CUDA
-  cuda::distance_matrix(a, b, params, out, options.timings);
+  cuda::distance_matrix(a, b, params, out, options.timings, devices);
 #endif
 }
 

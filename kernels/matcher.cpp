@@ -115,6 +115,8 @@ struct Matcher::Outstanding {
 Matcher::Matcher() : state_(std::make_unique<MatcherState>()), view_(state_.get()) {}
 Matcher::~Matcher() = default;
 
+void Matcher::on_stream_added(StreamState&) {}
+void Matcher::on_stream_removed(StreamState&) {}
 void Matcher::on_stream_pattern_added(PatternState&) {}
 void Matcher::on_stream_pattern_moved_out(PatternState& pattern) {
   std::vector<RawMatch> discarded;  // the target backend holds these candidates now
@@ -138,6 +140,14 @@ void Matcher::start_batch(std::span<WindowBatch> windows, std::vector<RawMatch>&
 }
 
 void Matcher::finish_batch(std::vector<RawMatch>&) {}
+
+std::span<common::StreamState* const> Matcher::batch_streams() const {
+  return subset_ ? subset_->active : view_->active;
+}
+
+std::span<common::StreamState* const> Matcher::streams_to_trim() const {
+  return subset_ ? subset_->trim_streams : view_->trim_streams;
+}
 
 std::size_t Matcher::outstanding() const {
   return outstanding_.size();
@@ -281,6 +291,14 @@ void Matcher::add_stream(StreamRef stream) {
       *s.streams.emplace(def.id, std::make_unique<StreamState>(std::move(stream), slot))
            .first->second;
   try {
+    on_stream_added(added);
+  } catch (...) {                   // nothing of it to undo in the backend: the stream is not added
+    const std::string id = def.id;  // def goes with the stream
+    s.free_slots.push_back(slot);
+    s.streams.erase(id);
+    throw;
+  }
+  try {
     for (auto& [id, pattern] : s.patterns)
       if (pattern->def->dims == def.dims) pair_up(added, *pattern);
   } catch (...) {  // the backend could not take a pair: the stream is not added at all
@@ -306,6 +324,7 @@ std::vector<RawMatch> Matcher::remove_stream(std::string_view stream_id) {
                   [&](const std::unique_ptr<Pair>& p) { return p.get() == pair; });
   }
   if (stream.changed_since_trim) std::erase(s.trim_streams, &stream);
+  on_stream_removed(stream);
   s.free_slots.push_back(stream.slot);
   s.streams.erase(it);
   sort_matches(out);

@@ -29,6 +29,23 @@ class SwitchingMatcher final : public Matcher {
   std::string_view running_backend() const override { return engines_[on_]->name(); }
 
  protected:
+  // Every backend made so far hears of streams (a sharded one places them on arrival); one
+  // made later places the streams it meets (sharded_matcher.hpp).
+  void on_stream_added(StreamState& stream) override {
+    std::size_t told = 0;
+    try {
+      for (; told < engines_.size(); ++told)
+        if (engines_[told]) engines_[told]->on_stream_added(stream);
+    } catch (...) {
+      while (told > 0)
+        if (engines_[--told]) engines_[told]->on_stream_removed(stream);
+      throw;
+    }
+  }
+  void on_stream_removed(StreamState& stream) override {
+    for (const auto& e : engines_)
+      if (e) e->on_stream_removed(stream);
+  }
   void on_stream_pattern_added(PatternState& p) override { live().on_stream_pattern_added(p); }
   void on_stream_pattern_removed(PatternState& p, std::vector<RawMatch>& out) override {
     live().on_stream_pattern_removed(p, out);
@@ -107,7 +124,7 @@ class SwitchingMatcher final : public Matcher {
       std::unique_ptr<Matcher> e = factories_[i]();
       if (!e || e->stream_count() != 0 || e->pattern_count() != 0)
         throw std::invalid_argument("make_switching_matcher: a backend must be made fresh");
-      e->view_ = state_.get();
+      e->attach_view(state_.get());
       engines_[i] = std::move(e);
     }
     return *engines_[i];

@@ -394,6 +394,8 @@ Report run(const Options& o, std::ostream& log) {
   Report report;
   describe_machine(report);
   report.backend = std::string(kernels::to_string(o.backend));
+  if (o.backend == Backend::cuda)
+    report.devices = kernels::cuda_device_list(o.devices, kernels::cuda_status().device_count);
   report.threads = o.backend == Backend::cpu ? threads : o.backend == Backend::reference ? 1 : 0;
   report.quick = o.quick;
   report.repeat = o.repeat;
@@ -457,7 +459,9 @@ Report run(const Options& o, std::ostream& log) {
     if (p.threads) log << ", " << p.threads << " thread(s)";
     log << std::endl;
     try {
-      row.result = measure(p.shape, o.backend, p.threads, o.seed, log);
+      Shape shape = p.shape;
+      shape.devices = report.devices;
+      row.result = measure(shape, o.backend, p.threads, o.seed, log);
     } catch (const std::exception& e) {
       row.error = e.what();
     }
@@ -481,7 +485,8 @@ Report run(const Options& o, std::ostream& log) {
     if (p.case_name == "window_search")
       row.ceiling_note = "n/a: effective cells (a pruned window counts its m x m all the same)";
     else if (o.backend == Backend::cuda && report.device_float_ops_per_s)
-      row.ceiling_cells_per_s = *report.device_float_ops_per_s / ops;
+      row.ceiling_cells_per_s =  // each device's (device 0's measured rate)
+          *report.device_float_ops_per_s * static_cast<double>(report.devices.size()) / ops;
     else if (o.backend == Backend::cuda)
       row.ceiling_note = "n/a: the device calibration did not run";
     else

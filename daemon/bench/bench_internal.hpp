@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,8 @@ struct Shape {
   // series) instead of the series' middle m samples (the UCR Suite's experiments).
   bool independent_query = false;
   kernels::Metric metric = kernels::Metric::dtw;
+  // cuda: the devices to run on (Report::devices; empty: every usable one)
+  std::span<const int> devices{};
 };
 
 std::uint64_t cells_per_run(const Shape& shape);

@@ -263,6 +263,8 @@ std::string to_json(const Report& report) {
         {"hostname", report.hostname},
         {"cuda", report.cuda}}},
       {"backend", report.backend},
+      {"devices", report.devices},
+      {"device_count", report.devices.size()},
       {"simd_target", report.simd_target},
       {"threads", report.threads ? nlohmann::ordered_json(report.threads) : nullptr},
       {"quick", report.quick},

@@ -79,7 +79,8 @@ constexpr std::size_t dense_beats = 8;
 Measurement measure_stream(const Shape& shape, kernels::Backend backend, unsigned threads,
                            std::uint64_t seed, std::ostream& log) {
   Measurement r = start_measurement(shape);
-  auto matcher = kernels::make_matcher(backend, {threads});
+  auto matcher = kernels::make_matcher(
+      backend, {.cpu_threads = threads, .devices = {shape.devices.begin(), shape.devices.end()}});
   Random random(seed);
 
   std::size_t warmup = stream_warmup_batches, total_batches = warmup + shape.batches;
@@ -260,7 +261,10 @@ Measurement measure_matrix(const Shape& shape, kernels::Backend backend, unsigne
   for (std::size_t run = 0; run < 1 + shape.repeat; ++run) {
     timings = {};
     const auto start = clock_type::now();
-    kernels::distance_matrix(backend, va, vb, params, out, {threads, device ? &timings : nullptr});
+    kernels::distance_matrix(backend, va, vb, params, out,
+                             {.cpu_threads = threads,
+                              .timings = device ? &timings : nullptr,
+                              .devices = {shape.devices.begin(), shape.devices.end()}});
     const double seconds = seconds_since(start);
     if (run == 0) continue;  // the warm-up
     r.seconds.push_back(device ? timings.kernel_seconds : seconds);

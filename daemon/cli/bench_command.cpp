@@ -156,6 +156,7 @@ CLI::App* add_bench_command(CLI::App& app, BenchCommand& cmd) {
                                  "reference and the machine's ceiling");
   std::vector<std::string> names(std::begin(bench::case_names), std::end(bench::case_names));
   add_backend_option(*sub, cmd.backend);
+  add_devices_option(*sub, cmd.options.devices);
   sub->add_option(
          "--case", cmd.options.cases,
          "cases to run, repeatable or comma-separated: stream_dtw, whole_dtw, twed_allpairs, "

@@ -160,7 +160,9 @@ int run_check_config(const CheckConfigCommand& cmd, std::ostream& out, std::ostr
     return 1;
   }
   try {
-    print_summary(config::load_daemon_config(cmd.path), out);
+    const config::DaemonConfig config = config::load_daemon_config(cmd.path);
+    config::check_cuda_devices(config);
+    print_summary(config, out);
   } catch (const config::ConfigError& e) {
     err << e.what() << "\n";  // file:line:column: message, as editors and compilers say it
     return 1;

@@ -28,6 +28,7 @@ struct DistanceCommand {
   std::string a_path, b_path;
   std::string output = "-";
   kernels::Backend backend = kernels::Backend::automatic;
+  std::vector<int> devices{};  // cuda: empty = every usable device
   bool grad = false;
 };
 CLI::App* add_distance_command(CLI::App& app, DistanceCommand& cmd);

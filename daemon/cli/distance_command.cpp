@@ -20,6 +20,7 @@ CLI::App* add_distance_command(CLI::App& app, DistanceCommand& cmd) {
   sub->add_option("-o,--output", cmd.output, "out.csv or out.npy; - for CSV on stdout")
       ->capture_default_str();
   add_backend_option(*sub, cmd.backend);
+  add_devices_option(*sub, cmd.devices);
   sub->add_flag("--grad", cmd.grad,
                 "softdtw: write the gradient with respect to each series of A instead, shape "
                 "(|A|, |B|, n[, d])");
@@ -73,7 +74,7 @@ int run_distance(const DistanceCommand& cmd, std::ostream& out, std::ostream& er
   if (cmd.grad)  // (|A|, |B|, n[, d]): the pairs in (i, j) order, as softdtw_grad_matrix writes
     kernels::softdtw_grad_matrix(backend, va, vb, params, result);
   else
-    kernels::distance_matrix(backend, va, vb, params, result);
+    kernels::distance_matrix(backend, va, vb, params, result, {.devices = cmd.devices});
   clock.computed();
   config::write_array(cmd.output, result, shape, out);
   clock.report(err, {.verb = "distance",

@@ -113,6 +113,15 @@ CLI::Option* add_backend_option(CLI::App& cmd, kernels::Backend& backend) {
       "the backend; auto = cuda when a device is usable and the work has enough pairs, else cpu");
 }
 
+CLI::Option* add_devices_option(CLI::App& cmd, std::vector<int>& devices) {
+  return cmd
+      .add_option("--devices", devices,
+                  "cuda: the CUDA devices to use, comma-separated indices (default: every "
+                  "usable device; see the README's \"Several GPUs\")")
+      ->delimiter(',')
+      ->check(CLI::Range(0, 1023));
+}
+
 kernels::Backend resolve_cli_backend(kernels::Backend backend, std::ostream& err,
                                      const kernels::WorkShape& shape) {
   std::string why;

@@ -75,6 +75,9 @@ CLI::Option* add_choice(CLI::App& cmd, const std::string& name, E& value,
 // --backend reference|cpu|cuda|auto.
 CLI::Option* add_backend_option(CLI::App& cmd, kernels::Backend& backend);
 
+// --devices 0,1,...: the CUDA devices the cuda backend uses (cuda.devices; none: all).
+CLI::Option* add_devices_option(CLI::App& cmd, std::vector<int>& devices);
+
 // The backend to use, with `auto` resolved by its rule for the work's shape (kernels/
 // backends.hpp; said on `err`, one line).
 kernels::Backend resolve_cli_backend(kernels::Backend backend, std::ostream& err,

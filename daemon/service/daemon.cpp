@@ -80,6 +80,7 @@ int run_daemon(int argc, const char* const* argv, std::ostream& out, std::ostrea
   std::unique_ptr<Pipeline> pipeline;
   try {
     config::DaemonConfig config = config::load_daemon_config(config_path);
+    config::check_cuda_devices(config);
     apply_log_level(log, log_level, config.live.log_level);
     pipeline = std::make_unique<Pipeline>(std::move(config), log);
   } catch (const std::exception& e) {

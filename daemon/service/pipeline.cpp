@@ -95,8 +95,9 @@ Pipeline::Pipeline(config::DaemonConfig config, Logger log)
   const kernels::WorkShape shape = work_shape(config_);
   const kernels::Backend backend = kernels::resolve_backend(config_.backend, shape, &why);
   if (!why.empty()) log_->info("{}", why);
-  matcher_ =
-      kernels::make_matcher(config_.backend, {.cpu_threads = config_.cpu_threads, .shape = shape});
+  matcher_ = kernels::make_matcher(
+      config_.backend,
+      {.cpu_threads = config_.cpu_threads, .shape = shape, .devices = config_.cuda_devices});
   batch_samples_ = config::batch_samples_for(config_.batch_samples, backend);
   log_->info("scheduler: rounds of at most {} samples every {} ms{}", batch_samples_,
              config_.tick.count(),

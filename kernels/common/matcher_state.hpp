@@ -92,6 +92,14 @@ inline RawMatch make_match(const Pair& pair, double distance, std::uint64_t star
                   history.time_ns(end_index)};
 }
 
+// A shard's part of a batch's and a trim's streams (sharded_matcher.hpp): what
+// Matcher::batch_streams() and streams_to_trim() return to it instead of MatcherState's
+// active and trim_streams, in their order.
+struct StreamSubset {
+  std::vector<StreamState*> active;
+  std::vector<StreamState*> trim_streams;
+};
+
 class MatcherState {
  public:
   // Hashed: looked up once per stream per batch (any order of iteration is fine: the

@@ -58,7 +58,7 @@ class CpuMatcher final : public Matcher {
     // The stream-mode pairs with samples, by pattern; one task per group or pack they
     // make, and one per window-mode pair with windows.
     tasks_.clear();
-    for (const StreamState* stream : state().active)
+    for (const StreamState* stream : batch_streams())
       for (const Pair* pair : stream->pairs)
         if (!pair->window) spring_of(*pair->pattern).mark_active(*pair, stream->chunk_count);
     for (auto& spring : springs_) {
@@ -106,7 +106,7 @@ class CpuMatcher final : public Matcher {
   }
 
   void lower_to_live_starts(std::span<std::uint64_t> keep_from) override {
-    for (const StreamState* stream : state().trim_streams)
+    for (const StreamState* stream : streams_to_trim())
       for (const Pair* pair : stream->pairs)
         if (!pair->window) spring_of(*pair->pattern).lower_to_live_starts(*pair, keep_from);
   }

@@ -31,7 +31,7 @@ class CudaMatcher final : public Matcher {
  public:
   explicit CudaMatcher(const Options& options)
       : options_(options),
-        context_(DeviceContext::get()),
+        context_(DeviceContext::get(options.device)),
         spring_(context_.compute()),
         batcher_(context_.engine()) {
     lend_host_pool(&host_pool_);
@@ -40,6 +40,7 @@ class CudaMatcher final : public Matcher {
   // read the flights freed next.
   ~CudaMatcher() override {
     try {
+      context_.make_current();  // the members free their device memory on its device
       context_.compute().synchronize();
       context_.copy().synchronize();
     } catch (...) {  // a destructor must not throw; a lost device has nothing running
@@ -50,7 +51,7 @@ class CudaMatcher final : public Matcher {
 
  protected:
   void add_backend_counters(MatcherCounters& c) const override {
-    const std::lock_guard lock(context_.mutex());  // the engine is shared with other users
+    const auto lock = context_.lock();  // the engine is shared with other users
     c.device_bytes = spring_.device_bytes() + batcher_.device_bytes() +
                      window_pairs_.device_bytes() + live_dev_.bytes();
     for (const Flight& f : flights_) c.device_bytes += f.values_dev.bytes() + f.chunks_dev.bytes();
@@ -60,19 +61,19 @@ class CudaMatcher final : public Matcher {
 
   void on_stream_pattern_added(PatternState& pattern) override { spring_.add_pattern(pattern); }
   void on_stream_pattern_removed(PatternState& pattern, std::vector<RawMatch>& out) override {
-    const std::lock_guard lock(context_.mutex());
+    const auto lock = context_.lock();
     spring_.remove_pattern(pattern, out);
   }
   void on_stream_pattern_moved_out(PatternState& pattern) override {
-    const std::lock_guard lock(context_.mutex());
+    const auto lock = context_.lock();
     spring_.drop_pattern(pattern);
   }
   void on_stream_pair_added(Pair& pair) override {
-    const std::lock_guard lock(context_.mutex());
+    const auto lock = context_.lock();
     spring_.add_pair(&pair);
   }
   void on_stream_pair_removed(Pair& pair, std::vector<RawMatch>& out) override {
-    const std::lock_guard lock(context_.mutex());
+    const auto lock = context_.lock();
     spring_.remove_pair(&pair, out);
   }
 
@@ -84,7 +85,7 @@ class CudaMatcher final : public Matcher {
   }
 
   void start_batch(std::span<WindowBatch> windows, std::vector<RawMatch>&) override {
-    const std::lock_guard lock(context_.mutex());
+    const auto lock = context_.lock();
     Flight& f = flights_[started_ % flights_.size()];
     const std::uint32_t max_count = upload(f);
     // Stream mode waits (on the device) for its copy only; while it runs, the host
@@ -102,32 +103,32 @@ class CudaMatcher final : public Matcher {
   }
 
   void finish_batch(std::vector<RawMatch>& out) override {
-    const std::lock_guard lock(context_.mutex());
+    const auto lock = context_.lock();
     const Flight& f = flights_[finished_ % flights_.size()];
     ++finished_;
     device_seconds_ += spring_.collect(f.first, out);
   }
 
   void flush_stream_pairs(std::vector<RawMatch>& out) override {
-    const std::lock_guard lock(context_.mutex());
+    const auto lock = context_.lock();
     spring_.flush(out);
   }
 
   void export_stream_pairs(std::span<Pair* const> pairs,
                            std::span<common::SpringLaneState> out) override {
-    const std::lock_guard lock(context_.mutex());
+    const auto lock = context_.lock();
     spring_.export_pairs(pairs, out);
   }
 
   void import_stream_pairs(std::span<Pair* const> pairs,
                            std::span<const common::SpringLaneState> in) override {
-    const std::lock_guard lock(context_.mutex());
+    const auto lock = context_.lock();
     spring_.import_pairs(pairs, in);
   }
 
   void lower_to_live_starts(std::span<std::uint64_t> keep_from) override {
     if (spring_.empty()) return;
-    const std::lock_guard lock(context_.mutex());
+    const auto lock = context_.lock();
     const std::uint32_t slots = std::max<std::uint32_t>(state().slot_count, 1);
     live_host_.reserve(slots);
     next_index_.assign(slots, 0);
@@ -172,7 +173,7 @@ class CudaMatcher final : public Matcher {
   // the entries the flight's last batch filled are put back to "no chunk", so the work
   // follows the active streams, never all of them. Returns the longest chunk.
   std::uint32_t upload(Flight& f) {
-    const auto& active = state().active;
+    const auto active = batch_streams();
     const std::uint32_t slots = std::max<std::uint32_t>(state().slot_count, 1);
     std::size_t floats = 0;
     for (const StreamState* s : active) floats += s->chunk_values.size();

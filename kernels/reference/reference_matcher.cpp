@@ -36,7 +36,7 @@ class ReferenceMatcher final : public Matcher {
   }
 
   void run_batch(std::span<WindowBatch> windows, std::vector<RawMatch>& out) override {
-    for (const StreamState* stream : state().active)
+    for (const StreamState* stream : batch_streams())
       for (const Pair* pair : stream->pairs) {
         if (pair->window) continue;
         SpringPair& spring = springs_.at(pair);
@@ -64,7 +64,7 @@ class ReferenceMatcher final : public Matcher {
   }
 
   void lower_to_live_starts(std::span<std::uint64_t> keep_from) override {
-    for (const StreamState* stream : state().trim_streams)
+    for (const StreamState* stream : streams_to_trim())
       for (const Pair* pair : stream->pairs)
         if (!pair->window)
           if (auto oldest = springs_.at(pair).oldest_live_start()) {

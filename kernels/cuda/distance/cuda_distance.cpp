@@ -4,10 +4,13 @@
 // each pair routed to the warp, long-pair or generic kernel (elastic_engine.cpp). `--grad`
 // the same way, in slices whose gradients fit too, on softdtw's gradient kernel.
 #include <algorithm>
+#include <exception>
 #include <stdexcept>
+#include <thread>
 #include <utility>
 #include <vector>
 
+#include "common/balanced_blocks.hpp"
 #include "common/distance_inputs.hpp"
 #include "cuda/device_context.hpp"
 #include "cuda/runtime/cuda_check.hpp"
@@ -63,16 +66,19 @@ void load_slice(ElasticEngine& engine, const DistanceParams& params, std::span<c
 
 }  // namespace
 
-void distance_matrix_path(std::span<const SeriesView> a, std::span<const SeriesView> b,
-                          const DistanceParams& params, std::span<double> out, DistancePath path,
-                          DeviceTimings* timings) {
-  common::check_distance_inputs(a, b, params, out);
+namespace {
+
+// Rows of A against all of B on `device`, out holding those rows; twed's float32 times
+// after `origin` (the whole matrix's, so that a block of rows gets what the whole would).
+void distance_rows(std::span<const SeriesView> a, std::span<const SeriesView> b,
+                   const DistanceParams& params, std::span<double> out, DistancePath path,
+                   DeviceTimings* timings, int device, double origin) {
   if (a.empty() || b.empty()) return;
+  DeviceContext& context = DeviceContext::get(device);  // its device current from here on
   const std::size_t dims = a[0].dims;
   const bool twed = params.metric == Metric::twed;
 
   // float32 times after the common origin, for the series that have times.
-  const double origin = twed ? common::twed_time_origin(a, b) : 0.0;
   std::vector<std::vector<float>> a_times(a.size()), b_times(b.size());
   if (twed) {
     const auto convert = [origin](std::span<const SeriesView> set,
@@ -93,8 +99,7 @@ void distance_matrix_path(std::span<const SeriesView> a, std::span<const SeriesV
   const std::size_t budget = std::max<std::size_t>(free_bytes / 4, std::size_t{64} << 20);
   const auto a_chunks = chunks(a, twed, budget, kMaxPairsPerSlice);
 
-  DeviceContext& context = DeviceContext::get();
-  const std::lock_guard lock(context.mutex());
+  const auto lock = context.lock();
   ElasticEngine& engine = context.engine();
   DeviceTimings total;
   std::vector<double> results;
@@ -118,6 +123,17 @@ void distance_matrix_path(std::span<const SeriesView> a, std::span<const SeriesV
   if (timings) *timings = total;
 }
 
+}  // namespace
+
+void distance_matrix_path(std::span<const SeriesView> a, std::span<const SeriesView> b,
+                          const DistanceParams& params, std::span<double> out, DistancePath path,
+                          DeviceTimings* timings, int device) {
+  common::check_distance_inputs(a, b, params, out);
+  if (a.empty() || b.empty()) return;
+  const double origin = params.metric == Metric::twed ? common::twed_time_origin(a, b) : 0.0;
+  distance_rows(a, b, params, out, path, timings, device, origin);
+}
+
 void softdtw_grad_matrix_scratch(std::span<const SeriesView> a, std::span<const SeriesView> b,
                                  const DistanceParams& params, std::span<double> out,
                                  std::size_t scratch_bytes, DeviceTimings* timings) {
@@ -125,6 +141,7 @@ void softdtw_grad_matrix_scratch(std::span<const SeriesView> a, std::span<const 
   if (a.empty() || b.empty()) return;
   const std::size_t dims = a[0].dims;
   const std::vector<std::size_t> rows = common::softdtw_grad_rows(a, b.size());
+  DeviceContext& context = DeviceContext::get();  // device 0, current from here on
 
   std::size_t free_bytes = 0, total_bytes = 0;
   WW_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -134,8 +151,7 @@ void softdtw_grad_matrix_scratch(std::span<const SeriesView> a, std::span<const 
   if (scratch_bytes == 0) scratch_bytes = free_bytes / 2;
   const auto a_chunks = chunks(a, false, budget, kMaxPairsPerSlice);
 
-  DeviceContext& context = DeviceContext::get();
-  const std::lock_guard lock(context.mutex());
+  const auto lock = context.lock();
   ElasticEngine& engine = context.engine();
   DeviceTimings total;
   std::vector<double> grads;
@@ -171,8 +187,51 @@ void softdtw_grad_matrix(std::span<const SeriesView> a, std::span<const SeriesVi
 }
 
 void distance_matrix(std::span<const SeriesView> a, std::span<const SeriesView> b,
-                     const DistanceParams& params, std::span<double> out, DeviceTimings* timings) {
-  detail::distance_matrix_path(a, b, params, out, detail::DistancePath::automatic, timings);
+                     const DistanceParams& params, std::span<double> out, DeviceTimings* timings,
+                     int device) {
+  detail::distance_matrix_path(a, b, params, out, detail::DistancePath::automatic, timings, device);
+}
+
+void distance_matrix(std::span<const SeriesView> a, std::span<const SeriesView> b,
+                     const DistanceParams& params, std::span<double> out, DeviceTimings* timings,
+                     std::span<const int> devices) {
+  if (devices.size() <= 1)
+    return distance_matrix(a, b, params, out, timings, devices.empty() ? 0 : devices[0]);
+  common::check_distance_inputs(a, b, params, out);
+  if (a.empty() || b.empty()) return;
+  const double origin = params.metric == Metric::twed ? common::twed_time_origin(a, b) : 0.0;
+  // Blocks of consecutive rows of about equal cells (a row's cells: its length times all of
+  // B's), one a device, each on a host thread of its own.
+  const std::vector<std::size_t> first =
+      common::balanced_blocks(a.size(), devices.size(), [&](std::size_t i) { return a[i].length; });
+  std::vector<DeviceTimings> block_timings(devices.size());
+  std::vector<std::exception_ptr> errors(devices.size());
+  {
+    std::vector<std::jthread> threads;
+    for (std::size_t k = 0; k < devices.size(); ++k) {
+      const std::size_t i0 = first[k], i1 = first[k + 1];
+      if (i0 == i1) continue;
+      threads.emplace_back([&, k, i0, i1] {
+        try {
+          detail::distance_rows(
+              a.subspan(i0, i1 - i0), b, params, out.subspan(i0 * b.size(), (i1 - i0) * b.size()),
+              detail::DistancePath::automatic, &block_timings[k], devices[k], origin);
+        } catch (...) {
+          errors[k] = std::current_exception();
+        }
+      });
+    }
+  }
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+  if (!timings) return;
+  // The devices run at once: the call's device time is its slowest device's.
+  *timings = DeviceTimings{};
+  for (const DeviceTimings& t : block_timings) {
+    timings->kernel_seconds = std::max(timings->kernel_seconds, t.kernel_seconds);
+    timings->copy_seconds = std::max(timings->copy_seconds, t.copy_seconds);
+    timings->device_bytes += t.device_bytes;
+  }
 }
 
 }  // namespace warpwatch::kernels::cuda

@@ -15,7 +15,7 @@ namespace warpwatch::kernels::cuda::detail {
 
 void distance_matrix_path(std::span<const SeriesView> a, std::span<const SeriesView> b,
                           const DistanceParams& params, std::span<double> out, DistancePath path,
-                          DeviceTimings* timings = nullptr);
+                          DeviceTimings* timings = nullptr, int device = 0);
 
 // softdtw_grad_matrix with the launches' table scratch bounded by `scratch_bytes` (0: half
 // the free device memory, as cuda.hpp's softdtw_grad_matrix), so that tests can force many

@@ -90,7 +90,7 @@ std::vector<TopWindow> top_windows(const TopWindowsRequest& r, DeviceTimings* ti
   const std::size_t k = std::min(r.k, windows);  // more than every window selects them all
 
   DeviceContext& ctx = DeviceContext::get();
-  const std::lock_guard lock(ctx.mutex());
+  const auto lock = ctx.lock();
   const cudaStream_t stream = ctx.compute().get();
   const Event begun, copied, finished;
   std::vector<StreamOrderedBuffer<std::uint8_t>> owned;

@@ -173,7 +173,11 @@ struct DaemonConfig {
   std::string source_file;
   std::string instance = "warpwatch";  // names this daemon in events
   kernels::Backend backend = kernels::Backend::automatic;
-  unsigned cpu_threads = 0;            // 0 = one per hardware thread
+  unsigned cpu_threads = 0;  // 0 = one per hardware thread
+  // cuda.devices: the cuda backend's devices (auto's too), each where the file lists it;
+  // empty = every usable device.
+  std::vector<int> cuda_devices{};
+  std::vector<SourceLocation> cuda_devices_where{};
   std::chrono::milliseconds tick{10};  // scheduler period
   std::size_t batch_samples = 0;       // a batch is cut early once this many wait, and takes at
                                        // most this many; 0 = by the backend (batch_samples_for)
@@ -207,6 +211,15 @@ std::vector<std::string> startup_options_changed(const DaemonConfig& running,
 // Fills in the limits left 0 (derived from the memory budget) and checks that they fit
 // in it; throws ConfigError at `where` when they do not. load_daemon_config calls it.
 void resolve_limits(DaemonConfig& config, const SourceLocation& where);
+
+// cuda.devices against the devices this machine has (cuda_status().device_count, when the
+// backend may use a device): ConfigError at the first listed index that is not below
+// `device_count`. The daemon checks at start and `warpwatch check-config` with it; with no
+// usable device there is nothing to check against (auto runs on the cpu, cuda fails).
+void check_cuda_devices(const DaemonConfig& config, int device_count);
+// The same against this machine (kernels::cuda_status()), asked only when the file lists
+// devices and the backend may use one.
+void check_cuda_devices(const DaemonConfig& config);
 
 // Reads and validates the whole file; every error is a ConfigError naming
 // file:line:column. Pattern files are resolved relative to the config file's folder. The

@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "warpwatch/kernels/matcher.hpp"
 #include "warpwatch/kernels/params.hpp"
@@ -76,7 +77,17 @@ struct BackendOptions {
   // start on (each batch then runs on the one its own shape picks; cpu_threads is this
   // struct's).
   WorkShape shape{};
+  // cuda (and auto's cuda): the CUDA devices to use (cuda.devices), each at most once; empty =
+  // every usable device. With several, a Matcher is a cuda backend a device behind a
+  // sharded matcher (sharded_matcher.hpp; auto: the cpu and that, switching between them),
+  // and distance_matrix splits A's rows across them.
+  std::vector<int> devices{};
 };
+
+// The devices `listed` names (empty: every usable one, 0 .. device_count - 1), checked:
+// std::invalid_argument naming the first index that is negative, repeated, or not below
+// `device_count`.
+std::vector<int> cuda_device_list(std::span<const int> listed, int device_count);
 
 // `auto`'s rule (README, "How auto chooses"), from bench --case stream_matrix on the H100
 // and its 16-core host: one pair runs on one core of the cpu (1.1-1.9e9 cells/s) and on one
@@ -124,12 +135,16 @@ std::function<std::size_t(const WorkShape&)> auto_backend_choice(unsigned cpu_th
 
 // A Matcher of the given backend (resolved as above; `auto` with a usable device is the cpu
 // and cuda backends behind one switching matcher, each batch on the one auto_backend_choice
-// picks, starting on the one resolve_backend picks for options.shape). Throws
-// std::runtime_error when the backend cannot be had (not compiled in, no device).
+// picks, starting on the one resolve_backend picks for options.shape; cuda over several
+// devices (options.devices) is one cuda backend a device behind a sharded matcher, to which
+// auto's rule applies as to one device). Throws std::runtime_error when the backend cannot
+// be had (not compiled in, no device, a listed device that does not exist).
 std::unique_ptr<Matcher> make_matcher(Backend backend, const BackendOptions& options = {});
 
 // The pairwise distance matrix on the given backend (resolved as above):
-// out[i * b.size() + j] = distance(a[i], b[j]).
+// out[i * b.size() + j] = distance(a[i], b[j]). cuda: A's rows in blocks of about equal
+// cells, a block a device of options.devices, each on a host thread of its own (the same
+// results as one device); options.timings gets the slowest device's times.
 void distance_matrix(Backend backend, std::span<const SeriesView> a, std::span<const SeriesView> b,
                      const DistanceParams& params, std::span<double> out,
                      const BackendOptions& options = {});

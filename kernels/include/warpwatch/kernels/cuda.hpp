@@ -30,16 +30,25 @@ struct Options {
   // under it (window/window_pairs.hpp). False: every window aligned in full by the same
   // passes (the events are the same; for tests and measurements).
   bool window_pruning = true;
+  // The CUDA device (an index of cudaGetDeviceCount's) whose context the matcher works on.
+  int device = 0;
 };
 
 // Throws CudaError when no device is usable.
 std::unique_ptr<Matcher> make_matcher(const Options& options = {});
 
-// out[i * b.size() + j] = distance(a[i], b[j]). `timings` (optional) receives the device
-// time of the kernels alone and of the copies, measured with CUDA events.
+// out[i * b.size() + j] = distance(a[i], b[j]) on `device`. `timings` (optional) receives
+// the device time of the kernels alone and of the copies, measured with CUDA events.
 void distance_matrix(std::span<const SeriesView> a, std::span<const SeriesView> b,
                      const DistanceParams& params, std::span<double> out,
-                     DeviceTimings* timings = nullptr);
+                     DeviceTimings* timings = nullptr, int device = 0);
+// The same over several devices: A's rows in blocks of about equal cells, a block a device,
+// each on a host thread of its own (twed's times after the whole matrix's origin: the
+// results of one device); `timings` gets the slowest device's times and every device's
+// bytes.
+void distance_matrix(std::span<const SeriesView> a, std::span<const SeriesView> b,
+                     const DistanceParams& params, std::span<double> out, DeviceTimings* timings,
+                     std::span<const int> devices);
 
 // softdtw's gradient with respect to each series of A for every pair (backends.hpp's
 // softdtw_grad_matrix; the layout of `out` is described there), in float64, a device thread

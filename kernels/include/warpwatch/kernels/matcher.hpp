@@ -133,6 +133,9 @@ struct MatcherCounters {
   double collect_seconds = 0.0;
   double trim_seconds = 0.0;
   double wait_seconds = 0.0;
+  // cuda over several devices (sharded_matcher.hpp): device_bytes of each device, in the
+  // order of cuda.devices (device_bytes is their sum); empty for one device.
+  std::vector<std::uint64_t> device_bytes_per_device{};
 };
 
 namespace common {
@@ -141,11 +144,13 @@ struct PatternState;
 struct Pair;
 struct WindowBatch;
 struct SpringLaneState;
+struct StreamSubset;
 class MatcherState;
 class WorkerPool;
 }  // namespace common
 
 class SwitchingMatcher;
+class ShardedMatcher;
 
 class Matcher {
  public:
@@ -214,6 +219,12 @@ class Matcher {
   // --- the backend's hooks. Pairs, patterns and streams stay at their addresses for their
   // lifetime; Pair::handle is the backend's to use (where it keeps the pair's state).
 
+  // A stream arrives, before its pairs / leaves, after its pairs (and their reports): for a
+  // backend that keeps streams apart (sharded_matcher.hpp: the shard a stream's pairs go
+  // to). The defaults do nothing. on_stream_removed must not throw.
+  virtual void on_stream_added(StreamState& stream);
+  virtual void on_stream_removed(StreamState& stream);
+
   // A stream-mode pattern arrives, before its pairs; it leaves after its pairs' pending
   // candidates are appended by on_stream_pattern_removed (which drops all its state).
   virtual void on_stream_pattern_added(PatternState& pattern);
@@ -263,8 +274,12 @@ class Matcher {
                                    std::span<const common::SpringLaneState> in);
 
   // What the backends read (common/matcher_state.hpp): the matcher's own, or, for a backend
-  // inside a SwitchingMatcher, that matcher's.
+  // inside a SwitchingMatcher or a ShardedMatcher, that matcher's.
   const common::MatcherState& state() const { return *view_; }
+  // The streams a backend's batch and trim hooks work on: state().active and
+  // state().trim_streams, or, for a shard of a ShardedMatcher, the part of them it holds.
+  std::span<StreamState* const> batch_streams() const;
+  std::span<StreamState* const> streams_to_trim() const;
   // Host threads for the base's share of a large batch (sample checks, histories) and the
   // backend's own host loops; a backend lends its pool (it outlives the base's use of it:
   // the base uses it only inside submit()). None: one thread.
@@ -281,12 +296,17 @@ class Matcher {
   void finish_started();
   void require_none_outstanding(const char* what) const;
 
-  // A SwitchingMatcher runs its backends' hooks on its own state (it points their view_ at
-  // its state_): one set of streams, patterns and pairs, whichever backend runs a batch.
+  // A SwitchingMatcher and a ShardedMatcher run their backends' hooks on their own state
+  // (they point their view_ at it): one set of streams, patterns and pairs, whichever
+  // backend runs a batch or holds a stream. A ShardedMatcher passes the view on to its
+  // shards, and gives each shard its part of the batch's and the trim's streams (subset_).
   friend class SwitchingMatcher;
+  friend class ShardedMatcher;
+  virtual void attach_view(common::MatcherState* view) { view_ = view; }
 
   std::unique_ptr<common::MatcherState> state_;
   common::MatcherState* view_ = nullptr;
+  const common::StreamSubset* subset_ = nullptr;
   common::WorkerPool* host_pool_ = nullptr;
   std::vector<Outstanding> outstanding_;  // oldest first
 };

@@ -61,6 +61,9 @@ struct Options {
   std::string query;              // window_search, walks: "series" (default), "unrelated", "both"
   std::string data_dir;           // ECG200's folder (dense rows); empty: default_data_dir()
   kernels::Metric metric = kernels::Metric::dtw;  // window_search: dtw or ed
+  // cuda: the devices stream_dtw, stream_matrix, whole_dtw, twed_* run on (empty: every
+  // usable one; window_search runs on device 0), for the scaling table (1 device vs 2).
+  std::vector<int> devices{};
 };
 
 // One workload measured once on one backend.
@@ -105,10 +108,11 @@ struct Report {
   std::string cpu_model;  // from /proc/cpuinfo
   unsigned hardware_threads = 0;
   std::string os, hostname;
-  std::string cuda;         // cuda_status(): device, or why none is usable
-  std::string backend;      // the backend benchmarked
-  std::string simd_target;  // what the cpu backend's SIMD kernels dispatch to here
-  unsigned threads = 0;     // cpu worker threads used
+  std::string cuda;            // cuda_status(): device, or why none is usable
+  std::vector<int> devices{};  // cuda: the devices used (JSON: devices, device_count)
+  std::string backend;         // the backend benchmarked
+  std::string simd_target;     // what the cpu backend's SIMD kernels dispatch to here
+  unsigned threads = 0;        // cpu worker threads used
   bool quick = false;
   std::size_t repeat = 0;
   std::uint64_t seed = 0;
