@@ -5,7 +5,8 @@ find_package(Threads REQUIRED)
 find_package(yaml-cpp REQUIRED)
 find_package(hwy REQUIRED)
 find_package(Boost 1.74 REQUIRED)          # Asio (cpu backend's thread pool), Beast (/metrics, sinks)
-find_package(OpenSSL REQUIRED)             # libcrypto: the webhook sink's HMAC-SHA256
+find_package(OpenSSL REQUIRED)             # libcrypto: the webhook sink's HMAC-SHA256, pattern fingerprints
+find_package(ZLIB REQUIRED)                # crc32: checkpoints
 find_package(CLI11 CONFIG REQUIRED)
 find_package(nlohmann_json 3 REQUIRED)
 find_package(spdlog CONFIG REQUIRED)       # Debian's is built against the system fmt

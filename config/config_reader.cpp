@@ -185,6 +185,7 @@ struct Converter {
         break;
       case OptionType::path: {
         v.text = scalar(node, "a file name");
+        if (v.text.empty() && option.default_yaml == "\"\"") break;  // "" = off, its default
         if (v.text.empty()) fail(node, "must not be empty");
         const std::filesystem::path p(v.text);
         if (p.is_relative()) v.text = (ctx.base_dir / p).lexically_normal().string();

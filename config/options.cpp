@@ -529,6 +529,24 @@ std::vector<OptionInfo> daemon_options() {
        .min = 0,
        .max = 600000,
        .set = [](T& t, const V& v) { t.config->drain_grace = milliseconds(v.integer); }},
+      {.name = "state",
+       .type = OT::section,
+       .help = "matching state that survives restarts (README: State and restarts)"},
+      {.name = "state.dir",
+       .type = OT::path,
+       .default_yaml = "\"\"",
+       .help = "folder of `checkpoint.bin`: the matching state, written every `checkpoint_ms` "
+               "and at shutdown (instead of reporting pending candidates), restored at start; "
+               "\"\" = off",
+       .set = [](T& t, const V& v) { t.config->state_dir = v.text; }},
+      {.name = "state.checkpoint_ms",
+       .type = OT::integer,
+       .default_yaml = "5000",
+       .help = "how often the checkpoint is written while running; 0 = only at shutdown",
+       .min = 0,
+       .max = 86400000,
+       .set =
+           [](T& t, const V& v) { t.config->checkpoint_interval = milliseconds(v.integer); }},
   };
 }
 

@@ -104,6 +104,24 @@ void RuleEngine::carry_cooldowns_from(const RuleEngine& previous) {
   }
 }
 
+std::vector<std::pair<std::string, std::int64_t>> RuleEngine::cooldowns_of(
+    std::string_view stream) const {
+  std::vector<std::pair<std::string, std::int64_t>> out;
+  for (std::size_t r = 0; r < rules_.size(); ++r) {
+    const auto it = last_event_ns_.find(std::make_pair(r, std::string(stream)));
+    if (it != last_event_ns_.end()) out.emplace_back(rules_[r].name, it->second);
+  }
+  return out;
+}
+
+void RuleEngine::restore_cooldowns(
+    std::string_view stream, const std::vector<std::pair<std::string, std::int64_t>>& cooldowns) {
+  for (const auto& [name, last_ns] : cooldowns)
+    for (std::size_t r = 0; r < rules_.size(); ++r)
+      if (rules_[r].name == name)
+        last_event_ns_.insert_or_assign(std::make_pair(r, std::string(stream)), last_ns);
+}
+
 void RuleEngine::carry_counters_from(const RuleEngine& previous) {
   for (std::size_t r = 0; r < rules_.size(); ++r) counters_[r] = previous.counters(rules_[r].name);
 }

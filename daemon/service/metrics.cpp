@@ -218,6 +218,15 @@ void pipeline_families(Families& f, const PipelineStats& p) {
             "latency histogram)")
       .add(d(p.untimed_events));
 
+  f.counter("checkpoints_total", "Checkpoints of the matching state (state.dir), by result")
+      .add(d(p.checkpoints_written), {{"result", "written"}})
+      .add(d(p.checkpoints_failed), {{"result", "failed"}});
+  f.gauge("last_checkpoint_duration_seconds",
+          "The last checkpoint written: export, encoding and the atomic write")
+      .add(p.last_checkpoint_seconds);
+  f.gauge("last_checkpoint_bytes", "The last checkpoint written: its size")
+      .add(d(p.last_checkpoint_bytes));
+
   f.counter("rule_events_total", "Events per alert rule");
   for (const auto& [rule, c] : p.rules) f.add(d(c.events), {{"rule", rule}});
   f.counter("rule_cooldown_dropped_total",

@@ -117,6 +117,7 @@ Pipeline::Pipeline(config::DaemonConfig config, Logger log)
   publish.curve = security_->server("publish");
   publisher_ = std::make_unique<alerting::Publisher>(context_, publish);
   security_->bound("publish", "publish " + publisher_->endpoint(), publisher_->endpoint());
+  if (!config_.state_dir.empty()) restore_checkpoint();  // before any source starts
   for (const config::SinkConfig& sink : config_.sinks) {
     sinks_.push_back(std::make_unique<alerting::Sink>(sink, log_));
     log_->info("alert sink '{}': rules {}, queue {} events, {} per request", sink.name,
@@ -445,6 +446,13 @@ void Pipeline::collect_all() {
 void Pipeline::step() {
   hub_->wait(batch_samples_, std::chrono::steady_clock::now() + config_.tick);
   run_batch();
+  if (!config_.state_dir.empty() && config_.checkpoint_interval.count() > 0) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= next_checkpoint_) {
+      if (next_checkpoint_ != std::chrono::steady_clock::time_point{}) checkpoint();
+      next_checkpoint_ = now + config_.checkpoint_interval;
+    }
+  }
   last_round_ns_ = steady_ns();
 }
 
@@ -475,8 +483,14 @@ PipelineSummary Pipeline::shutdown() {
         "shutdown.drain_grace_ms ({} ms); their matches are lost",
         left.samples, left.streams.size(), config_.drain_grace.count());
   }
-  // Pending candidates of what was matched are final (SPEC.md 3.1).
-  publish(matcher_->flush(), *rules_);
+  if (config_.state_dir.empty()) {
+    // Pending candidates of what was matched are final (SPEC.md 3.1).
+    publish(matcher_->flush(), *rules_);
+  } else {
+    // They go on after the restart instead: a flush would report occurrences that have not
+    // ended (the restart reports each once, when it ends).
+    checkpoint();
+  }
   refresh_stats();
   // Queued events get what is left of the grace to reach subscribers, no more.
   const auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(

@@ -193,6 +193,10 @@ struct DaemonConfig {
   std::string metrics_listen;              // "127.0.0.1:9464" serves /metrics; "" = off
   std::chrono::milliseconds metrics_stale_after{5000};  // /healthz: 503 after a round this late
   std::chrono::milliseconds drain_grace{2000};          // SIGTERM: time allowed to drain
+  // Matching state across restarts (README.md, "State and restarts"): the folder of
+  // checkpoint.bin ("" = off), and how often it is written (0 = only at shutdown).
+  std::string state_dir;
+  std::chrono::milliseconds checkpoint_interval{5000};
   std::vector<SinkConfig> sinks;                        // alert sinks besides the PUB socket
   CurveConfig curve;
   LiveConfig live;

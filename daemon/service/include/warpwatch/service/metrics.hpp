@@ -50,6 +50,11 @@ struct PipelineStats {
   std::uint64_t untimed_events = 0;
   kernels::MatcherCounters matcher;
   std::vector<std::pair<std::string, alerting::RuleCounters>> rules;  // in configuration order
+  // Checkpoints (state.dir): written and failed, and the last one written's duration (export,
+  // encoding, the atomic write) and size.
+  std::uint64_t checkpoints_written = 0, checkpoints_failed = 0;
+  double last_checkpoint_seconds = 0.0;
+  std::uint64_t last_checkpoint_bytes = 0;
 };
 
 // The process' resident memory against the configured budget.

@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@
 #include "warpwatch/kernels/backends.hpp"
 #include "warpwatch/kernels/matcher.hpp"
 #include "warpwatch/service/arrival_log.hpp"
+#include "warpwatch/service/checkpoint.hpp"
 #include "warpwatch/service/logging.hpp"
 #include "warpwatch/service/metrics.hpp"
 #include "warpwatch/service/metrics_server.hpp"
@@ -86,6 +88,23 @@ class Pipeline {
   // CUDA device is lost). What was queued is dropped; the destructor then does nothing.
   void abandon();
 
+  // Matching state out of the daemon and into it (README.md, "State and restarts"; the
+  // scheduler's thread only). export_streams matches everything queued in the hub first and
+  // collects every batch outstanding, then exports each named stream the pipeline has
+  // (unknown ids are skipped): its Matcher snapshot, its rules' cooldowns and its
+  // validator's last timestamp. With `release` the streams then leave the registry (auto-
+  // created ones), the hub and the Matcher WITHOUT reporting their pending candidates (they
+  // travel with the state).
+  std::vector<StreamRecord> export_streams(std::span<const std::string> ids, bool release);
+  // Restores each record's stream where its definition is the one the registry has or
+  // would auto-create: Matcher state (pairs of unchanged patterns; the others start fresh),
+  // cooldowns, the validator going on after its last timestamp. Logs each pair that starts
+  // fresh and each record refused, with the reason; returns the ids restored.
+  std::vector<std::string> import_streams(std::vector<StreamRecord> records);
+  // Writes <state.dir>/checkpoint.bin now (every stream, the publisher's sequence); a
+  // failure is logged and counted, never thrown. False when it failed or state.dir is off.
+  bool checkpoint();
+
   // The configuration in effect (after the last successful reload).
   const config::DaemonConfig& config() const { return config_; }
   const std::string& publish_endpoint() const { return publisher_->endpoint(); }
@@ -148,6 +167,13 @@ class Pipeline {
   // patterns still configured keeping their counts.
   void track_patterns(const std::vector<config::Library>& libraries);
   void refresh_stats();  // copies the scheduler's counters into stats_
+  // export_streams without matching what is queued first (the periodic checkpoint: a round
+  // boundary is consistent; what is queued is not in it).
+  std::vector<StreamRecord> export_records(std::span<const std::string> ids, bool release);
+  // At start, with state.dir set: the checkpoint file restored, or refused (moved aside to
+  // checkpoint.bin.bad) and the daemon started fresh.
+  void restore_checkpoint();
+  std::filesystem::path checkpoint_path() const;
   PipelineSummary summary() const;
 
   config::DaemonConfig config_;
@@ -186,6 +212,7 @@ class Pipeline {
   std::atomic<bool> running_{false};
   std::atomic<std::int64_t> last_round_ns_{0};  // steady clock
   std::atomic<bool> stopped_{false};
+  std::chrono::steady_clock::time_point next_checkpoint_;  // state.checkpoint_ms's next
   std::unique_ptr<MetricsServer> metrics_;  // last: stops serving before the rest goes
 };
 
