@@ -6,7 +6,8 @@
 //          u32 pairs { str pattern, u64 fingerprint, u8 kind,
 //                      kind 0 (stream): u32 m, f32 x m d, i32 x m s, f32 d_min, i32 t_s, i32 t_e
 //                      kind 1 (window): u64 first index, u8 pending
-//                                       [f64 distance, u64 start, u64 end, i64 start ns, i64 end ns] }
+//                                       [f64 distance, u64 start, u64 end, i64 start ns, i64 end
+//                                       ns] }
 //          u32 cooldowns { str rule, i64 end ns }, i64 validator's last ns,
 //          u32 positions { str key, i64 value } (keys in increasing order)
 // str      u32 bytes, the bytes
@@ -159,7 +160,9 @@ class Reader {
   std::int32_t i32(const char* field) {
     return static_cast<std::int32_t>(static_cast<std::uint32_t>(u(4, field)));
   }
-  float f32(const char* field) { return std::bit_cast<float>(static_cast<std::uint32_t>(u(4, field))); }
+  float f32(const char* field) {
+    return std::bit_cast<float>(static_cast<std::uint32_t>(u(4, field)));
+  }
   double f64(const char* field) { return std::bit_cast<double>(u(8, field)); }
   bool flag(const char* field) {
     const std::uint64_t v = u(1, field);
@@ -410,7 +413,8 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view b
   }
   // The rename is durable once the folder is.
   Fd folder(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (folder.get() < 0 || ::fsync(folder.get()) != 0) throw_errno("cannot fsync the folder of", path);
+  if (folder.get() < 0 || ::fsync(folder.get()) != 0)
+    throw_errno("cannot fsync the folder of", path);
 }
 
 std::string read_whole_file(const std::filesystem::path& path) {
