@@ -545,8 +545,7 @@ std::vector<OptionInfo> daemon_options() {
        .help = "how often the checkpoint is written while running; 0 = only at shutdown",
        .min = 0,
        .max = 86400000,
-       .set =
-           [](T& t, const V& v) { t.config->checkpoint_interval = milliseconds(v.integer); }},
+       .set = [](T& t, const V& v) { t.config->checkpoint_interval = milliseconds(v.integer); }},
   };
 }
 

@@ -122,8 +122,7 @@ std::uint64_t pattern_fingerprint(const PatternDef& p) {
   store_le(bytes, static_cast<std::uint64_t>(mp.normalize), 1);
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int size = 0;
-  if (EVP_Digest(bytes.data(), bytes.size(), digest, &size, EVP_sha256(), nullptr) != 1 ||
-      size < 8)
+  if (EVP_Digest(bytes.data(), bytes.size(), digest, &size, EVP_sha256(), nullptr) != 1 || size < 8)
     throw std::runtime_error("SHA-256 failed (OpenSSL)");
   return stream::load_le(reinterpret_cast<const std::byte*>(digest), 8);
 }

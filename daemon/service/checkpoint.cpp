@@ -6,7 +6,8 @@
 //          u32 pairs { str pattern, u64 fingerprint, u8 kind,
 //                      kind 0 (stream): u32 m, f32 x m d, i32 x m s, f32 d_min, i32 t_s, i32 t_e
 //                      kind 1 (window): u64 first index, u8 pending
-//                                       [f64 distance, u64 start, u64 end, i64 start ns, i64 end ns] }
+//                                       [f64 distance, u64 start, u64 end, i64 start ns, i64 end
+//                                       ns] }
 //          u32 cooldowns { str rule, i64 end ns }, i64 validator's last ns,
 //          u32 positions { str key, i64 value } (keys in increasing order)
 // str      u32 bytes, the bytes
@@ -74,6 +75,7 @@ class Writer {
   }
   void bytes(std::string_view s) { out_.append(s); }
   std::string& out() { return out_; }
+  void reserve(std::size_t bytes) { out_.reserve(bytes); }
 
  private:
   std::string out_;
@@ -103,6 +105,12 @@ void write_track(Writer& w, const WindowTrackState& track) {
 std::string record_payload(const StreamRecord& r) {
   const StreamSnapshot& s = r.matcher;
   Writer w;
+  std::size_t estimate = 128 + s.def.id.size() + 4 * s.values.size() + 8 * s.times_ns.size();
+  for (const PairSnapshot& p : s.pairs) {
+    const auto* lane = std::get_if<SpringLaneState>(&p.state);
+    estimate += 64 + p.pattern_id.size() + (lane ? 8 * lane->d.size() : 0);
+  }
+  w.reserve(estimate);
   w.str(s.def.id);
   w.u(s.def.dims, 2);
   w.i64(s.def.nominal_period_ns);
@@ -159,7 +167,9 @@ class Reader {
   std::int32_t i32(const char* field) {
     return static_cast<std::int32_t>(static_cast<std::uint32_t>(u(4, field)));
   }
-  float f32(const char* field) { return std::bit_cast<float>(static_cast<std::uint32_t>(u(4, field))); }
+  float f32(const char* field) {
+    return std::bit_cast<float>(static_cast<std::uint32_t>(u(4, field)));
+  }
   double f64(const char* field) { return std::bit_cast<double>(u(8, field)); }
   bool flag(const char* field) {
     const std::uint64_t v = u(1, field);
@@ -410,7 +420,8 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view b
   }
   // The rename is durable once the folder is.
   Fd folder(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (folder.get() < 0 || ::fsync(folder.get()) != 0) throw_errno("cannot fsync the folder of", path);
+  if (folder.get() < 0 || ::fsync(folder.get()) != 0)
+    throw_errno("cannot fsync the folder of", path);
 }
 
 std::string read_whole_file(const std::filesystem::path& path) {

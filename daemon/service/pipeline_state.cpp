@@ -23,14 +23,12 @@ std::filesystem::path Pipeline::checkpoint_path() const {
   return std::filesystem::path(config_.state_dir) / "checkpoint.bin";
 }
 
-std::vector<StreamRecord> Pipeline::export_streams(std::span<const std::string> ids,
-                                                   bool release) {
+std::vector<StreamRecord> Pipeline::export_streams(std::span<const std::string> ids, bool release) {
   process(hub_->take_all());  // every accepted sample of the streams is in their state
   return export_records(ids, release);
 }
 
-std::vector<StreamRecord> Pipeline::export_records(std::span<const std::string> ids,
-                                                   bool release) {
+std::vector<StreamRecord> Pipeline::export_records(std::span<const std::string> ids, bool release) {
   collect_all();
   std::vector<StreamRecord> out;
   out.reserve(ids.size());
@@ -75,8 +73,8 @@ std::vector<std::string> Pipeline::import_streams(std::vector<StreamRecord> reco
       log_->warn("state of stream '{}' not restored, it starts fresh: {}", id, why);
       continue;
     }
-    const std::int64_t last = s.next_index > 0 ? std::max(s.last_ns, r.validator_last_ns)
-                                               : r.validator_last_ns;
+    const std::int64_t last =
+        s.next_index > 0 ? std::max(s.last_ns, r.validator_last_ns) : r.validator_last_ns;
     if (last != no_timestamp) hub_->continue_after(stream, last);
     rules_->restore_cooldowns(id, r.cooldowns);
     for (const auto& fresh : pairs.fresh)
@@ -137,10 +135,9 @@ void Pipeline::restore_checkpoint() {
     std::filesystem::path aside = path;
     aside += ".bad";
     std::filesystem::rename(path, aside, ec);
-    log_->error("state: checkpoint {} refused ({}); {}; matching starts fresh", path.string(),
-                e.what(),
-                ec ? "it could not be moved aside: " + ec.message()
-                   : "moved aside to " + aside.string());
+    log_->error(
+        "state: checkpoint {} refused ({}); {}; matching starts fresh", path.string(), e.what(),
+        ec ? "it could not be moved aside: " + ec.message() : "moved aside to " + aside.string());
     return;
   }
   publisher_->continue_sequence(c.publisher_sequence);
@@ -149,8 +146,8 @@ void Pipeline::restore_checkpoint() {
   log_->info(
       "state: restored {} of {} streams from {} (written {} s ago); events go on after "
       "sequence {}",
-      restored.size(), records, path.string(),
-      (wall_clock_ns() - c.written_ns) / 1'000'000'000, c.publisher_sequence);
+      restored.size(), records, path.string(), (wall_clock_ns() - c.written_ns) / 1'000'000'000,
+      c.publisher_sequence);
 }
 
 }  // namespace warpwatch::service

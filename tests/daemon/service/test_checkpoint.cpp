@@ -51,9 +51,10 @@ StreamRecord sample_record(std::mt19937_64& rng, const std::string& id, std::siz
                      .state = kernels::WindowTrackState{
                          .first_index = 7,
                          .pending = kernels::common::WindowOccurrence{0.25, 1001, 1004, 5, 9}}});
-  s.pairs.push_back({.pattern_id = "quiet",
-                     .fingerprint = rng(),
-                     .state = kernels::WindowTrackState{.first_index = 0, .pending = std::nullopt}});
+  s.pairs.push_back(
+      {.pattern_id = "quiet",
+       .fingerprint = rng(),
+       .state = kernels::WindowTrackState{.first_index = 0, .pending = std::nullopt}});
   r.cooldowns = {{"default", 123}, {"page", -4}};
   r.validator_last_ns = s.last_ns;
   r.positions = {{"offset", 77}, {"partition", 3}};

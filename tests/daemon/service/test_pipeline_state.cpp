@@ -66,7 +66,8 @@ class PipelineState : public ::testing::Test {
     Producer push(ctx, p.ingest_endpoints().at(0));
     push.send("s", stream::encode_frame(slice(series_, from, to - from), false));
     const std::uint64_t want = p.stats().samples + (to - from);
-    ASSERT_TRUE(step_until(p, [&] { return p.stats().samples >= want; }, 10s))
+    ASSERT_TRUE(step_until(
+        p, [&] { return p.stats().samples >= want; }, 10s))
         << "matched " << p.stats().samples << " of " << want;
   }
   std::vector<nlohmann::json> events() const {
@@ -101,7 +102,8 @@ TEST_F(PipelineState, RestartMidOccurrenceReportsItOnceWhereAnUninterruptedRunDo
     p.shutdown();  // checkpoints instead of reporting the pending occurrence
   }
   ASSERT_EQ(events().size(), 1u) << "only the first copy, which ended before the cut";
-  const service::Checkpoint saved = service::decode_checkpoint(service::read_whole_file(checkpoint_file()));
+  const service::Checkpoint saved =
+      service::decode_checkpoint(service::read_whole_file(checkpoint_file()));
   ASSERT_EQ(saved.streams.size(), 1u);
   EXPECT_EQ(saved.publisher_sequence, 1u);
   const kernels::StreamSnapshot& s = saved.streams[0].matcher;
@@ -193,7 +195,8 @@ TEST_F(PipelineState, ThePeriodicCheckpointIsWritten) {
   EXPECT_EQ(log_.count("state: no checkpoint at"), 1u) << log_.joined();
   p.start();
   feed(p, 0, 50);
-  ASSERT_TRUE(step_until(p, [&] { return p.stats().checkpoints_written >= 2; }, 5s));
+  ASSERT_TRUE(step_until(
+      p, [&] { return p.stats().checkpoints_written >= 2; }, 5s));
   const auto saved = service::decode_checkpoint(service::read_whole_file(checkpoint_file()));
   ASSERT_EQ(saved.streams.size(), 1u);
   EXPECT_EQ(saved.streams[0].matcher.next_index, 50u);

@@ -5,9 +5,9 @@
 
 #include <csignal>
 #include <fstream>
-#include <thread>
 #include <regex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "daemon_e2e_support.hpp"
@@ -200,7 +200,8 @@ TEST_F(WarpwatchdProcess, SigtermMidOccurrenceAndRestartReportItOnce) {
   std::string text = config_text(ports_, "");
   text.replace(text.find("    patterns:\n"), 14,
                "    patterns:\n      - {id: ramp, values: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]}\n");
-  text.replace(text.find("publish: {endpoint: "), 20, "publish: {events_file: " + events + ", endpoint: ");
+  text.replace(text.find("publish: {endpoint: "), 20,
+               "publish: {events_file: " + events + ", endpoint: ");
   text += "state: {dir: " + state + ", checkpoint_ms: 0}\n";
   std::vector<float> values(160, 0.0f);
   for (std::size_t i = 100; i < 110; ++i) values[i] = static_cast<float>(i - 100);
@@ -219,7 +220,8 @@ TEST_F(WarpwatchdProcess, SigtermMidOccurrenceAndRestartReportItOnce) {
                  .at(R"(warpwatch_stream_accepted_samples_total{stream="s1"})") < 105)
     std::this_thread::sleep_for(20ms);
   stop_and_expect_clean_exit();
-  const auto saved = service::decode_checkpoint(service::read_whole_file(state + "/checkpoint.bin"));
+  const auto saved =
+      service::decode_checkpoint(service::read_whole_file(state + "/checkpoint.bin"));
   const service::StreamRecord* record = nullptr;
   for (const auto& r : saved.streams)
     if (r.matcher.def.id == "s1") record = &r;
@@ -229,7 +231,8 @@ TEST_F(WarpwatchdProcess, SigtermMidOccurrenceAndRestartReportItOnce) {
   for (const auto& pair : record->matcher.pairs)
     if (const auto* lane = std::get_if<kernels::common::SpringLaneState>(&pair.state);
         lane && pair.pattern_id == "ramp")
-      for (std::size_t i = 0; i < lane->d.size(); ++i) live |= lane->d[i] <= 1.0f && lane->s[i] == 100;
+      for (std::size_t i = 0; i < lane->d.size(); ++i)
+        live |= lane->d[i] <= 1.0f && lane->s[i] == 100;
   EXPECT_TRUE(live) << "the occurrence at 100-109 is in progress at SIGTERM";
   const std::uint64_t sequence_before = saved.publisher_sequence;
   EXPECT_TRUE(events_of(sub_->events, "s1").empty()) << "a pending occurrence is not flushed";

@@ -87,7 +87,7 @@ void run_one(const Backend& backend) {
   std::vector<PatternDef> patterns = snapshot_patterns(rng);
   // Streams: copies of their dims' patterns every 5-40 samples, and the copy of kAcrossCut
   // at `across`, where the cut will fall.
-  constexpr std::size_t length = 1400, across = 700;
+  constexpr std::size_t length = 1400, across = 720;  // a multiple of every hop
   std::vector<StreamData> streams;
   std::vector<std::vector<Plant>> plants;
   for (const std::string id : {"a", "b", "c", "d", "e", kLate.c_str()}) {
@@ -117,7 +117,8 @@ void run_one(const Backend& backend) {
     double worst = 0.0;
     for (std::size_t s = 0; s < streams.size(); ++s)
       for (const Plant& plant : plants[s])
-        if (plant.values == &p.values) worst = std::max(worst, copy_distance(p, streams[s], plant.at));
+        if (plant.values == &p.values)
+          worst = std::max(worst, copy_distance(p, streams[s], plant.at));
     p.params.threshold = worst * 1.2 + 1e-3;
   }
   PatternDef changed = named(patterns, kChanged);
@@ -193,8 +194,9 @@ void run_one(const Backend& backend) {
     auto flushed = after->flush();
     got.insert(got.end(), flushed.begin(), flushed.end());
   }
-  expect_same_matches(sorted(got), sorted(want),
-                      cat(backend.name, ": restored at the cut vs uninterrupted (seed ", seed, ")"));
+  expect_same_matches(
+      sorted(got), sorted(want),
+      cat(backend.name, ": restored at the cut vs uninterrupted (seed ", seed, ")"));
   // The copies planted across the cut were in progress there, and are reported.
   for (std::size_t s = 0; s < streams.size(); ++s) {
     const auto it = kAcrossCut.find(streams[s].id);
@@ -208,8 +210,9 @@ void run_one(const Backend& backend) {
       if (m.stream_id() == streams[s].id && m.end_index + 100 > cut_pos[s] &&
           m.start_index < cut_pos[s] + 100)
         near += describe(m) + "\n";
-    EXPECT_TRUE(spans) << near << backend.name << ": no match of " << it->second << " on " << streams[s].id
-                       << " spans the cut at " << cut_pos[s] << " (seed " << seed << ")";
+    EXPECT_TRUE(spans) << near << backend.name << ": no match of " << it->second << " on "
+                       << streams[s].id << " spans the cut at " << cut_pos[s] << " (seed " << seed
+                       << ")";
   }
 }
 

@@ -197,7 +197,7 @@ struct DaemonConfig {
   // checkpoint.bin ("" = off), and how often it is written (0 = only at shutdown).
   std::string state_dir;
   std::chrono::milliseconds checkpoint_interval{5000};
-  std::vector<SinkConfig> sinks;                        // alert sinks besides the PUB socket
+  std::vector<SinkConfig> sinks;  // alert sinks besides the PUB socket
   CurveConfig curve;
   LiveConfig live;
 };
