@@ -75,6 +75,7 @@ class Writer {
   }
   void bytes(std::string_view s) { out_.append(s); }
   std::string& out() { return out_; }
+  void reserve(std::size_t bytes) { out_.reserve(bytes); }
 
  private:
   std::string out_;
@@ -104,6 +105,12 @@ void write_track(Writer& w, const WindowTrackState& track) {
 std::string record_payload(const StreamRecord& r) {
   const StreamSnapshot& s = r.matcher;
   Writer w;
+  std::size_t estimate = 128 + s.def.id.size() + 4 * s.values.size() + 8 * s.times_ns.size();
+  for (const PairSnapshot& p : s.pairs) {
+    const auto* lane = std::get_if<SpringLaneState>(&p.state);
+    estimate += 64 + p.pattern_id.size() + (lane ? 8 * lane->d.size() : 0);
+  }
+  w.reserve(estimate);
   w.str(s.def.id);
   w.u(s.def.dims, 2);
   w.i64(s.def.nominal_period_ns);

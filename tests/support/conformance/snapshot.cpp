@@ -87,7 +87,7 @@ void run_one(const Backend& backend) {
   std::vector<PatternDef> patterns = snapshot_patterns(rng);
   // Streams: copies of their dims' patterns every 5-40 samples, and the copy of kAcrossCut
   // at `across`, where the cut will fall.
-  constexpr std::size_t length = 1400, across = 700;
+  constexpr std::size_t length = 1400, across = 720;  // a multiple of every hop
   std::vector<StreamData> streams;
   std::vector<std::vector<Plant>> plants;
   for (const std::string id : {"a", "b", "c", "d", "e", kLate.c_str()}) {
