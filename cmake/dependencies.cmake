@@ -15,6 +15,7 @@ find_package(PkgConfig REQUIRED)
 pkg_check_modules(libsystemd REQUIRED IMPORTED_TARGET libsystemd)  # sd_notify
 pkg_check_modules(fftw3 REQUIRED IMPORTED_TARGET fftw3)  # ed's FFT filter (double precision)
 pkg_check_modules(libmosquitto REQUIRED IMPORTED_TARGET libmosquitto)  # the MQTT source
+pkg_check_modules(rdkafka REQUIRED IMPORTED_TARGET rdkafka)  # the Kafka source and sink
 # cppzmq-dev ships a CMake package (target cppzmq, header-only, carrying libzmq); the
 # pkg-config route covers a cppzmq without it (e.g. a hand-installed header).
 find_package(cppzmq QUIET)

@@ -388,6 +388,18 @@ void check_kind_keys(const PresentKeys& keys, std::string_view kind,
   }
 }
 
+void check_kafka_keys(const PresentKeys& keys, std::initializer_list<const char*> required,
+                      const std::map<std::string, std::string>& properties) {
+  const SourceLocation& at = keys.find("kafka")->second.value;
+  for (const char* name : required)
+    if (keys.find(cat("kafka.", name)) == keys.end())
+      throw ConfigError(at, cat("missing required key ", in_quotes(name), " in 'kafka'"));
+  if (const auto why = stream::kafka_properties_problem(properties)) {
+    const auto it = keys.find("kafka.properties");
+    throw ConfigError(it == keys.end() ? at : it->second.value, cat("kafka properties: ", *why));
+  }
+}
+
 void UniqueNames::add(const std::string& name, const SourceLocation& where) {
   const auto [it, inserted] = seen_.emplace(name, where);
   if (!inserted)

@@ -232,6 +232,11 @@ bool IngestHub::has_room() const {
   return has_room_locked();
 }
 
+bool IngestHub::half_empty() const {
+  const std::lock_guard lock(mu_);
+  return queued_bytes_ <= limits_.total_bytes / 2 && streams_full_ == 0;
+}
+
 bool IngestHub::wait_for_room(SourceId source, const std::stop_token& stop,
                               Clock::time_point deadline) {
   std::unique_lock lock(mu_);

@@ -88,6 +88,7 @@ std::vector<Event> RuleEngine::apply(const std::vector<kernels::RawMatch>& match
       event.instance = instance_;
       event.labels = rule.labels;
       event.resolve = rule.resolve;
+      event.id = event_id(event.stream, event.pattern, event.start_index, event.end_index);
       events.push_back(std::move(event));
     }
   }

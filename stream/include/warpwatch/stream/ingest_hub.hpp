@@ -132,6 +132,11 @@ class IngestHub {
   // requested (false).
   bool wait_for_room(SourceId source, const std::stop_token& stop, Clock::time_point deadline);
   bool has_room() const;
+  // Whether at most half of total_bytes is queued and no stream's queue is full: a source
+  // that stops its transport's delivery when the queue is full (Kafka's paused partitions,
+  // which each take a fetch to start again) starts it again only then, not at each sample
+  // taken.
+  bool half_empty() const;
 
   // Takes at most `max_samples` queued samples (at least one per stream taken), spread
   // fairly over the streams that have some: each gets an equal share, what a stream does

@@ -16,20 +16,23 @@
 #include <string>
 #include <vector>
 
+#include "warpwatch/alerting/event_sink.hpp"
 #include "warpwatch/alerting/publisher.hpp"
 #include "warpwatch/alerting/rules.hpp"
-#include "warpwatch/alerting/sink.hpp"
 #include "warpwatch/config/daemon_config.hpp"
 #include "warpwatch/kernels/backends.hpp"
 #include "warpwatch/kernels/matcher.hpp"
 #include "warpwatch/service/arrival_log.hpp"
 #include "warpwatch/service/checkpoint.hpp"
+#include "warpwatch/service/kafka_state.hpp"
 #include "warpwatch/service/logging.hpp"
 #include "warpwatch/service/metrics.hpp"
 #include "warpwatch/service/metrics_server.hpp"
+#include "warpwatch/service/scheduler_requests.hpp"
 #include "warpwatch/service/socket_security.hpp"
 #include "warpwatch/stream/influx_source.hpp"
 #include "warpwatch/stream/ingest_hub.hpp"
+#include "warpwatch/stream/kafka_source.hpp"
 #include "warpwatch/stream/mqtt_source.hpp"
 #include "warpwatch/stream/registry.hpp"
 #include "warpwatch/stream/source.hpp"
@@ -194,11 +197,17 @@ class Pipeline {
   double publish_ms_ = 0, publish_cpu_ms_ = 0;
   std::unique_ptr<alerting::RuleEngine> rules_;
   std::unique_ptr<alerting::Publisher> publisher_;
-  std::vector<std::unique_ptr<alerting::Sink>> sinks_;  // `sinks:`, each with its own thread
+  std::vector<std::unique_ptr<alerting::EventSink>> sinks_;  // `sinks:`, each with a thread
+  // Work the Kafka sources' threads need done on the scheduler's (their cuts and restores),
+  // served in step() and while the pipeline stops; the changelogs that ask for it. Both
+  // outlive the sources (declared before them).
+  SchedulerRequests requests_{nullptr};
+  std::vector<std::unique_ptr<KafkaChangelog>> changelogs_;
   std::vector<std::unique_ptr<stream::Source>> sources_;
   std::vector<std::string> ingest_endpoints_;        // of the socket sources, as bound
   std::vector<stream::Source*> replays_;             // the finite ones among sources_
   std::vector<stream::MqttSource*> mqtt_sources_;    // the MQTT ones, for their counters
+  std::vector<stream::KafkaSource*> kafka_sources_;  // the Kafka ones, for their counters
   std::vector<const stream::InfluxSource*> influx_;  // the line-protocol ones (their counters)
   std::atomic<bool> replay_batches_done_{false};
   const std::string instance_;     // as started: /metrics reads it from other threads
