@@ -9,6 +9,7 @@
 #include <cstring>
 #include <set>
 #include <stdexcept>
+#include <utility>
 
 #include "common/low32_index.hpp"
 #include "common/matcher_state.hpp"
@@ -128,36 +129,48 @@ std::uint64_t pattern_fingerprint(const PatternDef& p) {
 }
 
 StreamSnapshot Matcher::export_stream(std::string_view stream_id) const {
+  const std::string id(stream_id);
+  return std::move(export_streams(std::span(&id, 1)).front());
+}
+
+std::vector<StreamSnapshot> Matcher::export_streams(std::span<const std::string> stream_ids) const {
   require_none_outstanding("export_stream()");
-  const auto it = state_->streams.find(stream_id);
-  if (it == state_->streams.end())
-    throw std::invalid_argument("unknown stream '" + std::string(stream_id) + "'");
-  const StreamState& stream = *it->second;
-  const stream::StreamHistory& history = stream.history;
-  StreamSnapshot out;
-  out.def = *stream.def;
-  out.next_index = history.next_index();
-  out.last_ns = history.last_time_ns();
-  out.first_index = history.first_index();
-  const std::size_t kept = out.next_index - out.first_index;
-  if (kept > 0) {
-    const float* first = history.sample(out.first_index);
-    out.values.assign(first, first + kept * out.def.dims);
+  std::vector<const StreamState*> streams;
+  streams.reserve(stream_ids.size());
+  for (const std::string& id : stream_ids) {
+    const auto it = state_->streams.find(id);
+    if (it == state_->streams.end()) throw std::invalid_argument("unknown stream '" + id + "'");
+    streams.push_back(it->second.get());
   }
-  out.times_ns.reserve(kept);
-  for (std::uint64_t i = out.first_index; i < out.next_index; ++i)
-    out.times_ns.push_back(history.time_ns(i));
+  std::vector<StreamSnapshot> out(streams.size());
   std::vector<Pair*> spring_pairs;
-  std::vector<std::size_t> spring_slots;  // their places in out.pairs
-  for (Pair* pair : stream.pairs) {
-    PairSnapshot& p = out.pairs.emplace_back();
-    p.pattern_id = pair->pattern->def->id;
-    p.fingerprint = pair->pattern->fingerprint;
-    if (pair->window) {
-      p.state = pair->window->save();
-    } else {
-      spring_pairs.push_back(pair);
-      spring_slots.push_back(out.pairs.size() - 1);
+  std::vector<std::pair<std::size_t, std::size_t>> spring_slots;  // (stream, pair) in `out`
+  for (std::size_t k = 0; k < streams.size(); ++k) {
+    const StreamState& stream = *streams[k];
+    const stream::StreamHistory& history = stream.history;
+    StreamSnapshot& snap = out[k];
+    snap.def = *stream.def;
+    snap.next_index = history.next_index();
+    snap.last_ns = history.last_time_ns();
+    snap.first_index = history.first_index();
+    const std::size_t kept = snap.next_index - snap.first_index;
+    if (kept > 0) {
+      const float* first = history.sample(snap.first_index);
+      snap.values.assign(first, first + kept * snap.def.dims);
+    }
+    snap.times_ns.reserve(kept);
+    for (std::uint64_t i = snap.first_index; i < snap.next_index; ++i)
+      snap.times_ns.push_back(history.time_ns(i));
+    for (Pair* pair : stream.pairs) {
+      PairSnapshot& p = snap.pairs.emplace_back();
+      p.pattern_id = pair->pattern->def->id;
+      p.fingerprint = pair->pattern->fingerprint;
+      if (pair->window) {
+        p.state = pair->window->save();
+      } else {
+        spring_pairs.push_back(pair);
+        spring_slots.emplace_back(k, snap.pairs.size() - 1);
+      }
     }
   }
   std::vector<common::SpringLaneState> lanes(spring_pairs.size());
@@ -165,7 +178,7 @@ StreamSnapshot Matcher::export_stream(std::string_view stream_id) const {
   // copy (the cuda backend downloads the pairs' tiles).
   const_cast<Matcher*>(this)->export_stream_pairs(spring_pairs, lanes);
   for (std::size_t k = 0; k < lanes.size(); ++k)
-    out.pairs[spring_slots[k]].state = std::move(lanes[k]);
+    out[spring_slots[k].first].pairs[spring_slots[k].second].state = std::move(lanes[k]);
   return out;
 }
 

@@ -30,12 +30,16 @@ std::vector<StreamRecord> Pipeline::export_streams(std::span<const std::string> 
 
 std::vector<StreamRecord> Pipeline::export_records(std::span<const std::string> ids, bool release) {
   collect_all();
-  std::vector<StreamRecord> out;
-  out.reserve(ids.size());
-  for (const std::string& id : ids) {
-    if (!matcher_->has_stream(id)) continue;
-    StreamRecord& r = out.emplace_back();
-    r.matcher = matcher_->export_stream(id);
+  std::vector<std::string> known;  // the named streams the pipeline has, in the order named
+  for (const std::string& id : ids)
+    if (matcher_->has_stream(id)) known.push_back(id);
+  // One export for all of them: the cuda backend then downloads each tile once.
+  std::vector<kernels::StreamSnapshot> snapshots = matcher_->export_streams(known);
+  std::vector<StreamRecord> out(known.size());
+  for (std::size_t k = 0; k < known.size(); ++k) {
+    const std::string& id = known[k];
+    StreamRecord& r = out[k];
+    r.matcher = std::move(snapshots[k]);
     r.cooldowns = rules_->cooldowns_of(id);
     r.validator_last_ns = hub_->last_timestamp_ns(id).value_or(no_timestamp);
     if (!release) continue;

@@ -200,6 +200,10 @@ class Matcher {
   // history, every pair's state), changing nothing. Needs none outstanding; throws
   // std::invalid_argument for an unknown id.
   StreamSnapshot export_stream(std::string_view stream_id) const;
+  // The same for several streams at once, in the order given: the backend is asked for all
+  // their pairs in one call (the cuda backend downloads each tile once, not once a stream;
+  // what a checkpoint of every stream needs).
+  std::vector<StreamSnapshot> export_streams(std::span<const std::string> stream_ids) const;
   // Adds the snapshot's stream with its definition, history and next index; a stream of that
   // id already here is replaced (its state dropped, nothing reported). Each pair whose pattern
   // the Matcher has with an equal fingerprint goes on from its saved state (results are then
