@@ -37,7 +37,8 @@ DEB_PACKAGES := cmake g++ make pkg-config \
   libspdlog-dev libfmt-dev libhwy-dev libzmq3-dev cppzmq-dev libboost-dev \
   libsystemd-dev prometheus-cpp-dev libfftw3-dev libssl-dev clang-format \
   prometheus-alertmanager systemd procps dpkg-dev file help2man \
-  libmosquitto-dev mosquitto openssl python3-influxdb librdkafka-dev
+  libmosquitto-dev mosquitto openssl python3-influxdb librdkafka-dev \
+  zlib1g-dev
 
 CMAKE_FLAGS := -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DWARPWATCH_CUDA=$(WARPWATCH_CUDA) \
   -DWARPWATCH_WERROR=$(WERROR)

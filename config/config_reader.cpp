@@ -205,6 +205,7 @@ struct Converter {
         break;
       case OptionType::path: {
         v.text = scalar(node, "a file name");
+        if (v.text.empty() && option.default_yaml == "\"\"") break;  // "" = off, its default
         if (v.text.empty()) fail(node, "must not be empty");
         const std::filesystem::path p(v.text);
         if (p.is_relative()) v.text = (ctx.base_dir / p).lexically_normal().string();
@@ -407,6 +408,18 @@ void check_kind_keys(const PresentKeys& keys, std::string_view kind,
     if (it != keys.end() && kind != owner)
       throw ConfigError(it->second.key,
                         cat(in_quotes(name), " applies to ", in_quotes(owner), " entries only"));
+  }
+}
+
+void check_kafka_keys(const PresentKeys& keys, std::initializer_list<const char*> required,
+                      const std::map<std::string, std::string>& properties) {
+  const SourceLocation& at = keys.find("kafka")->second.value;
+  for (const char* name : required)
+    if (keys.find(cat("kafka.", name)) == keys.end())
+      throw ConfigError(at, cat("missing required key ", in_quotes(name), " in 'kafka'"));
+  if (const auto why = stream::kafka_properties_problem(properties)) {
+    const auto it = keys.find("kafka.properties");
+    throw ConfigError(it == keys.end() ? at : it->second.value, cat("kafka properties: ", *why));
   }
 }
 

@@ -108,6 +108,11 @@ std::string_view entry_kind(const PresentKeys& keys, std::initializer_list<std::
 void check_kind_keys(const PresentKeys& keys, std::string_view kind,
                      std::initializer_list<std::pair<std::string_view, std::string_view>> owners);
 
+// A `kafka` ingest entry or sink (the section `kafka` of `keys`): its `required` keys are
+// there, and `properties` are librdkafka's and none warpwatch sets itself.
+void check_kafka_keys(const PresentKeys& keys, std::initializer_list<const char*> required,
+                      const std::map<std::string, std::string>& properties);
+
 // Checks "is a duplicate" for ids, names: throws at `where` naming the first one.
 class UniqueNames {
  public:

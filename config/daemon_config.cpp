@@ -197,6 +197,10 @@ void check_influx_mapping(const PresentKeys& keys, const IngestSource& src) {
   }
 }
 
+void check_kafka(IngestSource& src, const PresentKeys& keys) {
+  check_kafka_keys(keys, {"brokers", "topic", "group_id"}, src.kafka.properties);
+}
+
 // A replay entry's file as samples, sample i at i * period: one series, whose last
 // timestamp fits in int64 nanoseconds.
 std::shared_ptr<const stream::Samples> replay_samples(const IngestSource& src,
@@ -239,8 +243,8 @@ std::vector<IngestSource> read_ingest(const PresentKeys& top, const ReadContext&
   read_list(
       top, ctx, "ingest", &OptionTargets::ingest, [&](IngestSource& src, const PresentKeys& keys) {
         const std::string_view kind_key =
-            entry_kind(keys, {"pull", "sub", "replay", "mqtt", "influx"}, "an ingest entry",
-                       "source", src.where);
+            entry_kind(keys, {"pull", "sub", "replay", "mqtt", "influx", "kafka"},
+                       "an ingest entry", "source", src.where);
         check_kind_keys(keys, kind_key,
                         {{"topic", "sub"},
                          {"server_key_file", "sub"},
@@ -259,6 +263,10 @@ std::vector<IngestSource> read_ingest(const PresentKeys& top, const ReadContext&
         if (kind_key == "mqtt") {
           src.kind = IngestSource::Kind::mqtt;
           check_mqtt(src, keys);
+        }
+        if (kind_key == "kafka") {
+          src.kind = IngestSource::Kind::kafka;
+          check_kafka(src, keys);
         }
         const SourceLocation& at = keys.find(kind_key)->second.value;
         if (src.kind == IngestSource::Kind::sub) read_server_key(src, keys, config.curve);
@@ -335,14 +343,15 @@ bool same_source(const IngestSource& a, const IngestSource& b) {
          a.server_key_file == b.server_key_file && a.server_key == b.server_key &&
          a.file == b.file && a.stream == b.stream && a.rate_hz == b.rate_hz &&
          a.period_ns == b.period_ns && a.mqtt == b.mqtt && a.password_file == b.password_file &&
-         a.mapping == b.mapping && a.max_line_bytes == b.max_line_bytes &&
+         a.kafka == b.kafka && a.mapping == b.mapping && a.max_line_bytes == b.max_line_bytes &&
          a.max_connections == b.max_connections;
 }
 
 bool same_sink(const SinkConfig& a, const SinkConfig& b) {
   const auto fields = [](const SinkConfig& s) {
-    return std::tie(s.kind, s.name, s.url, s.rules, s.headers, s.queue, s.max_batch, s.timeout,
-                    s.max_attempts, s.backoff, s.max_backoff, s.hmac_secret, s.signature_header);
+    return std::tie(s.kind, s.name, s.url, s.kafka, s.rules, s.headers, s.queue, s.max_batch,
+                    s.timeout, s.max_attempts, s.backoff, s.max_backoff, s.hmac_secret,
+                    s.signature_header);
   };
   return fields(a) == fields(b);
 }
@@ -367,6 +376,8 @@ std::string_view to_string(IngestSource::Kind kind) {
       return "mqtt";
     case IngestSource::Kind::influx:
       return "influx";
+    case IngestSource::Kind::kafka:
+      return "kafka";
   }
   return "?";
 }
@@ -449,6 +460,8 @@ std::vector<std::string> startup_options_changed(const DaemonConfig& running,
       {"metrics.listen", a.metrics_listen == b.metrics_listen},
       {"metrics.stale_after_ms", a.metrics_stale_after == b.metrics_stale_after},
       {"shutdown.drain_grace_ms", a.drain_grace == b.drain_grace},
+      {"state.dir", a.state_dir == b.state_dir},
+      {"state.checkpoint_ms", a.checkpoint_interval == b.checkpoint_interval},
       {"sinks", same_sinks},
       {"curve", a.curve.enabled == b.curve.enabled},
       {"curve.secret_key_file",

@@ -37,6 +37,13 @@ std::optional<stream::PayloadFormat> parse_mqtt_payload(std::string_view name) {
   return std::nullopt;
 }
 
+// The choices of `mqtt.payload` and `kafka.payload`.
+std::vector<std::string_view> payload_format_names() {
+  std::vector<std::string_view> names;
+  for (const auto& [name, format] : mqtt_payload_formats) names.push_back(name);
+  return names;
+}
+
 // An MQTT entry's TLS settings, turned on by the first of them that is set.
 stream::MqttTls& tls_of(OptionTargets& t) {
   auto& tls = t.ingest->mqtt.tls;
@@ -107,7 +114,7 @@ std::vector<OptionInfo> daemon_options() {
       {.name = "ingest",
        .type = OT::list,
        .help = "where samples come from; each entry has exactly one of `pull`, `sub`, `replay`, "
-               "`mqtt`, `influx`"},
+               "`mqtt`, `influx`, `kafka`"},
       {.name = "ingest[].pull",
        .type = OT::endpoint,
        .help = "a ZeroMQ PULL socket bound here receives `[stream id][payload]` messages",
@@ -205,12 +212,7 @@ std::vector<OptionInfo> daemon_options() {
        .default_yaml = "auto",
        .help = "how payloads are read; `auto`: a binary frame when it starts with `WWF`, JSON "
                "when it starts with `{` or `[`, otherwise text lines",
-       .choices =
-           [] {
-             std::vector<std::string_view> names;
-             for (const auto& [name, format] : mqtt_payload_formats) names.push_back(name);
-             return names;
-           }(),
+       .choices = payload_format_names(),
        .set =
            [](T& t, const V& v) {
              t.ingest->mqtt.payload = chosen(parse_mqtt_payload(v.text), v.text);
@@ -332,6 +334,56 @@ std::vector<OptionInfo> daemon_options() {
        .max = 65536,
        .set = [](T& t,
                  const V& v) { t.ingest->max_connections = static_cast<std::size_t>(v.integer); }},
+      {.name = "ingest[].kafka",
+       .type = OT::section,
+       .help = "a member of a Kafka consumer group: its share of a topic's partitions, key = "
+               "stream id (README: Kafka); the keys below"},
+      {.name = "ingest[].kafka.brokers",
+       .type = OT::string,
+       .help = "required: the bootstrap brokers, `host:port[,host:port...]`",
+       .min = 1,
+       .set = [](T& t, const V& v) { t.ingest->kafka.brokers = v.text; }},
+      {.name = "ingest[].kafka.topic",
+       .type = OT::string,
+       .help = "required: the input topic; a message's key is its stream id, its value the "
+               "samples",
+       .min = 1,
+       .set = [](T& t, const V& v) { t.ingest->kafka.topic = v.text; }},
+      {.name = "ingest[].kafka.group_id",
+       .type = OT::string,
+       .help = "required: the consumer group (`group.id`) that the daemons sharing the topic "
+               "join",
+       .min = 1,
+       .set = [](T& t, const V& v) { t.ingest->kafka.group_id = v.text; }},
+      {.name = "ingest[].kafka.instance_id",
+       .type = OT::string,
+       .default_yaml = "\"\"",
+       .help = "`group.instance.id`: static membership, unique per daemon (its host name, say): a "
+               "restart within `session_timeout_ms` keeps its partitions; \"\" = dynamic",
+       .set = [](T& t, const V& v) { t.ingest->kafka.instance_id = v.text; }},
+      {.name = "ingest[].kafka.payload",
+       .type = OT::choice,
+       .default_yaml = "auto",
+       .help = "how values are read, as `mqtt.payload`: `auto`, `frame`, `text`, `json`",
+       .choices = payload_format_names(),
+       .set =
+           [](T& t, const V& v) {
+             t.ingest->kafka.payload = chosen(parse_mqtt_payload(v.text), v.text);
+           }},
+      {.name = "ingest[].kafka.session_timeout_ms",
+       .type = OT::integer,
+       .default_yaml = "10000",
+       .help = "a daemon that stops answering keeps its partitions this long; then the group "
+               "moves them to the others",
+       .min = 1000,
+       .max = 3600000,
+       .set = [](T& t, const V& v) { t.ingest->kafka.session_timeout = milliseconds(v.integer); }},
+      {.name = "ingest[].kafka.properties",
+       .type = OT::string_map,
+       .default_yaml = "{}",
+       .help = "further librdkafka properties, e.g. `security.protocol: ssl`; those warpwatch "
+               "sets itself are refused",
+       .set = [](T& t, const V& v) { t.ingest->kafka.properties = v.text_map; }},
 
       // --- limits and streams
       {.name = "limits", .type = OT::section, .help = "what bad or abundant input may cost"},
@@ -540,6 +592,23 @@ std::vector<OptionInfo> daemon_options() {
        .min = 0,
        .max = 600000,
        .set = [](T& t, const V& v) { t.config->drain_grace = milliseconds(v.integer); }},
+      {.name = "state",
+       .type = OT::section,
+       .help = "matching state that survives restarts (README: State and restarts)"},
+      {.name = "state.dir",
+       .type = OT::path,
+       .default_yaml = "\"\"",
+       .help = "folder of `checkpoint.bin`: the matching state, written every `checkpoint_ms` "
+               "and at shutdown (instead of reporting pending candidates), restored at start; "
+               "\"\" = off",
+       .set = [](T& t, const V& v) { t.config->state_dir = v.text; }},
+      {.name = "state.checkpoint_ms",
+       .type = OT::integer,
+       .default_yaml = "5000",
+       .help = "how often the checkpoint is written while running; 0 = only at shutdown",
+       .min = 0,
+       .max = 86400000,
+       .set = [](T& t, const V& v) { t.config->checkpoint_interval = milliseconds(v.integer); }},
   };
 }
 

@@ -86,9 +86,18 @@ std::string read_secret(const std::string& path, const SourceLocation& where) {
 
 void check_sink(SinkConfig& sink, const PresentKeys& keys, const ReadContext& ctx) {
   const std::string_view kind_key =
-      entry_kind(keys, {"alertmanager", "webhook"}, "a sink entry", "kind", sink.where);
+      entry_kind(keys, {"alertmanager", "webhook", "kafka"}, "a sink entry", "kind", sink.where);
   check_kind_keys(keys, kind_key,
                   {{"hmac_secret_file", "webhook"}, {"signature_header", "webhook"}});
+  if (kind_key == "kafka") {
+    sink.kind = SinkConfig::Kind::kafka;
+    for (const char* http_only : {"headers", "max_batch"})
+      if (const auto it = keys.find(http_only); it != keys.end())
+        throw ConfigError(it->second.key, cat(in_quotes(http_only),
+                                              " applies to 'alertmanager' and 'webhook' "
+                                              "entries only"));
+    check_kafka_keys(keys, {"brokers", "topic"}, sink.kafka.properties);
+  }
   if (sink.kind == SinkConfig::Kind::alertmanager && sink.url.has_query)
     throw ConfigError(at(keys, kind_key, sink.where),
                       "an Alertmanager URL is a base (the sink adds /api/v2/alerts): no ?query");
@@ -100,7 +109,9 @@ void check_sink(SinkConfig& sink, const PresentKeys& keys, const ReadContext& ct
   if (!sink.hmac_secret_file.empty())
     sink.hmac_secret = read_secret(sink.hmac_secret_file, at(keys, "hmac_secret_file", sink.where));
   check_headers(sink, keys, ctx);
-  if (sink.name.empty()) sink.name = cat(kind_key, " ", sink.url.authority());
+  if (sink.name.empty())
+    sink.name = sink.kind == SinkConfig::Kind::kafka ? cat("kafka ", sink.kafka.topic)
+                                                     : cat(kind_key, " ", sink.url.authority());
 }
 
 // Alertmanager takes the rule's labels as alert labels: their names must be label names.

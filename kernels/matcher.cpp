@@ -14,6 +14,7 @@
 #include "common/worker_pool.hpp"
 #include "reference/spring.hpp"
 #include "warpwatch/kernels/errors.hpp"
+#include "warpwatch/kernels/stream_snapshot.hpp"
 
 namespace warpwatch::kernels {
 namespace {
@@ -190,6 +191,14 @@ std::size_t Matcher::pattern_count() const {
   return state_->patterns.size();
 }
 
+std::vector<std::string> Matcher::stream_ids() const {
+  std::vector<std::string> ids;
+  ids.reserve(state_->streams.size());
+  for (const auto& [id, stream] : state_->streams) ids.push_back(id);
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
 StreamRef Matcher::find_stream(std::string_view id) const {
   const auto it = state_->streams.find(id);
   return it == state_->streams.end() ? nullptr : it->second->def;
@@ -271,6 +280,10 @@ void append_window(const Pair& pair, const common::WindowOccurrence& o,
 }  // namespace
 
 void Matcher::add_stream(StreamRef stream) {
+  add_stream(std::move(stream), nullptr, nullptr);
+}
+
+void Matcher::add_stream(StreamRef stream, const StreamSnapshot* saved, StreamRestore* restore) {
   require_none_outstanding("add_stream()");
   MatcherState& s = *state_;
   if (!stream) fail("stream definition is null");
@@ -299,8 +312,12 @@ void Matcher::add_stream(StreamRef stream) {
     throw;
   }
   try {
+    // A saved history first: pairs made now start from its next index.
+    if (saved)
+      added.history.restore(saved->first_index, saved->values, saved->times_ns, saved->last_ns);
     for (auto& [id, pattern] : s.patterns)
       if (pattern->def->dims == def.dims) pair_up(added, *pattern);
+    if (saved) restore_pairs(added, *saved, *restore);
   } catch (...) {  // the backend could not take a pair: the stream is not added at all
     const std::string id = def.id;  // def goes with the stream
     remove_stream(id);
@@ -340,6 +357,7 @@ void Matcher::add_pattern(PatternRef pattern) {
   auto added = std::make_unique<PatternState>();
   added->def = std::move(pattern);
   added->eps = reference::stream_eps(added->def->params.threshold);
+  added->fingerprint = pattern_fingerprint(*added->def);
   if (common::WindowQuery::applies(added->def->params))
     added->window_query = std::make_unique<const common::WindowQuery>(*added->def);
   PatternState& p = *s.patterns.emplace(added->def->id, std::move(added)).first->second;

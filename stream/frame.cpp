@@ -9,6 +9,7 @@
 
 #include "payload_parts.hpp"
 #include "warpwatch/stream/decimal.hpp"
+#include "warpwatch/stream/little_endian.hpp"
 #include "warpwatch/stream/stream_id.hpp"
 
 namespace warpwatch::stream {
@@ -17,18 +18,6 @@ namespace {
 constexpr std::array<std::uint8_t, 4> frame_magic = {0x57, 0x57, 0x46, 0x01};  // "WWF" v1
 constexpr std::size_t header_bytes = 12;
 constexpr std::uint8_t flag_explicit_timestamps = 0x01;
-
-// Little-endian loads and stores, byte by byte, so the code does not depend on the host's
-// byte order or on alignment (GCC turns these loops into single moves on x86 and ARM).
-std::uint64_t load_le(const std::byte* p, std::size_t n) {
-  std::uint64_t v = 0;
-  for (std::size_t i = 0; i < n; ++i)
-    v |= std::uint64_t{std::to_integer<std::uint8_t>(p[i])} << (8 * i);
-  return v;
-}
-void store_le(std::vector<std::byte>& out, std::uint64_t v, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) out.push_back(static_cast<std::byte>((v >> (8 * i)) & 0xFF));
-}
 
 DecodeError malformed(std::string detail) {
   return DecodeError{RejectReason::malformed_frame, std::move(detail)};

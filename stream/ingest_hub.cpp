@@ -75,6 +75,44 @@ IngestHub::Slot* IngestHub::find_slot_locked(std::string_view id) const {
   return it == index_.end() ? nullptr : it->second;
 }
 
+IngestHub::Slot& IngestHub::slot_locked(const StreamRef& stream) {
+  Slot* slot = find_slot_locked(stream->id);
+  if (!slot) {
+    const auto it = slots_.try_emplace(stream->id, stream->dims).first;
+    slot = &it->second;
+    index_.emplace(std::string_view(it->first), slot);
+  }
+  // Set before anything can fail: a slot whose first message was dropped whole still has
+  // a stream (the queue's byte count reads its dims).
+  slot->queue.stream = stream;
+  return *slot;
+}
+
+std::optional<std::int64_t> IngestHub::last_timestamp_ns(std::string_view id) const {
+  const std::lock_guard lock(mu_);
+  const Slot* slot = find_slot_locked(id);
+  return slot ? slot->validator.last_timestamp_ns() : std::nullopt;
+}
+
+void IngestHub::continue_after(const StreamRef& stream, std::int64_t last_ns) {
+  const std::lock_guard lock(mu_);
+  slot_locked(stream).validator.continue_after(last_ns);
+}
+
+void IngestHub::forget_stream(std::string_view id) {
+  {
+    const std::lock_guard lock(mu_);
+    Slot* slot = find_slot_locked(id);
+    if (slot && slot->queue.size() > 0) {  // taken, so that every count stays right, and dropped
+      IngestBatch dropped;
+      QueuedSamples q;
+      take_from(slot->queue, slot->queue.size(), q, dropped);
+    }
+    erase_slot_locked(id);
+  }
+  room_.notify_all();
+}
+
 void IngestHub::erase_slot_locked(std::string_view id) {
   const auto it = slots_.find(id);
   if (it == slots_.end()) return;
@@ -124,15 +162,7 @@ void IngestHub::accept(SourceId source, const Samples& offered, const Admit& adm
     drop(source, stream.id, samples.size());
     return;
   }
-  Slot* slot = find_slot_locked(stream.id);
-  if (!slot) {
-    const auto it = slots_.try_emplace(stream.id, stream.dims).first;
-    slot = &it->second;
-    index_.emplace(std::string_view(it->first), slot);
-  }
-  // Set before anything can fail: a slot whose first message was dropped whole still has
-  // a stream (the queue's byte count reads its dims).
-  slot->queue.stream = admit.stream;
+  Slot* slot = &slot_locked(admit.stream);
   // Most messages are valid whole: then they are queued as they came, without a copy.
   Accepted accepted;
   const bool whole = slot->validator.accept_all(samples);
@@ -200,6 +230,11 @@ bool IngestHub::has_room_locked() const {
 bool IngestHub::has_room() const {
   const std::lock_guard lock(mu_);
   return has_room_locked();
+}
+
+bool IngestHub::half_empty() const {
+  const std::lock_guard lock(mu_);
+  return queued_bytes_ <= limits_.total_bytes / 2 && streams_full_ == 0;
 }
 
 bool IngestHub::wait_for_room(SourceId source, const std::stop_token& stop,

@@ -200,17 +200,47 @@ Admit StreamRegistry::admit(std::string_view id, std::size_t dims, std::uint64_t
       refuse(nullptr, RejectReason::wrong_dims,
              dims_detail(dims, "auto-created streams have", options_.auto_dims));
     } else {
-      StreamCounters c;
-      c.stream = make_stream({std::string(id), options_.auto_dims, options_.auto_period_ns});
-      a.stream = c.stream;
-      StreamCounters& created = streams_.emplace(std::string(id), std::move(c)).first->second;
-      ++auto_created_;
+      StreamCounters& created = create_auto_locked(id);
+      a.stream = created.stream;
       a.created = true;
       admit_within_rate(created);  // a full bucket: at least one sample passes
     }
   }
   emit(std::move(line));
   return a;
+}
+
+StreamCounters& StreamRegistry::create_auto_locked(std::string_view id) {
+  StreamCounters c;
+  c.stream = make_stream({std::string(id), options_.auto_dims, options_.auto_period_ns});
+  ++auto_created_;
+  return streams_.emplace(std::string(id), std::move(c)).first->second;
+}
+
+StreamRef StreamRegistry::restore(const StreamDef& def, std::string& why) {
+  std::lock_guard lock(mu_);
+  if (StreamCounters* s = find_locked(def.id)) return s->stream;
+  if (auto invalid = invalid_stream_id_reason(def.id))
+    why = std::string(*invalid);
+  else if (!options_.auto_create)
+    why = "not a declared stream, and auto-creation is off";
+  else if (auto_created_ >= options_.max_auto_streams)
+    why = cat({"the limit of ", std::to_string(options_.max_auto_streams),
+               " auto-created streams is reached"});
+  else if (def.dims != options_.auto_dims || def.nominal_period_ns != options_.auto_period_ns)
+    why = "auto-created streams now have other dims or another nominal period";
+  else
+    return create_auto_locked(def.id).stream;
+  return nullptr;
+}
+
+void StreamRegistry::forget(std::string_view id) {
+  std::lock_guard lock(mu_);
+  const auto it = streams_.find(id);
+  if (it == streams_.end() || it->second.declared) return;
+  --auto_created_;
+  std::erase_if(log_state_, [&](const auto& entry) { return entry.first.first == id; });
+  streams_.erase(it);
 }
 
 void StreamRegistry::reject(std::string_view id, RejectReason reason, std::string_view detail,

@@ -6,7 +6,15 @@ ThreadedSource::~ThreadedSource() = default;
 
 void ThreadedSource::start() {
   if (thread_.joinable()) return;
-  thread_ = std::jthread([this](std::stop_token stop) { run(stop); });
+  ended_ = false;
+  thread_ = std::jthread([this](std::stop_token stop) {
+    run(stop);
+    ended_ = true;
+  });
+}
+
+void ThreadedSource::request_stop() {
+  thread_.request_stop();
 }
 
 void ThreadedSource::stop() {

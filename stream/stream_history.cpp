@@ -11,6 +11,15 @@ void StreamHistory::append(std::span<const float> values, std::span<const std::i
   if (!times_ns.empty()) last_time_ns_ = times_ns.back();
 }
 
+void StreamHistory::restore(std::uint64_t first_index, std::span<const float> values,
+                            std::span<const std::int64_t> times_ns, std::int64_t last_time_ns) {
+  first_index_ = first_index;
+  offset_ = 0;
+  values_.assign(values.begin(), values.end());
+  times_.assign(times_ns.begin(), times_ns.end());
+  last_time_ns_ = last_time_ns;
+}
+
 void StreamHistory::forget_before(std::uint64_t index) {
   if (index <= first_index_) return;
   const std::size_t drop = static_cast<std::size_t>(

@@ -1,9 +1,45 @@
 // Event -> JSON payload (SPEC.md 5). The keys are documented in README.md, "Events".
 #include "warpwatch/alerting/event.hpp"
 
+#include <openssl/evp.h>
 #include <nlohmann/json.hpp>
 
+#include <array>
+#include <stdexcept>
+
 namespace warpwatch::alerting {
+namespace {
+
+void append_u64(std::string& out, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+}  // namespace
+
+std::string event_id(std::string_view stream, std::string_view pattern, std::uint64_t start_index,
+                     std::uint64_t end_index) {
+  std::string input;
+  input.reserve(32 + stream.size() + pattern.size());
+  append_u64(input, stream.size());
+  input.append(stream);
+  append_u64(input, pattern.size());
+  input.append(pattern);
+  append_u64(input, start_index);
+  append_u64(input, end_index);
+  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
+  unsigned int size = 0;
+  if (EVP_Digest(input.data(), input.size(), digest.data(), &size, EVP_sha256(), nullptr) != 1 ||
+      size < 16)
+    throw std::runtime_error("OpenSSL: SHA-256 failed");
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string id;
+  id.reserve(32);
+  for (std::size_t i = 0; i < 16; ++i) {
+    id.push_back(hex[digest[i] >> 4]);
+    id.push_back(hex[digest[i] & 0xf]);
+  }
+  return id;
+}
 
 std::string to_json(const Event& event) {
   // ordered_json keeps the documented key order, which makes `warpwatch tail` and the
@@ -14,7 +50,7 @@ std::string to_json(const Event& event) {
   using Json = nlohmann::ordered_json;
   Json j(Json::value_t::object);
   auto& members = j.get_ref<Json::object_t&>();
-  members.reserve(17);
+  members.reserve(18);
   // (The key as a std::string: a label's key may hold a NUL.)
   const auto add = [](Json::object_t& to, std::string key, auto&& value) {
     to.emplace_back(std::move(key), Json(std::forward<decltype(value)>(value)));
@@ -34,6 +70,7 @@ std::string to_json(const Event& event) {
   add(members, "end_ns", event.end_ns);
   add(members, "detected_ns", event.detected_ns);
   add(members, "sequence", event.sequence);
+  add(members, "id", event.id);
   add(members, "instance", event.instance);
   Json labels(Json::value_t::object);
   auto& label_members = labels.get_ref<Json::object_t&>();

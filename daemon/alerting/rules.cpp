@@ -88,6 +88,7 @@ std::vector<Event> RuleEngine::apply(const std::vector<kernels::RawMatch>& match
       event.instance = instance_;
       event.labels = rule.labels;
       event.resolve = rule.resolve;
+      event.id = event_id(event.stream, event.pattern, event.start_index, event.end_index);
       events.push_back(std::move(event));
     }
   }
@@ -102,6 +103,24 @@ void RuleEngine::carry_cooldowns_from(const RuleEngine& previous) {
         last_event_ns_.insert_or_assign(std::make_pair(r, key.second), last_ns);
     }
   }
+}
+
+std::vector<std::pair<std::string, std::int64_t>> RuleEngine::cooldowns_of(
+    std::string_view stream) const {
+  std::vector<std::pair<std::string, std::int64_t>> out;
+  for (std::size_t r = 0; r < rules_.size(); ++r) {
+    const auto it = last_event_ns_.find(std::make_pair(r, std::string(stream)));
+    if (it != last_event_ns_.end()) out.emplace_back(rules_[r].name, it->second);
+  }
+  return out;
+}
+
+void RuleEngine::restore_cooldowns(
+    std::string_view stream, const std::vector<std::pair<std::string, std::int64_t>>& cooldowns) {
+  for (const auto& [name, last_ns] : cooldowns)
+    for (std::size_t r = 0; r < rules_.size(); ++r)
+      if (rules_[r].name == name)
+        last_event_ns_.insert_or_assign(std::make_pair(r, std::string(stream)), last_ns);
 }
 
 void RuleEngine::carry_counters_from(const RuleEngine& previous) {

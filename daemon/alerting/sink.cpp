@@ -179,7 +179,7 @@ void Sink::give_up(std::size_t events, std::atomic<std::uint64_t>& counter,
     log_->error("sink '{}': gave up {} event(s); the last: {}", config_.name, logged, why);
 }
 
-std::uint64_t Sink::LogThrottle::add(std::uint64_t events, Clock::time_point now) {
+std::uint64_t SinkLogThrottle::add(std::uint64_t events, Clock::time_point now) {
   held += events;
   if (now < next) return 0;
   next = now + log_period;

@@ -41,7 +41,8 @@ nlohmann::json alert(const Event& e) {
         {"match_end", rfc3339(e.end_ns)},
         {"detected", rfc3339(e.detected_ns)},
         {"instance", e.instance},
-        {"sequence", std::to_string(e.sequence)}}},
+        {"sequence", std::to_string(e.sequence)},
+        {"id", e.id}}},
       {"startsAt", rfc3339(e.detected_ns)},
       {"endsAt", rfc3339(e.detected_ns + resolve_ns)}};
 }

@@ -82,6 +82,17 @@ void print_summary(const config::DaemonConfig& c, std::ostream& out) {
       out << "influx " << s.endpoint << " -> " << s.mapping.stream_template
           << (s.mapping.fields.empty() ? std::string() : " fields " + join(s.mapping.fields))
           << ", timestamps in " << stream::to_string(s.mapping.precision);
+    if (s.kind == Kind::kafka) {
+      const auto& k = s.kafka;
+      out << "kafka  " << k.topic << " at " << k.brokers << ", group " << k.group_id
+          << (k.instance_id.empty() ? std::string() : " as " + k.instance_id) << ", payload "
+          << config::mqtt_payload_name(k.payload) << ", session timeout "
+          << k.session_timeout.count() << " ms";
+      // Names only: a property's value may be a credential (sasl.password).
+      std::vector<std::string> names;
+      for (const auto& property : k.properties) names.push_back(property.first);
+      if (!names.empty()) out << ", properties " << join(names);
+    }
   });
   out << "streams: " << c.live.streams.size() << " declared, auto-create "
       << (c.live.auto_create_streams
@@ -115,6 +126,12 @@ void print_summary(const config::DaemonConfig& c, std::ostream& out) {
   });
   // Hosts only: a webhook's path and the headers' values may hold credentials.
   print_list(out, "sinks", c.sinks, [&](const config::SinkConfig& s) {
+    if (s.kind == config::SinkConfig::Kind::kafka) {
+      out << s.name << ": kafka topic " << s.kafka.topic << " at " << s.kafka.brokers << ", rules "
+          << join(s.rules) << ", queue " << s.queue << ", timeout " << s.timeout.count() << " ms, "
+          << s.max_attempts << " attempts";
+      return;
+    }
     const bool alertmanager = s.kind == config::SinkConfig::Kind::alertmanager;
     out << s.name << ": " << (alertmanager ? "alertmanager" : "webhook") << " at "
         << s.url.authority() << ", rules " << join(s.rules) << ", queue " << s.queue << ", batch "

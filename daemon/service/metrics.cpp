@@ -133,6 +133,45 @@ void mqtt_families(Families& f, const std::vector<stream::MqttCounters>& sources
   for (const auto& s : sources) f.add(d(s.subscriptions_refused), {{"source", s.name}});
 }
 
+// The Kafka sources (README: Kafka), one label value per source.
+void kafka_families(Families& f, const std::vector<stream::KafkaCounters>& sources) {
+  if (sources.empty()) return;
+  f.gauge("kafka_connected", "1 while the Kafka source's group membership is up");
+  for (const auto& s : sources) f.add(s.connected ? 1.0 : 0.0, {{"source", s.name}});
+  f.counter("kafka_messages_total", "Kafka messages received, per source");
+  for (const auto& s : sources) f.add(d(s.messages), {{"source", s.name}});
+  f.counter("kafka_rejected_total",
+            "Kafka messages rejected before decoding, per source and reason: no_key, "
+            "stream_mismatch; consume_error: errors the consumer reported");
+  for (const auto& s : sources)
+    f.add(d(s.no_key), {{"source", s.name}, {"reason", "no_key"}})
+        .add(d(s.stream_mismatch), {{"source", s.name}, {"reason", "stream_mismatch"}})
+        .add(d(s.consume_errors), {{"source", s.name}, {"reason", "consume_error"}});
+  f.gauge("kafka_partitions_assigned", "Partitions the group assigned to this daemon now");
+  for (const auto& s : sources) f.add(d(s.partitions_assigned), {{"source", s.name}});
+  f.counter("kafka_rebalances_total", "Assignments and revocations of partitions handled");
+  for (const auto& s : sources) f.add(d(s.rebalances), {{"source", s.name}});
+  f.gauge("kafka_lag_messages", "Messages behind the ends of the assigned partitions");
+  for (const auto& s : sources) f.add(d(s.lag), {{"source", s.name}});
+  f.gauge("kafka_paused", "1 while the assigned partitions are paused for a full queue");
+  for (const auto& s : sources) f.add(s.backpressure ? 1.0 : 0.0, {{"source", s.name}});
+  f.counter("kafka_pauses_total", "Times the partitions were paused for a full queue");
+  for (const auto& s : sources) f.add(d(s.pauses), {{"source", s.name}});
+  f.counter("kafka_commits_failed_total", "Offset commits the group coordinator refused");
+  for (const auto& s : sources) f.add(d(s.commits_failed), {{"source", s.name}});
+  f.counter("kafka_cuts_total",
+            "Changelog cuts: made (records flushed, offsets committed), failed (not committed)");
+  for (const auto& s : sources)
+    f.add(d(s.cuts), {{"source", s.name}, {"result", "made"}})
+        .add(d(s.cuts_failed), {{"source", s.name}, {"result", "failed"}});
+  f.counter("kafka_changelog_records_total",
+            "Changelog records: written by cuts, restored (streams), stale (dropped)");
+  for (const auto& s : sources)
+    f.add(d(s.records_written), {{"source", s.name}, {"event", "written"}})
+        .add(d(s.streams_restored), {{"source", s.name}, {"event", "restored"}})
+        .add(d(s.records_stale), {{"source", s.name}, {"event", "stale"}});
+}
+
 // The line-protocol sources (README: InfluxDB line protocol), one label value per source.
 void influx_families(Families& f, const std::vector<stream::InfluxStats>& sources) {
   if (sources.empty()) return;
@@ -218,6 +257,15 @@ void pipeline_families(Families& f, const PipelineStats& p) {
             "latency histogram)")
       .add(d(p.untimed_events));
 
+  f.counter("checkpoints_total", "Checkpoints of the matching state (state.dir), by result")
+      .add(d(p.checkpoints_written), {{"result", "written"}})
+      .add(d(p.checkpoints_failed), {{"result", "failed"}});
+  f.gauge("last_checkpoint_duration_seconds",
+          "The last checkpoint written: export, encoding and the atomic write")
+      .add(p.last_checkpoint_seconds);
+  f.gauge("last_checkpoint_bytes", "The last checkpoint written: its size")
+      .add(d(p.last_checkpoint_bytes));
+
   f.counter("rule_events_total", "Events per alert rule");
   for (const auto& [rule, c] : p.rules) f.add(d(c.events), {{"rule", rule}});
   f.counter("rule_cooldown_dropped_total",
@@ -291,6 +339,7 @@ std::string render_metrics(const MetricsSnapshot& snapshot) {
   backlog_families(f, snapshot.backlog, snapshot.memory);
   mqtt_families(f, snapshot.mqtt);
   influx_families(f, snapshot.influx);
+  kafka_families(f, snapshot.kafka);
   pipeline_families(f, snapshot.pipeline);
   f.histogram("round_duration_seconds",
               "Scheduler rounds that had work: taking the samples, matching, rules and "

@@ -3,10 +3,12 @@
 #include <fmt/ranges.h>
 #include <time.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 
 #include "pipeline_internal.hpp"
+#include "warpwatch/alerting/kafka_sink.hpp"
 #include "warpwatch/kernels/backends.hpp"
 #include "warpwatch/kernels/errors.hpp"
 #include "warpwatch/stream/influx_source.hpp"
@@ -118,10 +120,15 @@ Pipeline::Pipeline(config::DaemonConfig config, Logger log)
   publish.curve = security_->server("publish");
   publisher_ = std::make_unique<alerting::Publisher>(context_, publish);
   security_->bound("publish", "publish " + publisher_->endpoint(), publisher_->endpoint());
+  if (!config_.state_dir.empty()) restore_checkpoint();  // before any source starts
   for (const config::SinkConfig& sink : config_.sinks) {
-    sinks_.push_back(std::make_unique<alerting::Sink>(sink, log_));
-    log_->info("alert sink '{}': rules {}, queue {} events, {} per request", sink.name,
-               fmt::join(sink.rules, ","), sink.queue, sink.max_batch);
+    sinks_.push_back(alerting::make_sink(sink, log_));
+    if (sink.kind == config::SinkConfig::Kind::kafka)
+      log_->info("alert sink '{}': rules {}, queue {} events, to topic {} at {}", sink.name,
+                 fmt::join(sink.rules, ","), sink.queue, sink.kafka.topic, sink.kafka.brokers);
+    else
+      log_->info("alert sink '{}': rules {}, queue {} events, {} per request", sink.name,
+                 fmt::join(sink.rules, ","), sink.queue, sink.max_batch);
   }
 
   for (const auto& source : config_.ingest) {
@@ -141,6 +148,17 @@ Pipeline::Pipeline(config::DaemonConfig config, Logger log)
           });
       mqtt_sources_.push_back(mqtt.get());
       sources_.push_back(std::move(mqtt));
+      continue;
+    }
+    if (source.kind == Kind::kafka) {
+      // Its cuts follow state.checkpoint_ms (0: only when partitions are revoked).
+      stream::KafkaSourceOptions options = source.kafka;
+      options.commit_interval = config_.checkpoint_interval;
+      changelogs_.push_back(std::make_unique<KafkaChangelog>(*this, requests_, log_));
+      auto kafka = std::make_unique<stream::KafkaSource>(options, *hub_, alerting::kafka_log(log_),
+                                                         changelogs_.back().get());
+      kafka_sources_.push_back(kafka.get());
+      sources_.push_back(std::move(kafka));
       continue;
     }
     if (source.kind == Kind::influx) {
@@ -292,6 +310,8 @@ std::vector<alerting::SinkCounters> Pipeline::sink_counters() const {
 MetricsSnapshot Pipeline::metrics_snapshot() const {
   std::vector<stream::MqttCounters> mqtt;
   for (const stream::MqttSource* source : mqtt_sources_) mqtt.push_back(source->counters());
+  std::vector<stream::KafkaCounters> kafka;
+  for (const stream::KafkaSource* source : kafka_sources_) kafka.push_back(source->counters());
   std::vector<stream::InfluxStats> influx;
   for (const stream::InfluxSource* source : influx_) influx.push_back(source->stats());
   return {instance_,
@@ -307,7 +327,8 @@ MetricsSnapshot Pipeline::metrics_snapshot() const {
           latency_seconds_.Collect(),
           std::move(mqtt),
           std::move(influx),
-          security_->counters()};
+          security_->counters(),
+          std::move(kafka)};
 }
 
 std::optional<std::string> Pipeline::unhealthy() const {
@@ -444,8 +465,17 @@ void Pipeline::collect_all() {
 }
 
 void Pipeline::step() {
+  requests_.serve();
   hub_->wait(batch_samples_, std::chrono::steady_clock::now() + config_.tick);
+  requests_.serve();  // a request that came meanwhile waits at most a tick
   run_batch();
+  if (!config_.state_dir.empty() && config_.checkpoint_interval.count() > 0) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= next_checkpoint_) {
+      if (next_checkpoint_ != std::chrono::steady_clock::time_point{}) checkpoint();
+      next_checkpoint_ = now + config_.checkpoint_interval;
+    }
+  }
   last_round_ns_ = steady_ns();
 }
 
@@ -462,6 +492,17 @@ PipelineSummary Pipeline::shutdown() {
   // Stop ingestion first, then drain what was accepted for the grace period (fluent-bit's
   // order). A source takes what its socket holds while the queue has room, no more.
   hub_->notify();
+  // A Kafka source cuts the state of its partitions as it leaves its group: its requests
+  // are served while it leaves (for the grace and 10 s more at most), then refused.
+  for (stream::KafkaSource* kafka : kafka_sources_) kafka->request_stop();
+  const auto leave_by = deadline + std::chrono::seconds(10);
+  const auto leaving = [&] {
+    return std::any_of(kafka_sources_.begin(), kafka_sources_.end(),
+                       [](const stream::KafkaSource* k) { return !k->thread_ended(); });
+  };
+  while (leaving() && std::chrono::steady_clock::now() < leave_by)
+    requests_.serve_for(std::chrono::milliseconds(10));
+  requests_.close();
   for (auto& source : sources_) source->stop();
   // Match in bounded rounds while the grace lasts; a round begun before the deadline
   // runs to its end.
@@ -476,8 +517,14 @@ PipelineSummary Pipeline::shutdown() {
         "shutdown.drain_grace_ms ({} ms); their matches are lost",
         left.samples, left.streams.size(), config_.drain_grace.count());
   }
-  // Pending candidates of what was matched are final (SPEC.md 3.1).
-  publish(matcher_->flush(), *rules_);
+  if (config_.state_dir.empty()) {
+    // Pending candidates of what was matched are final (SPEC.md 3.1).
+    publish(matcher_->flush(), *rules_);
+  } else {
+    // They go on after the restart instead: a flush would report occurrences that have not
+    // ended (the restart reports each once, when it ends).
+    checkpoint();
+  }
   refresh_stats();
   // Queued events get what is left of the grace to reach subscribers, no more.
   const auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -491,6 +538,7 @@ PipelineSummary Pipeline::shutdown() {
 void Pipeline::abandon() {
   running_ = false;
   stopped_ = true;
+  requests_.close();  // a Kafka source's last cut is refused: nothing is matched any more
   hub_->notify();
   for (auto& source : sources_) source->stop();
   for (auto& sink : sinks_) sink->stop(std::chrono::steady_clock::now());

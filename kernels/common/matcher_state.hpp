@@ -50,7 +50,8 @@ struct StreamState {
 
 struct PatternState {
   PatternRef def;
-  float eps = 0.0f;  // stream mode: the threshold as every backend compares D with it
+  float eps = 0.0f;               // stream mode: the threshold as every backend compares D with it
+  std::uint64_t fingerprint = 0;  // pattern_fingerprint(*def): what a saved pair is checked by
   std::vector<std::unique_ptr<Pair>> pairs;
   std::uint32_t handle = 0;  // stream mode: the backend's place for the pattern's state
   // Window mode with dtw or dk: the pattern's envelopes for pruning (window_bounds.hpp).

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "warpwatch/kernels/matcher.hpp"
+#include "warpwatch/kernels/stream_snapshot.hpp"  // WindowOccurrence
 
 namespace warpwatch::kernels::common {
 
@@ -49,12 +50,6 @@ double znorm_scale(double m2, std::size_t n);
 // nominal period.
 std::vector<double> pattern_times(const PatternDef& pattern, std::int64_t nominal_period_ns);
 
-struct WindowOccurrence {
-  double distance;
-  std::uint64_t start_index, end_index;
-  std::int64_t start_ns, end_ns;
-};
-
 // Turns a run of qualifying windows into one occurrence: the best window (strictly
 // smaller distance wins) is final once w/2 samples passed without a better one.
 class ExclusionZone {
@@ -72,6 +67,9 @@ class ExclusionZone {
     if (best_ && index - best_->end_index >= half_) return flush();
     return std::nullopt;
   }
+  // The occurrence not final yet, if any, and a zone given it back (a snapshot's).
+  const std::optional<WindowOccurrence>& pending() const { return best_; }
+  void restore(std::optional<WindowOccurrence> pending) { best_ = std::move(pending); }
   // End of input: the pending occurrence, if any.
   std::optional<WindowOccurrence> flush() {
     auto occurrence = best_;

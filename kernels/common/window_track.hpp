@@ -52,6 +52,13 @@ class WindowTrack {
                       const stream::StreamHistory& history, std::vector<WindowOccurrence>& out);
   // End of input: the pending occurrence, if any.
   std::optional<WindowOccurrence> flush() { return zone_.flush(); }
+  // The state a snapshot keeps (stream_snapshot.hpp), and the same given back to a track
+  // made for the same pattern and stream: it goes on as if it had never stopped.
+  WindowTrackState save() const { return {schedule_.first, zone_.pending()}; }
+  void restore(const WindowTrackState& state) {
+    schedule_.first = state.first_index;
+    zone_.restore(state.pending);
+  }
   // The oldest sample a future window needs when `next` is the stream's next index: the
   // next window ends at `next` or later and reaches w-1 samples back, and under znorm the
   // cpu backend's moments start from an anchor window up to WindowStats::lookback() earlier.

@@ -16,7 +16,7 @@ namespace warpwatch::testing {
 
 // Rule `rule`'s event on `stream`: pattern "spike" of library "shapes" (dtw, stream mode) at
 // distance 0.25 under 1.5, samples end_index - 4 to end_index at 1.7e18 ns + their index,
-// detected at 1.7e18 ns + 1 s, instance "node-1", label site=plant-7, sequence 0.
+// detected at 1.7e18 ns + 1 s, instance "node-1", label site=plant-7, sequence 0, its id.
 inline alerting::Event sample_event(std::string rule, std::string stream,
                                     std::uint64_t end_index = 9) {
   alerting::Event e;
@@ -36,6 +36,7 @@ inline alerting::Event sample_event(std::string rule, std::string stream,
   e.detected_ns = 1'700'000'001'000'000'000;
   e.instance = "node-1";
   e.labels = {{"site", "plant-7"}};
+  e.id = alerting::event_id(e.stream, e.pattern, e.start_index, e.end_index);
   return e;
 }
 

@@ -22,6 +22,7 @@
 namespace {
 
 using warpwatch::alerting::Event;
+using warpwatch::alerting::event_id;
 using warpwatch::alerting::Publisher;
 using warpwatch::alerting::PublisherOptions;
 using warpwatch::alerting::to_json;
@@ -103,10 +104,10 @@ TEST(EventJson, HasEveryKeyInOrderWithItsValue) {
   const auto j = nlohmann::ordered_json::parse(text);
   std::vector<std::string> keys;
   for (const auto& item : j.items()) keys.push_back(item.key());
-  EXPECT_EQ(keys, (std::vector<std::string>{"rule", "severity", "stream", "library", "pattern",
-                                            "metric", "mode", "distance", "threshold",
-                                            "start_index", "end_index", "start_ns", "end_ns",
-                                            "detected_ns", "sequence", "instance", "labels"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{
+                      "rule", "severity", "stream", "library", "pattern", "metric", "mode",
+                      "distance", "threshold", "start_index", "end_index", "start_ns", "end_ns",
+                      "detected_ns", "sequence", "id", "instance", "labels"}));
   EXPECT_EQ(j["rule"], "hot");
   EXPECT_EQ(j["severity"], "warning");
   EXPECT_EQ(j["stream"], "pump.3");
@@ -122,8 +123,20 @@ TEST(EventJson, HasEveryKeyInOrderWithItsValue) {
   EXPECT_EQ(j["end_ns"].get<std::int64_t>(), 1'700'000'000'000'000'009);
   EXPECT_EQ(j["detected_ns"].get<std::int64_t>(), 1'700'000'001'000'000'000);
   EXPECT_EQ(j["sequence"].get<std::uint64_t>(), 17u);
+  EXPECT_EQ(j["id"], e.id);
   EXPECT_EQ(j["instance"], "node-1");
   EXPECT_EQ(j["labels"], (nlohmann::json{{"site", "plant-7"}, {"team", "ops"}}));
+}
+
+// The expected ids are Python's (hashlib, struct: the README's recipe), not this code's.
+TEST(EventId, IsTheDocumentedSha256PrefixOfStreamPatternAndIndices) {
+  EXPECT_EQ(event_id("pump.3", "spike", 5, 9), "534b606bb6f8a00a96ffd8a0f0e99693");
+  EXPECT_EQ(event_id("pump.3", "spike", 5, 10), "8557efeb4f46f2cec98170a737ecb0a7");
+  EXPECT_EQ(event_id("\xc3\xa9tage-\xe2\x82\xac", "p", 0, UINT64_MAX),
+            "55a2ffc32e28049ca7c4d84f49050223");
+  // Lengths are part of the input: moving a byte from one id to the other changes the id.
+  EXPECT_EQ(event_id("ab", "c", 1, 2), "adbede419b893ee6d5349196e94d769d");
+  EXPECT_EQ(event_id("a", "bc", 1, 2), "54759e1065b07375df406de4483d4638");
 }
 
 TEST(EventJson, DistanceRoundTripsAndEmptyLabelsAreAnObject) {

@@ -121,7 +121,8 @@ TEST(Rules, EventIsFilledFromMatchPatternAndRule) {
   EXPECT_EQ(e.sequence, 0u);  // the publisher numbers events
   EXPECT_EQ(e.instance, "node-1");
   EXPECT_EQ(e.labels, r.labels);
-  EXPECT_EQ(e.resolve.count(), 90000);  // for the alert sinks
+  EXPECT_EQ(e.resolve.count(), 90000);                  // for the alert sinks
+  EXPECT_EQ(e.id, "9b62b90061bef11267bdb5d5457443a7");  // event_id (Python's hashlib)
 }
 
 TEST(Rules, StreamPatternAndLibraryGlobsSelectWholeStrings) {

@@ -106,6 +106,7 @@ TEST(SinkPayload, AlertmanagerAlertHasLabelsAnnotationsAndTimes) {
   EXPECT_EQ(n.at("detected"), "2023-11-14T22:13:21.000Z");
   EXPECT_EQ(n.at("instance"), "node-1");
   EXPECT_EQ(n.at("sequence"), "17");
+  EXPECT_EQ(n.at("id"), "534b606bb6f8a00a96ffd8a0f0e99693");  // event_id, as EventId checks it
   EXPECT_EQ(n.at("summary"),
             "pattern 'spike' matched stream 'pump.3' at distance 0.25 (threshold 1.5)");
   EXPECT_EQ(a.at("startsAt"), "2023-11-14T22:13:21.000Z");

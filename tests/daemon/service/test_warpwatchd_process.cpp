@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <fstream>
 #include <regex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "daemon_e2e_support.hpp"
@@ -14,6 +16,7 @@
 #include "notify_socket.hpp"
 #include "test_support.hpp"
 #include "warpwatch/kernels/errors.hpp"
+#include "warpwatch/service/checkpoint.hpp"
 #include "warpwatch/service/daemon.hpp"
 
 namespace {
@@ -39,10 +42,11 @@ std::string config_text(const Ports& ports, const std::string& extra_stream) {
 
 // A subscriber receives only what is published after its subscription reached the
 // publisher, which nothing announces: send blips on the probe stream until one's event
-// arrives, then every later event reaches the subscriber.
-bool subscription_works(Producer& push, Subscriber& sub) {
+// arrives, then every later event reaches the subscriber. `from`: the probe's first sample
+// index (a restarted daemon with state goes on after the samples it had).
+bool subscription_works(Producer& push, Subscriber& sub, std::size_t from = 0) {
   const auto deadline = Clock::now() + 10s;
-  for (std::size_t at = 0; Clock::now() < deadline; at += 4) {
+  for (std::size_t at = from; Clock::now() < deadline; at += 4) {
     push.send("probe", stream::encode_frame(samples_at(at, {0, 5, -5, 0}), false));
     sub.wait_for(1, 200ms);
     if (!sub.events.empty()) return true;
@@ -59,7 +63,7 @@ std::vector<Received> events_of(const std::vector<Received>& events, const std::
 
 class WarpwatchdProcess : public ::testing::Test {
  protected:
-  void start(const std::string& config) {
+  void start(const std::string& config, std::size_t probe_from = 0) {
     config_path_ = dir_.write("warpwatch.yaml", config);
     daemon_.emplace(WARPWATCHD_PATH, std::vector<std::string>{"--config", config_path_},
                     std::vector<std::string>{"NOTIFY_SOCKET=" + systemd_.path()},
@@ -68,7 +72,7 @@ class WarpwatchdProcess : public ::testing::Test {
     const std::string loopback = "tcp://127.0.0.1:";
     sub_.emplace(ctx_, loopback + std::to_string(ports_.publish));
     push_.emplace(ctx_, loopback + std::to_string(ports_.ingest));
-    ASSERT_TRUE(subscription_works(*push_, *sub_)) << daemon_->stderr_text();
+    ASSERT_TRUE(subscription_works(*push_, *sub_, probe_from)) << daemon_->stderr_text();
   }
   // Waits until an event of `stream` arrives (at most 10 s); returns that stream's events.
   std::vector<Received> wait_for_event_of(const std::string& stream) {
@@ -184,6 +188,79 @@ TEST_F(WarpwatchdProcess, SighupWithABadFileKeepsRunning) {
   push_->send("s1", stream::encode_frame(samples_at(0, {0, 5, -5, 0}), false));
   ASSERT_EQ(wait_for_event_of("s1").size(), 1u) << daemon_->stderr_text();
   stop_and_expect_clean_exit();
+}
+
+// issue 17: matching state across a restart. SIGTERM while a copy of `ramp` (samples 100-109
+// of s1) is in progress: the checkpoint holds it (checked in the file: a live SPRING cell
+// starting at 100, every sample sent matched), nothing of it is reported; the restarted
+// daemon restores it and reports the occurrence once, at the indices of an uninterrupted
+// run, and the events' sequence goes on (the events file holds both runs).
+TEST_F(WarpwatchdProcess, SigtermMidOccurrenceAndRestartReportItOnce) {
+  const std::string state = dir_.path() + "/state", events = dir_.path() + "/events.jsonl";
+  std::string text = config_text(ports_, "");
+  text.replace(text.find("    patterns:\n"), 14,
+               "    patterns:\n      - {id: ramp, values: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]}\n");
+  text.replace(text.find("publish: {endpoint: "), 20,
+               "publish: {events_file: " + events + ", endpoint: ");
+  text += "state: {dir: " + state + ", checkpoint_ms: 0}\n";
+  std::vector<float> values(160, 0.0f);
+  for (std::size_t i = 100; i < 110; ++i) values[i] = static_cast<float>(i - 100);
+  Series s1{"s1", values, {}};
+  for (std::size_t i = 0; i < values.size(); ++i)
+    s1.times.push_back(kT0 + static_cast<std::int64_t>(i) * kPeriod);
+  const auto ramp = make_pattern("ramp", {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, kernels::Mode::stream, 1);
+  const auto want = reference_matches({s1}, {ramp}, true);
+  ASSERT_EQ(want.size(), 1u);
+
+  ASSERT_NO_FATAL_FAILURE(start(text));
+  push_->send("s1", stream::encode_frame(slice(s1, 0, 105), false));
+  const auto deadline = Clock::now() + 10s;
+  while (Clock::now() < deadline &&
+         parse_prometheus_text(http_get(ports_.metrics, "/metrics").body)
+                 .at(R"(warpwatch_stream_accepted_samples_total{stream="s1"})") < 105)
+    std::this_thread::sleep_for(20ms);
+  stop_and_expect_clean_exit();
+  const auto saved =
+      service::decode_checkpoint(service::read_whole_file(state + "/checkpoint.bin"));
+  const service::StreamRecord* record = nullptr;
+  for (const auto& r : saved.streams)
+    if (r.matcher.def.id == "s1") record = &r;
+  ASSERT_NE(record, nullptr) << daemon_->stderr_text();
+  EXPECT_EQ(record->matcher.next_index, 105u) << "every sample sent was matched";
+  bool live = false;
+  for (const auto& pair : record->matcher.pairs)
+    if (const auto* lane = std::get_if<kernels::common::SpringLaneState>(&pair.state);
+        lane && pair.pattern_id == "ramp")
+      for (std::size_t i = 0; i < lane->d.size(); ++i)
+        live |= lane->d[i] <= 1.0f && lane->s[i] == 100;
+  EXPECT_TRUE(live) << "the occurrence at 100-109 is in progress at SIGTERM";
+  const std::uint64_t sequence_before = saved.publisher_sequence;
+  EXPECT_TRUE(events_of(sub_->events, "s1").empty()) << "a pending occurrence is not flushed";
+
+  sub_.reset();
+  push_.reset();
+  ASSERT_NO_FATAL_FAILURE(start(text, 1'000'000));
+  EXPECT_NE(daemon_->stderr_text().find("state: restored 2 of 2 streams"), std::string::npos)
+      << daemon_->stderr_text();
+  push_->send("s1", stream::encode_frame(slice(s1, 105, 55), false));
+  const auto got = wait_for_event_of("s1");
+  ASSERT_EQ(got.size(), 1u) << daemon_->stderr_text();
+  EXPECT_EQ(got[0].event.at("start_index"), want[0].start_index);
+  EXPECT_EQ(got[0].event.at("end_index"), want[0].end_index);
+  EXPECT_EQ(got[0].event.at("distance"), want[0].distance);
+  EXPECT_GT(got[0].event.at("sequence").get<std::uint64_t>(), sequence_before);
+  stop_and_expect_clean_exit();
+  // Every event of both runs, in the file: the sequence 1, 2, ... without a restart in it,
+  // and the occurrence once.
+  std::ifstream in(events);
+  std::uint64_t expected = 1, ramps = 0;
+  for (std::string line; std::getline(in, line); ++expected) {
+    const auto e = nlohmann::json::parse(line);
+    EXPECT_EQ(e.at("sequence"), expected) << line;
+    ramps += e.at("pattern") == "ramp";
+  }
+  EXPECT_GT(expected, sequence_before + 1);
+  EXPECT_EQ(ramps, 1u);
 }
 
 }  // namespace

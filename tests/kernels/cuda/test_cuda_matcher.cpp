@@ -294,3 +294,10 @@ TEST(CudaMatcher, TwoInstancesAgree) {
   WARPWATCH_REQUIRE_CUDA_DEVICE();
   run_backends_agree({cuda_backend(), cuda_backend()});
 }
+
+// A restart through Matcher::export_stream / import_stream equals an uninterrupted run on
+// the device, bit for bit (conformance scenario 8).
+TEST(CudaSnapshot, RestoreEqualsUninterrupted) {
+  WARPWATCH_REQUIRE_CUDA_DEVICE();
+  run_snapshot_restore(cuda_backends());
+}

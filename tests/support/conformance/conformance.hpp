@@ -42,6 +42,7 @@
 //   distance.cpp       scenario 5, whole-series distance matrices
 //   agree.cpp          scenario 6, backends agree bit for bit
 //   softdtw_grad.cpp   scenario 7, softdtw's gradient matrices
+//   snapshot.cpp       scenario 8, streams exported and imported into a fresh matcher
 // The .hpp files other than this one are the library's own.
 //
 // Use from a backend's suite (see kernels/cpu/test_cpu_backend.cpp):
@@ -333,5 +334,17 @@ void run_softdtw_grad_scenario(const GradBackends& backends, std::size_t na = 4,
 // Empty sets give an empty output; a metric other than softdtw, invalid params, mismatched
 // dimensions, an empty series and a wrong output size throw std::invalid_argument.
 void run_softdtw_grad_edge_cases(const GradBackend& backend);
+
+// =================================================================================
+// Scenario 8 (snapshot.cpp): a restart. Random walks with dense noisy copies of stream- and
+// window-mode patterns (d 1 and 2, dtw/dk, znorm, hop > 1), fed in random chunks; at a random
+// cut, while copies planted across it are in progress, every stream is exported
+// (Matcher::export_stream), a fresh matcher is given the same patterns but one changed, and
+// the snapshots are imported (one over a stream it already has). The matches before the cut
+// and after it equal, exactly, those of one uninterrupted matcher of the same backend and
+// chunking, in which the changed pattern is replaced at the cut (its pairs start fresh; the
+// old one's pending candidates are not reported); the copies across the cut are reported,
+// once, at their indices. Each backend of the list on its own.
+void run_snapshot_restore(const Backends& backends);
 
 }  // namespace warpwatch::testing::conformance

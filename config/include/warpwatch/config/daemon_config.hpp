@@ -19,15 +19,17 @@
 #include "warpwatch/stream/curve.hpp"
 #include "warpwatch/stream/frame.hpp"
 #include "warpwatch/stream/influx_mapping.hpp"
+#include "warpwatch/stream/kafka_options.hpp"
 #include "warpwatch/stream/mqtt_options.hpp"
 #include "warpwatch/stream/stream_def.hpp"
 
 namespace warpwatch::config {
 
 // Where samples come from. ZeroMQ PULL binds, SUB connects (topic = stream-id prefix);
-// an MQTT client subscribes at a broker; influx listens for InfluxDB line protocol.
+// an MQTT client subscribes at a broker; influx listens for InfluxDB line protocol; a
+// Kafka consumer takes its share of a topic's partitions in a consumer group.
 struct IngestSource {
-  enum class Kind { pull, sub, replay, mqtt, influx };
+  enum class Kind { pull, sub, replay, mqtt, influx, kafka };
   Kind kind = Kind::pull;
   std::string endpoint;         // pull/sub: a ZeroMQ endpoint, e.g. tcp://127.0.0.1:5555;
                                 // influx: tcp://host:port or udp://host:port
@@ -46,6 +48,7 @@ struct IngestSource {
   stream::InfluxMappingOptions mapping;   // influx: lines -> streams (checked when read)
   std::size_t max_line_bytes = 64 << 10;  // influx: longer lines are skipped and counted
   std::size_t max_connections = 256;      // influx over tcp
+  stream::KafkaSourceOptions kafka;       // kafka: everything
   SourceLocation where;
 };
 
@@ -65,7 +68,8 @@ struct CurveConfig {
 // The names of IngestSource::Kind, as the entries' keys spell them.
 std::string_view to_string(IngestSource::Kind kind);
 
-// `ingest[].mqtt.payload`: the names of the payload formats an MQTT source takes.
+// `ingest[].mqtt.payload`, `ingest[].kafka.payload`: the names of the payload formats an
+// MQTT or Kafka source takes.
 inline constexpr std::pair<std::string_view, stream::PayloadFormat> mqtt_payload_formats[] = {
     {"auto", stream::PayloadFormat::any},
     {"frame", stream::PayloadFormat::frame},
@@ -123,17 +127,26 @@ struct Rule {
 };
 
 // An alert sink (README.md, "Alert sinks"): the events of some rules, POSTed over HTTP to an
-// Alertmanager or a webhook from a bounded queue of the sink's own, with retries.
+// Alertmanager or a webhook from a bounded queue of the sink's own, with retries, or
+// produced to a Kafka topic (key = stream id, value = the event's JSON).
+struct KafkaSinkConfig {
+  std::string brokers;  // bootstrap.servers
+  std::string topic;
+  std::map<std::string, std::string> properties;  // further librdkafka properties
+  friend bool operator==(const KafkaSinkConfig&, const KafkaSinkConfig&) = default;
+};
 struct SinkConfig {
-  enum class Kind { alertmanager, webhook };
+  enum class Kind { alertmanager, webhook, kafka };
   Kind kind = Kind::webhook;
-  std::string name;  // in /metrics and the log; unique; default "<kind> host:port"
-  HttpUrl url;       // alertmanager: the base URL, its target the path before /api/v2/alerts
+  std::string name;       // in /metrics and the log; unique; default "<kind> host:port"
+  HttpUrl url;            // alertmanager: the base URL, its target the path before /api/v2/alerts
+  KafkaSinkConfig kafka;  // kafka: where the events go
   std::vector<std::string> rules = {"*"};      // globs on rule names
   std::map<std::string, std::string> headers;  // sent with every request
   std::size_t queue = 10000;                   // events waiting, at most; full: oldest dropped
   std::size_t max_batch = 100;                 // events per request, at most
-  std::chrono::milliseconds timeout{5000};     // one request: connect, send, answer
+  std::chrono::milliseconds timeout{5000};     // one request: connect, send, answer (kafka:
+                                               // one event's delivery, its retries included)
   unsigned max_attempts = 5;                   // requests per batch before it is given up
   std::chrono::milliseconds backoff{500};      // first retry's wait, doubled after each failure
   std::chrono::milliseconds max_backoff{30000};
@@ -197,7 +210,11 @@ struct DaemonConfig {
   std::string metrics_listen;              // "127.0.0.1:9464" serves /metrics; "" = off
   std::chrono::milliseconds metrics_stale_after{5000};  // /healthz: 503 after a round this late
   std::chrono::milliseconds drain_grace{2000};          // SIGTERM: time allowed to drain
-  std::vector<SinkConfig> sinks;                        // alert sinks besides the PUB socket
+  // Matching state across restarts (README.md, "State and restarts"): the folder of
+  // checkpoint.bin ("" = off), and how often it is written (0 = only at shutdown).
+  std::string state_dir;
+  std::chrono::milliseconds checkpoint_interval{5000};
+  std::vector<SinkConfig> sinks;  // alert sinks besides the PUB socket
   CurveConfig curve;
   LiveConfig live;
 };

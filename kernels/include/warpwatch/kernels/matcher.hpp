@@ -151,6 +151,8 @@ class WorkerPool;
 
 class SwitchingMatcher;
 class ShardedMatcher;
+struct StreamSnapshot;  // stream_snapshot.hpp
+struct StreamRestore;
 
 class Matcher {
  public:
@@ -199,12 +201,32 @@ class Matcher {
   // the daemon's shutdown drain and the end of `warpwatch search` do.
   std::vector<RawMatch> flush();
 
+  // One stream's whole state (stream_snapshot.hpp: its definition, next index, kept
+  // history, every pair's state), changing nothing. Needs none outstanding; throws
+  // std::invalid_argument for an unknown id.
+  StreamSnapshot export_stream(std::string_view stream_id) const;
+  // The same for several streams at once, in the order given: the backend is asked for all
+  // their pairs in one call (the cuda backend downloads each tile once, not once a stream;
+  // what a checkpoint of every stream needs).
+  std::vector<StreamSnapshot> export_streams(std::span<const std::string> stream_ids) const;
+  // Adds the snapshot's stream with its definition, history and next index; a stream of that
+  // id already here is replaced (its state dropped, nothing reported). Each pair whose pattern
+  // the Matcher has with an equal fingerprint goes on from its saved state (results are then
+  // bit-identical to never having stopped); other pairs start fresh, as a pattern added now
+  // would. The result says which did what, and why. Needs none outstanding. Throws
+  // std::invalid_argument, changing nothing, for a snapshot that does not hold together
+  // (sizes, order, indices its history cannot serve: a forged or damaged one). `stream`:
+  // the definition object to hold (the registry's, stream_def.hpp), equal to the snapshot's;
+  // null: a new one.
+  StreamRestore import_stream(const StreamSnapshot& snapshot, StreamRef stream = nullptr);
+
   bool has_stream(std::string_view id) const;
   bool has_pattern(std::string_view id) const;
   // The definitions in use; null for an unknown id.
   StreamRef find_stream(std::string_view id) const;
   PatternRef find_pattern(std::string_view id) const;
   std::size_t stream_count() const;
+  std::vector<std::string> stream_ids() const;  // sorted
   std::size_t pattern_count() const;
   MatcherCounters counters() const;
 
@@ -288,6 +310,9 @@ class Matcher {
 
  private:
   void pair_up(StreamState& stream, PatternState& pattern);
+  // add_stream, with the history and pair states of `saved` when given (import_stream).
+  void add_stream(StreamRef stream, const StreamSnapshot* saved, StreamRestore* restore);
+  void restore_pairs(StreamState& stream, const StreamSnapshot& saved, StreamRestore& restore);
   void trim_histories(bool all);
   bool trim_due() const;
   struct Outstanding;

@@ -132,6 +132,11 @@ class IngestHub {
   // requested (false).
   bool wait_for_room(SourceId source, const std::stop_token& stop, Clock::time_point deadline);
   bool has_room() const;
+  // Whether at most half of total_bytes is queued and no stream's queue is full: a source
+  // that stops its transport's delivery when the queue is full (Kafka's paused partitions,
+  // which each take a fetch to start again) starts it again only then, not at each sample
+  // taken.
+  bool half_empty() const;
 
   // Takes at most `max_samples` queued samples (at least one per stream taken), spread
   // fairly over the streams that have some: each gets an equal share, what a stream does
@@ -157,6 +162,14 @@ class IngestHub {
     IngestBatch queued;
   };
   Redeclared redeclare(const std::vector<StreamDef>& declared, const RegistryOptions& options);
+  // A checkpoint's view of the validators (README.md, "State and restarts"): the last
+  // timestamp the stream's validator accepted (nullopt: none, or no such stream); a restored
+  // stream's validator going on after `last_ns` (StreamValidator::continue_after); and a
+  // stream handed to another instance, its validator and queue dropped (its queued samples
+  // are the caller's to have matched first).
+  std::optional<std::int64_t> last_timestamp_ns(std::string_view id) const;
+  void continue_after(const StreamRef& stream, std::int64_t last_ns);
+  void forget_stream(std::string_view id);
   // Waits until `samples` are queued, a stream ended, or `deadline` passes.
   void wait(std::size_t samples, Clock::time_point deadline);
   // Wakes a wait() early (shutdown).
@@ -231,6 +244,7 @@ class IngestHub {
     Queue queue;
   };
   Slot* find_slot_locked(std::string_view id) const;
+  Slot& slot_locked(const StreamRef& stream);  // found, or made
   void erase_slot_locked(std::string_view id);
 
   // By id: take() serves the streams in this order. The index finds a message's slot in

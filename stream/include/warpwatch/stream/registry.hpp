@@ -132,6 +132,16 @@ class StreamRegistry {
   // be auto-created, nullopt when it would be refused (e.g. as a text-decoding hint).
   std::optional<std::size_t> expected_dims(std::string_view id) const;
 
+  // A stream a checkpoint restores: the registry's definition when it has the id (declared
+  // or created already); otherwise the stream is auto-created as a first message would
+  // create it, when that message would be admitted (a valid id, auto-creation on, under
+  // max_auto_streams, `def` the auto-created streams' dims and period). Null, with the
+  // reason in `why`, when neither holds; the caller compares the definition it gets.
+  StreamRef restore(const StreamDef& def, std::string& why);
+  // Forgets an auto-created stream whose state went to another instance (its counters go
+  // with it); a declared stream stays.
+  void forget(std::string_view id);
+
   // The stream's definition (declared or auto-created), null when the id has none.
   StreamRef find(std::string_view id) const;
 
@@ -154,6 +164,7 @@ class StreamRegistry {
                                           RejectReason reason, std::string_view detail,
                                           std::uint64_t count);
   StreamCounters* find_locked(std::string_view id);
+  StreamCounters& create_auto_locked(std::string_view id);  // counted in auto_created_
   static void check_declarations(const std::vector<StreamDef>& declared,
                                  const RegistryOptions& options);
   void emit(std::optional<PendingLine> line) const;

@@ -45,6 +45,10 @@ class ThreadedSource : public Source {
   void stop() override;
   void pause() override;
   void resume() override;
+  // Asks the thread to end, without waiting (stop() waits); thread_ended() says when it has.
+  void request_stop();
+  // The thread has ended (or never started).
+  bool thread_ended() const { return ended_.load(); }
 
  protected:
   virtual void run(std::stop_token stop) = 0;
@@ -55,6 +59,7 @@ class ThreadedSource : public Source {
 
  private:
   std::jthread thread_;
+  std::atomic<bool> ended_{true};
   std::atomic<bool> paused_{false};
   std::mutex mu_;
   std::condition_variable_any cv_;

@@ -15,6 +15,10 @@ class StreamHistory {
   explicit StreamHistory(std::size_t dims) : dims_(dims) {}
 
   void append(std::span<const float> values, std::span<const std::int64_t> times_ns);
+  // Replaces everything with a saved history (a checkpoint's): the samples from
+  // `first_index` on, and the timestamp of the last sample ever appended.
+  void restore(std::uint64_t first_index, std::span<const float> values,
+               std::span<const std::int64_t> times_ns, std::int64_t last_time_ns);
   // Forgets samples before `index` (no effect on samples already forgotten).
   void forget_before(std::uint64_t index);
 

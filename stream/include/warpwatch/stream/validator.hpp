@@ -62,6 +62,11 @@ class StreamValidator {
   std::size_t dims() const { return dims_; }
   // The timestamp of the last accepted sample; nullopt before the first.
   std::optional<std::int64_t> last_timestamp_ns() const { return last_ns_; }
+  // A restored stream (a checkpoint's): samples at or before `last_ns` are refused from now
+  // on as if it had been accepted (an earlier last timestamp never moves it back).
+  void continue_after(std::int64_t last_ns) {
+    if (!last_ns_ || *last_ns_ < last_ns) last_ns_ = last_ns;
+  }
 
  private:
   std::size_t dims_;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 
 namespace warpwatch::alerting {
 
@@ -15,11 +16,20 @@ struct Event {
   std::int64_t start_ns = 0, end_ns = 0;         // timestamps of those samples
   std::int64_t detected_ns = 0;                  // wall clock when the match was found
   std::uint64_t sequence = 0;                    // per publisher, from 1, no gaps
+  std::string id;  // event_id(stream, pattern, start_index, end_index): the same on every host
   std::string instance;
   std::map<std::string, std::string> labels;
   // The rule's resolve_ms, for alert sinks (Alertmanager's endsAt); not in the JSON payload.
   std::chrono::milliseconds resolve{0};
 };
+
+// An event's deterministic id (README.md, "Events"): the first 16 bytes of the SHA-256 of
+// the stream id, the pattern id (each as its length, u64 little-endian, then its bytes),
+// start_index and end_index (u64 little-endian), as 32 lower-case hex digits. The same
+// occurrence reported twice (after a failover replays its samples, or by two daemons)
+// has one id, whatever the rule, the instance or the time: consumers drop duplicates by it.
+std::string event_id(std::string_view stream, std::string_view pattern, std::uint64_t start_index,
+                     std::uint64_t end_index);
 
 // The JSON payload published for an event (one object, keys as above).
 std::string to_json(const Event& event);

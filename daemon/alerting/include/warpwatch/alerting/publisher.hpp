@@ -84,6 +84,9 @@ class Publisher {
 
   // Sequence number of the last event published (0 before the first).
   std::uint64_t last_sequence() const { return sequence_; }
+  // After a restart from a checkpoint: the next event gets `last + 1`, so that subscribers
+  // see the sequence go on (a gap only where events were really lost).
+  void continue_sequence(std::uint64_t last) { sequence_ = last; }
   PublisherCounters counters() const;
 
  private:

@@ -50,6 +50,13 @@ class RuleEngine {
   // Hot reload: takes over the cooldowns of `previous`'s rules that have the same name
   // here, so a reload neither repeats an alert nor forgets a quiet period.
   void carry_cooldowns_from(const RuleEngine& previous);
+  // A checkpoint's share of one stream (README.md, "State and restarts"): per rule name, the
+  // end_ns of the latest event it produced for the stream; and the same given back after a
+  // restart (names of rules that no longer exist are ignored), so that a restart neither
+  // repeats an alert nor forgets a quiet period.
+  std::vector<std::pair<std::string, std::int64_t>> cooldowns_of(std::string_view stream) const;
+  void restore_cooldowns(std::string_view stream,
+                         const std::vector<std::pair<std::string, std::int64_t>>& cooldowns);
   // Hot reload: rules kept by name keep counting from `previous`'s counters, so that the
   // /metrics counters of a rule do not restart at every reload.
   void carry_counters_from(const RuleEngine& previous);

@@ -28,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "warpwatch/alerting/event_sink.hpp"
 #include "warpwatch/alerting/http_post.hpp"
 #include "warpwatch/alerting/sink_payload.hpp"
 #include "warpwatch/config/daemon_config.hpp"
@@ -35,36 +36,17 @@
 
 namespace warpwatch::alerting {
 
-struct SinkCounters {
-  std::string name;                  // the sink's name (sinks[].name)
-  std::uint64_t sent = 0;            // events the receiver took (2xx)
-  std::uint64_t retried = 0;         // requests sent again after a failure
-  std::uint64_t dropped = 0;         // events dropped from a full queue (the oldest)
-  std::uint64_t failed = 0;          // events given up: all attempts failed
-  std::uint64_t rejected = 0;        // events given up: the receiver refused them (4xx)
-  std::uint64_t unsent_at_stop = 0;  // events given up: not delivered when the sink stopped
-  std::uint64_t queued = 0;          // events waiting now, the batch under way included
-};
-
-class Sink {
+class Sink final : public EventSink {
  public:
   // Starts the sink's thread. `config` as load_daemon_config checked it.
   Sink(config::SinkConfig config, service::Logger log);
-  ~Sink();  // stop(now)
-  Sink(const Sink&) = delete;
-  Sink& operator=(const Sink&) = delete;
+  ~Sink() override;  // stop(now)
 
-  const config::SinkConfig& config() const { return config_; }
-
-  // Queues the events whose rule one of the sink's `rules` globs matches.
-  void offer(std::span<const SharedEvent> events);
-
-  // Goes on delivering what is queued until `deadline`, then gives up what is left
-  // (counted in unsent_at_stop and logged), a request under way included, and joins the
-  // thread. Later offers are counted as unsent at once. Idempotent.
-  void stop(Clock::time_point deadline);
-
-  SinkCounters counters() const;
+  const config::SinkConfig& config() const override { return config_; }
+  void offer(std::span<const SharedEvent> events) override;
+  // A request under way at the deadline is given up too.
+  void stop(Clock::time_point deadline) override;
+  SinkCounters counters() const override;
 
  private:
   void run();
@@ -77,15 +59,6 @@ class Sink {
   Clock::duration backoff_before(unsigned retry);  // retry 1, 2, ...: jittered
   void give_up(std::size_t events, std::atomic<std::uint64_t>& counter, const std::string& why);
 
-  // At most one log line every 10 s: the events of the lines held back are summed into
-  // the next one.
-  struct LogThrottle {
-    Clock::time_point next{};
-    std::uint64_t held = 0;
-    // `events` more; the sum to log when a line is due now, else 0.
-    std::uint64_t add(std::uint64_t events, Clock::time_point now);
-  };
-
   config::SinkConfig config_;
   service::Logger log_;
   std::string target_;  // the request target: the webhook's, or <base>/api/v2/alerts
@@ -96,7 +69,7 @@ class Sink {
   std::deque<SharedEvent> queue_;
   bool stopping_ = false;
   std::size_t in_flight_ = 0;  // events of the batch being delivered
-  LogThrottle drop_log_;       // the queue-full warning
+  SinkLogThrottle drop_log_;   // the queue-full warning
   // The stop deadline as steady-clock ticks (max until stop()): http_post reads it to cut
   // a request short.
   std::atomic<Clock::rep> stop_at_{Clock::time_point::max().time_since_epoch().count()};
@@ -104,7 +77,7 @@ class Sink {
   std::atomic<std::uint64_t> sent_{0}, retried_{0}, dropped_{0}, failed_{0}, rejected_{0},
       unsent_at_stop_{0};
   bool failing_ = false;  // the thread's: logs a run of failures once
-  LogThrottle give_up_log_;
+  SinkLogThrottle give_up_log_;
   std::minstd_rand jitter_;
   std::thread thread_;  // last: starts once everything above is built
 };

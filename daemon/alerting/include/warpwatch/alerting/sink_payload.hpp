@@ -23,7 +23,8 @@ std::string rfc3339(std::int64_t ns_since_epoch);
 // (the rule), stream, pattern, severity, then the rule's labels over them (alertname
 // stays the rule's name). Annotations: summary, distance, threshold, library, metric, mode,
 // start_index, end_index, match_start, match_end (the match's timestamps), detected,
-// instance, sequence. startsAt: the detection time; endsAt: that plus the rule's resolve.
+// instance, sequence, id (Event::id). startsAt: the detection time; endsAt: that plus the rule's
+// resolve.
 std::string alertmanager_body(std::span<const SharedEvent> events);
 
 // The webhook's body: {"events": [...]}, each event the JSON object `publish` sends.

@@ -19,6 +19,7 @@
 #include "warpwatch/kernels/matcher.hpp"
 #include "warpwatch/stream/influx_lines.hpp"
 #include "warpwatch/stream/ingest_hub.hpp"
+#include "warpwatch/stream/kafka_source.hpp"
 #include "warpwatch/stream/mqtt_source.hpp"
 #include "warpwatch/stream/registry.hpp"
 #include "warpwatch/stream/zap_handler.hpp"
@@ -50,6 +51,11 @@ struct PipelineStats {
   std::uint64_t untimed_events = 0;
   kernels::MatcherCounters matcher;
   std::vector<std::pair<std::string, alerting::RuleCounters>> rules;  // in configuration order
+  // Checkpoints (state.dir): written and failed, and the last one written's duration (export,
+  // encoding, the atomic write) and size.
+  std::uint64_t checkpoints_written = 0, checkpoints_failed = 0;
+  double last_checkpoint_seconds = 0.0;
+  std::uint64_t last_checkpoint_bytes = 0;
 };
 
 // The process' resident memory against the configured budget.
@@ -76,9 +82,10 @@ struct MetricsSnapshot {
   // prometheus::Histogram::Collect() of the scheduler's rounds (those with work) and of the
   // events' detection latency.
   prometheus::ClientMetric round_duration, detection_latency;
-  std::vector<stream::MqttCounters> mqtt;   // one per MQTT source, in configuration order
-  std::vector<stream::InfluxStats> influx;  // the line-protocol sources, in configuration order
-  std::vector<stream::ZapCounters> auth;    // CURVE: the ZAP handler's answers per bound socket
+  std::vector<stream::MqttCounters> mqtt;    // one per MQTT source, in configuration order
+  std::vector<stream::InfluxStats> influx;   // the line-protocol sources, in configuration order
+  std::vector<stream::ZapCounters> auth;     // CURVE: the ZAP handler's answers per bound socket
+  std::vector<stream::KafkaCounters> kafka;  // one per Kafka source, in configuration order
 };
 
 // The /metrics body. Counters end in _total; per-stream rejections are listed for the

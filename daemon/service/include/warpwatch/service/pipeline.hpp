@@ -12,22 +12,27 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "warpwatch/alerting/event_sink.hpp"
 #include "warpwatch/alerting/publisher.hpp"
 #include "warpwatch/alerting/rules.hpp"
-#include "warpwatch/alerting/sink.hpp"
 #include "warpwatch/config/daemon_config.hpp"
 #include "warpwatch/kernels/backends.hpp"
 #include "warpwatch/kernels/matcher.hpp"
 #include "warpwatch/service/arrival_log.hpp"
+#include "warpwatch/service/checkpoint.hpp"
+#include "warpwatch/service/kafka_state.hpp"
 #include "warpwatch/service/logging.hpp"
 #include "warpwatch/service/metrics.hpp"
 #include "warpwatch/service/metrics_server.hpp"
+#include "warpwatch/service/scheduler_requests.hpp"
 #include "warpwatch/service/socket_security.hpp"
 #include "warpwatch/stream/influx_source.hpp"
 #include "warpwatch/stream/ingest_hub.hpp"
+#include "warpwatch/stream/kafka_source.hpp"
 #include "warpwatch/stream/mqtt_source.hpp"
 #include "warpwatch/stream/registry.hpp"
 #include "warpwatch/stream/source.hpp"
@@ -85,6 +90,23 @@ class Pipeline {
   // Stops ingest and matches nothing more: for when the Matcher cannot run any more (the
   // CUDA device is lost). What was queued is dropped; the destructor then does nothing.
   void abandon();
+
+  // Matching state out of the daemon and into it (README.md, "State and restarts"; the
+  // scheduler's thread only). export_streams matches everything queued in the hub first and
+  // collects every batch outstanding, then exports each named stream the pipeline has
+  // (unknown ids are skipped): its Matcher snapshot, its rules' cooldowns and its
+  // validator's last timestamp. With `release` the streams then leave the registry (auto-
+  // created ones), the hub and the Matcher WITHOUT reporting their pending candidates (they
+  // travel with the state).
+  std::vector<StreamRecord> export_streams(std::span<const std::string> ids, bool release);
+  // Restores each record's stream where its definition is the one the registry has or
+  // would auto-create: Matcher state (pairs of unchanged patterns; the others start fresh),
+  // cooldowns, the validator going on after its last timestamp. Logs each pair that starts
+  // fresh and each record refused, with the reason; returns the ids restored.
+  std::vector<std::string> import_streams(std::vector<StreamRecord> records);
+  // Writes <state.dir>/checkpoint.bin now (every stream, the publisher's sequence); a
+  // failure is logged and counted, never thrown. False when it failed or state.dir is off.
+  bool checkpoint();
 
   // The configuration in effect (after the last successful reload).
   const config::DaemonConfig& config() const { return config_; }
@@ -148,6 +170,13 @@ class Pipeline {
   // patterns still configured keeping their counts.
   void track_patterns(const std::vector<config::Library>& libraries);
   void refresh_stats();  // copies the scheduler's counters into stats_
+  // export_streams without matching what is queued first (the periodic checkpoint: a round
+  // boundary is consistent; what is queued is not in it).
+  std::vector<StreamRecord> export_records(std::span<const std::string> ids, bool release);
+  // At start, with state.dir set: the checkpoint file restored, or refused (moved aside to
+  // checkpoint.bin.bad) and the daemon started fresh.
+  void restore_checkpoint();
+  std::filesystem::path checkpoint_path() const;
   PipelineSummary summary() const;
 
   config::DaemonConfig config_;
@@ -168,11 +197,17 @@ class Pipeline {
   double publish_ms_ = 0, publish_cpu_ms_ = 0;
   std::unique_ptr<alerting::RuleEngine> rules_;
   std::unique_ptr<alerting::Publisher> publisher_;
-  std::vector<std::unique_ptr<alerting::Sink>> sinks_;  // `sinks:`, each with its own thread
+  std::vector<std::unique_ptr<alerting::EventSink>> sinks_;  // `sinks:`, each with a thread
+  // Work the Kafka sources' threads need done on the scheduler's (their cuts and restores),
+  // served in step() and while the pipeline stops; the changelogs that ask for it. Both
+  // outlive the sources (declared before them).
+  SchedulerRequests requests_{nullptr};
+  std::vector<std::unique_ptr<KafkaChangelog>> changelogs_;
   std::vector<std::unique_ptr<stream::Source>> sources_;
   std::vector<std::string> ingest_endpoints_;        // of the socket sources, as bound
   std::vector<stream::Source*> replays_;             // the finite ones among sources_
   std::vector<stream::MqttSource*> mqtt_sources_;    // the MQTT ones, for their counters
+  std::vector<stream::KafkaSource*> kafka_sources_;  // the Kafka ones, for their counters
   std::vector<const stream::InfluxSource*> influx_;  // the line-protocol ones (their counters)
   std::atomic<bool> replay_batches_done_{false};
   const std::string instance_;     // as started: /metrics reads it from other threads
@@ -186,6 +221,7 @@ class Pipeline {
   std::atomic<bool> running_{false};
   std::atomic<std::int64_t> last_round_ns_{0};  // steady clock
   std::atomic<bool> stopped_{false};
+  std::chrono::steady_clock::time_point next_checkpoint_;  // state.checkpoint_ms's next
   std::unique_ptr<MetricsServer> metrics_;  // last: stops serving before the rest goes
 };
 

@@ -1,0 +1,73 @@
+// The daemon's matching state on disk and on the wire (README.md, "State and restarts"):
+// one stream's record (its Matcher snapshot, its rules' cooldowns, its validator's last
+// timestamp, and where a source such as Kafka stood), and the checkpoint file that holds
+// every stream's record and the publisher's sequence.
+//
+// Both are versioned little-endian binary with a CRC32 (zlib) over what follows the header.
+// Decoding is bounded: every size is checked against the bytes that remain before anything
+// is allocated, so damaged, truncated, foreign or hostile input costs at most its own size
+// and ends in a CheckpointError naming the reason, never a crash. What decodes encodes
+// again to the same bytes (tests/fuzz/fuzz_checkpoint.cpp checks both).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "warpwatch/kernels/stream_snapshot.hpp"
+
+namespace warpwatch::service {
+
+// A record or file refused: what() says why (truncated, bad magic, unsupported version,
+// checksum mismatch, field out of range, trailing bytes) and what was being read.
+class CheckpointError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// StreamRecord::validator_last_ns of a stream that has accepted no sample yet.
+inline constexpr std::int64_t no_timestamp = std::numeric_limits<std::int64_t>::min();
+
+struct StreamRecord {
+  kernels::StreamSnapshot matcher;
+  // Per rule (by name): the end_ns of its last event for this stream (its cooldown).
+  std::vector<std::pair<std::string, std::int64_t>> cooldowns;
+  // The ingest validator's last accepted timestamp (no_timestamp: none).
+  std::int64_t validator_last_ns = no_timestamp;
+  // Opaque here: where a source stood (Kafka: {"partition": p, "offset": next offset}).
+  std::map<std::string, std::int64_t> positions;
+  friend bool operator==(const StreamRecord&, const StreamRecord&) = default;
+};
+
+// Self-contained bytes: magic "WWSR", format version, CRC32 of the payload, the payload.
+std::string encode_stream_record(const StreamRecord& record);
+// Throws CheckpointError (never anything else on bad input).
+StreamRecord decode_stream_record(std::string_view bytes);
+
+// The checkpoint file: header (magic "WWCK", version, the publisher's last sequence, when it
+// was written, how many records, the payload's size and CRC32), then the records.
+struct Checkpoint {
+  std::uint64_t publisher_sequence = 0;  // the last event's sequence number
+  std::int64_t written_ns = 0;           // wall clock, ns since the epoch
+  std::vector<StreamRecord> streams;
+  friend bool operator==(const Checkpoint&, const Checkpoint&) = default;
+};
+
+std::string encode_checkpoint(const Checkpoint& checkpoint);
+Checkpoint decode_checkpoint(std::string_view bytes);
+
+// Replaces `path` atomically: the bytes go to a temporary file in the same folder, which is
+// fsynced, renamed over `path`, and the folder fsynced, so that a crash at any point leaves
+// the old file or the new one whole. Throws std::system_error naming the path on failure
+// (the temporary file is removed).
+void write_file_atomically(const std::filesystem::path& path, std::string_view bytes);
+// The whole file; std::system_error naming the path when it cannot be read.
+std::string read_whole_file(const std::filesystem::path& path);
+
+}  // namespace warpwatch::service

@@ -1,0 +1,157 @@
+// The Pipeline's matching state across restarts (README.md, "State and restarts"):
+// export_streams / import_streams (also what the Kafka source's changelog calls), and the
+// checkpoint file under state.dir, written periodically and at shutdown, restored at start.
+#include <chrono>
+#include <filesystem>
+#include <system_error>
+
+#include "warpwatch/kernels/stream_snapshot.hpp"
+#include "warpwatch/service/pipeline.hpp"
+
+namespace warpwatch::service {
+namespace {
+
+std::int64_t wall_clock_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+std::filesystem::path Pipeline::checkpoint_path() const {
+  return std::filesystem::path(config_.state_dir) / "checkpoint.bin";
+}
+
+std::vector<StreamRecord> Pipeline::export_streams(std::span<const std::string> ids, bool release) {
+  process(hub_->take_all());  // every accepted sample of the streams is in their state
+  return export_records(ids, release);
+}
+
+std::vector<StreamRecord> Pipeline::export_records(std::span<const std::string> ids, bool release) {
+  collect_all();
+  std::vector<std::string> known;  // the named streams the pipeline has, in the order named
+  for (const std::string& id : ids)
+    if (matcher_->has_stream(id)) known.push_back(id);
+  // One export for all of them: the cuda backend then downloads each tile once.
+  std::vector<kernels::StreamSnapshot> snapshots = matcher_->export_streams(known);
+  std::vector<StreamRecord> out(known.size());
+  for (std::size_t k = 0; k < known.size(); ++k) {
+    const std::string& id = known[k];
+    StreamRecord& r = out[k];
+    r.matcher = std::move(snapshots[k]);
+    r.cooldowns = rules_->cooldowns_of(id);
+    r.validator_last_ns = hub_->last_timestamp_ns(id).value_or(no_timestamp);
+    if (!release) continue;
+    matcher_->remove_stream(id);  // its pending candidates travel with the state: not reported
+    hub_->forget_stream(id);
+    registry_->forget(id);
+    arrivals_.forget(id);
+  }
+  if (release) refresh_stats();
+  return out;
+}
+
+std::vector<std::string> Pipeline::import_streams(std::vector<StreamRecord> records) {
+  collect_all();
+  std::vector<std::string> restored;
+  for (StreamRecord& r : records) {
+    const kernels::StreamSnapshot& s = r.matcher;
+    const std::string& id = s.def.id;
+    std::string why;
+    const stream::StreamRef stream = registry_->restore(s.def, why);
+    if (stream && *stream != s.def)
+      why = "its definition changed (dims " + std::to_string(s.def.dims) + " -> " +
+            std::to_string(stream->dims) + ", nominal period " +
+            std::to_string(s.def.nominal_period_ns) + " -> " +
+            std::to_string(stream->nominal_period_ns) + " ns)";
+    kernels::StreamRestore pairs;
+    if (why.empty()) {
+      try {
+        pairs = matcher_->import_stream(s, stream);
+      } catch (const std::invalid_argument& e) {
+        why = e.what();
+      }
+    }
+    if (!why.empty()) {
+      log_->warn("state of stream '{}' not restored, it starts fresh: {}", id, why);
+      continue;
+    }
+    const std::int64_t last =
+        s.next_index > 0 ? std::max(s.last_ns, r.validator_last_ns) : r.validator_last_ns;
+    if (last != no_timestamp) hub_->continue_after(stream, last);
+    rules_->restore_cooldowns(id, r.cooldowns);
+    for (const auto& fresh : pairs.fresh)
+      log_->info("stream '{}', pattern '{}': starts fresh ({})", id, fresh.pattern_id,
+                 fresh.reason);
+    for (const std::string& gone : pairs.dropped)
+      log_->info("stream '{}': saved state of pattern '{}' dropped (no such pattern now)", id,
+                 gone);
+    restored.push_back(id);
+  }
+  refresh_stats();
+  return restored;
+}
+
+bool Pipeline::checkpoint() {
+  if (config_.state_dir.empty()) return false;
+  const auto began = std::chrono::steady_clock::now();
+  const std::filesystem::path path = checkpoint_path();
+  try {
+    const std::vector<std::string> ids = matcher_->stream_ids();
+    Checkpoint c{.publisher_sequence = publisher_->last_sequence(),
+                 .written_ns = wall_clock_ns(),
+                 .streams = export_records(ids, false)};
+    const std::string bytes = encode_checkpoint(c);
+    write_file_atomically(path, bytes);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    log_->debug("checkpoint: {} streams, {} bytes in {:.3f} s to {}", c.streams.size(),
+                bytes.size(), seconds, path.string());
+    const std::lock_guard lock(stats_mu_);
+    ++stats_.checkpoints_written;
+    stats_.last_checkpoint_seconds = seconds;
+    stats_.last_checkpoint_bytes = bytes.size();
+    return true;
+  } catch (const std::exception& e) {
+    log_->error("checkpoint to {} failed: {}", path.string(), e.what());
+    const std::lock_guard lock(stats_mu_);
+    ++stats_.checkpoints_failed;
+    return false;
+  }
+}
+
+void Pipeline::restore_checkpoint() {
+  const std::filesystem::path path = checkpoint_path();
+  std::error_code ec;
+  std::filesystem::create_directories(config_.state_dir, ec);
+  if (ec)
+    throw std::runtime_error("state.dir '" + config_.state_dir +
+                             "' cannot be created: " + ec.message());
+  if (!std::filesystem::exists(path, ec)) {
+    log_->info("state: no checkpoint at {}: matching starts fresh", path.string());
+    return;
+  }
+  Checkpoint c;
+  try {
+    c = decode_checkpoint(read_whole_file(path));
+  } catch (const std::exception& e) {  // CheckpointError, or the file unreadable
+    std::filesystem::path aside = path;
+    aside += ".bad";
+    std::filesystem::rename(path, aside, ec);
+    log_->error(
+        "state: checkpoint {} refused ({}); {}; matching starts fresh", path.string(), e.what(),
+        ec ? "it could not be moved aside: " + ec.message() : "moved aside to " + aside.string());
+    return;
+  }
+  publisher_->continue_sequence(c.publisher_sequence);
+  const std::size_t records = c.streams.size();
+  const std::vector<std::string> restored = import_streams(std::move(c.streams));
+  log_->info(
+      "state: restored {} of {} streams from {} (written {} s ago); events go on after "
+      "sequence {}",
+      restored.size(), records, path.string(), (wall_clock_ns() - c.written_ns) / 1'000'000'000,
+      c.publisher_sequence);
+}
+
+}  // namespace warpwatch::service
