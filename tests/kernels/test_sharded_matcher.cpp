@@ -87,6 +87,13 @@ Backends switching_to_shards() {
 
 }  // namespace
 
+// A restart through per-stream snapshots (conformance scenario 8) with the streams spread
+// over shards: export asks each shard for its pairs, import places the stream anew.
+TEST(ShardedStream, SnapshotRestoreEqualsUninterrupted) {
+  run_snapshot_restore({{"3 cpu shards of 1 thread", sharded(cpu(1), 3), cpu_distances},
+                        {"2 reference shards", sharded(reference(), 2), reference_distances}});
+}
+
 TEST(ShardedStream, SmallPatterns) {
   run_stream_scenario(cpu_shards(), StreamScenario::small_patterns());
 }
