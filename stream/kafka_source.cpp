@@ -169,7 +169,7 @@ KafkaCounters KafkaSource::counters() const {
           .cuts_failed = cuts_failed_.load(),
           .records_written = records_written_.load(),
           .streams_restored = streams_restored_.load(),
-          .records_stale = records_stale_.load()};
+          .records_behind = records_behind_.load()};
 }
 
 std::map<std::int32_t, std::set<std::string>> KafkaSource::partition_streams() const {
@@ -294,6 +294,12 @@ void KafkaSource::on_rebalance(int err, rd_kafka_topic_partition_list_t* partiti
     log(KafkaLogLevel::warning, std::string("rebalance failed: ") +
                                     rd_kafka_err2str(static_cast<rd_kafka_resp_err_t>(err)));
     rd_kafka_assign(consumer_.get(), nullptr);
+    std::set<std::int32_t> all;  // given up unwritten: their next owner replays the last cut
+    {
+      const std::lock_guard lock(streams_mu_);
+      for (const auto& [p, streams] : streams_) all.insert(p);
+    }
+    release(all);
     const std::lock_guard lock(streams_mu_);
     streams_.clear();
     next_offset_.clear();
@@ -362,18 +368,9 @@ void KafkaSource::revoked(rd_kafka_topic_partition_list_t* partitions) {
                                     " lost (the session ended): their next owner replays "
                                     "from the last cut");
     connected_ = false;
-    if (state_) {
-      std::vector<std::pair<std::string, KafkaPosition>> streams;
-      {
-        const std::lock_guard lock(streams_mu_);
-        for (const std::int32_t p : gone)
-          if (const auto it = streams_.find(p); it != streams_.end())
-            for (const std::string& id : it->second) streams.emplace_back(id, KafkaPosition{p, 0});
-      }
-      state_->cut(streams, true);  // the values are stale already: not written
-    }
-  } else {
-    cut(gone, true, true);
+    release(gone);
+  } else if (!cut(gone, true, true)) {
+    release(gone);  // nothing written: their next owner replays from the last cut
   }
   if (cooperative(rk)) {
     if (rd_kafka_error_t* error = rd_kafka_incremental_unassign(rk, partitions)) {
@@ -413,6 +410,18 @@ void KafkaSource::hold(bool on) {
   backpressure_ = full;
 }
 
+void KafkaSource::release(const std::set<std::int32_t>& partitions) {
+  if (!state_) return;
+  std::vector<std::pair<std::string, KafkaPosition>> streams;
+  {
+    const std::lock_guard lock(streams_mu_);
+    for (const std::int32_t p : partitions)
+      if (const auto it = streams_.find(p); it != streams_.end())
+        for (const std::string& id : it->second) streams.emplace_back(id, KafkaPosition{p, 0});
+  }
+  if (!streams.empty()) state_->cut(streams, true);  // the values are not written
+}
+
 bool KafkaSource::cut(std::set<std::int32_t> partitions, bool release, bool sync) {
   if (partitions.empty())
     for (const auto& [p, next] : next_offset_) partitions.insert(p);
@@ -421,7 +430,12 @@ bool KafkaSource::cut(std::set<std::int32_t> partitions, bool release, bool sync
     return true;
   }
   const std::optional<bool> usable = changelog_usable();
-  if (!usable) return false;  // no answer about the changelog: neither state nor offsets
+  if (!usable) {  // no answer about the changelog: neither state nor offsets
+    log(KafkaLogLevel::warning, "cut not made: the brokers did not say whether the changelog " +
+                                    changelog_ +
+                                    " exists (offsets not committed; the next cut asks again)");
+    return false;
+  }
   if (!*usable) {
     commit(partitions, sync);
     return true;
@@ -467,7 +481,7 @@ bool KafkaSource::cut(std::set<std::int32_t> partitions, bool release, bool sync
   }
   records_written_ += records.size();
   ++cuts_;
-  commit(moved, sync);
+  if (!moved.empty()) commit(moved, sync);  // only those written: never an idle one's
   return true;
 }
 
@@ -530,7 +544,12 @@ std::optional<bool> KafkaSource::changelog_usable() {
 }
 
 void KafkaSource::restore(rd_kafka_topic_partition_list_t* partitions) {
-  if (changelog_usable() != true) return;
+  const std::optional<bool> usable = changelog_usable();
+  if (!usable)
+    log(KafkaLogLevel::error, "assigned partitions " + partition_names(partitions) +
+                                  ": the brokers did not say whether the changelog " + changelog_ +
+                                  " exists; their streams start fresh from the committed offsets");
+  if (usable != true) return;
   // The changelog's partitions of the same numbers, from their beginnings to their ends now,
   // by a consumer of its own outside the group (it never subscribes nor commits).
   KafkaConf conf = kafka_conf(options_.brokers, options_.properties,
@@ -552,7 +571,7 @@ void KafkaSource::restore(rd_kafka_topic_partition_list_t* partitions) {
   const std::unique_ptr<rd_kafka_topic_partition_list_t, void (*)(rd_kafka_topic_partition_list_t*)>
       list(rd_kafka_topic_partition_list_new(partitions->cnt),
            rd_kafka_topic_partition_list_destroy);
-  int open = 0;
+  std::set<std::int32_t> open;  // changelog partitions not read to their ends yet
   for (int i = 0; i < partitions->cnt; ++i) {
     const std::int32_t p = partitions->elems[i].partition;
     std::int64_t low = 0, high = 0;
@@ -564,16 +583,17 @@ void KafkaSource::restore(rd_kafka_topic_partition_list_t* partitions) {
     if (high <= low) continue;
     rd_kafka_topic_partition_list_add(list.get(), changelog_.c_str(), p)->offset =
         RD_KAFKA_OFFSET_BEGINNING;
-    ++open;
+    open.insert(p);
   }
   std::map<std::int32_t, std::map<std::string, std::string>> latest;  // partition -> key -> value
-  if (open > 0 && rd_kafka_assign(rk, list.get()) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+  std::set<std::int32_t> unread;  // partitions whose records cannot all be known
+  if (!open.empty() && rd_kafka_assign(rk, list.get()) == RD_KAFKA_RESP_ERR_NO_ERROR) {
     const auto deadline = Clock::now() + std::chrono::seconds(60);
-    while (open > 0 && Clock::now() < deadline) {
+    while (!open.empty() && Clock::now() < deadline) {
       rd_kafka_message_t* m = rd_kafka_consumer_poll(rk, 100);
       if (!m) continue;
       if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
-        --open;
+        open.erase(m->partition);  // a partition's EOF comes again after new records: by name
       } else if (m->err) {
         log(KafkaLogLevel::warning,
             std::string("reading the changelog: ") + rd_kafka_message_errstr(m));
@@ -583,18 +603,30 @@ void KafkaSource::restore(rd_kafka_topic_partition_list_t* partitions) {
       }
       rd_kafka_message_destroy(m);
     }
-    if (open > 0)
-      log(KafkaLogLevel::error, "reading the changelog did not end within 60 s: " +
-                                    std::to_string(open) + " partitions' streams start fresh");
+    if (!open.empty())
+      log(KafkaLogLevel::error, "reading the changelog did not end within 60 s: the streams of " +
+                                    std::to_string(open.size()) +
+                                    " partitions start fresh from the committed offsets");
+    unread = std::move(open);
+  } else if (!open.empty()) {
+    log(KafkaLogLevel::error, "cannot read the changelog: the streams of " +
+                                  std::to_string(open.size()) +
+                                  " partitions start fresh from the committed offsets");
+    unread = std::move(open);
   }
   rd_kafka_consumer_close(rk);
-  // Per partition: the latest cut's records (the largest offset among the streams' latest).
+  // Per partition: every stream's latest record, and the partition read on from the oldest of
+  // them. A cut writes every stream of a partition at one offset, so they agree but where a
+  // cut was written in part (a crash while Kafka took its records): then a stream whose
+  // record is newer gets again the samples its state holds, and the hub refuses them by their
+  // timestamps (continue_after), while the streams behind get theirs. Nothing is lost.
   for (int i = 0; i < partitions->cnt; ++i) {
     rd_kafka_topic_partition_t& tp = partitions->elems[i];
     const auto records = latest.find(tp.partition);
-    if (records == latest.end()) continue;
-    std::vector<std::pair<std::string, std::int64_t>> offsets;  // stream -> its cut's offset
-    std::int64_t cut_at = -1;
+    if (records == latest.end() || unread.contains(tp.partition)) continue;
+    std::vector<std::string> values;
+    std::vector<std::int64_t> offsets;  // of `values`
+    std::int64_t cut_at = -1, newest = -1;
     for (const auto& [id, bytes] : records->second) {
       std::string why;
       const auto position = state_->position(bytes, why);
@@ -605,22 +637,21 @@ void KafkaSource::restore(rd_kafka_topic_partition_list_t* partitions) {
                           : why));
         continue;
       }
-      offsets.emplace_back(id, position->offset);
-      cut_at = std::max(cut_at, position->offset);
+      values.push_back(bytes);
+      offsets.push_back(position->offset);
+      cut_at = cut_at < 0 ? position->offset : std::min(cut_at, position->offset);
+      newest = std::max(newest, position->offset);
     }
-    std::vector<std::string> values;
-    std::uint64_t stale = 0;
-    for (const auto& [id, offset] : offsets) {
-      if (offset == cut_at)
-        values.push_back(records->second.at(id));
-      else
-        ++stale;
-    }
-    if (stale > 0) {
-      records_stale_ += stale;
-      log(KafkaLogLevel::warning, std::to_string(stale) + " changelog record(s) of partition " +
-                                      std::to_string(tp.partition) +
-                                      " older than its latest cut: dropped");
+    if (cut_at >= 0 && newest > cut_at) {
+      const auto behind = static_cast<std::uint64_t>(std::count_if(
+          offsets.begin(), offsets.end(), [&](std::int64_t o) { return o < newest; }));
+      records_behind_ += behind;
+      log(KafkaLogLevel::warning,
+          std::to_string(behind) + " changelog record(s) of partition " +
+              std::to_string(tp.partition) + " behind its latest cut (offset " +
+              std::to_string(newest) + "; a cut written in part): reading on from offset " +
+              std::to_string(cut_at) +
+              ", the samples newer states hold are refused by their timestamps");
     }
     if (cut_at < 0) continue;
     const std::size_t found = values.size();
@@ -645,7 +676,7 @@ void KafkaSource::commit(const std::set<std::int32_t>& partitions, bool sync) {
               rd_kafka_topic_partition_list_destroy);
   std::map<std::int32_t, std::int64_t> sent;
   for (const auto& [partition, next] : next_offset_) {
-    if (!partitions.empty() && !partitions.contains(partition)) continue;
+    if (!partitions.contains(partition)) continue;
     const auto last = committed_.find(partition);
     if (last != committed_.end() && last->second == next) continue;
     rd_kafka_topic_partition_list_add(offsets.get(), options_.topic.c_str(), partition)->offset =

@@ -11,8 +11,10 @@
 //          u32 cooldowns { str rule, i64 end ns }, i64 validator's last ns,
 //          u32 positions { str key, i64 value } (keys in increasing order)
 // str      u32 bytes, the bytes
-// file     "WWCK" u16 version u16 flags(0) u64 publisher sequence i64 written ns u64 records
-//          u64 payload bytes u32 crc32(payload) payload = records, each u64 bytes + a record
+// file     "WWCK" u16 version u16 flags(0) u64 payload bytes u32 crc32(payload) payload
+// payload  u64 publisher sequence, i64 written ns, u64 records, each u64 bytes + a record
+//          (the sequence under the checksum too: a flipped bit there would repeat or skip
+//          sequence numbers silently)
 //
 // A decoder that accepted anything an encoder would not write could not promise that
 // decoding and encoding again gives the same bytes: flags, kinds and flags-as-bytes other
@@ -23,6 +25,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cerrno>
@@ -46,8 +49,6 @@ constexpr std::string_view file_magic = "WWCK";
 constexpr std::uint16_t format_version = 1;
 // magic, version, flags, payload bytes, crc
 constexpr std::size_t record_header_bytes = 4 + 2 + 2 + 8 + 4;
-// magic, version, flags, sequence, written, records, payload bytes, crc
-constexpr std::size_t file_header_bytes = 4 + 2 + 2 + 8 + 8 + 8 + 8 + 4;
 
 std::uint32_t crc32_of(std::string_view bytes) {
   uLong crc = ::crc32(0L, Z_NULL, 0);
@@ -281,7 +282,7 @@ StreamRecord read_record_payload(Reader& r) {
   for (std::int64_t& t : s.times_ns) t = r.i64("history time");
   // Each pair at least: an empty id, its fingerprint and kind, and the smaller state (window).
   const std::uint64_t pairs = r.count(4, 4 + 8 + 1 + 9, "pairs");
-  s.pairs.reserve(pairs);
+  s.pairs.reserve(std::min<std::size_t>(pairs, 1024));  // a count read off the input: grow past it
   for (std::uint64_t k = 0; k < pairs; ++k) {
     PairSnapshot& p = s.pairs.emplace_back();
     p.pattern_id = r.str("pattern id");
@@ -295,7 +296,8 @@ StreamRecord read_record_payload(Reader& r) {
       r.out_of_range("pair kind", kind);
   }
   const std::uint64_t cooldowns = r.count(4, 4 + 8, "cooldowns");
-  out.cooldowns.reserve(cooldowns);
+  out.cooldowns.reserve(
+      std::min<std::size_t>(cooldowns, 1024));  // a count read off the input: grow past it
   for (std::uint64_t k = 0; k < cooldowns; ++k) {
     std::string rule = r.str("cooldown rule");
     out.cooldowns.emplace_back(std::move(rule), r.i64("cooldown end ns"));
@@ -362,6 +364,9 @@ StreamRecord decode_stream_record(std::string_view bytes) {
 
 std::string encode_checkpoint(const Checkpoint& checkpoint) {
   Writer payload;
+  payload.u(checkpoint.publisher_sequence, 8);
+  payload.i64(checkpoint.written_ns);
+  payload.u(checkpoint.streams.size(), 8);
   for (const StreamRecord& record : checkpoint.streams) {
     const std::string bytes = encode_stream_record(record);
     payload.u(bytes.size(), 8);
@@ -369,9 +374,6 @@ std::string encode_checkpoint(const Checkpoint& checkpoint) {
   }
   Writer w;
   write_header(w, file_magic);
-  w.u(checkpoint.publisher_sequence, 8);
-  w.i64(checkpoint.written_ns);
-  w.u(checkpoint.streams.size(), 8);
   write_checked_payload(w, payload.out());
   return std::move(w.out());
 }
@@ -380,13 +382,14 @@ Checkpoint decode_checkpoint(std::string_view bytes) {
   Reader header(bytes, "checkpoint");
   read_preamble(header, file_magic);
   Checkpoint out;
-  out.publisher_sequence = header.u(8, "publisher sequence");
-  out.written_ns = header.i64("written ns");
-  const std::uint64_t records = header.u(8, "records");
   Reader payload(read_checked_payload(header), "checkpoint");
+  out.publisher_sequence = payload.u(8, "publisher sequence");
+  out.written_ns = payload.i64("written ns");
+  const std::uint64_t records = payload.u(8, "records");
   if (records > payload.left() / (8 + record_header_bytes))
     payload.fail("truncated (" + std::to_string(records) + " records)");
-  out.streams.reserve(records);
+  out.streams.reserve(
+      std::min<std::size_t>(records, 1024));  // a count read off the input: grow past it
   for (std::uint64_t k = 0; k < records; ++k) {
     const std::uint64_t size = payload.u(8, "record size");
     out.streams.push_back(decode_stream_record(payload.take(size, "record")));

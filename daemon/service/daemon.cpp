@@ -136,6 +136,10 @@ int run_daemon(int argc, const char* const* argv, std::ostream& out, std::ostrea
     return exit_status_for(e);
   } catch (const std::exception& e) {
     log->critical("fatal: {}", e.what());
+    // Nothing more is matched, checkpointed or committed: a batch that failed half done
+    // (the matches of a shard that finished are gone) must not become the saved state, so
+    // that a restart replays from the last good checkpoint or cut.
+    pipeline->abandon();
     return exit_status_for(e);
   }
   std::signal(SIGTERM, SIG_DFL);

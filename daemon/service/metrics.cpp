@@ -165,11 +165,12 @@ void kafka_families(Families& f, const std::vector<stream::KafkaCounters>& sourc
     f.add(d(s.cuts), {{"source", s.name}, {"result", "made"}})
         .add(d(s.cuts_failed), {{"source", s.name}, {"result", "failed"}});
   f.counter("kafka_changelog_records_total",
-            "Changelog records: written by cuts, restored (streams), stale (dropped)");
+            "Changelog records: written by cuts, restored (streams), behind their partition's "
+            "latest cut");
   for (const auto& s : sources)
     f.add(d(s.records_written), {{"source", s.name}, {"event", "written"}})
         .add(d(s.streams_restored), {{"source", s.name}, {"event", "restored"}})
-        .add(d(s.records_stale), {{"source", s.name}, {"event", "stale"}});
+        .add(d(s.records_behind), {{"source", s.name}, {"event", "behind"}});
 }
 
 // The line-protocol sources (README: InfluxDB line protocol), one label value per source.

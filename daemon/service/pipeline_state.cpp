@@ -25,10 +25,11 @@ std::filesystem::path Pipeline::checkpoint_path() const {
 
 std::vector<StreamRecord> Pipeline::export_streams(std::span<const std::string> ids, bool release) {
   process(hub_->take_all());  // every accepted sample of the streams is in their state
-  return export_records(ids, release);
+  return export_records(ids, release, true);
 }
 
-std::vector<StreamRecord> Pipeline::export_records(std::span<const std::string> ids, bool release) {
+std::vector<StreamRecord> Pipeline::export_records(std::span<const std::string> ids, bool release,
+                                                   bool drained) {
   collect_all();
   std::vector<std::string> known;  // the named streams the pipeline has, in the order named
   for (const std::string& id : ids)
@@ -41,7 +42,8 @@ std::vector<StreamRecord> Pipeline::export_records(std::span<const std::string> 
     StreamRecord& r = out[k];
     r.matcher = std::move(snapshots[k]);
     r.cooldowns = rules_->cooldowns_of(id);
-    r.validator_last_ns = hub_->last_timestamp_ns(id).value_or(no_timestamp);
+    r.validator_last_ns =
+        drained ? hub_->last_timestamp_ns(id).value_or(no_timestamp) : no_timestamp;
     if (!release) continue;
     matcher_->remove_stream(id);  // its pending candidates travel with the state: not reported
     hub_->forget_stream(id);
@@ -69,8 +71,13 @@ std::vector<std::string> Pipeline::import_streams(std::vector<StreamRecord> reco
     if (why.empty()) {
       try {
         pairs = matcher_->import_stream(s, stream);
-      } catch (const std::invalid_argument& e) {
+      } catch (const kernels::DeviceLost&) {
+        throw;  // the daemon's to handle: nothing can be matched any more
+      } catch (const std::exception& e) {  // a forged snapshot, or no memory for it
         why = e.what();
+        // A stream replaced before the failure is added back fresh, so that the registry's
+        // streams stay the Matcher's (what fails here again is the daemon's to handle).
+        if (stream && !matcher_->has_stream(id)) matcher_->add_stream(stream);
       }
     }
     if (!why.empty()) {
@@ -101,7 +108,7 @@ bool Pipeline::checkpoint() {
     const std::vector<std::string> ids = matcher_->stream_ids();
     Checkpoint c{.publisher_sequence = publisher_->last_sequence(),
                  .written_ns = wall_clock_ns(),
-                 .streams = export_records(ids, false)};
+                 .streams = export_records(ids, false, false)};
     const std::string bytes = encode_checkpoint(c);
     write_file_atomically(path, bytes);
     const double seconds =
@@ -128,6 +135,16 @@ void Pipeline::restore_checkpoint() {
   if (ec)
     throw std::runtime_error("state.dir '" + config_.state_dir +
                              "' cannot be created: " + ec.message());
+  // Temporary files of writes a crash interrupted (write_file_atomically's ".checkpoint.bin.*"):
+  // never read, removed so that a crash loop does not fill the disk.
+  for (const auto& entry : std::filesystem::directory_iterator(config_.state_dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with("." + path.filename().string() + ".")) {
+      std::error_code removed;
+      std::filesystem::remove(entry.path(), removed);
+      log_->info("state: removed {} left by an interrupted checkpoint", entry.path().string());
+    }
+  }
   if (!std::filesystem::exists(path, ec)) {
     log_->info("state: no checkpoint at {}: matching starts fresh", path.string());
     return;

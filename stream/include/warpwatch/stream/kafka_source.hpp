@@ -19,10 +19,11 @@
 // the changelog's partition of the same number, waits until Kafka has them all, and only then
 // commits the partitions' offsets: offsets are committed only with the state they belong to.
 // On assignment the source reads the assigned partitions of the changelog to their ends,
-// keeps each stream's latest record, restores those of the partition's latest cut (older
-// ones are stale: logged, dropped) and starts the partition after it (without a record: at
-// the committed offset, else at the beginning). A failover thus replays exactly the
-// messages after the last cut. Without a store, a cut only commits the offsets.
+// keeps and restores each stream's latest record, and starts the partition at the oldest of
+// their offsets (one offset, but after a cut written in part; without a record: at the
+// committed offset, else at the beginning). A failover thus replays exactly the messages
+// after the last cut (samples a restored state already holds are refused by timestamp). Without a
+// store, a cut only commits the offsets.
 //
 // Rejected messages: one without a key (counted as no_key, and in the hub as
 // invalid_stream_id), one whose JSON value names another stream ("stream": "<id>" in the
@@ -103,7 +104,7 @@ struct KafkaCounters {
   std::uint64_t cuts_failed = 0;          // cuts whose records did not all reach the changelog
   std::uint64_t records_written = 0;      // changelog records produced by the cuts
   std::uint64_t streams_restored = 0;     // streams restored from the changelog
-  std::uint64_t records_stale = 0;        // changelog records older than their partition's cut
+  std::uint64_t records_behind = 0;       // changelog records behind their partition's latest cut
 };
 
 // What a Kafka source hands the hub for a message with key `key` and value `value`:
@@ -151,6 +152,9 @@ class KafkaSource final : public ThreadedSource {
   // `release`), then the commit of their offsets; `sync` waits for the coordinator's answer.
   // False when the records did not all reach the changelog (nothing is committed then).
   bool cut(std::set<std::int32_t> partitions, bool release, bool sync);
+  // The streams of these partitions leave the pipeline with nothing written (their next
+  // owner replays from the last cut): a lost assignment, or a revocation whose cut failed.
+  void release(const std::set<std::int32_t>& partitions);
   // Commits the next offsets of `partitions` that moved since the last commit.
   void commit(const std::set<std::int32_t>& partitions, bool sync);
   // Before the assignment of `partitions`: restores their streams from the changelog and
@@ -192,7 +196,7 @@ class KafkaSource final : public ThreadedSource {
   std::atomic<bool> connected_{false}, backpressure_{false};
   std::atomic<std::uint64_t> messages_{0}, no_key_{0}, stream_mismatch_{0}, consume_errors_{0},
       partitions_assigned_{0}, rebalances_{0}, lag_{0}, pauses_{0}, commits_failed_{0}, cuts_{0},
-      cuts_failed_{0}, records_written_{0}, streams_restored_{0}, records_stale_{0};
+      cuts_failed_{0}, records_written_{0}, streams_restored_{0}, records_behind_{0};
 };
 
 }  // namespace warpwatch::stream

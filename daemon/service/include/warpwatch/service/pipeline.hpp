@@ -172,7 +172,11 @@ class Pipeline {
   void refresh_stats();  // copies the scheduler's counters into stats_
   // export_streams without matching what is queued first (the periodic checkpoint: a round
   // boundary is consistent; what is queued is not in it).
-  std::vector<StreamRecord> export_records(std::span<const std::string> ids, bool release);
+  // `drained`: every accepted sample of the streams is matched (the hub's last timestamps are
+  // then the states'); otherwise the records name no validator timestamp of their own, so that
+  // samples still queued, never matched, are taken again after a restore.
+  std::vector<StreamRecord> export_records(std::span<const std::string> ids, bool release,
+                                           bool drained);
   // At start, with state.dir set: the checkpoint file restored, or refused (moved aside to
   // checkpoint.bin.bad) and the daemon started fresh.
   void restore_checkpoint();
