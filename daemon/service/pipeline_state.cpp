@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "warpwatch/kernels/errors.hpp"
 #include "warpwatch/kernels/stream_snapshot.hpp"
 #include "warpwatch/service/pipeline.hpp"
 
