@@ -200,7 +200,10 @@ TEST_F(PipelineState, ThePeriodicCheckpointIsWritten) {
   const auto saved = service::decode_checkpoint(service::read_whole_file(checkpoint_file()));
   ASSERT_EQ(saved.streams.size(), 1u);
   EXPECT_EQ(saved.streams[0].matcher.next_index, 50u);
-  EXPECT_EQ(saved.streams[0].validator_last_ns, series_.times[49]);
+  EXPECT_EQ(saved.streams[0].matcher.last_ns, series_.times[49]);
+  // Between rounds, samples may wait in the hub unmatched: the file names no validator
+  // timestamp of its own, so that those are taken again after a restore.
+  EXPECT_EQ(saved.streams[0].validator_last_ns, service::no_timestamp);
   EXPECT_GT(p.stats().last_checkpoint_bytes, 0u);
   EXPECT_EQ(p.stats().checkpoints_failed, 0u);
   const std::string metrics = service::render_metrics(p.metrics_snapshot());
