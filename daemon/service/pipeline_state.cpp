@@ -3,6 +3,7 @@
 // checkpoint file under state.dir, written periodically and at shutdown, restored at start.
 #include <chrono>
 #include <filesystem>
+#include <set>
 #include <system_error>
 
 #include "warpwatch/kernels/errors.hpp"
@@ -106,7 +107,16 @@ bool Pipeline::checkpoint() {
   const auto began = std::chrono::steady_clock::now();
   const std::filesystem::path path = checkpoint_path();
   try {
-    const std::vector<std::string> ids = matcher_->stream_ids();
+    // The streams a Kafka source holds now are kept by its changelog, with the offsets they
+    // belong to: a copy here would be restored at start without them (and go stale once the
+    // partition moves to another daemon).
+    std::set<std::string, std::less<>> kafka_owned;
+    for (const stream::KafkaSource* source : kafka_sources_)
+      for (const auto& [partition, streams] : source->partition_streams())
+        kafka_owned.insert(streams.begin(), streams.end());
+    std::vector<std::string> ids;
+    for (std::string& id : matcher_->stream_ids())
+      if (!kafka_owned.contains(id)) ids.push_back(std::move(id));
     Checkpoint c{.publisher_sequence = publisher_->last_sequence(),
                  .written_ns = wall_clock_ns(),
                  .streams = export_records(ids, false, false)};

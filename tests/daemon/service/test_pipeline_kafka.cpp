@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <zmq.hpp>
 
+#include <filesystem>
 #include <string>
 
 #include "daemon_e2e_support.hpp"
@@ -46,6 +47,8 @@ TEST(PipelineKafka, SamplesFromAPartitionedTopicAreMatchedAndTheEventsProducedTo
   sink.kafka.brokers = cluster.bootstraps();
   sink.kafka.topic = "events";
   cfg.sinks = {sink};
+  TempDir state;
+  cfg.state_dir = state.path().string();  // a file checkpoint beside the changelog
   CapturedLog log;
   service::Pipeline pipeline(cfg, log.logger());
   zmq::context_t ctx;
@@ -98,6 +101,11 @@ TEST(PipelineKafka, SamplesFromAPartitionedTopicAreMatchedAndTheEventsProducedTo
   EXPECT_EQ(metrics.at("warpwatch_kafka_partitions_assigned" + source + "}"), 2.0);
   EXPECT_EQ(metrics.at("warpwatch_kafka_rejected_total" + source + ",reason=\"no_key\"}"), 0.0);
   EXPECT_EQ(metrics.at("warpwatch_sink_sent_total{sink=\"kafka events\"}"), 2.0);
+  // The streams the Kafka source holds are its changelog's: the file leaves them out.
+  ASSERT_TRUE(pipeline.checkpoint()) << log.joined();
+  const auto file = service::decode_checkpoint(
+      service::read_whole_file(std::filesystem::path(cfg.state_dir) / "checkpoint.bin"));
+  EXPECT_TRUE(file.streams.empty()) << file.streams.size() << " streams in the file";
   pipeline.shutdown();
   EXPECT_FALSE(pipeline.metrics_snapshot().kafka.at(0).connected);
   EXPECT_EQ(cluster.committed("plant", "samples", 0), 1);  // left the group after a commit
