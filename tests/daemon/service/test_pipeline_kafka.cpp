@@ -48,7 +48,7 @@ TEST(PipelineKafka, SamplesFromAPartitionedTopicAreMatchedAndTheEventsProducedTo
   sink.kafka.topic = "events";
   cfg.sinks = {sink};
   TempDir state;
-  cfg.state_dir = state.path().string();  // a file checkpoint beside the changelog
+  cfg.state_dir = state.path();  // a file checkpoint beside the changelog
   CapturedLog log;
   service::Pipeline pipeline(cfg, log.logger());
   zmq::context_t ctx;
