@@ -2,8 +2,6 @@
 // Matcher and back, and the pattern fingerprint that decides which saved pairs still apply.
 #include "warpwatch/kernels/stream_snapshot.hpp"
 
-#include <openssl/evp.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -14,6 +12,7 @@
 #include "common/low32_index.hpp"
 #include "common/matcher_state.hpp"
 #include "warpwatch/stream/little_endian.hpp"
+#include "warpwatch/stream/sha256.hpp"
 
 namespace warpwatch::kernels {
 namespace {
@@ -121,11 +120,8 @@ std::uint64_t pattern_fingerprint(const PatternDef& p) {
   store_le(bytes, mp.window, 8);
   store_le(bytes, mp.hop, 8);
   store_le(bytes, static_cast<std::uint64_t>(mp.normalize), 1);
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int size = 0;
-  if (EVP_Digest(bytes.data(), bytes.size(), digest, &size, EVP_sha256(), nullptr) != 1 || size < 8)
-    throw std::runtime_error("SHA-256 failed (OpenSSL)");
-  return stream::load_le(reinterpret_cast<const std::byte*>(digest), 8);
+  const auto digest = stream::sha256(bytes);
+  return stream::load_le(reinterpret_cast<const std::byte*>(digest.data()), 8);
 }
 
 StreamSnapshot Matcher::export_stream(std::string_view stream_id) const {

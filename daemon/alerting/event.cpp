@@ -1,36 +1,24 @@
 // Event -> JSON payload (SPEC.md 5). The keys are documented in README.md, "Events".
 #include "warpwatch/alerting/event.hpp"
 
-#include <openssl/evp.h>
 #include <nlohmann/json.hpp>
 
-#include <array>
-#include <stdexcept>
+#include "warpwatch/stream/little_endian.hpp"
+#include "warpwatch/stream/sha256.hpp"
 
 namespace warpwatch::alerting {
-namespace {
-
-void append_u64(std::string& out, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-
-}  // namespace
 
 std::string event_id(std::string_view stream, std::string_view pattern, std::uint64_t start_index,
                      std::uint64_t end_index) {
   std::string input;
   input.reserve(32 + stream.size() + pattern.size());
-  append_u64(input, stream.size());
+  stream::store_le(input, stream.size(), 8);
   input.append(stream);
-  append_u64(input, pattern.size());
+  stream::store_le(input, pattern.size(), 8);
   input.append(pattern);
-  append_u64(input, start_index);
-  append_u64(input, end_index);
-  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
-  unsigned int size = 0;
-  if (EVP_Digest(input.data(), input.size(), digest.data(), &size, EVP_sha256(), nullptr) != 1 ||
-      size < 16)
-    throw std::runtime_error("OpenSSL: SHA-256 failed");
+  stream::store_le(input, start_index, 8);
+  stream::store_le(input, end_index, 8);
+  const auto digest = stream::sha256(input);
   static constexpr char hex[] = "0123456789abcdef";
   std::string id;
   id.reserve(32);

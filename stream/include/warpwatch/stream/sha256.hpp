@@ -1,0 +1,14 @@
+// SHA-256 (OpenSSL) of a byte string: the digest behind the ids that must be equal across
+// builds and hosts (a pattern's fingerprint in checkpoints, an event's id for deduplication).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+namespace warpwatch::stream {
+
+// Throws std::runtime_error when OpenSSL fails.
+std::array<std::uint8_t, 32> sha256(std::string_view bytes);
+
+}  // namespace warpwatch::stream
