@@ -1,6 +1,6 @@
 # Compile options for project code only (not for third-party headers):
 # warnings, warnings-as-errors in CI, and no floating-point contraction, because
-# SPEC.md 3.1 requires bit-identical float32 results across backends and a fused
+# docs/spec.md §3.1 requires bit-identical float32 results across backends and a fused
 # multiply-add rounds differently from a multiply followed by an add.
 add_library(warpwatch_project_options INTERFACE)
 target_compile_options(warpwatch_project_options INTERFACE

@@ -20,7 +20,7 @@
 namespace warpwatch::config {
 namespace {
 
-// SPEC.md 1, checked by the same function that checks ids arriving on the wire.
+// docs/spec.md §1, checked by the same function that checks ids arriving on the wire.
 void check_stream_id(const std::string& id, const SourceLocation& where) {
   if (const auto reason = stream::invalid_stream_id_reason(id))
     throw ConfigError(where, cat("stream id ", in_quotes(id), ": ", std::string(*reason)));

@@ -33,8 +33,9 @@ std::vector<OptionInfo> matching_options() {
        .set = [](T& t, const V& v) { t.library->name = v.text; }},
       {.name = "libraries[].defaults",
        .type = OT::section,
-       .help = "matching parameters of every pattern of the library (SPEC.md 2-4); a pattern "
-               "entry may override any of them"},
+       .help =
+           "matching parameters of every pattern of the library (docs/spec.md §2-§4); a pattern "
+           "entry may override any of them"},
       {.name = "libraries[].defaults.metric",
        .type = OT::choice,
        .default_yaml = "dtw",

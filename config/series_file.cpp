@@ -126,7 +126,7 @@ bool parse_time_field(std::string_view field, double scale, double& seconds) {
   return parse_datetime(field, seconds);
 }
 
-// Each time must be greater than the one before: SPEC.md 1 never reorders samples.
+// Each time must be greater than the one before: docs/spec.md §1 never reorders samples.
 template <typename What>
 void check_increasing(const std::vector<double>& times, const SourceLocation& where,
                       const What& what) {

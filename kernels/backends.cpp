@@ -1,4 +1,4 @@
-// The backend factory: the one place with `#if WARPWATCH_HAVE_CUDA` (DESIGN.md).
+// The backend factory: the one place with `#if WARPWATCH_HAVE_CUDA` (docs/architecture.md).
 #include "warpwatch/kernels/backends.hpp"
 
 #include <algorithm>

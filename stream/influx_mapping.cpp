@@ -17,7 +17,7 @@ namespace {
   throw std::invalid_argument(message);
 }
 
-// The bytes a stream id may not hold (SPEC.md 1): ASCII whitespace and NUL. A template's
+// The bytes a stream id may not hold (docs/spec.md §1): ASCII whitespace and NUL. A template's
 // literal text with one of them could never give a valid id.
 bool forbidden_in_id(char c) {
   return c == '\0' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';

@@ -242,7 +242,7 @@ std::vector<Plan> make_plans(const Options& o, unsigned threads) {
   for (std::size_t c : s.chunks) require_positive(c, "--chunk");
   for (std::size_t l : s.whole_lengths) require_positive(l, "--length");
   if (s.m < 2)
-    throw std::invalid_argument("--m must be at least 2 (SPEC.md: patterns have m >= 2)");
+    throw std::invalid_argument("--m must be at least 2 (docs/spec.md: patterns have m >= 2)");
   const bool stream_cases =
       o.cases.empty() || std::any_of(o.cases.begin(), o.cases.end(), [](const std::string& c) {
         return c == "stream_dtw" || c == "threads";

@@ -1,6 +1,6 @@
 // The ceiling column of `warpwatch bench` on a CPU: the peak rate of simple float32
 // operations, measured by a loop the compiler vectorizes. A DP cell update is a handful of
-// such operations (DESIGN.md: 4 for dtw), so this rate divided by the operations a cell
+// such operations (docs/architecture.md: 4 for dtw), so this rate divided by the operations a cell
 // costs is the most cells/s the machine could do if nothing but arithmetic counted.
 #include <algorithm>
 #include <atomic>

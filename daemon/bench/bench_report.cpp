@@ -200,8 +200,8 @@ void print_table(const Report& report, std::ostream& out) {
         << " ops/s; SMs x FP32 lanes x clock = "
         << si(report.device_nominal_float_ops_per_s.value_or(0.0)) << "); ceiling cells/s = that / "
         << dtw_ops_per_cell << " per dtw cell, / " << twed_ops_per_cell << " per twed cell\n";
-    // The ceiling keeps DESIGN.md's 4 operations a dtw cell on every backend; say where the
-    // cuda kernels' own instruction counts differ, and what they would allow.
+    // The ceiling keeps docs/architecture.md's 4 operations a dtw cell on every backend; say where
+    // the cuda kernels' own instruction counts differ, and what they would allow.
     const double rate = *report.device_float_ops_per_s;
     out << "  (the cuda dtw kernels do not spend 4: the min of three is one instruction on sm_90 "
            "(VIMNMX3), so a whole-series dtw cell is 3 (issue limit that / 3 = "

@@ -140,7 +140,7 @@ Measurement measure_stream(const Shape& shape, kernels::Backend backend, unsigne
   // Batches are pipelined as the daemon runs them: batch b is submitted before batch b-1
   // is collected, so a device computes b-1 while the host prepares b. A steady iteration,
   // submit(b) then collect(b-1), is the wall time a batch costs; a device backend's kernels
-  // are timed by its own CUDA events (as DESIGN.md asks), the wall time beside them.
+  // are timed by its own CUDA events (as docs/architecture.md asks), the wall time beside them.
   const bool device = backend == kernels::Backend::cuda;
   std::uint64_t matches = 0;
   std::vector<std::uint64_t> cells_at{0};  // [b]: cells counted before batch b's submit()

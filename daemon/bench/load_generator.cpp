@@ -42,7 +42,7 @@ double unit(std::uint64_t bits) {  // [0, 1)
   return static_cast<double>(bits >> 11) * 0x1.0p-53;
 }
 
-// Whole-series dtw with sq cost (SPEC.md 4.1), double precision: the built-in shapes'
+// Whole-series dtw with sq cost (docs/spec.md §4.1), double precision: the built-in shapes'
 // separation.
 double dtw_sq(const std::vector<float>& a, const std::vector<float>& b) {
   const std::size_t n = a.size(), m = b.size();

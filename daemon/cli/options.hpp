@@ -42,7 +42,7 @@ std::vector<config::LoadedSeries> load_series_for_cli(const std::string& path,
 // conversion would be undefined behaviour.
 std::int64_t period_ms_to_ns(double period_ms);
 
-// The metric and its parameters (SPEC.md 2 and 4).
+// The metric and its parameters (docs/spec.md §2 and §4).
 struct MetricOptions {
   kernels::Metric metric = kernels::Metric::dtw;
   kernels::Cost cost = kernels::Cost::sq;

@@ -22,7 +22,7 @@ struct InputStream {
   std::vector<std::int64_t> times_ns;
 };
 
-// The series as streams, checked by the stream layer's validator (the one check of SPEC.md
+// The series as streams, checked by the stream layer's validator (the one check of docs/spec.md
 // 1 that the daemon's ingest applies too): a series whose timestamps, once in whole
 // nanoseconds, do not strictly increase is refused with the sample that breaks them.
 std::vector<InputStream> to_streams(const std::vector<config::LoadedSeries>& series,

@@ -403,7 +403,7 @@ void Pipeline::process(stream::IngestBatch batch) {
   }
   if (!batch.ended.empty()) {
     collect_all();
-    // A finite input that ended: its pending candidates are final (SPEC.md 3.1).
+    // A finite input that ended: its pending candidates are final (docs/spec.md §3.1).
     std::vector<kernels::RawMatch> flushed;
     for (const std::string& id : batch.ended)
       if (matcher_->has_stream(id)) {
@@ -518,7 +518,7 @@ PipelineSummary Pipeline::shutdown() {
         left.samples, left.streams.size(), config_.drain_grace.count());
   }
   if (config_.state_dir.empty()) {
-    // Pending candidates of what was matched are final (SPEC.md 3.1).
+    // Pending candidates of what was matched are final (docs/spec.md §3.1).
     publish(matcher_->flush(), *rules_);
   } else {
     // They go on after the restart instead: a flush would report occurrences that have not

@@ -1,7 +1,7 @@
 // Pipeline::reload (SIGHUP): the new configuration's streams, patterns, rules and log
 // level, applied without losing the state of what did not change.
 //
-// A reload applies as a whole or not at all (SPEC.md 6: a bad configuration keeps the
+// A reload applies as a whole or not at all (docs/spec.md §6: a bad configuration keeps the
 // running one). It runs in two phases:
 // 1. Checks, before anything changes: the file is loaded and validated (ConfigError), then
 //    everything that applying it would refuse is checked again here (the registry's
@@ -136,7 +136,7 @@ stream::StreamChanges Pipeline::reload_streams(const config::DaemonConfig& next,
   collect_all();  // streams and patterns change below: no batch may be outstanding
   const auto end_stream = [&](const std::string& id) {
     if (!matcher_->has_stream(id)) return;
-    auto f = matcher_->remove_stream(id);  // its pending candidates are final (SPEC.md 3.1)
+    auto f = matcher_->remove_stream(id);  // its pending candidates are final (docs/spec.md §3.1)
     flushed.insert(flushed.end(), f.begin(), f.end());
     arrivals_.forget(id);  // a stream added again starts at sample index 0
   };

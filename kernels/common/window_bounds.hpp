@@ -1,6 +1,6 @@
-// Lower bounds of window mode's dtw and dk (SPEC.md 3.2, 4.1) for pruning: a window whose
+// Lower bounds of window mode's dtw and dk (docs/spec.md §3.2, 4.1) for pruning: a window whose
 // bound already exceeds the threshold cannot qualify, so it is not aligned at all, and the
-// events stay exactly those of the unpruned computation (SPEC.md 3.2 allows pruning on
+// events stay exactly those of the unpruned computation (docs/spec.md §3.2 allows pruning on
 // that condition). The cascade of the UCR Suite (Rakthanmanon et al., KDD 2012), for any
 // window length w, pattern length n, Sakoe-Chiba band and component count:
 // - LB_Kim: every path holds the cells (1,1) and (n,w).

@@ -1,4 +1,4 @@
-// Window mode (SPEC.md 3.2) pieces every backend shares, so that they agree on which
+// Window mode (docs/spec.md §3.2) pieces every backend shares, so that they agree on which
 // windows exist and which of them become events: the schedule of window ends, the
 // z-normalization, the rebased window clock of twed, and the exclusion-zone grouping.
 #pragma once
@@ -30,7 +30,7 @@ inline std::size_t window_length(const PatternDef& p) {
 }
 
 // Population mean/std normalization per component, in float64, written back as float32
-// (samples are float32 in SPEC.md 1). Returns false, leaving `values` untouched, when a
+// (samples are float32 in docs/spec.md §1). Returns false, leaving `values` untouched, when a
 // component's std is below 1e-8 (the window is then skipped and counted).
 bool znormalize(std::vector<float>& values, std::size_t dims);
 
@@ -43,7 +43,7 @@ struct ComponentMoments {
 ComponentMoments component_moments(const float* values, std::size_t n, std::size_t dims,
                                    std::size_t k);
 // 1/std of n values whose squared deviations sum to m2 (population std); 0 when the std is
-// below 1e-8 (SPEC.md 3.2: the window is flat, skipped).
+// below 1e-8 (docs/spec.md §3.2: the window is flat, skipped).
 double znorm_scale(double m2, std::size_t n);
 
 // The pattern's timestamps in seconds for twed: its own, or uniform at the stream's

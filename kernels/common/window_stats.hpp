@@ -1,4 +1,4 @@
-// Window mode's z-normalization (SPEC.md 3.2) without a pass over every window: the mean and
+// Window mode's z-normalization (docs/spec.md §3.2) without a pass over every window: the mean and
 // population standard deviation of each window, per component, from sums that slide one
 // sample at a time.
 //

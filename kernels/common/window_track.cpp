@@ -24,7 +24,7 @@ void WindowTrack::ends(std::uint64_t from, std::uint64_t to,
     if (schedule_.ends_at(e)) out.push_back(e);
 }
 
-// The window's clock, rebased to the pattern's first time (SPEC.md 4.3).
+// The window's clock, rebased to the pattern's first time (docs/spec.md §4.3).
 template <typename T>
 void WindowTrack::rebase_times(const stream::StreamHistory& history, std::uint64_t end, T* times,
                                T first_time) const {
@@ -67,7 +67,7 @@ std::uint64_t WindowTrack::group(std::uint64_t from, std::uint64_t to,
                                  const std::vector<std::uint8_t>& flat,
                                  const stream::StreamHistory& history,
                                  std::vector<WindowOccurrence>& out) {
-  // Sample by sample, as SPEC.md 3.2 reads.
+  // Sample by sample, as docs/spec.md §3.2 reads.
   std::uint64_t skipped = 0;
   std::size_t next = 0;
   for (std::uint64_t e = from; e < to; ++e) {

@@ -1,4 +1,4 @@
-// Window mode (SPEC.md 3.2) for one (stream, pattern) pair, minus the distances: which
+// Window mode (docs/spec.md §3.2) for one (stream, pattern) pair, minus the distances: which
 // windows end in a batch, what each window looks like when it is compared (z-normalized,
 // twed's rebased clock), and the grouping of evaluated windows into occurrences. The
 // Matcher base keeps one per window-mode pair; every backend computes the distances its

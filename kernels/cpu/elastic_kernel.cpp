@@ -33,7 +33,7 @@ std::size_t Width() {
   return 2 * hn::Lanes(DF());
 }
 
-// Local cost (SPEC.md 2) of a_i against one lane-vector of b_j.
+// Local cost (docs/spec.md §2) of a_i against one lane-vector of b_j.
 template <Cost kCost>
 HWY_INLINE VF LocalCost(DF df, const float* HWY_RESTRICT a_i, const float* HWY_RESTRICT b_j,
                         std::size_t width, std::size_t dims) {

@@ -1,8 +1,8 @@
-// Whole-series distances (SPEC.md 4) of one series `a` against a group of series `b`
+// Whole-series distances (docs/spec.md §4) of one series `a` against a group of series `b`
 // of one length, one SIMD lane per b: the batch form shared by window mode (a = the
 // pattern, b = windows) and `warpwatch distance` (a = a row of A, b = columns of B).
 //
-// dtw, dk and twed run in float32 with the cell formulas of SPEC.md 4 in one fixed
+// dtw, dk and twed run in float32 with the cell formulas of docs/spec.md §4 in one fixed
 // order; softdtw runs in float64 (exp/log of float32 would lose the 1e-5 tolerance).
 #pragma once
 

@@ -1,4 +1,4 @@
-// softdtw's cell (SPEC.md 4.2) on float64 lane-vectors, one series of B a lane: shared by
+// softdtw's cell (docs/spec.md §4.2) on float64 lane-vectors, one series of B a lane: shared by
 // the forward pass of elastic_kernel.cpp (the distance) and softdtw_grad_kernel.cpp (the
 // gradient), so that both fill the table with the same operations. Highway's per-target
 // inline header: included by a HWY_TARGET_INCLUDE file after hwy/highway.h, once per target.
@@ -51,7 +51,7 @@ HWY_INLINE SoftVD SampleDiff(SoftDD dd, const float* HWY_RESTRICT a_i,
   return hn::Sub(hn::Set(dd, static_cast<double>(a_i[k])), b);
 }
 
-// Local cost (SPEC.md 2) of a_i against the lanes' b_j, summed over the components in order.
+// Local cost (docs/spec.md §2) of a_i against the lanes' b_j, summed over the components in order.
 template <Cost kCost>
 HWY_INLINE SoftVD SoftLocalCost(SoftDD dd, const float* HWY_RESTRICT a_i,
                                 const float* HWY_RESTRICT b_j, std::size_t width,

@@ -47,7 +47,7 @@ void SoftDtwGrad(const GradJob& job, const DistanceParams& params, bool banded, 
   const auto at = [&](std::size_t i, std::size_t j) { return table + (i * cols + j) * w; };
   const auto b_at = [&](std::size_t j) { return job.b + (j - 1) * dims * w; };  // 1-based j
 
-  // Forward (SPEC.md 4.2): R(0, 0) = 0, +inf around and outside the band.
+  // Forward (docs/spec.md §4.2): R(0, 0) = 0, +inf around and outside the band.
   for (std::size_t j = 0; j < cols; ++j) {
     hn::StoreU(j == 0 ? zero : vinf, dd, at(0, j));
     hn::StoreU(vinf, dd, at(n + 1, j));

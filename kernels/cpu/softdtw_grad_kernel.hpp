@@ -1,4 +1,4 @@
-// softdtw's gradient (SPEC.md 4.2) of one series `a` against a group of equally long series
+// softdtw's gradient (docs/spec.md §4.2) of one series `a` against a group of equally long series
 // `b`, one float64 SIMD lane per b: the batch form of reference::softdtw_grad that
 // softdtw_grad_matrix.cpp runs on the worker pool.
 #pragma once

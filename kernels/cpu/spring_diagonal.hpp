@@ -1,4 +1,4 @@
-// Stream mode (SPEC.md 3.1) for one (stream, pattern) pair over a long chunk, vectorized
+// Stream mode (docs/spec.md §3.1) for one (stream, pattern) pair over a long chunk, vectorized
 // along the anti-diagonal: the lanes of a vector hold consecutive columns (samples), so
 // one pair fills every lane (spring_kernel.hpp puts a pair in each lane instead, which
 // leaves lanes idle when a pattern has fewer active pairs than lanes). Same floats as the

@@ -1,4 +1,4 @@
-// Stream mode's kernels are instantiated once per metric and cost (SPEC.md 3.1: dtw or
+// Stream mode's kernels are instantiated once per metric and cost (docs/spec.md §3.1: dtw or
 // dk, sq or abs); this picks the instance at run time.
 #pragma once
 

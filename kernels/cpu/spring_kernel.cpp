@@ -1,4 +1,4 @@
-// Stream mode on the CPU: the SPRING column update of SPEC.md 3.1 for a group of pairs,
+// Stream mode on the CPU: the SPRING column update of docs/spec.md §3.1 for a group of pairs,
 // one pair per SIMD lane. Compiled once per instruction set (Highway's foreach_target)
 // and dispatched at run time.
 //
@@ -39,7 +39,7 @@ std::size_t GroupWidth() {
   return 2 * hn::Lanes(DF());
 }
 
-// c(x, p) of SPEC.md 2 for one lane-vector; x holds component k at x + k * width, and
+// c(x, p) of docs/spec.md §2 for one lane-vector; x holds component k at x + k * width, and
 // x0 is component 0 already loaded (the sample is the same all down the column).
 template <Cost kCost>
 HWY_INLINE VF LocalCost(DF df, VF x0, const float* HWY_RESTRICT x, std::size_t width,

@@ -1,4 +1,4 @@
-// Stream mode (SPEC.md 3.1) for a group of up to spring_group_width() (stream, pattern)
+// Stream mode (docs/spec.md §3.1) for a group of up to spring_group_width() (stream, pattern)
 // pairs (16 on AVX2, 32 on AVX-512, 8 on SSE4/NEON) that share one pattern: one SIMD lane per pair,
 // so every lane performs exactly the scalar reference's float32 operations in the same order
 // (bit-identical results), and the whole group's SPRING columns stay in L1 while a batch of samples

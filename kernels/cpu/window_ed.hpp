@@ -1,4 +1,4 @@
-// Window mode and the top-K search with ed (SPEC.md 4.0: sum_i c(p_i, x_i), w = m) on the
+// Window mode and the top-K search with ed (docs/spec.md §4.0: sum_i c(p_i, x_i), w = m) on the
 // CPU. A window's ed is summed in double in the pattern's visiting order (WindowQuery::order:
 // largest |value| first, the UCR Suite's reordering), with or without pruning, so that the
 // pruned search reports exactly the distances of the unpruned one. Pruning (against the

@@ -1,5 +1,5 @@
 // The reference Matcher: every stream-mode pair stepped sample by sample with the literal
-// SPEC.md 3.1 state machine of spring.hpp; window mode's distances in float64 with the
+// docs/spec.md §3.1 state machine of spring.hpp; window mode's distances in float64 with the
 // reference distances, one window at a time. The bookkeeping (streams, pairs, histories,
 // window schedule and grouping) is the Matcher base's, shared with the fast backends.
 #include <map>
@@ -79,7 +79,7 @@ class ReferenceMatcher final : public Matcher {
       out.push_back(common::make_match(pair, r->distance, r->start_index, r->end_index));
   }
 
-  // Each window (normalized, with its rebased float64 clock) against the pattern, SPEC.md 4.
+  // Each window (normalized, with its rebased float64 clock) against the pattern, docs/spec.md §4.
   void compute_windows(WindowBatch& w) {
     const common::WindowTrack& track = *w.pair->window;
     const PatternDef& p = track.pattern();

@@ -1,4 +1,4 @@
-// SPEC.md 3.1 in float32: the SPRING state of one (stream, pattern) pair and its update
+// docs/spec.md §3.1 in float32: the SPRING state of one (stream, pattern) pair and its update
 // per sample. Faster backends must reproduce these floats bit for bit, so the arithmetic
 // here is the specification: c = sum_k diff_k * diff_k (or |diff_k|) accumulated from 0
 // in component order, D = c + best (dtw) or max(c, best) (dk), no fused multiply-add.
@@ -31,7 +31,7 @@ class SpringPair {
   // Computes the column of the sample with 0-based `index` and applies the reporting
   // rules; returns the candidate that this column proves final, if any.
   std::optional<SpringReport> step(const float* sample, std::uint64_t index);
-  // End of input: the pending candidate, if it qualifies (SPEC.md 3.1 flush).
+  // End of input: the pending candidate, if it qualifies (docs/spec.md §3.1 flush).
   std::optional<SpringReport> flush();
 
   // Smallest start index that a future report can still carry (cells with D <= eps and
@@ -65,7 +65,7 @@ inline float stream_eps(double threshold) {
   return threshold >= static_cast<double>(FLT_MAX) ? FLT_MAX : static_cast<float>(threshold);
 }
 
-// The local cost of SPEC.md 2 in float32, in the one order every backend uses.
+// The local cost of docs/spec.md §2 in float32, in the one order every backend uses.
 inline float local_cost_f32(const float* x, const float* y, std::size_t dims, Cost cost) {
   float c = 0.0f;
   for (std::size_t k = 0; k < dims; ++k) {

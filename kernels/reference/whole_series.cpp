@@ -1,4 +1,4 @@
-// SPEC.md 4: whole-series distances in float64, written as literally as the spec reads.
+// docs/spec.md §4: whole-series distances in float64, written as literally as the spec reads.
 // Tables are kept whole ((n+1) x (m+1)): this is the oracle, not the fast path.
 #include <algorithm>
 #include <cmath>
@@ -49,7 +49,7 @@ void check_pair(const SeriesView& a, const SeriesView& b) {
   if (a.length == 0 || b.length == 0) throw std::invalid_argument("empty series");
 }
 
-// softmin_gamma of three values, factoring out the smallest (SPEC.md 4.2).
+// softmin_gamma of three values, factoring out the smallest (docs/spec.md §4.2).
 double softmin(double x, double y, double z, double gamma) {
   const double r = std::min({x, y, z});
   if (r == inf) return inf;
@@ -58,7 +58,7 @@ double softmin(double x, double y, double z, double gamma) {
   return r - gamma * std::log(sum);
 }
 
-// The table shared by dtw, dk and softdtw (SPEC.md 4.1, 4.2): D(0,0) = 0, the rest of
+// The table shared by dtw, dk and softdtw (docs/spec.md §4.1, 4.2): D(0,0) = 0, the rest of
 // row and column 0 and every cell outside the band +inf, and
 // D(i,j) = cell(c(a_i, b_j), D(i-1,j), D(i,j-1), D(i-1,j-1)) inside.
 template <typename Cell>
@@ -84,7 +84,7 @@ Table softdtw_table(const SeriesView& a, const SeriesView& b, Cost cost, double 
   });
 }
 
-// p-norm of the difference of two samples (SPEC.md 4.3); `y` null means the zero vector.
+// p-norm of the difference of two samples (docs/spec.md §4.3); `y` null means the zero vector.
 double pnorm_diff(const float* x, const float* y, std::size_t dims, double p) {
   double s = 0.0;
   for (std::size_t k = 0; k < dims; ++k) {
@@ -167,7 +167,7 @@ double twed(const SeriesView& a, const SeriesView& b, double nu, double lambda, 
   params.p = p;
   validate(params);
   const std::size_t n = a.length, m = b.length, dims = a.dims;
-  // 1-based accessors with the zero sample at time 0 in front (SPEC.md 4.3).
+  // 1-based accessors with the zero sample at time 0 in front (docs/spec.md §4.3).
   const auto av = [&](std::size_t i) { return i == 0 ? nullptr : a.sample(i - 1); };
   const auto bv = [&](std::size_t j) { return j == 0 ? nullptr : b.sample(j - 1); };
   const auto ta = [&](std::size_t i) { return i == 0 ? 0.0 : a.time(i - 1); };

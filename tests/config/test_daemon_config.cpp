@@ -722,7 +722,8 @@ TEST(CheckConfig, NeedsAFile) {
 
 }  // namespace
 
-// `metric: ed` (SPEC.md 4.0): a window-mode pattern with its cost and znorm, w = m given or 0.
+// `metric: ed` (docs/spec.md §4.0): a window-mode pattern with its cost and znorm, w = m given or
+// 0.
 TEST(DaemonConfig, EdPatternsLoad) {
   const fs::path dir = test_dir();
   const std::string path = write_file(

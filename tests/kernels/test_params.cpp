@@ -22,7 +22,7 @@ TEST(Params, NamesRoundTrip) {
   EXPECT_EQ(to_string(Metric::ed), "ed");
 }
 
-// ed (SPEC.md 4.0): window mode only, no band, w = m; each refusal says why.
+// ed (docs/spec.md §4.0): window mode only, no band, w = m; each refusal says why.
 TEST(Params, EdRefusesStreamModeABandAndAnotherWindowLength) {
   const auto message = [](auto&& check) -> std::string {
     try {

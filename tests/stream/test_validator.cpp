@@ -1,5 +1,5 @@
 // Per-stream validation (stream/validator.hpp): bad samples are dropped and counted,
-// every valid sample around them is kept (SPEC.md 1 and 6).
+// every valid sample around them is kept (docs/spec.md §1 and §6).
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -275,7 +275,7 @@ inline std::vector<std::pair<std::size_t, kernels::RawMatch>> feed_one_by_one(
   return out;
 }
 
-// SPEC.md 3.2 znorm as the reference does it (float64 mean and population std per
+// docs/spec.md §3.2 znorm as the reference does it (float64 mean and population std per
 // component, then (v - mean) / std rounded to float); false when a std is below 1e-8.
 inline bool znormalize(std::vector<float>& values, std::size_t dims) {
   const std::size_t n = values.size() / dims;

@@ -1,4 +1,4 @@
-// The whole-series distance kernels (SPEC.md 4) as three families, each saying what it can
+// The whole-series distance kernels (docs/spec.md §4) as three families, each saying what it can
 // run and the workspace it needs before it runs, then running on a given stream (CUTLASS's
 // can_implement / get_workspace_size / run). Plain structs only: this header is included
 // by C++20 host code and by the .cu files, and needs no CUDA header. The host picks a

@@ -1,5 +1,5 @@
 // The float64 cell pieces of the thread-per-job kernels (generic_distance.cu: the distances;
-// softdtw_grad.cu: softdtw's gradient), written as the reference writes them (SPEC.md 2,
+// softdtw_grad.cu: softdtw's gradient), written as the reference writes them (docs/spec.md §2,
 // 4.1, 4.2), device code only.
 #pragma once
 

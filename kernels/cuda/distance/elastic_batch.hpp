@@ -1,4 +1,4 @@
-// Many independent whole-series distances (SPEC.md 4) on the device in one go: window
+// Many independent whole-series distances (docs/spec.md §4) on the device in one go: window
 // mode's batch (each window that ends in a batch against its pattern) and any list of
 // (a, b) pairs. Host memory in, host memory out; the packing into pinned memory, the
 // copies and the choice of kernel are inside.

@@ -1,4 +1,4 @@
-// Thread per job whole-series distances (SPEC.md 4) for what the fast kernels do not take:
+// Thread per job whole-series distances (docs/spec.md §4) for what the fast kernels do not take:
 // ed, softdtw, dims > 1, a Sakoe-Chiba band, any lengths. float64, the cell formulas of the
 // reference; one row of D (plus twed's g row and deletion costs) in global scratch,
 // interleaved across the jobs of the launch (element j of job k at j * count + k) so that
@@ -23,7 +23,7 @@ struct Strided {
   __device__ double& operator[](std::size_t j) const { return base[j * stride]; }
 };
 
-// ||x - y||_p, y null = the zero sample (SPEC.md 4.3).
+// ||x - y||_p, y null = the zero sample (docs/spec.md §4.3).
 __device__ double pnorm_diff(const float* x, const float* y, unsigned dims, double p) {
   double s = 0.0;
   for (unsigned k = 0; k < dims; ++k) {
@@ -71,7 +71,7 @@ __device__ double warping(const DeviceData& d, const DevJob& job, const DevParam
   return row[m];
 }
 
-// ed (SPEC.md 4.0): the lock-step sum, in the reference's order (equal lengths: checked by
+// ed (docs/spec.md §4.0): the lock-step sum, in the reference's order (equal lengths: checked by
 // the host before any job is made).
 __device__ double lock_step(const DeviceData& d, const DevJob& job, const DevParams& p) {
   const float* av = d.values + job.a_off;
@@ -83,7 +83,7 @@ __device__ double lock_step(const DeviceData& d, const DevJob& job, const DevPar
   return sum;
 }
 
-// twed (SPEC.md 4.3) with g(i, j) = ||a_i - b_j|| + nu |ta_i - tb_j| kept for the next row,
+// twed (docs/spec.md §4.3) with g(i, j) = ||a_i - b_j|| + nu |ta_i - tb_j| kept for the next row,
 // g(0, .) = g(., 0) = 0 so that cell (1, 1) leaves out the index-0 terms and the other
 // cells of row 1 and column 1 are +inf through D anyway.
 __device__ double twed(const DeviceData& d, const DevJob& job, const DevParams& p, Strided row,

@@ -1,4 +1,4 @@
-// softdtw's gradient (SPEC.md 4.2) with respect to a, a thread per job in float64: the
+// softdtw's gradient (docs/spec.md §4.2) with respect to a, a thread per job in float64: the
 // reference's recursions (reference::softdtw_grad: Cuturi & Blondel 2017, Algorithms 1 and 2)
 // in its order of operations. The forward pass writes the whole table R with +inf around it
 // (row n + 1, column m + 1) and outside the band; the backward pass keeps two rows of
@@ -46,7 +46,7 @@ __global__ void __launch_bounds__(kThreads)
   // Two rows of E after the tables: E(i + 1, .) and E(i, .).
   const Table e{scratch + (max_n + 2) * cols * count + k, cols, count};
 
-  // Forward (SPEC.md 4.2).
+  // Forward (docs/spec.md §4.2).
   for (unsigned j = 0; j <= m + 1; ++j) {
     r(0, j) = j == 0 ? 0.0 : inf;
     r(n + 1, j) = inf;

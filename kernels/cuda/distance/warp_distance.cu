@@ -27,7 +27,7 @@ constexpr unsigned kFull = 0xffffffffu;
 constexpr int kWarps = 4;  // warps per block; each warp is independent
 
 // ||x - prev|| + nu * (t - t_prev) + lambda: the deletion cost of one step of a series
-// (SPEC.md 4.3, dims 1). The same expression for rows and columns keeps twed symmetric.
+// (docs/spec.md §4.3, dims 1). The same expression for rows and columns keeps twed symmetric.
 __device__ __forceinline__ float twed_step(float x, float prev, float t, float t_prev, float nu,
                                            float lambda) {
   return __fmaf_rn(nu, t - t_prev, fabsf(x - prev)) + lambda;

@@ -1,4 +1,4 @@
-// One SPRING cell (SPEC.md 3.1) in float32, exactly as kernels/reference/spring.cpp does
+// One SPRING cell (docs/spec.md §3.1) in float32, exactly as kernels/reference/spring.cpp does
 // it: predecessors up, diag, left in that order, a later one only when strictly smaller;
 // c accumulated from 0 in component order; D = c + best (dtw) or max(c, best) (dk). The
 // build passes --fmad=false, so c + best is never fused with the multiply.

@@ -1,4 +1,4 @@
-// Stream mode (SPEC.md 3.1) on the device: the tables the host keeps there and the
+// Stream mode (docs/spec.md §3.1) on the device: the tables the host keeps there and the
 // launchers of the kernels (spring_wavefront*.cu, spring_sweep.cu, spring_kernels.cu).
 //
 // State layout. The pairs of one pattern are packed 32 to a tile; a tile's state is one
@@ -109,14 +109,14 @@ struct WavefrontShape {
 // The stream-mode kernel families, each saying what it can run and the workspace it needs
 // before it runs (CUTLASS's can_implement / get_workspace_size / run):
 //   SpringWavefront  the register wavefront: a pair's column in registers for the whole
-//                    chunk, all of SPEC.md 3.1's rules applied in it; chunks of 32 samples
+//                    chunk, all of docs/spec.md §3.1's rules applied in it; chunks of 32 samples
 //                    and more; patterns of 16..512 rows and 1..64 dimensions (the pattern
 //                    values of several dimensions in shared memory, as much as the device
 //                    has; spring_wavefront.cu), or up to 8192 rows in row tiles
 //                    (spring_wavefront_tiled.cu; several dimensions as far as the device's
 //                    shared memory holds their pattern rows).
 //   SpringSweep      thread per pair, a block of columns per pass over the rows
-//                    (spring_sweep.hpp), every shape, all of SPEC.md 3.1's rules; continues
+//                    (spring_sweep.hpp), every shape, all of docs/spec.md §3.1's rules; continues
 //                    every pair from where the wavefront left it to the end of its chunk:
 //                    short chunks (live ticks), several dimensions past the device's
 //                    shared memory, more than 8192 rows.

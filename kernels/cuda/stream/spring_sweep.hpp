@@ -1,4 +1,4 @@
-// Stream mode, thread per pair, a block of columns per pass (SPEC.md 3.1): the lane logic
+// Stream mode, thread per pair, a block of columns per pass (docs/spec.md §3.1): the lane logic
 // of spring_sweep.cu, in host-and-device code so that tests/kernels/cuda_host/ runs these
 // very lines on the CPU against the reference.
 //

@@ -1,6 +1,6 @@
 // The register wavefront's building blocks, shared by spring_wavefront.cu (a team of 16 or
 // 32 lanes per pair) and spring_wavefront_tiled.cu (a team per row tile of a long pattern,
-// chained in a block): a lane's registers, one column of its rows, and SPEC.md 3.1's rules
+// chained in a block): a lane's registers, one column of its rows, and docs/spec.md §3.1's rules
 // as the wavefront applies them (WaveRules; the scheme is described in
 // spring_wavefront.cu). Device code only; internal linkage (an unnamed namespace): each .cu
 // gets its own copy.
@@ -223,7 +223,7 @@ struct ResetRing {
   int mask;
 };
 
-// SPEC.md 3.1's rules as every lane of a pair applies them after computing its rows of a
+// docs/spec.md §3.1's rules as every lane of a pair applies them after computing its rows of a
 // column (see spring_wavefront.cu for the scheme). The candidate `c`, `signal` and `target`
 // are meaningful on the last lane (is_last), which decides; bc_d/bc_te is the candidate as
 // last broadcast to the pair's lanes, which row 0 hands down with each column.

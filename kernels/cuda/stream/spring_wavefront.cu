@@ -1,5 +1,5 @@
 // Stream mode's fast path: a register wavefront per (stream, pattern) pair that applies all
-// of SPRING's rules itself (SPEC.md 3.1), for patterns up to 512 rows (longer ones: row
+// of SPRING's rules itself (docs/spec.md §3.1), for patterns up to 512 rows (longer ones: row
 // tiles, the same scheme over a block, spring_wavefront_tiled.cu; the state layout:
 // spring_launch.hpp).
 //

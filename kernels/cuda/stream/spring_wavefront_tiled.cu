@@ -1,5 +1,5 @@
 // Stream mode's register wavefront for patterns longer than one warp's registers hold
-// (513 .. 8192 rows), with all of SPRING's rules (SPEC.md 3.1): a block per pair, a warp
+// (513 .. 8192 rows), with all of SPRING's rules (docs/spec.md §3.1): a block per pair, a warp
 // per row tile of 512 rows (32 lanes x 16).
 //
 // Dimension 1 keeps the pattern values in registers; several dimensions keep each tile's

@@ -29,7 +29,7 @@
 // iterations 1, 3, 7 and 15 as well (lanes not started yet hold no cell of the cut).
 //
 // float32 with an explicit fma per cell, like WarpDistance: within 1e-5 of the float64
-// reference (SPEC.md 3.2's tolerance between backends).
+// reference (docs/spec.md §3.2's tolerance between backends).
 #include <cuda_runtime.h>
 
 #include <cstdint>

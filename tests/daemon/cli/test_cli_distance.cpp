@@ -1,5 +1,5 @@
-// `warpwatch distance` with ed (SPEC.md 4.0): the matrix as CSV, and series of different
-// lengths refused with their names; `--grad` (SPEC.md 4.2) on every backend, in the layout
+// `warpwatch distance` with ed (docs/spec.md §4.0): the matrix as CSV, and series of different
+// lengths refused with their names; `--grad` (docs/spec.md §4.2) on every backend, in the layout
 // it has always had.
 #include <gtest/gtest.h>
 

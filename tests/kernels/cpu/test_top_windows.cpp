@@ -1,4 +1,4 @@
-// SPEC.md 3.2's top K windows (kernels/top_windows.hpp): the greedy selection, the pruning
+// docs/spec.md §3.2's top K windows (kernels/top_windows.hpp): the greedy selection, the pruning
 // bound, the reference's search, and the cpu backend's pruned search against its unpruned
 // self (bit for bit) and against the reference.
 #include <gtest/gtest.h>

@@ -1,8 +1,8 @@
-// ed (SPEC.md 4.0) on the cpu backend (kernels/cpu/window_ed.hpp, sliding_dot.hpp): whole-series
-// distances against a plain loop; window mode and the top-K search pruned (early abandoning,
-// the FFT filter) against the same backend summing every window, bit for bit, and against the
-// reference; an exact self-match and a threshold placed exactly at a window's distance; and
-// the FFT's error bounds against exact sums on walks far from zero and on flat stretches. The
+// ed (docs/spec.md §4.0) on the cpu backend (kernels/cpu/window_ed.hpp, sliding_dot.hpp):
+// whole-series distances against a plain loop; window mode and the top-K search pruned (early
+// abandoning, the FFT filter) against the same backend summing every window, bit for bit, and
+// against the reference; an exact self-match and a threshold placed exactly at a window's distance;
+// and the FFT's error bounds against exact sums on walks far from zero and on flat stretches. The
 // conformance suite (CpuWindow.Ed) compares window mode with the reference in every chunking.
 #include <gtest/gtest.h>
 

@@ -117,7 +117,7 @@ TEST(CudaDistance, Twed) {
   WARPWATCH_REQUIRE_CUDA_DEVICE();
   run_distance_scenario({cuda_backend()}, Metric::twed);
 }
-// ed (SPEC.md 4.0) runs the generic kernel's lock-step sum in double, in the reference's
+// ed (docs/spec.md §4.0) runs the generic kernel's lock-step sum in double, in the reference's
 // order: the same bits. Series of other lengths are refused before anything runs.
 TEST(CudaDistance, Ed) {
   WARPWATCH_REQUIRE_CUDA_DEVICE();
@@ -275,7 +275,7 @@ double row_dtw(const std::vector<float>& a, const std::vector<float>& b) {
   return row[b.size()];
 }
 
-// SPEC.md 4.3, dims 1 (||x|| = |x| for every p), index times.
+// docs/spec.md §4.3, dims 1 (||x|| = |x| for every p), index times.
 double row_twed(const std::vector<float>& a, const std::vector<float>& b, double nu,
                 double lambda) {
   const double inf = std::numeric_limits<double>::infinity();

@@ -1,6 +1,6 @@
 // The cuda backend's top-K window search (kernels/cuda/window/) against the cpu backend's
 // (itself checked against the reference and its unpruned self in tests/kernels/cpu): the
-// same windows, distances within SPEC.md 3.2's 1e-5; dense candidates (planted copies, a
+// same windows, distances within docs/spec.md §3.2's 1e-5; dense candidates (planted copies, a
 // query taken from the series), flat windows, thresholds, hop, band, dtw and dk, sq and
 // abs, K 1 to 10. Every test prints its seed (WARPWATCH_SEED replays).
 #include <gtest/gtest.h>
@@ -176,7 +176,7 @@ TEST(CudaTopWindows, FindsTheCopyOfALongQueryAndPrunesTheRest) {
   EXPECT_GT(timings.kernel_seconds, 0.0);
 }
 
-// Flat stretches under znorm are skipped (SPEC.md 3.2), not matched and not counted.
+// Flat stretches under znorm are skipped (docs/spec.md §3.2), not matched and not counted.
 TEST(CudaTopWindows, SkipsFlatWindows) {
   WARPWATCH_REQUIRE_CUDA_DEVICE();
   std::mt19937_64 rng(test_seed());

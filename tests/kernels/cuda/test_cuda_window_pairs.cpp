@@ -1,6 +1,6 @@
 // The cuda Matcher's window mode on the device (kernels/cuda/window/window_pairs.hpp): the
 // pruned passes against the same passes aligning every window (bit for bit: both compare
-// the same float32 values) and both against the reference (within SPEC.md 3.2's 1e-5),
+// the same float32 values) and both against the reference (within docs/spec.md §3.2's 1e-5),
 // through the conformance suite's workloads, in every chunking (one sample a batch, uneven
 // chunks, one batch). Dense matches (thresholds near the 5% quantile of the windows'
 // distances, planted copies), ECG beats, patterns up to the kernel's 1,536 rows (every

@@ -1,9 +1,9 @@
-// Whole-series distances of the scalar reference (SPEC.md 4): ed, dk, softdtw, twed.
+// Whole-series distances of the scalar reference (docs/spec.md §4): ed, dk, softdtw, twed.
 // (dtw has its own suite in test_reference_whole_series.cpp.)
 //
 // Expected values come from hand-computed DP tables (written out next to each case)
-// or from slow, literal re-implementations of SPEC.md written here: path enumeration
-// for dtw/dk/softdtw, the padded TWED recursion of SPEC.md 4.3.
+// or from slow, literal re-implementations of docs/spec.md written here: path enumeration
+// for dtw/dk/softdtw, the padded TWED recursion of docs/spec.md §4.3.
 
 #include <gtest/gtest.h>
 
@@ -34,7 +34,7 @@ SeriesView view(const std::vector<float>& v, std::size_t dims = 1,
 }
 
 // ---------------------------------------------------------------------------------
-// Literal re-implementations of SPEC.md, slow on purpose.
+// Literal re-implementations of docs/spec.md, slow on purpose.
 
 double local_cost(const SeriesView& a, std::size_t i, const SeriesView& b, std::size_t j,
                   Cost cost) {
@@ -95,7 +95,7 @@ double enum_dk(const SeriesView& a, const SeriesView& b, Cost cost, std::optiona
 }
 
 // softdtw = -gamma * log(sum over paths of exp(-cost(path) / gamma)) (the closed form of
-// the recursion of SPEC.md 4.2), evaluated with the smallest path cost factored out.
+// the recursion of docs/spec.md §4.2), evaluated with the smallest path cost factored out.
 double enum_softdtw(const SeriesView& a, const SeriesView& b, Cost cost, double gamma,
                     std::optional<double> band) {
   std::vector<double> costs;
@@ -111,7 +111,7 @@ double enum_softdtw(const SeriesView& a, const SeriesView& b, Cost cost, double 
   return lo - gamma * std::log(sum);
 }
 
-// SPEC.md 4.3, literally: both series padded with a zero sample at time 0.
+// docs/spec.md §4.3, literally: both series padded with a zero sample at time 0.
 double literal_twed(const SeriesView& a, const SeriesView& b, double nu, double lambda, double p) {
   const std::size_t n = a.length, m = b.length, d = a.dims;
   auto A = [&](std::size_t i, std::size_t k) {
@@ -611,7 +611,7 @@ TEST(ReferenceTwed, HandComputedMultivariate) {
   EXPECT_NEAR(reference::twed(view(b, 2), view(a, 2), 0.1, 0.5, 1.0), 6.8, 1e-12);
 }
 
-// Random inputs against the literal padded recursion of SPEC.md 4.3.
+// Random inputs against the literal padded recursion of docs/spec.md §4.3.
 TEST(ReferenceTwed, MatchesLiteralRecursion) {
   std::mt19937_64 rng(warpwatch::testing::test_seed());
   std::uniform_int_distribution<std::size_t> len(1, 12);
@@ -691,7 +691,7 @@ TEST(ReferenceDistances, DistanceDispatchesOnMetric) {
             reference::ed(a.view(), c.view(), Cost::abs));
 }
 
-// SPEC.md 4.0: sum_i c(a_i, b_i), no square root.
+// docs/spec.md §4.0: sum_i c(a_i, b_i), no square root.
 TEST(ReferenceEd, HandComputed) {
   const std::vector<float> a{1, 2, 4}, b{0, 4, 1};
   EXPECT_EQ(reference::ed(view(a), view(b), Cost::sq), 1.0 + 4.0 + 9.0);

@@ -1,7 +1,7 @@
-// Stream mode (SPRING, SPEC.md 3.1) of the reference Matcher.
+// Stream mode (SPRING, docs/spec.md §3.1) of the reference Matcher.
 //
 // The expected matches come from a hand-worked example and from a slow, literal float32
-// simulation of SPEC.md 3.1 written here (SpringSim), which must agree bit for bit.
+// simulation of docs/spec.md §3.1 written here (SpringSim), which must agree bit for bit.
 
 #include <gtest/gtest.h>
 
@@ -55,7 +55,7 @@ PatternDef make_pattern(const std::string& id, std::size_t dims, std::vector<flo
 }
 
 // ---------------------------------------------------------------------------------
-// SPEC.md 3.1, literally, in float32 (the conventions of the reference: c accumulated
+// docs/spec.md §3.1, literally, in float32 (the conventions of the reference: c accumulated
 // component by component without fused multiply-add, D <= float(threshold)).
 class SpringSim {
  public:
@@ -391,7 +391,7 @@ TEST(ReferenceSpring, BruteForceMinimumOverSubsequences) {
   EXPECT_EQ(runs, 600);
 }
 
-// The literal float32 simulation of SPEC.md 3.1 and the reference agree bit for bit:
+// The literal float32 simulation of docs/spec.md §3.1 and the reference agree bit for bit:
 // same starts, ends, timestamps and float distances.
 TEST(ReferenceSpring, MatchesLiteralSimulation) {
   std::mt19937_64 rng(warpwatch::testing::test_seed());

@@ -1,7 +1,7 @@
-// Window mode (SPEC.md 3.2) of the reference Matcher.
+// Window mode (docs/spec.md §3.2) of the reference Matcher.
 //
 // Expected matches come from planted occurrences, hand-made cases whose window distances
-// are known, and a literal simulation of SPEC.md 3.2 written here (WindowSim) that
+// are known, and a literal simulation of docs/spec.md §3.2 written here (WindowSim) that
 // compares each window with reference::distance (tested on its own in
 // test_reference_distances.cpp) and groups windows with the exclusion zone w/2.
 
@@ -94,7 +94,7 @@ std::optional<Prepared> extract_window(const StreamData& s, std::size_t end, std
   return out;
 }
 
-// SPEC.md 3.2 for one (stream, pattern) pair whose first sample is `first`, literally.
+// docs/spec.md §3.2 for one (stream, pattern) pair whose first sample is `first`, literally.
 class WindowSim {
  public:
   WindowSim(const PatternDef& pattern, const StreamData& stream, std::uint64_t first = 0)

@@ -4,7 +4,7 @@
 // function, so the CPU suite (test_cpu_backend.cpp) and the CUDA suite run the same
 // scenarios with their own factories.
 //
-// What must hold (SPEC.md 3.1, 3.2, 4):
+// What must hold (docs/spec.md §3.1, 3.2, 4):
 // - stream mode (dtw, dk): exactly the reference's matches, distances bit-identical
 //   (RawMatch::operator==);
 // - window mode and whole-series distances: the same windows; distances within 1e-5 of
@@ -119,7 +119,7 @@ inline double magnitude(double x) {
   return std::max(1.0, std::abs(x));
 }
 
-// A fast backend's whole-series distance against the reference's (SPEC.md 3.2, 4).
+// A fast backend's whole-series distance against the reference's (docs/spec.md §3.2, 4).
 inline bool within_tolerance(double got, double want) {
   if (std::isnan(got) || std::isnan(want)) return false;
   if (std::isinf(want) || std::isinf(got)) return got == want;
@@ -186,8 +186,8 @@ struct StreamScenario {
 void run_stream_scenario(const Backends& backends, const StreamScenario& sc);
 
 // Stream mode on quantized data (values in {0, 1, 2, 3}, zeros of either sign): D values tie
-// exactly all the time, so the tie rule of SPEC.md 3.1 (earlier predecessor wins, start S follows
-// it) decides the starts.
+// exactly all the time, so the tie rule of docs/spec.md §3.1 (earlier predecessor wins, start S
+// follows it) decides the starts.
 void run_stream_quantized_ties(const Backends& backends);
 
 // Thresholds at the edges of the float32 comparison D <= eps of the reference (threshold
@@ -196,7 +196,7 @@ void run_stream_quantized_ties(const Backends& backends);
 // one, and thresholds beyond float range (everything qualifies, +inf never).
 void run_stream_threshold_edges(const Backends& backends);
 
-// Dense matches on long single streams (SPEC.md 3.1's rules at every few columns): per
+// Dense matches on long single streams (docs/spec.md §3.1's rules at every few columns): per
 // dimension d, one stream of `length / d` samples where a noisy copy of each pattern starts
 // every 60-200 samples (patterns of m samples; dtw/sq and dk/abs, thresholds above every
 // copy's cost), and streams of real ECG200 heartbeats (bench/dense_data.hpp: a beat about
@@ -282,7 +282,7 @@ void run_distance_scenario(const Backends& backends, Metric metric, std::size_t 
                            std::size_t nb = 4, std::size_t max_length = 300);
 
 // twed with timestamps far from 0 (seconds since the epoch, as a CSV time column gives
-// them): only differences of times enter SPEC.md 4.3, and the result must still be within
+// them): only differences of times enter docs/spec.md §4.3, and the result must still be within
 // tolerance (float32 times of that size would be off by minutes).
 void run_distance_twed_large_time_origin(const Backends& backends);
 
@@ -296,7 +296,7 @@ void run_distance_edge_cases(const Backend& backend);
 void run_backends_agree(const Backends& backends);
 
 // =================================================================================
-// Scenario 7 (softdtw_grad.cpp): softdtw's gradient with respect to A (SPEC.md 4.2), the
+// Scenario 7 (softdtw_grad.cpp): softdtw's gradient with respect to A (docs/spec.md §4.2), the
 // layout of backends.hpp's softdtw_grad_matrix, against reference::softdtw_grad.
 
 // out: every pair's gradient, pairs in (i, j) order; throws std::invalid_argument on bad input.

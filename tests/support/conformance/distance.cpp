@@ -128,7 +128,7 @@ void run_distance_scenario(const Backends& backends, Metric metric, std::size_t 
 }
 
 // twed with timestamps far from 0 (seconds since the epoch, as a CSV time column gives
-// them): only differences of times enter SPEC.md 4.3, and the result must still be within
+// them): only differences of times enter docs/spec.md §4.3, and the result must still be within
 // tolerance (float32 times of that size would be off by minutes).
 void run_distance_twed_large_time_origin(const Backends& backends) {
   std::mt19937_64 rng(test_seed());

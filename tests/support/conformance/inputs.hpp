@@ -121,7 +121,7 @@ inline PatternDef window_pattern(const std::string& id, std::size_t dims, std::v
   return p;
 }
 
-// The cost of aligning `p` with the stream's samples at..at+m-1 along the diagonal (SPEC.md
+// The cost of aligning `p` with the stream's samples at..at+m-1 along the diagonal (docs/spec.md
 // 2; dtw: the sum, dk: the largest), in double: an upper bound of the pattern's distance to
 // that subsequence, so a threshold a little above it makes the planted copy match.
 inline double diagonal_cost(const PatternDef& p, const StreamData& s, std::size_t at) {

@@ -207,7 +207,7 @@ void run_stream_dense(const Backends& backends, const DenseStreamScenario& sc) {
 }
 
 // Stream mode on quantized data (values in {0, 1, 2, 3}): D values tie exactly all the
-// time, so the tie rule of SPEC.md 3.1 (earlier predecessor wins, start S follows it)
+// time, so the tie rule of docs/spec.md §3.1 (earlier predecessor wins, start S follows it)
 // decides the starts.
 void run_stream_quantized_ties(const Backends& backends) {
   std::mt19937_64 rng(test_seed());

@@ -96,7 +96,7 @@ struct WindowEval {
   double distance;    // reference::distance(pattern, window)
 };
 
-// The reference distance of every window of the pair (SPEC.md 3.2: w samples ending at
+// The reference distance of every window of the pair (docs/spec.md §3.2: w samples ending at
 // first + w - 1 + k * hop; znorm windows with a std below 1e-8 skipped; twed times rebased
 // to the pattern's first time, in seconds; a pattern without times at the stream's
 // nominal period).
@@ -133,7 +133,7 @@ struct WindowSimulation {
   std::optional<std::string> near_tie;  // two compared qualifying windows within kTie
 };
 
-// SPEC.md 3.2 for one pair, literally, with the given distances; the candidate pending at
+// docs/spec.md §3.2 for one pair, literally, with the given distances; the candidate pending at
 // the end of the pair's life is reported (by its removal or the final flush). Notes the
 // first comparison of two qualifying windows that float32 rounding could flip. dk without
 // normalization has exact ties that every backend reproduces (the distance is one cell's
@@ -194,7 +194,7 @@ inline std::optional<double> threshold_in_gap(const std::vector<double>& v, doub
 // Sets the threshold of every window-mode pattern of `w` in a gap of its reference window
 // distances (over all its pairs) near `quantile`; when every candidate threshold leaves a
 // near tie, perturbs the pattern's values (N(0, 0.1) per value) and tries again. Returns
-// the events SPEC.md 3.2 predicts with the reference's distances.
+// the events docs/spec.md §3.2 predicts with the reference's distances.
 inline std::vector<RawMatch> calibrate_window_thresholds(Workload& w, std::mt19937_64& rng,
                                                          double quantile) {
   const std::vector<PairLife> lives = pair_lives(w);

@@ -346,7 +346,7 @@ inline void expect_identical(const Outcome& got, const Outcome& first, const std
 
 // The reference's outcome on `w` (one sample per batch), then every backend's for every
 // chunking compared with it, and the backends with each other. `predicted_windows`, when
-// given, are the window-mode events that SPEC.md 3.2 predicts from the reference's
+// given, are the window-mode events that docs/spec.md §3.2 predicts from the reference's
 // distances (calibrate_window_thresholds): a check of this harness against the reference.
 inline Outcome check_workload(const Backends& backends, const Workload& w, std::uint64_t seed,
                               const std::string& what,
@@ -364,7 +364,7 @@ inline Outcome check_workload(const Backends& backends, const Workload& w, std::
     for (const auto& m : want.all())
       if (window_ids.count(m.pattern_id())) ref_windows.push_back(m);
     expect_same_matches(ref_windows, sorted(*predicted_windows),
-                        what + ": harness check, literal SPEC.md 3.2 vs the reference", 1e-9);
+                        what + ": harness check, literal docs/spec.md §3.2 vs the reference", 1e-9);
   }
   for (std::size_t c = 0; c < chunkings.size(); ++c) {
     std::optional<Outcome> first;

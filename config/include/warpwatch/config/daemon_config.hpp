@@ -94,7 +94,7 @@ inline constexpr std::string_view log_level_names[] = {"trace", "debug",    "inf
 inline constexpr std::string_view severity_names[] = {"debug",   "info",  "notice",
                                                       "warning", "error", "critical"};
 
-// A declared stream (SPEC.md 1): samples for undeclared ids are rejected unless
+// A declared stream (docs/spec.md §1): samples for undeclared ids are rejected unless
 // auto_create_streams is on.
 struct StreamDecl {
   stream::StreamDef def;  // the identity the registry gives the stream
@@ -110,7 +110,7 @@ struct Library {
   SourceLocation where;
 };
 
-// An alert rule (SPEC.md 5): which matches become events, and how they are labelled.
+// An alert rule (docs/spec.md §5): which matches become events, and how they are labelled.
 struct Rule {
   std::string name;
   std::vector<std::string> streams = {"*"};    // glob patterns on stream ids

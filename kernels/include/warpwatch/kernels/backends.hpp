@@ -149,7 +149,7 @@ void distance_matrix(Backend backend, std::span<const SeriesView> a, std::span<c
                      const DistanceParams& params, std::span<double> out,
                      const BackendOptions& options = {});
 
-// SPEC.md 4.2's gradient of softdtw(a[i], b[j]) with respect to a[i]'s values, for every
+// docs/spec.md §4.2's gradient of softdtw(a[i], b[j]) with respect to a[i]'s values, for every
 // pair, on the given backend (resolved as above; params.metric must be softdtw). `out` holds
 // the pairs in (i, j) order, pair (i, j) as a[i].length x dims values row-major like
 // a[i].values: with the series of A of one length n, the |A| x |B| x n x dims array of
@@ -168,7 +168,7 @@ void softdtw_grad_matrix(Backend backend, std::span<const SeriesView> a,
 // of the cuda backend cannot run).
 void prepare_backend(Backend backend);
 
-// SPEC.md 3.2's top K windows (top_windows.hpp) on any backend; `auto` is the cpu (the
+// docs/spec.md §3.2's top K windows (top_windows.hpp) on any backend; `auto` is the cpu (the
 // cuda search covers dtw and dk on one-dimensional series: cuda.hpp). The cuda backend
 // fills options.timings when set.
 std::vector<TopWindow> top_windows(Backend backend, const TopWindowsRequest& request,

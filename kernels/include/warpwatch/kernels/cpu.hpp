@@ -2,8 +2,8 @@
 // set of the machine: AVX-512, AVX2, SSE4, NEON, ...) and a thread pool. The embedded
 // default when no CUDA device is usable.
 //
-// Stream mode (dtw, dk) is bit-identical to the reference (SPEC.md 3.1). Window mode and
-// whole-series distances are computed in float32 with the cell formulas of SPEC.md 4 in
+// Stream mode (dtw, dk) is bit-identical to the reference (docs/spec.md §3.1). Window mode and
+// whole-series distances are computed in float32 with the cell formulas of docs/spec.md §4 in
 // one fixed order (no fused multiply-add), within 1e-5 relative of the float64 reference.
 #pragma once
 
@@ -33,7 +33,7 @@ struct Options {
 
 std::unique_ptr<Matcher> make_matcher(const Options& options = {});
 
-// out[i * b.size() + j] = distance(a[i], b[j]) for the metric of `params` (SPEC.md 4).
+// out[i * b.size() + j] = distance(a[i], b[j]) for the metric of `params` (docs/spec.md §4).
 // All series have the same dims. Throws std::invalid_argument on bad input.
 void distance_matrix(std::span<const SeriesView> a, std::span<const SeriesView> b,
                      const DistanceParams& params, std::span<double> out,
@@ -48,7 +48,8 @@ void softdtw_grad_matrix(std::span<const SeriesView> a, std::span<const SeriesVi
                          const DistanceParams& params, std::span<double> out,
                          const Options& options = {});
 
-// SPEC.md 3.2's top K windows (top_windows.hpp), pruned like window mode (Options::window_pruning).
+// docs/spec.md §3.2's top K windows (top_windows.hpp), pruned like window mode
+// (Options::window_pruning).
 std::vector<TopWindow> top_windows(const TopWindowsRequest& request, const Options& options = {});
 
 // The instruction set the SIMD kernels dispatched to on this machine, e.g. "AVX2".

@@ -1,7 +1,7 @@
 // The CUDA backend (built when CMake finds nvcc; see backends.hpp for whether a device is
 // usable at run time). All matching state lives on the device between batches.
 //
-// Stream mode (dtw, dk) is bit-identical to the reference (SPEC.md 3.1): device code is
+// Stream mode (dtw, dk) is bit-identical to the reference (docs/spec.md §3.1): device code is
 // compiled without fused multiply-add (--fmad=false) and every cell does the reference's
 // float32 operations in its order. Window mode and whole-series distances run in float32
 // (softdtw in float64) within 1e-5 relative of the float64 reference.
@@ -60,7 +60,7 @@ void softdtw_grad_matrix(std::span<const SeriesView> a, std::span<const SeriesVi
                          const DistanceParams& params, std::span<double> out,
                          DeviceTimings* timings = nullptr);
 
-// SPEC.md 3.2's top K windows (top_windows.hpp) on the device: dtw and dk, series of one
+// docs/spec.md §3.2's top K windows (top_windows.hpp) on the device: dtw and dk, series of one
 // dimension, patterns of at most 1,536 samples (others throw std::invalid_argument naming
 // the limit). Sliding moments, the LB_Kim / LB_Keogh cascade, the windows aligned in the
 // order of their bounds and abandoned against the K-th best so far (window/window_search.cpp).

@@ -3,7 +3,7 @@
 // 1. User and data errors throw documented types: std::invalid_argument for a bad call or
 //    bad parameters (naming what is wrong), config::ConfigError for a bad configuration
 //    (file:line:column), and the CUDA errors below. Bad input that arrives while running
-//    (frames, samples) is never thrown: the stream layer counts and logs it (SPEC.md 6).
+//    (frames, samples) is never thrown: the stream layer counts and logs it (docs/spec.md §6).
 // 2. Broken invariants (a bug in warpwatch, not in what it was given) are not thrown:
 //    WW_ASSERT prints where and why and aborts, so the bug is seen (a core dump, a restart
 //    by systemd) instead of being caught and carried on with. WW_DEBUG_ASSERT is the same

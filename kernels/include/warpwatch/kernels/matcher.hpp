@@ -2,7 +2,7 @@
 //
 // A Matcher is given streams and patterns; every pattern is matched against every
 // stream of the same dimension (a "pair"). It is then fed batches of new samples per
-// stream and returns the raw matches those samples complete (SPEC.md 3). All matching
+// stream and returns the raw matches those samples complete (docs/spec.md §3). All matching
 // state (SPRING columns and candidates, window tails and candidates) lives inside the
 // Matcher and is carried across batches, so any partition of a stream into batches
 // gives the same matches. Adding or removing streams and patterns leaves the state of
@@ -108,7 +108,7 @@ inline constexpr std::size_t kPruneStages = 5;
 struct MatcherCounters {
   std::uint64_t samples = 0;               // samples processed, all streams
   std::uint64_t cells = 0;                 // DP cell updates (the unit of cells/s)
-  std::uint64_t flat_windows_skipped = 0;  // znorm windows with std < 1e-8 (SPEC.md 3.2)
+  std::uint64_t flat_windows_skipped = 0;  // znorm windows with std < 1e-8 (docs/spec.md §3.2)
   // Window mode's pruning (cpu backend; common/window_bounds.hpp, cpu/window_ed.hpp): windows
   // evaluated (not flat), and of them those a lower bound showed cannot qualify, by stage
   // (kPruneStages). `cells` counts every evaluated window's n x w cells all the same (ed: n).
@@ -171,7 +171,7 @@ class Matcher {
   // not 1..64 or the period is not > 0.
   void add_stream(StreamRef stream);
   void add_stream(const StreamDef& stream) { add_stream(stream::make_stream(stream)); }
-  // Ends the stream's input: pending candidates are reported (SPEC.md 3.1 flush).
+  // Ends the stream's input: pending candidates are reported (docs/spec.md §3.1 flush).
   std::vector<RawMatch> remove_stream(std::string_view stream_id);
   // A new pattern is paired with every stream of its dimension from that stream's next
   // sample on. Throws on a duplicate id, m < 2, non-finite values, invalid params, or a
@@ -197,7 +197,7 @@ class Matcher {
   void submit(std::span<const StreamChunk> batch);
   std::vector<RawMatch> collect();
   std::size_t outstanding() const;
-  // End of input for every stream: reports every pending candidate (SPEC.md 3.1), as
+  // End of input for every stream: reports every pending candidate (docs/spec.md §3.1), as
   // the daemon's shutdown drain and the end of `warpwatch search` do.
   std::vector<RawMatch> flush();
 

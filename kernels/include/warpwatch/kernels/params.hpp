@@ -1,4 +1,4 @@
-// Names and parameters of what is computed (SPEC.md sections 2-4).
+// Names and parameters of what is computed (docs/spec.md §2-§4).
 #pragma once
 
 #include <cstddef>
@@ -8,14 +8,14 @@
 
 namespace warpwatch::kernels {
 
-// SPEC.md 3.1 / 4: the measures (ed, SPEC.md 4.0, is the lock-step one). The CUDA backend
-// passes a Metric to its kernels as an int: new metrics go at the end.
+// docs/spec.md §3.1 / 4: the measures (ed, docs/spec.md §4.0, is the lock-step one). The CUDA
+// backend passes a Metric to its kernels as an int: new metrics go at the end.
 enum class Metric { dtw, dk, softdtw, twed, ed };
-// SPEC.md 3: stream = SPRING subsequence matching, window = sliding whole-series windows.
+// docs/spec.md §3: stream = SPRING subsequence matching, window = sliding whole-series windows.
 enum class Mode { stream, window };
-// SPEC.md 2: local cost between two samples (twed uses its own p-norm instead).
+// docs/spec.md §2: local cost between two samples (twed uses its own p-norm instead).
 enum class Cost { sq, abs };
-// SPEC.md 3.2: per-window normalization.
+// docs/spec.md §3.2: per-window normalization.
 enum class Normalize { none, znorm };
 
 std::string_view to_string(Metric m);
@@ -29,7 +29,7 @@ std::optional<Mode> parse_mode(std::string_view s);
 std::optional<Cost> parse_cost(std::string_view s);
 std::optional<Normalize> parse_normalize(std::string_view s);
 
-// Parameters of a whole-series distance (SPEC.md 4). Each metric reads its own fields.
+// Parameters of a whole-series distance (docs/spec.md §4). Each metric reads its own fields.
 struct DistanceParams {
   Metric metric = Metric::dtw;
   Cost cost = Cost::sq;  // dtw, dk, softdtw, ed
@@ -43,7 +43,7 @@ struct DistanceParams {
   friend bool operator==(const DistanceParams&, const DistanceParams&) = default;
 };
 
-// Parameters of matching one pattern against streams (SPEC.md 3).
+// Parameters of matching one pattern against streams (docs/spec.md §3).
 struct MatchParams {
   DistanceParams distance;   // metric and its parameters
   Mode mode = Mode::stream;  // stream: dtw and dk only
@@ -55,7 +55,7 @@ struct MatchParams {
   friend bool operator==(const MatchParams&, const MatchParams&) = default;
 };
 
-// Throws std::invalid_argument naming the offending parameter (SPEC.md ranges: gamma > 0,
+// Throws std::invalid_argument naming the offending parameter (docs/spec.md ranges: gamma > 0,
 // nu >= 0, lambda >= 0, p >= 1, band >= 0 and not with ed, hop >= 1, w = 0 or >= 2, stream
 // mode only for dtw and dk, finite threshold).
 void validate(const DistanceParams& params);

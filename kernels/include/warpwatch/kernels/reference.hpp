@@ -1,4 +1,4 @@
-// The scalar reference of SPEC.md: slow, obvious, and the oracle every faster backend
+// The scalar reference of docs/spec.md: slow, obvious, and the oracle every faster backend
 // is tested against. Whole-series distances here are computed in float64; stream mode
 // (spring_*.hpp) is float32, the form faster backends match bit for bit.
 #pragma once
@@ -17,36 +17,36 @@ namespace warpwatch::kernels::reference {
 // same dimension, both non-empty (std::invalid_argument otherwise). `band` is the
 // Sakoe-Chiba radius in cells, |i - j*n/m| <= band (1-based i, j); cells outside are +inf.
 
-// SPEC.md 4.0: the lock-step distance sum_i c(a_i, b_i) (no square root). Throws
+// docs/spec.md §4.0: the lock-step distance sum_i c(a_i, b_i) (no square root). Throws
 // std::invalid_argument when the lengths differ.
 double ed(const SeriesView& a, const SeriesView& b, Cost cost);
 
-// SPEC.md 4.1: dtw with both ends fixed. +inf when no path fits the band.
+// docs/spec.md §4.1: dtw with both ends fixed. +inf when no path fits the band.
 double dtw(const SeriesView& a, const SeriesView& b, Cost cost,
            std::optional<double> band = std::nullopt);
 
-// SPEC.md 4.1: discrete Frechet ("dog-keeper") distance, max instead of sum along paths.
+// docs/spec.md §4.1: discrete Frechet ("dog-keeper") distance, max instead of sum along paths.
 double dk(const SeriesView& a, const SeriesView& b, Cost cost,
           std::optional<double> band = std::nullopt);
 
-// SPEC.md 4.2: soft-DTW value (may be negative).
+// docs/spec.md §4.2: soft-DTW value (may be negative).
 double softdtw(const SeriesView& a, const SeriesView& b, Cost cost, double gamma,
                std::optional<double> band = std::nullopt);
 
-// SPEC.md 4.2: soft-DTW value, and its gradient with respect to a's values written to
+// docs/spec.md §4.2: soft-DTW value, and its gradient with respect to a's values written to
 // grad_a (resized to a.length * a.dims, row-major like a.values).
 double softdtw_grad(const SeriesView& a, const SeriesView& b, Cost cost, double gamma,
                     std::optional<double> band, std::vector<double>& grad_a);
 
-// SPEC.md 4.3: time-warp edit distance with the series' timestamps (seconds; sample
+// docs/spec.md §4.3: time-warp edit distance with the series' timestamps (seconds; sample
 // index when a view has none).
 double twed(const SeriesView& a, const SeriesView& b, double nu, double lambda, double p);
 
 // Dispatch on params.metric (validated first).
 double distance(const SeriesView& a, const SeriesView& b, const DistanceParams& params);
 
-// The reference Matcher backend: stream mode in float32 (SPRING, SPEC.md 3.1), window
-// mode in float64 (SPEC.md 3.2).
+// The reference Matcher backend: stream mode in float32 (SPRING, docs/spec.md §3.1), window
+// mode in float64 (docs/spec.md §3.2).
 std::unique_ptr<Matcher> make_matcher();
 
 }  // namespace warpwatch::kernels::reference

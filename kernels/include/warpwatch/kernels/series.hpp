@@ -6,8 +6,8 @@
 namespace warpwatch::kernels {
 
 // n samples of dimension d, row-major: sample i is values[i*d .. i*d + d).
-// Values are float32 as in SPEC.md 1. `times` (seconds, optional) is used by twed only;
-// without it sample i is at time i (SPEC.md 4.3).
+// Values are float32 as in docs/spec.md §1. `times` (seconds, optional) is used by twed only;
+// without it sample i is at time i (docs/spec.md §4.3).
 struct SeriesView {
   const float* values = nullptr;
   std::size_t length = 0;

@@ -18,7 +18,7 @@ namespace warpwatch::kernels {
 
 namespace common {
 
-// SPRING's state of one stream-mode pair (SPEC.md 3.1) in the form every backend can read
+// SPRING's state of one stream-mode pair (docs/spec.md §3.1) in the form every backend can read
 // and write: what moves when `auto` runs a batch on another backend than the last one
 // (switching_matcher.hpp), and what a snapshot keeps. Indices are the low 32 bits of
 // absolute sample indices (low32_index.hpp), as the cpu and cuda backends keep them; the

@@ -1,4 +1,4 @@
-// SPEC.md 3.2 "Top K" (`warpwatch search --top K`): over a finite series, the K windows of
+// docs/spec.md §3.2 "Top K" (`warpwatch search --top K`): over a finite series, the K windows of
 // smallest distance to a window-mode pattern such that no two overlap by more than w/2
 // samples, in increasing distance, ties to the earlier window; with a threshold, only
 // windows at or under it. A window with no alignment within the band (+inf) is no match. The UCR
@@ -51,7 +51,7 @@ struct TopCandidate {
   double distance;
   std::uint64_t end;
 };
-// Greedy SPEC.md 3.2 selection: candidates in increasing (distance, end); one is taken
+// Greedy docs/spec.md §3.2 selection: candidates in increasing (distance, end); one is taken
 // unless it overlaps a taken window by more than w/2 samples (2 x overlap > w), until k.
 // Returns the taken ones in that order.
 std::vector<TopCandidate> select_top(std::vector<TopCandidate> candidates, std::size_t k,

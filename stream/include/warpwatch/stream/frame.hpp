@@ -1,6 +1,6 @@
 // The payload of one ingest message `[stream id][payload]` (README.md, "Ingest protocol"):
 // a binary frame, text lines or (MQTT) JSON, decoded into samples. Also the reasons an
-// input is rejected (SPEC.md 6), because the decoder is the first to report them.
+// input is rejected (docs/spec.md §6), because the decoder is the first to report them.
 #pragma once
 
 #include <array>

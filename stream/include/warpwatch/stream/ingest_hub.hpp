@@ -124,7 +124,7 @@ class IngestHub {
   // Samples that need no decoding (the replay source). Thread-safe.
   void offer_samples(SourceId source, std::string_view id, const Samples& samples);
   // The stream's input is finite and has ended: its pending match candidates are to be
-  // reported once its last samples are matched (SPEC.md 3.1).
+  // reported once its last samples are matched (docs/spec.md §3.1).
   void end_stream(std::string_view id);
 
   // For Overflow::wait sources, before reading the next message: true at once while there

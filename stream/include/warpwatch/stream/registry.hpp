@@ -1,5 +1,5 @@
 // The streams the daemon knows (declared in the configuration, or auto-created), the
-// admission decision for each incoming message, the rejection counters of SPEC.md 6 and
+// admission decision for each incoming message, the rejection counters of docs/spec.md §6 and
 // their rate-limited log lines. Thread-safe: every ingest thread shares one registry.
 #pragma once
 

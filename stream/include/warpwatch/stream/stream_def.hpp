@@ -1,4 +1,4 @@
-// A stream's identity (SPEC.md 1), defined here once. The registry creates one shared
+// A stream's identity (docs/spec.md §1), defined here once. The registry creates one shared
 // StreamDef per stream it admits (declared or auto-created); the batches it hands out,
 // the Matcher's streams, the matches and the alert rules hold that same object
 // (StreamRef), so an id, a dimension or a period is never copied into a look-alike struct.
@@ -15,10 +15,10 @@
 
 namespace warpwatch::stream {
 
-inline constexpr std::size_t max_dims = 64;  // SPEC.md 1: 1 <= d <= 64
+inline constexpr std::size_t max_dims = 64;  // docs/spec.md §1: 1 <= d <= 64
 
 struct StreamDef {
-  std::string id;        // SPEC.md 1: 1..255 bytes of UTF-8 (stream_id.hpp)
+  std::string id;        // docs/spec.md §1: 1..255 bytes of UTF-8 (stream_id.hpp)
   std::size_t dims = 1;  // values per sample, 1..64
   std::int64_t nominal_period_ns = 1'000'000'000;  // spacing of patterns given without times
 

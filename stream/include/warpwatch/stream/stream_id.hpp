@@ -1,4 +1,4 @@
-// Stream ids (SPEC.md 1; README.md, "Ingest protocol"): 1..255 bytes of UTF-8 without NUL,
+// Stream ids (docs/spec.md §1; README.md, "Ingest protocol"): 1..255 bytes of UTF-8 without NUL,
 // control characters (C0, DEL, C1), whitespace (Unicode's White_Space: ASCII's, U+0085,
 // U+00A0, U+1680, U+2000..U+200A, U+2028, U+2029, U+202F, U+205F, U+3000), or the
 // invisible and bidirectional format characters that make an id look like another
@@ -15,7 +15,7 @@ namespace warpwatch::stream {
 inline constexpr std::size_t max_stream_id_bytes = 255;
 
 // nullopt when `id` is a valid stream id, otherwise the reason it is not (for the
-// rejection counter and the log line of SPEC.md 6).
+// rejection counter and the log line of docs/spec.md §6).
 std::optional<std::string_view> invalid_stream_id_reason(std::string_view id);
 
 // Untrusted text (an id, a topic, a piece of a payload) made safe for a log line: the

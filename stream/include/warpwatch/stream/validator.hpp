@@ -1,4 +1,4 @@
-// Per-stream validation of decoded samples (SPEC.md 1 and 6): timestamps strictly
+// Per-stream validation of decoded samples (docs/spec.md §1 and §6): timestamps strictly
 // increase and components are finite; a bad sample is dropped and counted, the samples
 // around it are kept. RejectReason and its to_string() are declared in frame.hpp, since
 // the decoder reports them first; this header includes it.

@@ -1,4 +1,4 @@
-// A published event (SPEC.md 5): a raw match that passed an alert rule, enriched.
+// A published event (docs/spec.md §5): a raw match that passed an alert rule, enriched.
 #pragma once
 
 #include <chrono>

@@ -1,4 +1,4 @@
-// Publishes events (SPEC.md 5) on a ZeroMQ PUB socket and, optionally, to a JSON-lines
+// Publishes events (docs/spec.md §5) on a ZeroMQ PUB socket and, optionally, to a JSON-lines
 // file. README.md, "Events", describes the wire format for subscribers.
 //
 // Each event is one two-frame message: topic "<rule>/<stream>", then the JSON payload

@@ -1,4 +1,4 @@
-// Alert rules (SPEC.md 5): turn the Matcher's raw matches into events.
+// Alert rules (docs/spec.md §5): turn the Matcher's raw matches into events.
 //
 // A rule selects matches by globs on stream id, pattern id and library name (fnmatch(3)
 // with no flags: '*', '?' and '[...]', whole string), may tighten the threshold, keeps a
@@ -42,7 +42,7 @@ class RuleEngine {
   // and the cooldown is measured in stream time: an event is dropped when its end_ns is
   // less than `cooldown` away from the end_ns of the latest event this rule produced for
   // the stream (a cooldown of 0 drops nothing). Stream time, not wall clock, because
-  // SPEC.md 5 wants the same events for every chunking and replay rate. now_ns (wall
+  // docs/spec.md §5 wants the same events for every chunking and replay rate. now_ns (wall
   // clock, ns since the epoch) only fills detected_ns.
   //
   std::vector<Event> apply(const std::vector<kernels::RawMatch>& matches, std::int64_t now_ns);

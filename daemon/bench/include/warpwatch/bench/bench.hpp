@@ -134,7 +134,7 @@ struct Report {
   std::size_t failed() const;  // rows whose case could not run
 };
 
-// Simple float operations one DP cell update costs (DESIGN.md: dtw 4; twed 10); the
+// Simple float operations one DP cell update costs (docs/architecture.md: dtw 4; twed 10); the
 // ceiling in cells/s is the calibrated float ops/s divided by this.
 inline constexpr double dtw_ops_per_cell = 4.0;
 // With d components a cell's cost adds d - 1 terms of 3 operations (subtract, square, add).

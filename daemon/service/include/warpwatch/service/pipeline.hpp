@@ -1,6 +1,6 @@
-// warpwatchd's pipeline (DESIGN.md "Data flow"): sources -> IngestHub -> scheduler tick ->
-// Matcher -> alert rules -> Publisher and alert sinks. Everything the daemon does, in-process, so
-// that tests drive it without spawning a process; the signal handling lives in daemon.cpp.
+// warpwatchd's pipeline (docs/architecture.md "Data flow"): sources -> IngestHub -> scheduler tick
+// -> Matcher -> alert rules -> Publisher and alert sinks. Everything the daemon does, in-process,
+// so that tests drive it without spawning a process; the signal handling lives in daemon.cpp.
 #pragma once
 
 #include <prometheus/histogram.h>
@@ -83,7 +83,7 @@ class Pipeline {
   bool replays_done() const;
   // Stops ingest, matches what is queued for at most shutdown.drain_grace_ms (in rounds
   // of batch_samples; what is left then is counted and logged), reports the pending
-  // candidates of what was matched (SPEC.md 3.1), publishes with what is left of the
+  // candidates of what was matched (docs/spec.md §3.1), publishes with what is left of the
   // grace as the linger (the alert sinks deliver until the grace ends), and returns the
   // totals.
   PipelineSummary shutdown();
