@@ -1,5 +1,6 @@
 // The option table (config/options.cpp): consistent declarations, defaults that agree
-// with daemon_config.hpp, and README.md's configuration reference generated from it.
+// with daemon_config.hpp, and docs/configuration.md's configuration reference generated from
+// it.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -33,13 +34,13 @@ std::string parent_of(std::string_view name, bool& is_list_entry) {
   return parent;
 }
 
-TEST(OptionsTable, ReadmeContainsTheGeneratedReference) {
-  const fs::path readme = fs::path(WARPWATCH_SOURCE_DIR) / "README.md";
-  const std::string text = read_text(readme);
-  ASSERT_FALSE(text.empty()) << readme;
+TEST(OptionsTable, DocsContainTheGeneratedReference) {
+  const fs::path docs = fs::path(WARPWATCH_SOURCE_DIR) / "docs" / "configuration.md";
+  const std::string text = read_text(docs);
+  ASSERT_FALSE(text.empty()) << docs;
   EXPECT_NE(text.find(options_reference_markdown()), std::string::npos)
-      << "README.md's configuration reference differs from the option table; regenerate it "
-         "with `warpwatch check-config --reference`:\n"
+      << "docs/configuration.md's configuration reference (section 3) differs from the option "
+         "table; regenerate it with `warpwatch check-config --reference`:\n"
       << options_reference_markdown();
 }
 
