@@ -1,5 +1,5 @@
 set terminal png size 900,900
-set output 'tests/bench/results/2026-11-23-cpu-sweep.png'
+set output 'docs/benchmarks/results/2026-11-23-cpu-sweep.png'
 set multiplot layout 2,1 title 'warpwatch bench e2e: 8 patterns, m 64'
 set logscale x
 set grid
@@ -7,8 +7,8 @@ set key outside right
 set xlabel 'streams'
 set ylabel 'samples/s (accepted and matched)'
 set format y '%.1s%c'
-plot 'tests/bench/results/2026-11-23-cpu-sweep.dat' index 0 using 1:2 with linespoints title 'cpu'
+plot 'docs/benchmarks/results/2026-11-23-cpu-sweep.dat' index 0 using 1:2 with linespoints title 'cpu'
 set ylabel 'p99 detection latency (ms)'
 set format y '%g'
-plot 'tests/bench/results/2026-11-23-cpu-sweep.dat' index 0 using 1:3 with linespoints title 'cpu'
+plot 'docs/benchmarks/results/2026-11-23-cpu-sweep.dat' index 0 using 1:3 with linespoints title 'cpu'
 unset multiplot
