@@ -1,4 +1,4 @@
-// The configuration reference of README.md, generated from the option table so that
+// The configuration reference of docs/configuration.md §3, generated from the option table so that
 // the documentation cannot drift from what the reader accepts.
 #include <cmath>
 #include <sstream>

@@ -84,13 +84,14 @@ unsigned cpu_threads_of(const WorkShape& shape) {
 }
 
 // Pairs the device needs per cpu thread to beat the cpu: a warp per pair (the register
-// wavefront, and the sweep's d = 1 variants at short chunks) or a thread per pair.
+// wavefront, and the sweep's d = 1 variants at short chunks) or a thread per pair. The kernels'
+// limits below are those of docs/architecture.md §6.1.
 constexpr std::size_t kPairsPerThreadWarpKernels = 2;
 constexpr std::size_t kPairsPerThreadThreadKernels = 256;
 constexpr std::size_t kWavefrontRows = 512;     // several dims: one tile up to 512 rows, then
-constexpr std::size_t kTiledDimTiles = 64;      // tiles x dims up to 64 (README)
-constexpr std::size_t kWavefrontDims = 64;      // up to 512 rows (README)
-constexpr std::size_t kTiledRows = 8192;        // d 1: row tiles up to 8192 rows (README)
+constexpr std::size_t kTiledDimTiles = 64;      // tiles x dims up to 64
+constexpr std::size_t kWavefrontDims = 64;      // up to 512 rows
+constexpr std::size_t kTiledRows = 8192;        // d 1: row tiles up to 8192 rows
 constexpr std::size_t kSweepChunks = 32;        // shorter chunks run on the sweep at any m
 constexpr std::size_t kTiledAloneChunks = 512;  // row tiles beat a cpu core pair for pair
 

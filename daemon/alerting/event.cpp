@@ -1,4 +1,4 @@
-// Event -> JSON payload (docs/spec.md §5). The keys are documented in README.md, "Events".
+// Event -> JSON payload (docs/spec.md §5). The keys are documented in docs/sinks.md §1.
 #include "warpwatch/alerting/event.hpp"
 
 #include <nlohmann/json.hpp>

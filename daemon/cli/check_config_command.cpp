@@ -1,6 +1,7 @@
 // `warpwatch check-config FILE`: loads a daemon configuration as warpwatchd would and
 // prints a one-screen summary, or the first error as file:line:column: message.
-// `--reference` prints the configuration reference (README.md) from the option table.
+// `--reference` prints the configuration reference (docs/configuration.md §3) from the option
+// table.
 #include <map>
 #include <ostream>
 #include <sstream>

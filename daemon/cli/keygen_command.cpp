@@ -1,5 +1,5 @@
-// `warpwatch keygen`: a CURVE key pair for the daemon or one of its clients (README.md,
-// "Authenticated sockets").
+// `warpwatch keygen`: a CURVE key pair for the daemon or one of its clients (docs/operations.md
+// §6).
 #include <ostream>
 
 #include "commands.hpp"

@@ -133,7 +133,7 @@ void mqtt_families(Families& f, const std::vector<stream::MqttCounters>& sources
   for (const auto& s : sources) f.add(d(s.subscriptions_refused), {{"source", s.name}});
 }
 
-// The Kafka sources (README: Kafka), one label value per source.
+// The Kafka sources (docs/ingest.md §6), one label value per source.
 void kafka_families(Families& f, const std::vector<stream::KafkaCounters>& sources) {
   if (sources.empty()) return;
   f.gauge("kafka_connected", "1 while the Kafka source's group membership is up");
@@ -173,7 +173,7 @@ void kafka_families(Families& f, const std::vector<stream::KafkaCounters>& sourc
         .add(d(s.records_behind), {{"source", s.name}, {"event", "behind"}});
 }
 
-// The line-protocol sources (README: InfluxDB line protocol), one label value per source.
+// The line-protocol sources (docs/ingest.md §7), one label value per source.
 void influx_families(Families& f, const std::vector<stream::InfluxStats>& sources) {
   if (sources.empty()) return;
   const auto each = [&](auto value) {
@@ -303,7 +303,7 @@ void sink_families(Families& f, const std::vector<alerting::SinkCounters>& sinks
   for (const auto& s : sinks) f.add(d(s.queued), {{"sink", s.name}});
 }
 
-// CURVE (README: Authenticated sockets): the ZAP handler's answers; no series without CURVE.
+// CURVE (docs/operations.md §6): the ZAP handler's answers; no series without CURVE.
 void auth_families(Families& f, const std::vector<stream::ZapCounters>& sockets) {
   f.counter("auth_accepted_total", "CURVE clients accepted (allowed key), per bound socket");
   for (const auto& s : sockets) f.add(d(s.accepted), {{"socket", s.socket}});

@@ -79,7 +79,7 @@ Pipeline::Pipeline(config::DaemonConfig config, Logger log)
   registry_ = std::make_unique<stream::StreamRegistry>(
       declared_streams(config_), registry_options(config_),
       [this](std::string_view stream, stream::RejectReason reason, std::string_view detail) {
-        // Rate-limited by the registry (README, "What is rejected"): at most one line per
+        // Rate-limited by the registry (docs/ingest.md §9): at most one line per
         // (stream, reason) every 10 s, so a flood of bad input cannot flood the log.
         log_->warn("rejected input on stream '{}': {}{}{}", stream, stream::to_string(reason),
                    detail.empty() ? "" : ": ", detail);

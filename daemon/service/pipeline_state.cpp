@@ -1,4 +1,4 @@
-// The Pipeline's matching state across restarts (README.md, "State and restarts"):
+// The Pipeline's matching state across restarts (docs/operations.md §4):
 // export_streams / import_streams (also what the Kafka source's changelog calls), and the
 // checkpoint file under state.dir, written periodically and at shutdown, restored at start.
 #include <chrono>

@@ -39,7 +39,7 @@
 // mode in chunks, 3*10^5 samples, threshold the 10th best): m 256 chunks of 64 windows 26 / 32
 // ms, of 256 25 / 22;
 // m 1023 chunks of 64 79 / 77, of 256 83 / 36, of 1024 78 / 27: hence at least
-// max(256, m / 4) windows a call. (tests/bench/results/2026-11-24-ed-vs-mass.md has the
+// max(256, m / 4) windows a call. (docs/benchmarks/results/2026-11-24-ed-vs-mass.md has the
 // whole searches against stumpy's MASS.)
 #include "cpu/window_ed.hpp"
 

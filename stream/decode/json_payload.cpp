@@ -1,4 +1,4 @@
-// JSON payloads (README.md, "MQTT"): one sample {"t": T, "v": V}, or an array of them. T
+// JSON payloads (docs/ingest.md §5): one sample {"t": T, "v": V}, or an array of them. T
 // is the sample's time as an integer count of nanoseconds since the Unix epoch, as a text
 // line's t_ns is; V a number (one value) or an array of 1 to 64 numbers. Other keys are
 // ignored. Each element is judged on its own, as a text line is: a bad one is counted

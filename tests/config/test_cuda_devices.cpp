@@ -1,4 +1,4 @@
-// cuda.devices (README "Several GPUs"): `all` or a list of device indices, each once; an
+// cuda.devices (docs/architecture.md §6.2): `all` or a list of device indices, each once; an
 // index the machine does not have is refused at start at the entry's file:line:column, when
 // the backend may use a device and the device count is known.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// `curve:` and `ingest[].server_key_file` (README.md, "Authenticated sockets"): the keys read
+// `curve:` and `ingest[].server_key_file` (docs/operations.md §6): the keys read
 // at load, each error at its file:line:column, and what a reload says waits for a restart.
 #include <gtest/gtest.h>
 

@@ -57,7 +57,7 @@ void expect_same_bits(const Samples& a, const Samples& b) {
   }
 }
 
-// dims 2, count 2, t0 1000, period 10, values 1 2 / 3 4: the README's worked example.
+// dims 2, count 2, t0 1000, period 10, values 1 2 / 3 4: the worked example of docs/ingest.md §3.
 const std::vector<unsigned> readme_example = {
     0x57, 0x57, 0x46, 0x01, 0x00, 0x00, 0x02, 0x00, 0x02, 0x00, 0x00, 0x00,  // header
     0xe8, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,                          // t0 = 1000
@@ -380,7 +380,7 @@ TEST(Frame, RejectReasonNames) {
 }  // namespace
 
 TEST(Frame, TextValuesTooSmallForFloat32AreTheNearestFloat32) {
-  // README "Text": one too small for float32 becomes the nearest float32, also beyond
+  // docs/ingest.md §4: one too small for float32 becomes the nearest float32, also beyond
   // float64's range (1e-400 was refused as a bad line); one too large is a bad line.
   const Decoded d =
       decoded(bytes_of("1,1e-400\n2,-1e-400\n3,1e-45\n4,7e-46\n5,8e-46\n"

@@ -128,7 +128,7 @@ TEST(EventJson, HasEveryKeyInOrderWithItsValue) {
   EXPECT_EQ(j["labels"], (nlohmann::json{{"site", "plant-7"}, {"team", "ops"}}));
 }
 
-// The expected ids are Python's (hashlib, struct: the README's recipe), not this code's.
+// The expected ids are Python's (hashlib, struct: the recipe in docs/sinks.md §2), not ours.
 TEST(EventId, IsTheDocumentedSha256PrefixOfStreamPatternAndIndices) {
   EXPECT_EQ(event_id("pump.3", "spike", 5, 9), "534b606bb6f8a00a96ffd8a0f0e99693");
   EXPECT_EQ(event_id("pump.3", "spike", 5, 10), "8557efeb4f46f2cec98170a737ecb0a7");

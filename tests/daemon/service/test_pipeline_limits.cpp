@@ -143,7 +143,7 @@ TEST(PipelineLimits, TheShutdownGraceBoundsMatchingAndCountsTheRest) {
 }  // namespace
 
 namespace {
-// What backend: auto is told (README, "How auto chooses"): the declared streams' pairs with
+// What backend: auto is told (docs/architecture.md §6.1): the declared streams' pairs with
 // the patterns of their dims, none when streams are auto-created.
 TEST(PipelineBackend, AutoIsToldTheDeclaredPairs) {
   auto patterns = one_pattern();

@@ -1,4 +1,4 @@
-// The Pipeline's matching state across restarts (README.md, "State and restarts"),
+// The Pipeline's matching state across restarts (docs/operations.md §4),
 // in-process over loopback: a restart mid-occurrence through state.dir's checkpoint reports
 // the occurrence once at the uninterrupted run's indices and the events' sequence goes on;
 // a refused file (truncated, corrupt, foreign, newer) is logged, moved aside and the daemon

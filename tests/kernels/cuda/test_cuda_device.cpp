@@ -10,7 +10,7 @@ TEST(CudaDevice, RuntimeNamesTheDevice) {
   EXPECT_NE(status.detail.find("(sm_"), std::string::npos) << status.detail;
 }
 
-// `auto` with a device (README, "How auto chooses"): fewer pairs than the device needs for
+// `auto` with a device (docs/architecture.md §6.1): fewer pairs than the device needs for
 // the shape go to the cpu, more (or an unknown number) to the device, and the log line says
 // why.
 TEST(CudaDevice, AutoChoosesByPairs) {

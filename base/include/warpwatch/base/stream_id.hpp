@@ -1,4 +1,4 @@
-// Stream ids (docs/spec.md §1; README.md, "Ingest protocol"): 1..255 bytes of UTF-8 without NUL,
+// Stream ids (docs/spec.md §1; docs/ingest.md §1): 1..255 bytes of UTF-8 without NUL,
 // control characters (C0, DEL, C1), whitespace (Unicode's White_Space: ASCII's, U+0085,
 // U+00A0, U+1680, U+2000..U+200A, U+2028, U+2029, U+202F, U+205F, U+3000), or the
 // invisible and bidirectional format characters that make an id look like another

@@ -1,5 +1,5 @@
-// warpwatchd's configuration, typed (the YAML file is described in README.md,
-// "Configuration"; the option table in config/options.cpp declares each option once).
+// warpwatchd's configuration, typed (the YAML file is described in docs/configuration.md §2; the
+// option table in config/options.cpp declares each option once).
 #pragma once
 
 #include <chrono>
@@ -52,7 +52,7 @@ struct IngestSource {
   SourceLocation where;
 };
 
-// `curve:` (README.md, "Authenticated sockets"): CURVE on every ZeroMQ socket of the
+// `curve:` (docs/operations.md §6): CURVE on every ZeroMQ socket of the
 // daemon. Bound sockets (pull, publish) are servers with the daemon's key pair and accept
 // the allowed clients only (a ZAP handler); `sub` entries are clients of their publisher.
 struct CurveConfig {
@@ -126,7 +126,7 @@ struct Rule {
   SourceLocation where;
 };
 
-// An alert sink (README.md, "Alert sinks"): the events of some rules, POSTed over HTTP to an
+// An alert sink (docs/sinks.md §5): the events of some rules, POSTed over HTTP to an
 // Alertmanager or a webhook from a bounded queue of the sink's own, with retries, or
 // produced to a Kafka topic (key = stream id, value = the event's JSON).
 struct KafkaSinkConfig {
@@ -196,7 +196,7 @@ struct DaemonConfig {
                                        // most this many; 0 = by the backend (batch_samples_for)
   std::vector<IngestSource> ingest;
   std::size_t max_message_bytes = 1 << 20;  // larger messages are rejected and counted
-  // Ingest memory (README.md, "Backpressure and limits"). The file's 0 means "derived
+  // Ingest memory (docs/ingest.md §10). The file's 0 means "derived
   // from the budget", which load_daemon_config resolves (resolve_limits); the defaults
   // here are those derived values for the default budget and message size.
   std::size_t memory_budget_bytes = std::size_t{1} << 30;
@@ -210,7 +210,7 @@ struct DaemonConfig {
   std::string metrics_listen;              // "127.0.0.1:9464" serves /metrics; "" = off
   std::chrono::milliseconds metrics_stale_after{5000};  // /healthz: 503 after a round this late
   std::chrono::milliseconds drain_grace{2000};          // SIGTERM: time allowed to drain
-  // Matching state across restarts (README.md, "State and restarts"): the folder of
+  // Matching state across restarts (docs/operations.md §4): the folder of
   // checkpoint.bin ("" = off), and how often it is written (0 = only at shutdown).
   std::string state_dir;
   std::chrono::milliseconds checkpoint_interval{5000};

@@ -1,4 +1,4 @@
-// An http:// URL as the alert sinks use it (README.md, "Alert sinks"): checked once, when
+// An http:// URL as the alert sinks use it (docs/sinks.md §5): checked once, when
 // the configuration is read, and kept in pieces, so that the sinks never parse text.
 #pragma once
 

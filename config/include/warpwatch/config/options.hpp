@@ -1,7 +1,8 @@
 // The option table of warpwatchd's YAML configuration: every option is declared once
 // (name, type, default, help, validation, and the setter that stores it), in the manner
 // of fluent-bit's config_map. That one table drives parsing, validation, the defaults,
-// and the configuration reference in README.md (options_reference_markdown()).
+// and the configuration reference in docs/configuration.md §3
+// (options_reference_markdown()).
 #pragma once
 
 #include <cstdint>
@@ -101,9 +102,9 @@ std::string_view leaf_name(std::string_view name);
 // What the reference's "allowed" column says: the choices, the range, the format.
 std::string allowed_values_text(const OptionInfo& option);
 
-// README.md's configuration reference: a markdown table generated from option_table().
-// A test checks that README.md contains it verbatim; `warpwatch check-config --reference`
-// prints it.
+// docs/configuration.md §3: a markdown table generated from option_table().
+// A test checks that docs/configuration.md contains it verbatim; `warpwatch check-config
+// --reference` prints it.
 std::string options_reference_markdown();
 
 }  // namespace warpwatch::config

@@ -1,4 +1,4 @@
-// Pattern libraries as the configuration writes them (README.md, "Configuration"):
+// Pattern libraries as the configuration writes them (docs/configuration.md §2):
 // the pieces the option table fills before the patterns' files are read.
 #pragma once
 

@@ -12,7 +12,7 @@
 
 namespace warpwatch::config {
 
-// The limits of a configuration file (README: "Limits of the configuration file"), fixed:
+// The limits of a configuration file (docs/configuration.md §2), fixed:
 // they guard the reading of the file, so the file cannot set them. A larger file is refused
 // unparsed; aliases (`*name`) may add at most max_alias_nodes nodes to what the file spells
 // out (an alias adds every node of what it names, its aliases expanded), so that a "billion

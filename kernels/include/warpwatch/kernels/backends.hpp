@@ -89,7 +89,7 @@ struct BackendOptions {
 // `device_count`.
 std::vector<int> cuda_device_list(std::span<const int> listed, int device_count);
 
-// `auto`'s rule (README, "How auto chooses"), from bench --case stream_matrix on the H100
+// `auto`'s rule (docs/architecture.md §6.1), from bench --case stream_matrix on the H100
 // and its 16-core host: one pair runs on one core of the cpu (1.1-1.9e9 cells/s) and on one
 // warp of the device (4e6-8e8 for patterns of up to 512 rows), so cuda needs at least
 // 2 x (cpu threads) pairs to win (from 64 pairs on 16 threads: 1.3-21x, all densities); so

@@ -4,7 +4,7 @@
 // to the registry. Ingest threads never wait on matching: take() moves samples out under
 // a short lock.
 //
-// The queues are bounded (README.md, "Backpressure and limits"): in bytes in total and per
+// The queues are bounded (docs/ingest.md §10): in bytes in total and per
 // stream, a queued sample costing 8 + 4 x dims bytes. When they are full, a source whose
 // transport can push back (ZeroMQ PULL, a replay) waits for room before it reads its next
 // message (wait_for_room), so that the transport's own buffers fill and producers block;
@@ -162,7 +162,7 @@ class IngestHub {
     IngestBatch queued;
   };
   Redeclared redeclare(const std::vector<StreamDef>& declared, const RegistryOptions& options);
-  // A checkpoint's view of the validators (README.md, "State and restarts"): the last
+  // A checkpoint's view of the validators (docs/operations.md §4): the last
   // timestamp the stream's validator accepted (nullopt: none, or no such stream); a restored
   // stream's validator going on after `last_ns` (StreamValidator::continue_after); and a
   // stream handed to another instance, its validator and queue dropped (its queued samples

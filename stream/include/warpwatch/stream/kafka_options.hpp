@@ -1,4 +1,4 @@
-// What a Kafka source is configured with (README.md, "Kafka"), in warpwatch_stream_core so
+// What a Kafka source is configured with (docs/ingest.md §6), in warpwatch_stream_core so
 // that the configuration fills it in directly, and what the Kafka source, the Kafka event
 // sink and the tests' cluster share of librdkafka's client (kafka_client.cpp): its
 // configuration and its log. kafka_source.hpp is the consumer.

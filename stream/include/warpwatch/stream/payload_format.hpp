@@ -1,6 +1,6 @@
 // How a source's payloads are to be read (frame.hpp decodes them). ZeroMQ ingest takes
-// frames and text (README.md, "Ingest protocol"); an MQTT source is configured with one
-// format or `auto` (README.md, "MQTT").
+// frames and text (docs/ingest.md §1); an MQTT source is configured with one
+// format or `auto` (docs/ingest.md §5).
 #pragma once
 
 namespace warpwatch::stream {

@@ -28,7 +28,7 @@ struct RegistryOptions {
   std::size_t auto_dims = 1;             // dims of an auto-created stream
   std::int64_t auto_period_ns = 1'000'000'000;  // nominal period of an auto-created stream
   std::chrono::steady_clock::duration log_interval = std::chrono::seconds(10);
-  // Per-stream ingest rate limit (README.md, "Backpressure and limits"): samples a second
+  // Per-stream ingest rate limit (docs/ingest.md §10): samples a second
   // per stream, as a token bucket of max_burst samples (0 = one second's worth, at least
   // 1); 0 = unlimited.
   double max_rate_hz = 0.0;

@@ -23,7 +23,7 @@ struct Event {
   std::chrono::milliseconds resolve{0};
 };
 
-// An event's deterministic id (README.md, "Events"): the first 16 bytes of the SHA-256 of
+// An event's deterministic id (docs/sinks.md §2): the first 16 bytes of the SHA-256 of
 // the stream id, the pattern id (each as its length, u64 little-endian, then its bytes),
 // start_index and end_index (u64 little-endian), as 32 lower-case hex digits. The same
 // occurrence reported twice (after a failover replays its samples, or by two daemons)

@@ -1,4 +1,4 @@
-// What the pipeline sees of an alert sink (README.md, "Alert sinks"): the events of the rules
+// What the pipeline sees of an alert sink (docs/sinks.md §5): the events of the rules
 // it takes, delivered by a thread of its own from a bounded queue. Sink (sink.hpp) POSTs
 // them over HTTP to an Alertmanager or a webhook; KafkaSink (kafka_sink.hpp) produces them
 // to a Kafka topic.

@@ -1,4 +1,4 @@
-// The Kafka event sink (README.md, "Kafka"): the events of the rules it takes, produced to a
+// The Kafka event sink (docs/sinks.md §5.4): the events of the rules it takes, produced to a
 // topic by librdkafka's producer, key = stream id (so that a stream's events keep their
 // order in one partition), value = the event's JSON as `publish` sends it, its `id` the
 // key to drop duplicates by.

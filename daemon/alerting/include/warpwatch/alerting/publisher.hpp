@@ -1,5 +1,5 @@
 // Publishes events (docs/spec.md §5) on a ZeroMQ PUB socket and, optionally, to a JSON-lines
-// file. README.md, "Events", describes the wire format for subscribers.
+// file. docs/sinks.md §1 describes the wire format for subscribers.
 //
 // Each event is one two-frame message: topic "<rule>/<stream>", then the JSON payload
 // (to_json). Sends never block: the socket runs with ZMQ_XPUB_NODROP, so when a

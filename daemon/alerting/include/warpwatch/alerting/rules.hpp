@@ -50,7 +50,7 @@ class RuleEngine {
   // Hot reload: takes over the cooldowns of `previous`'s rules that have the same name
   // here, so a reload neither repeats an alert nor forgets a quiet period.
   void carry_cooldowns_from(const RuleEngine& previous);
-  // A checkpoint's share of one stream (README.md, "State and restarts"): per rule name, the
+  // A checkpoint's share of one stream (docs/operations.md §4): per rule name, the
   // end_ns of the latest event it produced for the stream; and the same given back after a
   // restart (names of rules that no longer exist are ignored), so that a restart neither
   // repeats an alert nor forgets a quiet period.

@@ -1,4 +1,4 @@
-// An alert sink (README.md, "Alert sinks"): the events of the rules it takes, POSTed to an
+// An alert sink (docs/sinks.md §5): the events of the rules it takes, POSTed to an
 // Alertmanager (`POST <url>/api/v2/alerts`) or a webhook, from a bounded queue, by a thread
 // of its own, with retries.
 //

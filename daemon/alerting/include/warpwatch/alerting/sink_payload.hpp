@@ -1,4 +1,4 @@
-// What the alert sinks send (README.md, "Alert sinks"): Alertmanager's postable alerts,
+// What the alert sinks send (docs/sinks.md §5): Alertmanager's postable alerts,
 // the webhook's JSON, and the webhook's HMAC-SHA256 signature.
 #pragma once
 

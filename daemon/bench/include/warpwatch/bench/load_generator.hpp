@@ -1,6 +1,6 @@
 // The load generator behind `warpwatch load` and `warpwatch bench e2e`: N streams of
 // small noise with copies of patterns planted at known sample indices, sent as ingest
-// messages `[stream id][payload]` (README.md, "Ingest protocol") at a paced or unlimited
+// messages `[stream id][payload]` (docs/ingest.md §1) at a paced or unlimited
 // rate, and an account of what was sent: samples, messages, bytes, the planted
 // occurrences with the wall time each one's last sample was sent, the time spent blocked
 // by backpressure and the generator's own CPU time.

@@ -1,6 +1,6 @@
 // When each stream's samples arrived, by the sample index the Matcher gives them, so that an
-// event can be timed from the arrival of its match's last sample (README: "Metrics and
-// health", warpwatch_detection_latency_seconds).
+// event can be timed from the arrival of its match's last sample (docs/operations.md §7,
+// warpwatch_detection_latency_seconds).
 //
 // The arrivals come from the IngestHub in runs (a run: one source's messages for the stream
 // within 10 ms of the run's first, all given the first's time, so a latency may read up to

@@ -1,4 +1,4 @@
-// The daemon's matching state on disk and on the wire (README.md, "State and restarts"):
+// The daemon's matching state on disk and on the wire (docs/operations.md §4):
 // one stream's record (its Matcher snapshot, its rules' cooldowns, its validator's last
 // timestamp, and where a source such as Kafka stood), and the checkpoint file that holds
 // every stream's record and the publisher's sequence.

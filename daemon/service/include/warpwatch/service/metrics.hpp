@@ -68,7 +68,7 @@ struct MemoryReading {
 std::uint64_t resident_bytes();
 
 // The buckets of the histograms of seconds (round duration, detection latency): 0.5 ms to
-// 10 s in steps of 1, 2.5, 5 (README: "Metrics and health").
+// 10 s in steps of 1, 2.5, 5 (docs/operations.md §7).
 const prometheus::Histogram::BucketBoundaries& seconds_buckets();
 
 struct MetricsSnapshot {

@@ -91,7 +91,7 @@ class Pipeline {
   // CUDA device is lost). What was queued is dropped; the destructor then does nothing.
   void abandon();
 
-  // Matching state out of the daemon and into it (README.md, "State and restarts"; the
+  // Matching state out of the daemon and into it (docs/operations.md §4; the
   // scheduler's thread only). export_streams matches everything queued in the hub first and
   // collects every batch outstanding, then exports each named stream the pipeline has
   // (unknown ids are skipped): its Matcher snapshot, its rules' cooldowns and its

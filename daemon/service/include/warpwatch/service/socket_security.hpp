@@ -1,4 +1,4 @@
-// CURVE for warpwatchd's ZeroMQ sockets (README.md, "Authenticated sockets"): the ZAP
+// CURVE for warpwatchd's ZeroMQ sockets (docs/operations.md §6): the ZAP
 // handler of the pipeline's context, each socket's CURVE settings, the allowed clients'
 // reloads, and a warning for a socket bound beyond loopback without CURVE.
 #pragma once

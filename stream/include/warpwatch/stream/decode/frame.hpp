@@ -1,4 +1,4 @@
-// The payload of one ingest message `[stream id][payload]` (README.md, "Ingest protocol"):
+// The payload of one ingest message `[stream id][payload]` (docs/ingest.md §1):
 // a binary frame, text lines or (MQTT) JSON, decoded into samples. Also the reasons an
 // input is rejected (docs/spec.md §6), because the decoder is the first to report them.
 #pragma once
@@ -105,7 +105,7 @@ PayloadKind payload_kind(std::span<const std::byte> payload, PayloadFormat forma
 //   under frame_or_text and any it is not a frame either: a damaged magic or another
 //   format). Otherwise every line is judged on its own.
 // - JSON that does not parse, or is neither an object nor an array, is rejected whole
-//   (malformed_frame); otherwise every element is judged on its own (README.md, "MQTT").
+//   (malformed_frame); otherwise every element is judged on its own (docs/ingest.md §5).
 // `dims` (0 = unknown) is the dims that text lines and JSON elements must have, normally
 // the stream's; when 0, the first good one sets it. Ones with another number of values are
 // line errors with reason wrong_dims. A payload without samples (empty, blank lines only,

@@ -2,7 +2,7 @@
 // LineFramer cuts a byte stream (or a datagram) into lines within a length limit,
 // PointMapper turns a parsed line into samples by an InfluxMapping, and InfluxLineDecoder
 // strings them together and hands the samples of a read, grouped per stream, to the hub,
-// counting every line it cannot use per reason (README.md, "InfluxDB line protocol").
+// counting every line it cannot use per reason (docs/ingest.md §7).
 #pragma once
 
 #include <array>
@@ -87,7 +87,7 @@ class PointSink {
   virtual void ignored_field() = 0;
 };
 
-// Applies an InfluxMapping to parsed lines (README.md, "Mapping"). Without `{field}` a
+// Applies an InfluxMapping to parsed lines (docs/ingest.md §7.1). Without `{field}` a
 // line is one sample: the configured fields' values in order (a field missing, not
 // numeric or beyond float32 rejects the line). With `{field}` each numeric field (of the
 // configured ones, or all) is a sample of its own stream; string and boolean fields are

@@ -1,6 +1,6 @@
 // CURVE (ZeroMQ's RFC 26: encryption and the server's proof of its key) for warpwatch's
 // ZeroMQ sockets: keys in Z85 text (40 characters for 32 bytes), the files that hold them
-// (README.md, "Authenticated sockets"), and a socket's settings as a server or a client.
+// (docs/operations.md §6), and a socket's settings as a server or a client.
 // Which clients a server accepts is not here: a ZAP handler decides that (zap_handler.hpp);
 // without one libzmq would accept every CURVE client, so a server socket is also told to
 // refuse all clients when no handler answers (ZMQ_ZAP_ENFORCE_DOMAIN).

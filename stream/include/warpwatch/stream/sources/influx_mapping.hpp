@@ -1,8 +1,8 @@
-// How InfluxDB line protocol becomes warpwatch samples (README.md, "InfluxDB line
-// protocol"): a stream id template over the measurement, tags and field key; the field keys
-// that become a sample's values; the precision of the lines' timestamps. In the stream core
-// because the configuration checks a mapping, with the file's location, before the daemon
-// starts; the parser and the source that apply it live in warpwatch_stream.
+// How InfluxDB line protocol becomes warpwatch samples (docs/ingest.md §7): a stream id template
+// over the measurement, tags and field key; the field keys that become a sample's values; the
+// precision of the lines' timestamps. In the stream core because the configuration checks a
+// mapping, with the file's location, before the daemon starts; the parser and the source that apply
+// it live in warpwatch_stream.
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-// The InfluxDB line protocol source (README.md, "InfluxDB line protocol"): what Telegraf's
+// The InfluxDB line protocol source (docs/ingest.md §7): what Telegraf's
 // socket_writer output sends (`data_format = "influx"`), and any client that writes line
 // protocol to a socket. One source is one socket, on a thread of its own running Boost.Asio:
 //

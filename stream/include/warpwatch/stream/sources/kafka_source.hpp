@@ -1,4 +1,4 @@
-// The Kafka ingest source (README.md, "Kafka"): a member of a consumer group (librdkafka's
+// The Kafka ingest source (docs/ingest.md §6): a member of a consumer group (librdkafka's
 // high-level consumer) on a thread of its own. A message's key is its stream id and its
 // value the samples (a frame, text, JSON, or any of them, as an MQTT payload); the
 // partitions the group assigns to this member are its streams.
@@ -10,7 +10,7 @@
 // on serving the group (rebalances, heartbeats) until there is room; they resume where
 // they stopped.
 //
-// State (README.md, "Kafka"): with a KafkaStateStore (the pipeline's matching state), the
+// State (docs/ingest.md §6): with a KafkaStateStore (the pipeline's matching state), the
 // source keeps a changelog, the compacted topic `<group_id>-state` with the input's
 // partition count, keyed by stream id, each value a stream's state with the position it was
 // cut at. A cut (every commit_interval, and when partitions are revoked) asks the store, on

@@ -1,4 +1,4 @@
-// What an MQTT source is configured with (README.md, "MQTT"), in warpwatch_stream_core so
+// What an MQTT source is configured with (docs/ingest.md §5), in warpwatch_stream_core so
 // that the configuration fills it in directly; mqtt_source.hpp is the client.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The MQTT ingest source (README.md, "MQTT"): a libmosquitto client on a thread of its own,
+// The MQTT ingest source (docs/ingest.md §5): a libmosquitto client on a thread of its own,
 // subscribed to topic filters at a broker. A message's topic gives its stream id (a
 // TopicTemplate), its payload the samples (a frame, text, JSON, or any of them), delivered
 // into the IngestHub on the same thread, in the message callback.

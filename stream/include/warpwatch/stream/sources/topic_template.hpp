@@ -1,4 +1,4 @@
-// The stream id an MQTT message gets from its topic (README.md, "MQTT"): a template of
+// The stream id an MQTT message gets from its topic (docs/ingest.md §5): a template of
 // text and placeholders. `{N}` is the topic's level N, counted from 1 (the levels of
 // "plant/pump-1/temp" are plant, pump-1 and temp), `{topic}` the whole topic; `{{` and `}}`
 // are literal braces. "{2}-{3}" maps plant/pump-1/temp to the stream id pump-1-temp.

@@ -1,8 +1,8 @@
 // The ZeroMQ ingest source: a PULL socket that binds or a SUB socket that connects,
-// receiving [stream id][payload] messages (README.md, "Ingest protocol") into the
+// receiving [stream id][payload] messages (docs/ingest.md §1) into the
 // IngestHub on a thread of its own.
 //
-// Limits (README.md, "Backpressure and limits"): ZMQ_MAXMSGSIZE is the message limit, so
+// Limits (docs/ingest.md §10): ZMQ_MAXMSGSIZE is the message limit, so
 // libzmq disconnects a peer that sends a larger frame before it is read into memory;
 // ZMQ_RCVHWM bounds the messages libzmq queues per connected peer. PULL waits for room in
 // the hub's queue before it reads on (its peers then block at their send high-water mark:
