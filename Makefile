@@ -117,7 +117,7 @@ demo: build
 	$(BUILD_DIR)/bin/warpwatchd --config config/examples/demo.yaml --exit-when-replayed; status=$$?; \
 	wait $$tail_pid; exit $$status
 
-# The soak (README: "The soak"): the real warpwatchd, a Mosquitto broker and `warpwatch load`
+# The soak (docs/operations.md §8.3): the real warpwatchd, a Mosquitto broker and `warpwatch load`
 # for SOAK_SECONDS with random faults, then it reconciles /metrics and the events file and
 # exits non-zero when a line does not add up. Not in CI (it takes minutes).
 SOAK_SECONDS ?= 600

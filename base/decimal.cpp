@@ -1,4 +1,4 @@
-#include "warpwatch/stream/decimal.hpp"
+#include "warpwatch/base/decimal.hpp"
 
 #include <charconv>
 #include <system_error>

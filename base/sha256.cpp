@@ -1,4 +1,4 @@
-#include "warpwatch/stream/sha256.hpp"
+#include "warpwatch/base/sha256.hpp"
 
 #include <openssl/evp.h>
 

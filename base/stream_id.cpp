@@ -1,4 +1,4 @@
-#include "warpwatch/stream/stream_id.hpp"
+#include "warpwatch/base/stream_id.hpp"
 
 #include <algorithm>
 #include <cstdint>

@@ -13,9 +13,9 @@
 #include "warpwatch/config/series_file.hpp"
 #include "warpwatch/config/yaml_file.hpp"
 
-#include "warpwatch/stream/replay.hpp"
-#include "warpwatch/stream/stream_id.hpp"
-#include "warpwatch/stream/topic_template.hpp"
+#include "warpwatch/base/stream_id.hpp"
+#include "warpwatch/base/timestamps.hpp"
+#include "warpwatch/stream/sources/topic_template.hpp"
 
 namespace warpwatch::config {
 namespace {

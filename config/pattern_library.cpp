@@ -7,8 +7,8 @@
 #include <stdexcept>
 
 #include "config_reader.hpp"
+#include "warpwatch/base/stream_def.hpp"
 #include "warpwatch/config/series_file.hpp"
-#include "warpwatch/stream/stream_def.hpp"
 
 namespace warpwatch::config {
 namespace {

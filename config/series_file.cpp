@@ -10,9 +10,9 @@
 #include <iterator>
 #include <string_view>
 
+#include "warpwatch/base/decimal.hpp"
 #include "warpwatch/config/config_error.hpp"
 #include "warpwatch/config/npy.hpp"
-#include "warpwatch/stream/decimal.hpp"
 
 namespace warpwatch::config {
 namespace {

@@ -11,8 +11,8 @@
 
 #include "common/low32_index.hpp"
 #include "common/matcher_state.hpp"
-#include "warpwatch/stream/little_endian.hpp"
-#include "warpwatch/stream/sha256.hpp"
+#include "warpwatch/base/little_endian.hpp"
+#include "warpwatch/base/sha256.hpp"
 
 namespace warpwatch::kernels {
 namespace {
@@ -143,7 +143,7 @@ std::vector<StreamSnapshot> Matcher::export_streams(std::span<const std::string>
   std::vector<std::pair<std::size_t, std::size_t>> spring_slots;  // (stream, pair) in `out`
   for (std::size_t k = 0; k < streams.size(); ++k) {
     const StreamState& stream = *streams[k];
-    const stream::StreamHistory& history = stream.history;
+    const kernels::StreamHistory& history = stream.history;
     StreamSnapshot& snap = out[k];
     snap.def = *stream.def;
     snap.next_index = history.next_index();

@@ -6,7 +6,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "warpwatch/stream/stream_id.hpp"
+#include "warpwatch/base/stream_id.hpp"
 
 namespace warpwatch::stream {
 namespace {

@@ -51,7 +51,7 @@ endforeach()
 file(WRITE "${work}/warpwatch.h2m" "${commands}
 [SEE ALSO]
 .BR warpwatchd (1);
-/usr/share/doc/warpwatch/README.md (configuration, ingest protocol, events, metrics).
+/usr/share/doc/warpwatch/docs/ (cli.md, configuration.md, ingest.md, sinks.md, spec.md).
 ")
 file(WRITE "${work}/warpwatchd.h2m" "[FILES]
 .TP
@@ -66,7 +66,7 @@ SIGHUP re-reads the configuration; SIGTERM and SIGINT drain and exit.
 .BR warpwatch (1),
 .BR systemd-analyze (1);
 systemctl status warpwatch;
-/usr/share/doc/warpwatch/README.md (the daemon, reload, metrics, systemd).
+/usr/share/doc/warpwatch/docs/ (operations.md: the daemon, reload, state, metrics, systemd).
 ")
 
 foreach(exe_name IN ITEMS warpwatch warpwatchd)

@@ -3,8 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "warpwatch/stream/little_endian.hpp"
-#include "warpwatch/stream/sha256.hpp"
+#include "warpwatch/base/little_endian.hpp"
+#include "warpwatch/base/sha256.hpp"
 
 namespace warpwatch::alerting {
 

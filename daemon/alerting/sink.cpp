@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "warpwatch/alerting/glob.hpp"
-#include "warpwatch/stream/stream_id.hpp"
+#include "warpwatch/base/stream_id.hpp"
 
 namespace warpwatch::alerting {
 namespace {

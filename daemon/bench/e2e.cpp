@@ -26,7 +26,7 @@
 #include <tuple>
 
 #include "warpwatch/bench/loopback.hpp"
-#include "warpwatch/stream/frame.hpp"
+#include "warpwatch/stream/decode/frame.hpp"
 
 namespace warpwatch::bench {
 namespace {

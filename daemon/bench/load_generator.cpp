@@ -13,7 +13,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "warpwatch/stream/frame.hpp"
+#include "warpwatch/stream/decode/frame.hpp"
 
 namespace warpwatch::bench {
 namespace {

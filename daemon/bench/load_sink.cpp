@@ -2,7 +2,7 @@
 #include <zmq.hpp>
 
 #include "warpwatch/bench/load_generator.hpp"
-#include "warpwatch/stream/zap_handler.hpp"
+#include "warpwatch/stream/sources/zap_handler.hpp"
 
 namespace warpwatch::bench {
 

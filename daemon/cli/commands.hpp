@@ -15,7 +15,7 @@
 #include "warpwatch/bench/bench.hpp"
 #include "warpwatch/bench/e2e.hpp"
 #include "warpwatch/bench/load_generator.hpp"
-#include "warpwatch/stream/curve.hpp"
+#include "warpwatch/stream/sources/curve.hpp"
 
 namespace warpwatch::cli {
 

@@ -3,7 +3,7 @@
 #include <ostream>
 
 #include "commands.hpp"
-#include "warpwatch/stream/curve.hpp"
+#include "warpwatch/stream/sources/curve.hpp"
 
 namespace warpwatch::cli {
 

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "commands.hpp"
-#include "warpwatch/stream/frame.hpp"
-#include "warpwatch/stream/replay.hpp"
+#include "warpwatch/stream/decode/frame.hpp"
+#include "warpwatch/stream/sources/replay.hpp"
 
 namespace warpwatch::cli {
 

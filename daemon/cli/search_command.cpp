@@ -10,7 +10,7 @@
 #include "commands.hpp"
 #include "verb_clock.hpp"
 #include "warpwatch/kernels/backends.hpp"
-#include "warpwatch/stream/replay.hpp"
+#include "warpwatch/stream/sources/replay.hpp"
 #include "warpwatch/stream/validator.hpp"
 
 namespace warpwatch::cli {

@@ -33,7 +33,7 @@
 #include <sstream>
 #include <system_error>
 
-#include "warpwatch/stream/little_endian.hpp"
+#include "warpwatch/base/little_endian.hpp"
 
 namespace warpwatch::service {
 namespace {

@@ -11,10 +11,10 @@
 #include "warpwatch/alerting/kafka_sink.hpp"
 #include "warpwatch/kernels/backends.hpp"
 #include "warpwatch/kernels/errors.hpp"
-#include "warpwatch/stream/influx_source.hpp"
-#include "warpwatch/stream/mqtt_source.hpp"
-#include "warpwatch/stream/replay_source.hpp"
-#include "warpwatch/stream/zmq_source.hpp"
+#include "warpwatch/stream/sources/influx_source.hpp"
+#include "warpwatch/stream/sources/mqtt_source.hpp"
+#include "warpwatch/stream/sources/replay_source.hpp"
+#include "warpwatch/stream/sources/zmq_source.hpp"
 
 namespace warpwatch::service {
 namespace {

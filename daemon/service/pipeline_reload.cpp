@@ -21,9 +21,9 @@
 #include <set>
 
 #include "pipeline_internal.hpp"
+#include "warpwatch/base/stream_id.hpp"
 #include "warpwatch/kernels/errors.hpp"
 #include "warpwatch/service/pipeline.hpp"
-#include "warpwatch/stream/stream_id.hpp"
 
 namespace warpwatch::service {
 namespace {

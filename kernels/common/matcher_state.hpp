@@ -15,16 +15,16 @@
 
 #include "common/window_bounds.hpp"
 #include "common/window_track.hpp"
-#include "warpwatch/kernels/matcher.hpp"
-#include "warpwatch/stream/stream_history.hpp"
+#include "warpwatch/kernels/stream_history.hpp"
+#include "warpwatch/kernels/types.hpp"
 
 namespace warpwatch::kernels::common {
 
 struct StreamState {
   StreamRef def;
-  stream::StreamHistory history;  // match-start timestamps, window tails
-  std::uint32_t slot = 0;         // dense row, reused after removal: backends' per-stream tables
-  std::vector<Pair*> pairs;       // one per pattern of its dims
+  kernels::StreamHistory history;  // match-start timestamps, window tails
+  std::uint32_t slot = 0;          // dense row, reused after removal: backends' per-stream tables
+  std::vector<Pair*> pairs;        // one per pattern of its dims
   // Kept as pairs come and go, so that a batch reads no pair of a stream to count its cells
   // or find its windows (a pair is a cache miss; 10,000 streams x 64 patterns made those
   // loops most of a batch's host time): the rows of its stream-mode patterns, summed (cells
@@ -83,7 +83,7 @@ struct WindowBatch {
 // The match of `pair` with absolute sample indices; timestamps from the stream's history.
 inline RawMatch make_match(const Pair& pair, double distance, std::uint64_t start_index,
                            std::uint64_t end_index) {
-  const stream::StreamHistory& history = pair.stream->history;
+  const kernels::StreamHistory& history = pair.stream->history;
   return RawMatch{pair.stream->def,
                   pair.pattern->def,
                   distance,

@@ -1,9 +1,9 @@
-#include "warpwatch/stream/stream_history.hpp"
+#include "warpwatch/kernels/stream_history.hpp"
 
 #include <algorithm>
 #include <cassert>
 
-namespace warpwatch::stream {
+namespace warpwatch::kernels {
 
 void StreamHistory::append(std::span<const float> values, std::span<const std::int64_t> times_ns) {
   values_.insert(values_.end(), values.begin(), values.end());
@@ -44,4 +44,4 @@ std::int64_t StreamHistory::time_ns(std::uint64_t index) const {
   return times_[offset_ + (index - first_index_)];
 }
 
-}  // namespace warpwatch::stream
+}  // namespace warpwatch::kernels

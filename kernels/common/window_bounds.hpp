@@ -31,7 +31,7 @@
 #include <vector>
 
 #include "common/window_stats.hpp"
-#include "warpwatch/kernels/matcher.hpp"
+#include "warpwatch/kernels/types.hpp"
 
 namespace warpwatch::kernels::common {
 

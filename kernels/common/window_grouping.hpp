@@ -7,8 +7,8 @@
 #include <optional>
 #include <vector>
 
-#include "warpwatch/kernels/matcher.hpp"
 #include "warpwatch/kernels/stream_snapshot.hpp"  // WindowOccurrence
+#include "warpwatch/kernels/types.hpp"
 
 namespace warpwatch::kernels::common {
 

@@ -13,7 +13,7 @@ WindowStats::WindowStats(std::size_t w, std::size_t dims, std::uint64_t first_en
   moments_.scale.resize(dims);
 }
 
-const WindowMoments& WindowStats::at(const stream::StreamHistory& history, std::uint64_t end) {
+const WindowMoments& WindowStats::at(const kernels::StreamHistory& history, std::uint64_t end) {
   const std::uint64_t anchor = stats_anchor(end, first_end_);
   if (!valid_ || anchor != anchor_ || end < end_) {
     exact(history, anchor, mean_, m2_, big_);
@@ -35,7 +35,7 @@ const WindowMoments& WindowStats::at(const stream::StreamHistory& history, std::
 }
 
 // Two passes in double, as common::znormalize does for a whole window (the same code).
-void WindowStats::exact(const stream::StreamHistory& history, std::uint64_t end,
+void WindowStats::exact(const kernels::StreamHistory& history, std::uint64_t end,
                         std::vector<double>& mean, std::vector<double>& m2,
                         std::vector<double>& big) const {
   const float* x = history.sample(end + 1 - w_);
@@ -51,7 +51,7 @@ void WindowStats::exact(const stream::StreamHistory& history, std::uint64_t end,
 }
 
 // Welford's update for a window of fixed size: x_old leaves, x_new enters.
-void WindowStats::slide(const stream::StreamHistory& history) {
+void WindowStats::slide(const kernels::StreamHistory& history) {
   const float* old_x = history.sample(end_ + 1 - w_);
   const float* new_x = history.sample(end_ + 1);
   const double n = static_cast<double>(w_);

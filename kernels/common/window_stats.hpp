@@ -23,7 +23,7 @@
 #include <span>
 #include <vector>
 
-#include "warpwatch/stream/stream_history.hpp"
+#include "warpwatch/kernels/stream_history.hpp"
 
 namespace warpwatch::kernels::common {
 
@@ -59,7 +59,7 @@ class WindowStats {
   // The moments of the window ending at `end`, whose samples and those back to its anchor's
   // window must be in `history` (oldest_needed below). Calls with increasing ends slide from
   // the previous one when it shares the anchor.
-  const WindowMoments& at(const stream::StreamHistory& history, std::uint64_t end);
+  const WindowMoments& at(const kernels::StreamHistory& history, std::uint64_t end);
 
   // How many samples before a window's first one its computation reads (its anchor's window).
   static constexpr std::uint64_t lookback() { return kStatsAnchor - 1; }
@@ -67,10 +67,10 @@ class WindowStats {
  private:
   // Two passes over the window ending at `end`: its mean, sum of squared deviations and
   // largest magnitude per component.
-  void exact(const stream::StreamHistory& history, std::uint64_t end, std::vector<double>& mean,
+  void exact(const kernels::StreamHistory& history, std::uint64_t end, std::vector<double>& mean,
              std::vector<double>& m2, std::vector<double>& big) const;
-  void slide(const stream::StreamHistory& history);  // from end_ to end_ + 1
-  void finish(const std::vector<double>& m2);        // scale and flat
+  void slide(const kernels::StreamHistory& history);  // from end_ to end_ + 1
+  void finish(const std::vector<double>& m2);         // scale and flat
 
   std::size_t w_, dims_;
   std::uint64_t first_end_;

@@ -26,7 +26,7 @@ void WindowTrack::ends(std::uint64_t from, std::uint64_t to,
 
 // The window's clock, rebased to the pattern's first time (docs/spec.md §4.3).
 template <typename T>
-void WindowTrack::rebase_times(const stream::StreamHistory& history, std::uint64_t end, T* times,
+void WindowTrack::rebase_times(const kernels::StreamHistory& history, std::uint64_t end, T* times,
                                T first_time) const {
   const std::uint64_t start = end + 1 - schedule_.w;
   const std::int64_t t0 = history.time_ns(start);
@@ -36,7 +36,7 @@ void WindowTrack::rebase_times(const stream::StreamHistory& history, std::uint64
 }
 
 template <typename T>
-bool WindowTrack::window_as(const stream::StreamHistory& history, std::uint64_t end,
+bool WindowTrack::window_as(const kernels::StreamHistory& history, std::uint64_t end,
                             std::vector<float>& values, T* times, T first_time) const {
   const std::size_t w = schedule_.w, dims = pattern_->dims;
   const std::uint64_t start = end + 1 - w;
@@ -46,17 +46,17 @@ bool WindowTrack::window_as(const stream::StreamHistory& history, std::uint64_t 
   return true;
 }
 
-void WindowTrack::window_times(const stream::StreamHistory& history, std::uint64_t end,
+void WindowTrack::window_times(const kernels::StreamHistory& history, std::uint64_t end,
                                float* times) const {
   rebase_times(history, end, times, times_[0]);
 }
 
-bool WindowTrack::window(const stream::StreamHistory& history, std::uint64_t end,
+bool WindowTrack::window(const kernels::StreamHistory& history, std::uint64_t end,
                          std::vector<float>& values, float* times) const {
   return window_as(history, end, values, times, times_[0]);
 }
 
-bool WindowTrack::window(const stream::StreamHistory& history, std::uint64_t end,
+bool WindowTrack::window(const kernels::StreamHistory& history, std::uint64_t end,
                          std::vector<float>& values, double* times) const {
   return window_as(history, end, values, times, times64_[0]);
 }
@@ -65,7 +65,7 @@ std::uint64_t WindowTrack::group(std::uint64_t from, std::uint64_t to,
                                  const std::vector<std::uint64_t>& ends,
                                  const std::vector<double>& distances,
                                  const std::vector<std::uint8_t>& flat,
-                                 const stream::StreamHistory& history,
+                                 const kernels::StreamHistory& history,
                                  std::vector<WindowOccurrence>& out) {
   // Sample by sample, as docs/spec.md §3.2 reads.
   std::uint64_t skipped = 0;

@@ -11,7 +11,7 @@
 
 #include "common/window_grouping.hpp"
 #include "common/window_stats.hpp"
-#include "warpwatch/stream/stream_history.hpp"
+#include "warpwatch/kernels/stream_history.hpp"
 
 namespace warpwatch::kernels::common {
 
@@ -38,18 +38,18 @@ class WindowTrack {
   // w x dims values, normalized under znorm; false when the window is flat (skipped).
   // For twed, `times` (w values) receives its clock rebased to the pattern's first time
   // (float for the fast backends, double for the reference; null: not wanted).
-  bool window(const stream::StreamHistory& history, std::uint64_t end, std::vector<float>& values,
+  bool window(const kernels::StreamHistory& history, std::uint64_t end, std::vector<float>& values,
               float* times) const;
-  bool window(const stream::StreamHistory& history, std::uint64_t end, std::vector<float>& values,
+  bool window(const kernels::StreamHistory& history, std::uint64_t end, std::vector<float>& values,
               double* times) const;
   // twed: only the window's rebased clock (w values).
-  void window_times(const stream::StreamHistory& history, std::uint64_t end, float* times) const;
+  void window_times(const kernels::StreamHistory& history, std::uint64_t end, float* times) const;
   // Offers the evaluated windows of [from, to) (ends[i] with distances[i]; flat[i] set for
   // skipped ones) to the exclusion zone in sample order; appends the occurrences that
   // become final and returns how many windows were skipped as flat.
   std::uint64_t group(std::uint64_t from, std::uint64_t to, const std::vector<std::uint64_t>& ends,
                       const std::vector<double>& distances, const std::vector<std::uint8_t>& flat,
-                      const stream::StreamHistory& history, std::vector<WindowOccurrence>& out);
+                      const kernels::StreamHistory& history, std::vector<WindowOccurrence>& out);
   // End of input: the pending occurrence, if any.
   std::optional<WindowOccurrence> flush() { return zone_.flush(); }
   // The state a snapshot keeps (stream_snapshot.hpp), and the same given back to a track
@@ -69,10 +69,10 @@ class WindowTrack {
 
  private:
   template <typename T>
-  void rebase_times(const stream::StreamHistory& history, std::uint64_t end, T* times,
+  void rebase_times(const kernels::StreamHistory& history, std::uint64_t end, T* times,
                     T first_time) const;
   template <typename T>
-  bool window_as(const stream::StreamHistory& history, std::uint64_t end,
+  bool window_as(const kernels::StreamHistory& history, std::uint64_t end,
                  std::vector<float>& values, T* times, T first_time) const;
 
   const PatternDef* pattern_;

@@ -67,7 +67,7 @@ std::vector<TopWindow> top_windows(const TopWindowsRequest& r, const Options& op
   common::check_request(r);
   if (r.k == 0) return {};
   const std::size_t dims = r.stream.dims, n = r.times_ns.size();
-  stream::StreamHistory history(dims);
+  kernels::StreamHistory history(dims);
   history.append(r.values, r.times_ns);
   const common::WindowTrack track(r.pattern, r.stream.nominal_period_ns, 0);
   std::unique_ptr<const common::WindowQuery> query;

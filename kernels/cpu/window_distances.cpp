@@ -50,7 +50,7 @@ void compute_windows(const WindowSource& source, std::span<const std::uint64_t> 
   const PatternDef& pattern = track.pattern();
   const std::size_t w = track.window(), dims = pattern.dims, m = pattern.length();
   const std::size_t width = elastic_group_width();
-  const stream::StreamHistory& history = *source.history;
+  const kernels::StreamHistory& history = *source.history;
   const bool twed = track.twed();
   const common::WindowQuery* query = source.query;
   std::optional<common::WindowStats> stats;

@@ -20,7 +20,7 @@ namespace warpwatch::kernels::cpu {
 // One pair's windows: the stream's samples, the pattern as compared, and its envelopes
 // (null: every window aligned in full), and whether ed uses its FFT filter.
 struct WindowSource {
-  const stream::StreamHistory* history = nullptr;
+  const kernels::StreamHistory* history = nullptr;
   const common::WindowTrack* track = nullptr;
   const common::WindowQuery* query = nullptr;
   Options::EdFft ed_fft = Options::EdFft::automatic;

@@ -167,7 +167,7 @@ void compute_ed_windows(const WindowSource& source, std::span<const std::uint64_
   const PatternDef& pattern = track.pattern();
   const std::size_t m = pattern.length(), dims = pattern.dims;
   WW_ASSERT(track.window() == m, "ed: a window of other than the pattern's length");
-  const stream::StreamHistory& history = *source.history;
+  const kernels::StreamHistory& history = *source.history;
   const bool prune = source.query != nullptr, znorm = track.znorm();
   std::optional<common::WindowQuery> own;  // without pruning: the same order, so the same sums
   if (!prune) own.emplace(pattern);

@@ -4,15 +4,15 @@
 
 #include "common/window_track.hpp"
 #include "warpwatch/kernels/reference.hpp"
+#include "warpwatch/kernels/stream_history.hpp"
 #include "warpwatch/kernels/top_windows.hpp"
-#include "warpwatch/stream/stream_history.hpp"
 
 namespace warpwatch::kernels::reference {
 
 std::vector<TopWindow> top_windows(const TopWindowsRequest& r) {
   common::check_request(r);
   const std::size_t dims = r.stream.dims, n = r.times_ns.size();
-  stream::StreamHistory history(dims);
+  kernels::StreamHistory history(dims);
   history.append(r.values, r.times_ns);
   const common::WindowTrack track(r.pattern, r.stream.nominal_period_ns, 0);
   const std::size_t w = track.window(), m = r.pattern.length();

@@ -1,4 +1,4 @@
-#include "warpwatch/stream/frame.hpp"
+#include "warpwatch/stream/decode/frame.hpp"
 
 #include <bit>
 #include <charconv>
@@ -8,9 +8,9 @@
 #include <system_error>
 
 #include "payload_parts.hpp"
-#include "warpwatch/stream/decimal.hpp"
-#include "warpwatch/stream/little_endian.hpp"
-#include "warpwatch/stream/stream_id.hpp"
+#include "warpwatch/base/decimal.hpp"
+#include "warpwatch/base/little_endian.hpp"
+#include "warpwatch/base/stream_id.hpp"
 
 namespace warpwatch::stream {
 namespace {

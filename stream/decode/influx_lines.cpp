@@ -1,10 +1,10 @@
-#include "warpwatch/stream/influx_lines.hpp"
+#include "warpwatch/stream/decode/influx_lines.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "warpwatch/stream/stream_id.hpp"
+#include "warpwatch/base/stream_id.hpp"
 
 namespace warpwatch::stream {
 namespace {

@@ -1,9 +1,9 @@
-#include "warpwatch/stream/line_protocol.hpp"
+#include "warpwatch/stream/decode/line_protocol.hpp"
 
 #include <charconv>
 #include <system_error>
 
-#include "warpwatch/stream/decimal.hpp"
+#include "warpwatch/base/decimal.hpp"
 
 namespace warpwatch::stream {
 namespace {

@@ -8,7 +8,7 @@
 #include <variant>
 
 #include "fuzz_support.hpp"
-#include "warpwatch/stream/frame.hpp"
+#include "warpwatch/stream/decode/frame.hpp"
 
 namespace {
 

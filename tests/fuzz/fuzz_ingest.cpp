@@ -18,11 +18,11 @@
 #include <string>
 #include <vector>
 
-#include "fuzz_support.hpp"
+#include "fuzz_ingest_support.hpp"
 #include "ingest_oracle.hpp"
 #include "warpwatch/stream/ingest_hub.hpp"
 #include "warpwatch/stream/registry.hpp"
-#include "warpwatch/stream/zmq_source.hpp"
+#include "warpwatch/stream/sources/zmq_source.hpp"
 
 using namespace warpwatch::stream;
 using warpwatch::fuzz::Input;

@@ -24,10 +24,10 @@
 #include <string>
 #include <vector>
 
-#include "fuzz_support.hpp"
+#include "fuzz_ingest_support.hpp"
 #include "ingest_oracle.hpp"
-#include "warpwatch/stream/influx_lines.hpp"
-#include "warpwatch/stream/line_protocol.hpp"
+#include "warpwatch/stream/decode/influx_lines.hpp"
+#include "warpwatch/stream/decode/line_protocol.hpp"
 
 using namespace warpwatch::stream;
 using warpwatch::fuzz::Input;

@@ -25,11 +25,11 @@
 #include <variant>
 #include <vector>
 
-#include "fuzz_support.hpp"
+#include "fuzz_ingest_support.hpp"
 #include "ingest_oracle.hpp"
-#include "warpwatch/stream/frame.hpp"
-#include "warpwatch/stream/mqtt_source.hpp"
-#include "warpwatch/stream/topic_template.hpp"
+#include "warpwatch/stream/decode/frame.hpp"
+#include "warpwatch/stream/sources/mqtt_source.hpp"
+#include "warpwatch/stream/sources/topic_template.hpp"
 
 using namespace warpwatch::stream;
 using warpwatch::fuzz::Input;

@@ -10,8 +10,6 @@
 #include <span>
 #include <string_view>
 
-#include "warpwatch/stream/frame.hpp"
-
 #define WARPWATCH_FUZZ_CHECK(condition, what)                                                  \
   do {                                                                                         \
     if (!(condition)) {                                                                        \
@@ -60,12 +58,6 @@ inline bool terminal_safe(std::string_view s) {
     if (c == 0xE2 && next(1) == 0x81 && next(2) >= 0xA6 && next(2) <= 0xA9) return false;
   }
   return true;
-}
-
-// A registry log hook (StreamRegistry::LogHook) that checks what it is given.
-inline void check_log_line(std::string_view stream, stream::RejectReason, std::string_view detail) {
-  WARPWATCH_FUZZ_CHECK(terminal_safe(stream), "a logged stream id is escaped");
-  WARPWATCH_FUZZ_CHECK(terminal_safe(detail), "a logged rejection detail is escaped");
 }
 
 }  // namespace warpwatch::fuzz

@@ -11,9 +11,9 @@
 #include <variant>
 
 #include "fuzz_support.hpp"
+#include "warpwatch/base/stream_id.hpp"
 #include "warpwatch/stream/ingest_hub.hpp"
 #include "warpwatch/stream/registry.hpp"
-#include "warpwatch/stream/stream_id.hpp"
 
 namespace warpwatch::fuzz {
 

@@ -36,6 +36,16 @@ expected=$(sort <<'LIST'
 ./usr/lib/sysusers.d/warpwatch.conf
 ./usr/lib/tmpfiles.d/warpwatch.conf
 ./usr/share/doc/warpwatch/README.md
+./usr/share/doc/warpwatch/docs/README.md
+./usr/share/doc/warpwatch/docs/spec.md
+./usr/share/doc/warpwatch/docs/architecture.md
+./usr/share/doc/warpwatch/docs/configuration.md
+./usr/share/doc/warpwatch/docs/ingest.md
+./usr/share/doc/warpwatch/docs/sinks.md
+./usr/share/doc/warpwatch/docs/operations.md
+./usr/share/doc/warpwatch/docs/cli.md
+./usr/share/doc/warpwatch/docs/benchmarks.md
+./usr/share/doc/warpwatch/docs/glossary.md
 ./usr/share/doc/warpwatch/copyright
 ./usr/share/man/man1/warpwatch.1.gz
 ./usr/share/man/man1/warpwatchd.1.gz

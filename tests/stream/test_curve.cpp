@@ -9,7 +9,7 @@
 
 #include "curve_support.hpp"
 #include "test_support.hpp"
-#include "warpwatch/stream/curve.hpp"
+#include "warpwatch/stream/sources/curve.hpp"
 
 namespace {
 

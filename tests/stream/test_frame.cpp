@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "test_support.hpp"
-#include "warpwatch/stream/frame.hpp"
+#include "warpwatch/stream/decode/frame.hpp"
 
 namespace {
 

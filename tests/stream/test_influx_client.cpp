@@ -17,9 +17,9 @@
 
 #include "ingest_support.hpp"
 #include "test_support.hpp"
-#include "warpwatch/stream/influx_source.hpp"
-#include "warpwatch/stream/line_protocol.hpp"
+#include "warpwatch/stream/decode/line_protocol.hpp"
 #include "warpwatch/stream/registry.hpp"
+#include "warpwatch/stream/sources/influx_source.hpp"
 
 namespace {
 

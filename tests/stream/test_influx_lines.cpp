@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "test_support.hpp"
-#include "warpwatch/stream/influx_lines.hpp"
-#include "warpwatch/stream/influx_mapping.hpp"
+#include "warpwatch/stream/decode/influx_lines.hpp"
 #include "warpwatch/stream/ingest_hub.hpp"
 #include "warpwatch/stream/registry.hpp"
+#include "warpwatch/stream/sources/influx_mapping.hpp"
 
 namespace {
 

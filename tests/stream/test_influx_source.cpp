@@ -22,9 +22,9 @@
 #include <vector>
 
 #include "ingest_support.hpp"
-#include "warpwatch/stream/influx_source.hpp"
 #include "warpwatch/stream/ingest_hub.hpp"
 #include "warpwatch/stream/registry.hpp"
+#include "warpwatch/stream/sources/influx_source.hpp"
 
 namespace {
 

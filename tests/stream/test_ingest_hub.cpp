@@ -20,10 +20,10 @@
 #include <thread>
 
 #include "test_support.hpp"
-#include "warpwatch/stream/frame.hpp"
+#include "warpwatch/stream/decode/frame.hpp"
 #include "warpwatch/stream/ingest_hub.hpp"
 #include "warpwatch/stream/registry.hpp"
-#include "warpwatch/stream/zmq_source.hpp"
+#include "warpwatch/stream/sources/zmq_source.hpp"
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "warpwatch/stream/frame.hpp"
+#include "warpwatch/stream/decode/frame.hpp"
 
 namespace {
 

@@ -16,9 +16,9 @@
 #include "mosquitto_broker.hpp"  // wait_until
 #include "test_support.hpp"
 #include "warpwatch/alerting/kafka_sink.hpp"
-#include "warpwatch/stream/frame.hpp"
-#include "warpwatch/stream/kafka_source.hpp"
+#include "warpwatch/stream/decode/frame.hpp"
 #include "warpwatch/stream/registry.hpp"
+#include "warpwatch/stream/sources/kafka_source.hpp"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "test_support.hpp"
-#include "warpwatch/stream/line_protocol.hpp"
+#include "warpwatch/stream/decode/line_protocol.hpp"
 
 namespace {
 

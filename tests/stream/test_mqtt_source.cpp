@@ -18,10 +18,10 @@
 
 #include "mosquitto_broker.hpp"
 #include "test_support.hpp"
-#include "warpwatch/stream/frame.hpp"
+#include "warpwatch/stream/decode/frame.hpp"
 #include "warpwatch/stream/ingest_hub.hpp"
-#include "warpwatch/stream/mqtt_source.hpp"
 #include "warpwatch/stream/registry.hpp"
+#include "warpwatch/stream/sources/mqtt_source.hpp"
 
 namespace {
 

@@ -17,12 +17,12 @@
 #include <vector>
 
 #include "ingest_support.hpp"
-#include "warpwatch/stream/frame.hpp"
+#include "warpwatch/stream/decode/frame.hpp"
 #include "warpwatch/stream/ingest_hub.hpp"
 #include "warpwatch/stream/registry.hpp"
-#include "warpwatch/stream/replay.hpp"
-#include "warpwatch/stream/replay_source.hpp"
-#include "warpwatch/stream/zmq_source.hpp"
+#include "warpwatch/stream/sources/replay.hpp"
+#include "warpwatch/stream/sources/replay_source.hpp"
+#include "warpwatch/stream/sources/zmq_source.hpp"
 
 namespace {
 

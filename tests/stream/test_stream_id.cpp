@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "warpwatch/stream/stream_id.hpp"
+#include "warpwatch/base/stream_id.hpp"
 
 using warpwatch::stream::invalid_stream_id_reason;
 using warpwatch::stream::printable;

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "warpwatch/stream/topic_template.hpp"
+#include "warpwatch/stream/sources/topic_template.hpp"
 
 namespace {
 

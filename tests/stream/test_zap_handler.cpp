@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "curve_support.hpp"
-#include "warpwatch/stream/curve.hpp"
-#include "warpwatch/stream/zap_handler.hpp"
+#include "warpwatch/stream/sources/curve.hpp"
+#include "warpwatch/stream/sources/zap_handler.hpp"
 
 namespace {
 

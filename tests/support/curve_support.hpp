@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "test_support.hpp"
-#include "warpwatch/stream/curve.hpp"
+#include "warpwatch/stream/sources/curve.hpp"
 
 namespace warpwatch::testing {
 

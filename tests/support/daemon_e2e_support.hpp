@@ -22,8 +22,8 @@
 #include "warpwatch/config/daemon_config.hpp"
 #include "warpwatch/kernels/reference.hpp"
 #include "warpwatch/service/pipeline.hpp"
-#include "warpwatch/stream/curve.hpp"
-#include "warpwatch/stream/frame.hpp"
+#include "warpwatch/stream/decode/frame.hpp"
+#include "warpwatch/stream/sources/curve.hpp"
 
 namespace warpwatch::testing {
 

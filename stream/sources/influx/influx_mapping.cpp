@@ -1,10 +1,10 @@
-#include "warpwatch/stream/influx_mapping.hpp"
+#include "warpwatch/stream/sources/influx_mapping.hpp"
 
 #include <algorithm>
 #include <set>
 #include <stdexcept>
 
-#include "warpwatch/stream/stream_def.hpp"
+#include "warpwatch/base/stream_def.hpp"
 
 namespace warpwatch::stream {
 namespace {

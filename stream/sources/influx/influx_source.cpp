@@ -1,4 +1,4 @@
-#include "warpwatch/stream/influx_source.hpp"
+#include "warpwatch/stream/sources/influx_source.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>

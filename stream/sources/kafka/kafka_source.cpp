@@ -1,4 +1,4 @@
-#include "warpwatch/stream/kafka_source.hpp"
+#include "warpwatch/stream/sources/kafka_source.hpp"
 
 #include <librdkafka/rdkafka.h>
 
@@ -10,7 +10,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "warpwatch/stream/frame.hpp"
+#include "warpwatch/stream/decode/frame.hpp"
 
 namespace warpwatch::stream {
 namespace {

@@ -1,4 +1,4 @@
-#include "warpwatch/stream/mqtt_source.hpp"
+#include "warpwatch/stream/sources/mqtt_source.hpp"
 
 #include <mosquitto.h>
 #include <poll.h>
@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <system_error>
 
-#include "warpwatch/stream/stream_id.hpp"
+#include "warpwatch/base/stream_id.hpp"
 
 namespace warpwatch::stream {
 namespace {

@@ -1,4 +1,4 @@
-#include "warpwatch/stream/topic_template.hpp"
+#include "warpwatch/stream/sources/topic_template.hpp"
 
 #include <mosquitto.h>
 

@@ -1,9 +1,9 @@
-#include "warpwatch/stream/replay_source.hpp"
+#include "warpwatch/stream/sources/replay_source.hpp"
 
 #include <algorithm>
 #include <chrono>
 
-#include "warpwatch/stream/replay.hpp"
+#include "warpwatch/stream/sources/replay.hpp"
 
 namespace warpwatch::stream {
 

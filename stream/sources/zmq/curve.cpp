@@ -1,4 +1,4 @@
-#include "warpwatch/stream/curve.hpp"
+#include "warpwatch/stream/sources/curve.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-#include "warpwatch/stream/zap_handler.hpp"
+#include "warpwatch/stream/sources/zap_handler.hpp"
 
 #include <zmq_addon.hpp>
 
@@ -8,8 +8,8 @@
 #include <stdexcept>
 #include <utility>
 
-#include "warpwatch/stream/curve.hpp"
-#include "warpwatch/stream/frame.hpp"
+#include "warpwatch/stream/decode/frame.hpp"
+#include "warpwatch/stream/sources/curve.hpp"
 
 namespace warpwatch::stream {
 namespace {

@@ -1,4 +1,4 @@
-#include "warpwatch/stream/zmq_source.hpp"
+#include "warpwatch/stream/sources/zmq_source.hpp"
 
 #include <atomic>
 #include <chrono>

@@ -17,7 +17,7 @@
 
 #include "test_support.hpp"
 #include "warpwatch/bench/load_generator.hpp"
-#include "warpwatch/stream/frame.hpp"
+#include "warpwatch/stream/decode/frame.hpp"
 #include "warpwatch/stream/ingest_hub.hpp"
 #include "warpwatch/stream/registry.hpp"
 

@@ -17,7 +17,7 @@
 #include "cli_test_support.hpp"
 #include "test_support.hpp"
 #include "warpwatch/bench/load_generator.hpp"
-#include "warpwatch/stream/frame.hpp"
+#include "warpwatch/stream/decode/frame.hpp"
 
 namespace {
 

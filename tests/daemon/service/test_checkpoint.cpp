@@ -14,8 +14,8 @@
 
 #include "../../fuzz/checkpoint_corpus.hpp"
 #include "test_support.hpp"
+#include "warpwatch/base/little_endian.hpp"
 #include "warpwatch/service/checkpoint.hpp"
-#include "warpwatch/stream/little_endian.hpp"
 
 namespace {
 

@@ -20,7 +20,7 @@
 #include "warpwatch/service/metrics.hpp"
 #include "warpwatch/service/pipeline.hpp"
 #include "warpwatch/service/socket_security.hpp"
-#include "warpwatch/stream/zap_handler.hpp"
+#include "warpwatch/stream/sources/zap_handler.hpp"
 
 namespace {
 

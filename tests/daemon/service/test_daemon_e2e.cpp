@@ -30,7 +30,7 @@
 #include "warpwatch/config/daemon_config.hpp"
 #include "warpwatch/kernels/reference.hpp"
 #include "warpwatch/service/pipeline.hpp"
-#include "warpwatch/stream/frame.hpp"
+#include "warpwatch/stream/decode/frame.hpp"
 
 namespace {
 

@@ -26,7 +26,7 @@
 #include "test_support.hpp"
 #include "warpwatch/bench/loopback.hpp"
 #include "warpwatch/service/checkpoint.hpp"
-#include "warpwatch/stream/frame.hpp"
+#include "warpwatch/stream/decode/frame.hpp"
 
 namespace {
 

@@ -452,7 +452,7 @@ TEST(EdFft, FilterBoundsNeverExceedTheDirectSums) {
         PatternDef p = ed_pattern(1, q, normalize, Cost::sq);
         std::vector<float> check = p.values;
         if (normalize == Normalize::znorm && !common::znormalize(check, 1)) continue;
-        warpwatch::stream::StreamHistory history(1);
+        warpwatch::kernels::StreamHistory history(1);
         history.append(shape.values, seconds(n));
         const common::WindowTrack track(p, kSecond, 0);
         const common::WindowQuery query(p);

@@ -9,13 +9,13 @@
 #include <vector>
 
 #include "warpwatch/bench/dense_data.hpp"
-#include "warpwatch/stream/stream_history.hpp"
+#include "warpwatch/kernels/stream_history.hpp"
 
 namespace warpwatch::testing {
 
 // `values` (samples x dims) as a stream's history, sample i at time i + 1.
-inline stream::StreamHistory history_of(const std::vector<float>& values, std::size_t dims) {
-  stream::StreamHistory h(dims);
+inline kernels::StreamHistory history_of(const std::vector<float>& values, std::size_t dims) {
+  kernels::StreamHistory h(dims);
   std::vector<std::int64_t> times(values.size() / dims);
   std::iota(times.begin(), times.end(), std::int64_t{1});
   h.append(values, times);

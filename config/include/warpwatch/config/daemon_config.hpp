@@ -12,16 +12,16 @@
 #include <utility>
 #include <vector>
 
+#include "warpwatch/base/stream_def.hpp"
 #include "warpwatch/config/config_error.hpp"
 #include "warpwatch/config/http_url.hpp"
 #include "warpwatch/kernels/backends.hpp"
 #include "warpwatch/kernels/matcher.hpp"
-#include "warpwatch/stream/curve.hpp"
-#include "warpwatch/stream/frame.hpp"
-#include "warpwatch/stream/influx_mapping.hpp"
+#include "warpwatch/stream/decode/frame.hpp"
 #include "warpwatch/stream/kafka_options.hpp"
-#include "warpwatch/stream/mqtt_options.hpp"
-#include "warpwatch/stream/stream_def.hpp"
+#include "warpwatch/stream/sources/curve.hpp"
+#include "warpwatch/stream/sources/influx_mapping.hpp"
+#include "warpwatch/stream/sources/mqtt_options.hpp"
 
 namespace warpwatch::config {
 

@@ -8,7 +8,7 @@
 #include <span>
 #include <vector>
 
-namespace warpwatch::stream {
+namespace warpwatch::kernels {
 
 class StreamHistory {
  public:
@@ -39,4 +39,4 @@ class StreamHistory {
   std::int64_t last_time_ns_ = 0;
 };
 
-}  // namespace warpwatch::stream
+}  // namespace warpwatch::kernels

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "warpwatch/kernels/matcher.hpp"
-#include "warpwatch/stream/stream_history.hpp"
+#include "warpwatch/kernels/stream_history.hpp"
 
 namespace warpwatch::kernels {
 

@@ -28,9 +28,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "warpwatch/stream/frame.hpp"
+#include "warpwatch/base/stream_def.hpp"
+#include "warpwatch/stream/decode/frame.hpp"
 #include "warpwatch/stream/registry.hpp"
-#include "warpwatch/stream/stream_def.hpp"
 #include "warpwatch/stream/validator.hpp"
 
 namespace warpwatch::stream {

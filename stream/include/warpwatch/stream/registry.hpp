@@ -16,8 +16,8 @@
 #include <utility>
 #include <vector>
 
-#include "warpwatch/stream/frame.hpp"
-#include "warpwatch/stream/stream_def.hpp"
+#include "warpwatch/base/stream_def.hpp"
+#include "warpwatch/stream/decode/frame.hpp"
 #include "warpwatch/stream/validator.hpp"
 
 namespace warpwatch::stream {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "warpwatch/stream/frame.hpp"
+#include "warpwatch/stream/decode/frame.hpp"
 
 namespace warpwatch::stream {
 

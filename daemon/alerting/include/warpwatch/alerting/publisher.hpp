@@ -30,7 +30,7 @@
 
 #include "warpwatch/alerting/event.hpp"
 #include "warpwatch/service/logging.hpp"
-#include "warpwatch/stream/curve.hpp"
+#include "warpwatch/stream/sources/curve.hpp"
 
 namespace warpwatch::alerting {
 

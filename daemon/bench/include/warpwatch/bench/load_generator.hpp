@@ -33,7 +33,7 @@
 #include <vector>
 
 #include "warpwatch/kernels/params.hpp"
-#include "warpwatch/stream/curve.hpp"
+#include "warpwatch/stream/sources/curve.hpp"
 
 namespace warpwatch::bench {
 

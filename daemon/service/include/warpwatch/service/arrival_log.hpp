@@ -18,8 +18,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "warpwatch/base/stream_def.hpp"
 #include "warpwatch/stream/ingest_hub.hpp"
-#include "warpwatch/stream/stream_def.hpp"
 
 namespace warpwatch::service {
 

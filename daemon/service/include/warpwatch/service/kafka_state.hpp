@@ -9,7 +9,7 @@
 
 #include "warpwatch/service/logging.hpp"
 #include "warpwatch/service/scheduler_requests.hpp"
-#include "warpwatch/stream/kafka_source.hpp"
+#include "warpwatch/stream/sources/kafka_source.hpp"
 
 namespace warpwatch::service {
 

@@ -17,12 +17,12 @@
 #include "warpwatch/alerting/rules.hpp"
 #include "warpwatch/alerting/sink.hpp"
 #include "warpwatch/kernels/matcher.hpp"
-#include "warpwatch/stream/influx_lines.hpp"
+#include "warpwatch/stream/decode/influx_lines.hpp"
 #include "warpwatch/stream/ingest_hub.hpp"
-#include "warpwatch/stream/kafka_source.hpp"
-#include "warpwatch/stream/mqtt_source.hpp"
 #include "warpwatch/stream/registry.hpp"
-#include "warpwatch/stream/zap_handler.hpp"
+#include "warpwatch/stream/sources/kafka_source.hpp"
+#include "warpwatch/stream/sources/mqtt_source.hpp"
+#include "warpwatch/stream/sources/zap_handler.hpp"
 
 namespace warpwatch::service {
 

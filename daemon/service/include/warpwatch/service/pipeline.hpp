@@ -30,12 +30,12 @@
 #include "warpwatch/service/metrics_server.hpp"
 #include "warpwatch/service/scheduler_requests.hpp"
 #include "warpwatch/service/socket_security.hpp"
-#include "warpwatch/stream/influx_source.hpp"
 #include "warpwatch/stream/ingest_hub.hpp"
-#include "warpwatch/stream/kafka_source.hpp"
-#include "warpwatch/stream/mqtt_source.hpp"
 #include "warpwatch/stream/registry.hpp"
 #include "warpwatch/stream/source.hpp"
+#include "warpwatch/stream/sources/influx_source.hpp"
+#include "warpwatch/stream/sources/kafka_source.hpp"
+#include "warpwatch/stream/sources/mqtt_source.hpp"
 
 namespace warpwatch::service {
 

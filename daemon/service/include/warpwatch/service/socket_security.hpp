@@ -12,8 +12,8 @@
 
 #include "warpwatch/config/daemon_config.hpp"
 #include "warpwatch/service/logging.hpp"
-#include "warpwatch/stream/curve.hpp"
-#include "warpwatch/stream/zap_handler.hpp"
+#include "warpwatch/stream/sources/curve.hpp"
+#include "warpwatch/stream/sources/zap_handler.hpp"
 
 namespace warpwatch::service {
 

@@ -12,8 +12,8 @@
 #include <variant>
 #include <vector>
 
+#include "warpwatch/base/stream_def.hpp"
 #include "warpwatch/stream/payload_format.hpp"
-#include "warpwatch/stream/stream_def.hpp"
 
 namespace warpwatch::stream {
 

@@ -14,11 +14,11 @@
 #include <unordered_map>
 #include <vector>
 
-#include "warpwatch/stream/frame.hpp"
-#include "warpwatch/stream/influx_mapping.hpp"
+#include "warpwatch/base/stream_def.hpp"
+#include "warpwatch/stream/decode/frame.hpp"
+#include "warpwatch/stream/decode/line_protocol.hpp"
 #include "warpwatch/stream/ingest_hub.hpp"
-#include "warpwatch/stream/line_protocol.hpp"
-#include "warpwatch/stream/stream_def.hpp"
+#include "warpwatch/stream/sources/influx_mapping.hpp"
 
 namespace warpwatch::stream {
 

@@ -19,10 +19,10 @@
 #include <memory>
 #include <string>
 
-#include "warpwatch/stream/influx_lines.hpp"
-#include "warpwatch/stream/influx_mapping.hpp"
+#include "warpwatch/stream/decode/influx_lines.hpp"
 #include "warpwatch/stream/ingest_hub.hpp"
 #include "warpwatch/stream/source.hpp"
+#include "warpwatch/stream/sources/influx_mapping.hpp"
 
 namespace warpwatch::stream {
 

@@ -34,9 +34,9 @@
 #include <string_view>
 
 #include "warpwatch/stream/ingest_hub.hpp"
-#include "warpwatch/stream/mqtt_options.hpp"
 #include "warpwatch/stream/source.hpp"
-#include "warpwatch/stream/topic_template.hpp"
+#include "warpwatch/stream/sources/mqtt_options.hpp"
+#include "warpwatch/stream/sources/topic_template.hpp"
 
 struct mosquitto;
 struct mosquitto_message;

@@ -7,14 +7,10 @@
 #include <functional>
 #include <vector>
 
-#include "warpwatch/stream/frame.hpp"
+#include "warpwatch/base/timestamps.hpp"  // max_replay_seconds
+#include "warpwatch/stream/decode/frame.hpp"
 
 namespace warpwatch::stream {
-
-// The longest a replay's schedule runs: beyond it a rate is as good as zero, and i / rate_hz
-// seconds as nanoseconds would overflow the clock's int64. replay_paced waits at most this;
-// the configuration refuses a replay file that would take longer.
-inline constexpr double max_replay_seconds = 1e9;
 
 // Calls send(part) for consecutive chunks of `chunk` samples of `samples` (chunk 0 is
 // taken as 1), the chunk starting at sample i sent no earlier than i / rate_hz seconds after
@@ -28,11 +24,5 @@ std::size_t replay_paced(const Samples& samples, std::size_t chunk, double rate_
 // second's worth (at least 1, at most 2^20, for any rate up to infinity); unpaced (rate_hz 0,
 // negative or NaN), 1024.
 std::size_t replay_chunk(double rate_hz);
-
-// The timestamps of `n` samples, sample i at start_ns + i * period_ns. Throws
-// std::invalid_argument when period_ns < 1 or the last one is beyond int64 (a long file
-// at a long period), naming both numbers.
-std::vector<std::int64_t> evenly_spaced_times(std::size_t n, std::int64_t start_ns,
-                                              std::int64_t period_ns);
 
 }  // namespace warpwatch::stream

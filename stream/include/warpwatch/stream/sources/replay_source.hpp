@@ -5,7 +5,7 @@
 #include <atomic>
 #include <string>
 
-#include "warpwatch/stream/frame.hpp"
+#include "warpwatch/stream/decode/frame.hpp"
 #include "warpwatch/stream/ingest_hub.hpp"
 #include "warpwatch/stream/source.hpp"
 

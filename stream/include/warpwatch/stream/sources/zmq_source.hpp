@@ -20,9 +20,9 @@
 #include <string>
 #include <string_view>
 
-#include "warpwatch/stream/curve.hpp"
 #include "warpwatch/stream/ingest_hub.hpp"
 #include "warpwatch/stream/source.hpp"
+#include "warpwatch/stream/sources/curve.hpp"
 
 namespace warpwatch::stream {
 
