@@ -13,12 +13,15 @@ set(CPACK_PACKAGE_CONTACT
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
     "elastic pattern matching on live sensor streams (daemon and command-line tool)")
 set(CPACK_PACKAGE_DESCRIPTION
-    "warpwatchd ingests sensor streams over ZeroMQ, matches them against pattern
-libraries with subsequence DTW, discrete Frechet, TWED and soft-DTW on an
-NVIDIA GPU or the CPU, and publishes match events. warpwatch is its
-command-line tool: search, distance, bench, check-config, replay, tail.
-The package holds the systemd unit (warpwatch.service, left disabled) and a
-configuration in /etc/warpwatch.")
+    "warpwatchd ingests sensor streams over ZeroMQ, MQTT, Kafka and InfluxDB line
+protocol (or replays files), matches them against pattern libraries with
+subsequence DTW, discrete Frechet, TWED, soft-DTW and other elastic measures
+on NVIDIA GPUs or the CPU, and publishes match events (ZeroMQ, an events file,
+Alertmanager, webhooks, Kafka). warpwatch is its command-line tool: search,
+distance, bench, load, check-config, replay, tail, keygen, backends.
+The package holds the systemd unit (warpwatch.service, left disabled), a
+configuration in /etc/warpwatch and the documentation in
+/usr/share/doc/warpwatch/docs.")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)            # warpwatch_0.1.0_amd64.deb
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)

@@ -3,7 +3,7 @@
 // pattern), then an alignment pass. Two users:
 //   - the top-K search (window_search.cpp): one input, the windows aligned in the order of
 //     their lower bounds against a bound the search tightens;
-//   - the Matcher's window mode (window_batch.cpp): one input per (stream, pattern) pair
+//   - the Matcher's window mode (window_pairs.cpp): one input per (stream, pattern) pair
 //     with windows in the batch, aligned in place against the pattern's threshold.
 // The passes:
 //   1. moments   each window's mean and 1/std under znorm, by common::WindowStats's own
