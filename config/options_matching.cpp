@@ -1,5 +1,7 @@
 // The option table, second half: pattern libraries and alert rules (the daemon's own
 // options are in options.cpp).
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "config_reader.hpp"
@@ -16,6 +18,49 @@ using std::chrono::milliseconds;
 // The bound of the real-valued matching parameters: the kernels compute in float32
 // (FLT_MAX is 3.4e38), so a larger value could not be converted.
 constexpr double max_parameter = 1e38;
+
+// The texts of the metric, cost and band options, generated from the list of measures
+// (kernels/measures.hpp), so that a new measure shows up in them by its row alone.
+std::vector<std::string_view> metric_choices() {
+  std::vector<std::string_view> out;
+  for (const kernels::MeasureInfo& m : kernels::kMeasures) out.emplace_back(m.name);
+  return out;
+}
+
+std::string_view metric_help() {
+  static const std::string text = [] {
+    std::string s = "measure:";
+    const char* sep = " ";
+    for (const kernels::MeasureInfo& m : kernels::kMeasures) {
+      s += std::string(sep) + "`" + m.name + "` " + m.summary;
+      sep = "; ";
+    }
+    return s + ". Stream mode: " +
+           kernels::metric_names_where([](const kernels::MeasureInfo& m) { return m.stream; }) +
+           " only";
+  }();
+  return text;
+}
+
+std::string_view cost_help() {
+  static const std::string text =
+      "local cost of " +
+      kernels::metric_names_where([](const kernels::MeasureInfo& m) { return m.cost; }) +
+      ": squared or absolute differences";
+  return text;
+}
+
+std::string_view band_help() {
+  static const std::string text = kernels::metric_names_where([](const kernels::MeasureInfo& m) {
+                                    return m.band == kernels::BandUse::applies;
+                                  }) +
+                                  ": Sakoe-Chiba radius in cells; unset = unconstrained (" +
+                                  kernels::metric_names_where([](const kernels::MeasureInfo& m) {
+                                    return m.band == kernels::BandUse::refused;
+                                  }) +
+                                  ": refused)";
+  return text;
+}
 
 }  // namespace
 
@@ -39,9 +84,8 @@ std::vector<OptionInfo> matching_options() {
       {.name = "libraries[].defaults.metric",
        .type = OT::choice,
        .default_yaml = "dtw",
-       .help = "measure: the elastic ones, or `ed` (lock-step, window mode, w = the pattern's "
-               "length)",
-       .choices = {"dtw", "dk", "softdtw", "twed", "ed"},
+       .help = metric_help(),
+       .choices = metric_choices(),
        .set =
            [](T& t, const V& v) {
              t.params->match.distance.metric = chosen(kernels::parse_metric(v.text), v.text);
@@ -58,7 +102,7 @@ std::vector<OptionInfo> matching_options() {
       {.name = "libraries[].defaults.cost",
        .type = OT::choice,
        .default_yaml = "sq",
-       .help = "local cost of dtw, dk, softdtw, ed: squared or absolute differences",
+       .help = cost_help(),
        .choices = {"sq", "abs"},
        .set =
            [](T& t, const V& v) {
@@ -103,8 +147,7 @@ std::vector<OptionInfo> matching_options() {
            }},
       {.name = "libraries[].defaults.band",
        .type = OT::number,
-       .help = "dtw, dk, softdtw: Sakoe-Chiba radius in cells; unset = unconstrained (ed: "
-               "refused)",
+       .help = band_help(),
        .min = 0,
        .max = max_parameter,
        .set = [](T& t, const V& v) { t.params->match.distance.band = v.number; }},
@@ -137,6 +180,39 @@ std::vector<OptionInfo> matching_options() {
        .max = max_parameter,
        .min_exclusive = true,
        .set = [](T& t, const V& v) { t.params->match.distance.gamma = v.number; }},
+      {.name = "libraries[].defaults.c",
+       .type = OT::number,
+       .default_yaml = "1",
+       .help = "msm: cost of a split or a merge, in the values' units",
+       .min = 0,
+       .max = max_parameter,
+       .set = [](T& t, const V& v) { t.params->match.distance.c = v.number; }},
+      {.name = "libraries[].defaults.g",
+       .type = OT::number,
+       .default_yaml = "0",
+       .help = "erp: the gap value (one for every component), in the values' units",
+       .min = -max_parameter,
+       .max = max_parameter,
+       .set = [](T& t, const V& v) { t.params->match.distance.g = v.number; }},
+      {.name = "libraries[].defaults.epsilon",
+       .type = OT::number,
+       .default_yaml = "1",
+       .help = "lcss: two samples match when every component differs by at most this (values' "
+               "units)",
+       .min = 0,
+       .max = max_parameter,
+       .min_exclusive = true,
+       .set = [](T& t, const V& v) { t.params->match.distance.epsilon = v.number; }},
+      {.name = "libraries[].defaults.delta",
+       .type = OT::integer,
+       .help = "lcss: warping window in samples (a_i and b_j match only when i and j differ by "
+               "at most delta); unset = no limit",
+       .min = 0,
+       .max = 100000000,
+       .set =
+           [](T& t, const V& v) {
+             t.params->match.distance.delta = static_cast<std::size_t>(v.integer);
+           }},
       {.name = "libraries[].patterns",
        .type = OT::list,
        .help = "the patterns, each from `file` or inline `values`; an entry may also set any "

@@ -542,7 +542,7 @@ void Matcher::submit(std::span<const StreamChunk> batch) {
     s.counters.flat_windows_skipped += flat;
     s.counters.windows_evaluated += w.ends.size() - flat;
     for (std::size_t k = 0; k < w.pruned.size(); ++k) s.counters.windows_pruned[k] += w.pruned[k];
-    const bool lock_step = pair.pattern->def->params.distance.metric == Metric::ed;
+    const bool lock_step = measure_info(pair.pattern->def->params.distance.metric).lock_step;
     s.counters.cells += (w.ends.size() - flat) * pair.pattern->def->length() *
                         (lock_step ? 1 : pair.window->window());
     for (const auto& o : occurrences) append_window(pair, o, out);

@@ -353,9 +353,9 @@ class ShardedMatcher final : public Matcher {
         continue;
       }
       const MatchParams& params = def.params;
-      const std::uint64_t w = params.distance.metric == Metric::ed ? 1
-                              : params.window                      ? params.window
-                                                                   : m;
+      const std::uint64_t w = measure_info(params.distance.metric).lock_step ? 1
+                              : params.window                                ? params.window
+                                                                             : m;
       cells += m * w / std::max<std::size_t>(params.hop, 1);
     }
     return cells;

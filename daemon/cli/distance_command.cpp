@@ -40,13 +40,15 @@ int run_distance(const DistanceCommand& cmd, std::ostream& out, std::ostream& er
     if (s.dims != a.front().dims)
       throw std::runtime_error(s.name + " has dimension " + std::to_string(s.dims) + ", " +
                                a.front().name + " has " + std::to_string(a.front().dims));
-  if (params.metric == kernels::Metric::ed)  // lock-step: one length for every series
+  const bool lock_step = kernels::measure_info(params.metric).lock_step;
+  if (lock_step)  // ed: one length for every series
     for (const auto* set : {&a, &b})
       for (const auto& s : *set)
         if (s.length() != a.front().length())
-          throw std::runtime_error("--metric ed compares series of equal length: " + s.name +
-                                   " has " + std::to_string(s.length()) + " samples, " +
-                                   a.front().name + " has " + std::to_string(a.front().length()));
+          throw std::runtime_error("--metric " + std::string(kernels::to_string(params.metric)) +
+                                   " compares series of equal length: " + s.name + " has " +
+                                   std::to_string(s.length()) + " samples, " + a.front().name +
+                                   " has " + std::to_string(a.front().length()));
 
   std::vector<double> result;
   std::vector<std::size_t> shape{a.size(), b.size()};
@@ -62,7 +64,6 @@ int run_distance(const DistanceCommand& cmd, std::ostream& out, std::ostream& er
   result.resize(a.size() * b.size() * (cmd.grad ? a.front().values.size() : 1));
 
   // The cells computed: n x m a pair, ed's lock-step sum n.
-  const bool lock_step = params.metric == kernels::Metric::ed;
   double cells = 0.0;
   for (const auto& sa : a)
     for (const auto& sb : b)

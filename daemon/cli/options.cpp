@@ -78,18 +78,37 @@ std::vector<config::LoadedSeries> load_series_for_cli(const std::string& path,
 
 void add_metric_options(CLI::App& cmd, MetricOptions& opts) {
   using kernels::Cost;
+  using kernels::MeasureInfo;
   using kernels::Metric;
-  add_choice(cmd, "--metric", opts.metric,
-             {Metric::dtw, Metric::dk, Metric::twed, Metric::softdtw, Metric::ed},
-             "the measure (ed: lock-step, series of one length; window mode with w = m)");
-  add_choice(cmd, "--cost", opts.cost, {Cost::sq, Cost::abs},
-             "local cost for dtw, dk, softdtw, ed");
-  cmd.add_option("--band", opts.band, "Sakoe-Chiba radius in cells (dtw, dk, softdtw)");
+  // The choices and what they take, from the list of measures (kernels/measures.hpp).
+  std::string metric_help = "the measure:";
+  for (const MeasureInfo& m : kernels::kMeasures)
+    metric_help += std::string(" ") + m.name + " (" + m.summary + ");";
+  metric_help += " stream mode: " +
+                 kernels::metric_names_where([](const MeasureInfo& m) { return m.stream; }) +
+                 " only";
+  add_choice(cmd, "--metric", opts.metric, kernels::all_metrics(), metric_help);
+  add_choice(
+      cmd, "--cost", opts.cost, {Cost::sq, Cost::abs},
+      "local cost for " + kernels::metric_names_where([](const MeasureInfo& m) { return m.cost; }));
+  cmd.add_option(
+      "--band", opts.band,
+      "Sakoe-Chiba radius in cells (" + kernels::metric_names_where([](const MeasureInfo& m) {
+        return m.band == kernels::BandUse::applies;
+      }) + ")");
   cmd.add_option("--gamma", opts.gamma, "softdtw smoothing, > 0")->capture_default_str();
   cmd.add_option("--nu", opts.nu, "twed stiffness (cost per second of misalignment)")
       ->capture_default_str();
   cmd.add_option("--lambda", opts.lambda, "twed deletion penalty")->capture_default_str();
   cmd.add_option("--p", opts.p, "twed norm degree, >= 1")->capture_default_str();
+  cmd.add_option("--c", opts.c, "msm cost of a split or a merge, >= 0")->capture_default_str();
+  cmd.add_option("--g", opts.g, "erp gap value (every component)")->capture_default_str();
+  cmd.add_option("--epsilon", opts.epsilon,
+                 "lcss: samples match when every component differs by at most this, > 0")
+      ->capture_default_str();
+  // Checked as a number first: a size_t would take "-1" as 2^64 - 1, no limit at all.
+  cmd.add_option("--delta", opts.delta, "lcss warping window in samples, >= 0 (default: no limit)")
+      ->check(CLI::NonNegativeNumber);
 }
 
 kernels::DistanceParams to_distance_params(const MetricOptions& opts) {
@@ -101,6 +120,10 @@ kernels::DistanceParams to_distance_params(const MetricOptions& opts) {
   params.nu = opts.nu;
   params.lambda = opts.lambda;
   params.p = opts.p;
+  params.c = opts.c;
+  params.g = opts.g;
+  params.epsilon = opts.epsilon;
+  params.delta = opts.delta;
   kernels::validate(params);
   return params;
 }

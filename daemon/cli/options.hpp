@@ -48,6 +48,8 @@ struct MetricOptions {
   kernels::Cost cost = kernels::Cost::sq;
   std::optional<double> band;
   double gamma = 1.0, nu = 0.001, lambda = 1.0, p = 2.0;
+  double c = 1.0, g = 0.0, epsilon = 1.0;  // msm, erp, lcss
+  std::optional<std::size_t> delta;        // lcss; none = no limit
 };
 
 void add_metric_options(CLI::App& cmd, MetricOptions& opts);
@@ -56,9 +58,9 @@ kernels::DistanceParams to_distance_params(const MetricOptions& opts);  // throw
 // A validated choice: the option takes one of the names of `values` (their to_string) and
 // stores the enum value it names; anything else is a usage error naming the choices (which
 // --help lists too).
-template <typename E>
-CLI::Option* add_choice(CLI::App& cmd, const std::string& name, E& value,
-                        std::initializer_list<E> values, const std::string& help) {
+template <typename E, typename List = std::initializer_list<E>>
+CLI::Option* add_choice(CLI::App& cmd, const std::string& name, E& value, const List& values,
+                        const std::string& help) {
   std::map<std::string, E> names;
   std::vector<std::string> list;
   for (E v : values) {

@@ -26,7 +26,7 @@ void check_distance_inputs(std::span<const SeriesView> a, std::span<const Series
   if (out.size() != a.size() * b.size())
     throw std::invalid_argument("distance_matrix: output size is not |A| x |B|");
   check_series(a, b);
-  if (a.empty() || b.empty() || params.metric != Metric::ed) return;
+  if (a.empty() || b.empty() || !measure_info(params.metric).lock_step) return;
   for (const auto& [set, name] : {std::pair{a, "A"}, std::pair{b, "B"}})
     for (std::size_t i = 0; i < set.size(); ++i)
       if (set[i].length != a[0].length)

@@ -25,8 +25,7 @@ std::vector<std::uint32_t> by_decreasing(const std::vector<double>& weight) {
 }  // namespace
 
 bool WindowQuery::applies(const MatchParams& params) {
-  const Metric m = params.distance.metric;
-  return params.mode == Mode::window && (m == Metric::dtw || m == Metric::dk || m == Metric::ed);
+  return params.mode == Mode::window && measure_info(params.distance.metric).window_bounds;
 }
 
 WindowQuery::WindowQuery(const PatternDef& pattern)
@@ -37,7 +36,10 @@ WindowQuery::WindowQuery(const PatternDef& pattern)
       cost(pattern.params.distance.cost),
       values(pattern.values) {
   if (!applies(pattern.params))
-    throw std::invalid_argument("window bounds: dtw, dk or ed in window mode only");
+    throw std::invalid_argument("window bounds: " + metric_names_where([](const MeasureInfo& m) {
+                                  return m.window_bounds;
+                                }) +
+                                " in window mode only");
   if (pattern.params.normalize == Normalize::znorm && !znormalize(values, dims))
     throw std::invalid_argument("pattern '" + pattern.id + "' is constant: znorm is undefined");
   if (metric == Metric::ed) {

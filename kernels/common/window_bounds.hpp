@@ -65,7 +65,10 @@ struct WindowQuery {
   // clipped to [1, w], with 2 radius <= w; -1 otherwise (no band, w != n, a narrow table).
   std::int64_t radius = -1;
 
-  // dtw, dk or ed in window mode (what the bounds, or ed's early abandoning, are for).
+  // A measure whose row says window_bounds (dtw, dk, ed) in window mode: what the bounds, or
+  // ed's early abandoning, are proved for. The others (softdtw, twed, msm, erp, lcss) are
+  // aligned in full: dtw's bounds do not bound them (msm's and erp's paths pay other costs,
+  // lcss is a similarity count).
   static bool applies(const MatchParams& params);
   // The pattern normalized as WindowTrack does (common::znormalize under znorm); throws
   // std::invalid_argument when applies() is false or the pattern is constant under znorm.

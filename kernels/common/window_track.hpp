@@ -30,7 +30,7 @@ class WindowTrack {
   // reference (float64) compare it.
   const std::vector<float>& times() const { return times_; }
   const std::vector<double>& times64() const { return times64_; }
-  bool twed() const { return pattern_->params.distance.metric == Metric::twed; }
+  bool twed() const { return measure_info(pattern_->params.distance.metric).times; }
 
   // The ends of the windows among samples [from, to), in order.
   void ends(std::uint64_t from, std::uint64_t to, std::vector<std::uint64_t>& out) const;

@@ -22,14 +22,15 @@ void distance_matrix(std::span<const SeriesView> a, std::span<const SeriesView> 
   if (a.empty() || b.empty()) return;
   const std::size_t dims = a[0].dims;
   WorkerPool pool(options.threads);
-  if (params.metric == Metric::ed) {  // lock-step: the reference's one pass is already the fast
+  if (measure_info(params.metric)
+          .lock_step) {  // lock-step (ed): the reference's one pass is already the fast
     pool.for_each(a.size(), [&](std::size_t i, unsigned) {  // form (no table); rows on threads
       for (std::size_t j = 0; j < b.size(); ++j)
         out[i * b.size() + j] = reference::ed(a[i], b[j], params.cost);
     });
     return;
   }
-  const bool twed = params.metric == Metric::twed;
+  const bool twed = measure_info(params.metric).times;
   const std::size_t width = elastic_group_width();
   const double origin = twed ? common::twed_time_origin(a, b) : 0.0;
   const std::vector<ColumnGroup> groups = group_columns(b, width, twed, origin);

@@ -1,8 +1,9 @@
-// Whole-series dtw, dk, twed (float32) and softdtw (float64) of one series against a group
-// of equally long series, one SIMD lane per series of the group. Rows run over a, the
-// lanes' columns over j; a single row buffer is updated in place, so memory is O(m) per
-// lane whatever the lengths. Two lane-vectors per row give two independent dependency
-// chains (the D(i,j-1) -> D(i,j) chain is what bounds a row).
+// Whole-series dtw, dk, twed, msm, erp (float32) and softdtw, lcss (float64) of one series
+// against a group of equally long series, one SIMD lane per series of the group. msm, erp
+// and lcss are the shared cells of common/measure_cells.hpp on Highway lane-vectors. Rows run over
+// a, the lanes' columns over j; a single row buffer is updated in place, so memory is O(m) per lane
+// whatever the lengths. Two lane-vectors per row give two independent dependency chains (the
+// D(i,j-1) -> D(i,j) chain is what bounds a row).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/elastic_kernel.cpp"
 // Highway's per-target inclusion needs this order (no include sorting here).
@@ -16,7 +17,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
+#include "common/measure_cells.hpp"
 #include "common/window_bounds.hpp"
 #include "cpu/elastic_kernel.hpp"
 #include "warpwatch/kernels/errors.hpp"
@@ -280,6 +283,117 @@ void SoftDtw(const OneVsMany& job, const DistanceParams& params, bool banded, El
   }
 }
 
+// --- the shared cells (common/measure_cells.hpp): msm, erp, lcss -----------------------
+
+// Their definitions compiled for this target: the table sweep passes this target's vectors
+// from function to function, so it must be built with the target's attributes (one copy of
+// the text per target, as Highway's own -inl headers are).
+namespace cells {
+// clang-format off
+#include "common/measure_cells-inl.h"
+// clang-format on
+}  // namespace cells
+
+// Their arithmetic on lane-vectors of D (float for msm and erp, double for lcss).
+template <class D>
+struct LaneOps {
+  using T = hn::TFromD<D>;
+  using V = hn::Vec<D>;
+  using M = hn::Mask<D>;
+  D d;
+  V set(double x) const { return hn::Set(d, static_cast<T>(x)); }
+  V inf() const { return hn::Inf(d); }
+  V add(V a, V b) const { return hn::Add(a, b); }
+  V sub(V a, V b) const { return hn::Sub(a, b); }
+  V mul(V a, V b) const { return hn::Mul(a, b); }
+  V abs(V a) const { return hn::Abs(a); }
+  V min(V a, V b) const { return hn::Min(a, b); }
+  V max(V a, V b) const { return hn::Max(a, b); }
+  M le(V a, V b) const { return hn::Le(a, b); }
+  M and_(M a, M b) const { return hn::And(a, b); }
+  M all() const { return hn::FirstN(d, hn::Lanes(d)); }
+  V select(M m, V yes, V no) const { return hn::IfThenElse(m, yes, no); }
+};
+
+// a's samples, the same for every lane.
+template <class D>
+struct BroadcastSamples {
+  D d;
+  const float* a;
+  std::size_t dims;
+  hn::Vec<D> operator()(std::size_t i, std::size_t k) const {
+    return hn::Set(d, static_cast<hn::TFromD<D>>(a[(i - 1) * dims + k]));
+  }
+};
+
+// The lanes' samples of b ([m][dims][width] floats), from lane `o` on.
+template <class D>
+struct LaneSamples {
+  D d;
+  const float* b;
+  std::size_t dims, width;
+  hn::Vec<D> operator()(std::size_t j, std::size_t k) const {
+    const float* p = b + ((j - 1) * dims + k) * width;
+    if constexpr (std::is_same_v<hn::TFromD<D>, float>)
+      return hn::LoadU(d, p);
+    else
+      return hn::PromoteTo(d, hn::LoadU(hn::Rebind<float, D>(), p));
+  }
+};
+
+template <class D>
+struct LaneRow {
+  D d;
+  hn::TFromD<D>* base;  // m + 1 lane-vectors
+  hn::Vec<D> load(std::size_t j) const { return hn::LoadU(d, base + j * hn::Lanes(d)); }
+  void store(std::size_t j, hn::Vec<D> v) const { hn::StoreU(v, d, base + j * hn::Lanes(d)); }
+};
+
+// The band's columns of each row as band_ranges gives them (the reference's predicate).
+struct RangeBand {
+  const std::int32_t* lo;
+  const std::int32_t* hi;
+  bool operator()(std::size_t i, std::size_t j) const {
+    return static_cast<std::int64_t>(j) >= lo[i] && static_cast<std::int64_t>(j) <= hi[i];
+  }
+};
+
+// One lane-vector of D at a time over the group, each through the cell's own sweep.
+template <class D, class Cell, class InBand>
+void SharedCells(D d, const Cell& cell, const OneVsMany& job, const InBand& in_band,
+                 ElasticScratch& s, double* out) {
+  WW_ASSERT(job.limit == nullptr, "one_vs_many: no early abandoning for this measure");
+  using T = hn::TFromD<D>;
+  const std::size_t lanes = hn::Lanes(d), m = job.m;
+  T* buffer = nullptr;
+  if constexpr (std::is_same_v<T, float>) {
+    s.f.resize((m + 1) * lanes);
+    buffer = s.f.data();
+  } else {
+    s.g.resize((m + 1) * lanes);
+    buffer = s.g.data();
+  }
+  const LaneOps<D> ops{d};
+  const BroadcastSamples<D> a{d, job.a, job.dims};
+  LaneRow<D> row{d, buffer};
+  T last[16];  // a lane-vector: at most 16 floats or 8 doubles (CappedTag)
+  for (std::size_t o = 0; o < job.width; o += lanes) {
+    const LaneSamples<D> b{d, job.b + o, job.dims, job.width};
+    hn::StoreU(cell.distance(ops, a, b, job.n, m, job.dims, row, in_band), d, last);
+    for (std::size_t lane = 0; lane < lanes; ++lane)
+      out[o + lane] = Cell::finish(static_cast<double>(last[lane]), job.n, m);
+  }
+}
+
+template <class Cell>
+void SharedCellsBanded(const Cell& cell, const OneVsMany& job, bool banded, ElasticScratch& s,
+                       double* out) {
+  if (banded)
+    SharedCells(DF(), cell, job, RangeBand{s.band_lo.data(), s.band_hi.data()}, s, out);
+  else
+    SharedCells(DF(), cell, job, cells::NoBand{}, s, out);
+}
+
 void OneVsManyImpl(const OneVsMany& job, const DistanceParams& params, ElasticScratch& s,
                    double* out) {
   const bool banded = params.band.has_value();
@@ -299,6 +413,16 @@ void OneVsManyImpl(const OneVsMany& job, const DistanceParams& params, ElasticSc
       return Twed(job, params, s, out);
     case Metric::ed:  // lock-step, not elastic: cpu/window_ed.hpp
       WW_ASSERT(false, "one_vs_many: ed has no table to fill");
+      return;
+    case Metric::msm:  // float32, like dtw (sums of positive terms)
+      return SharedCells(DF(), cells::MsmCell{params.c}, job, cells::NoBand{}, s, out);
+    case Metric::erp:
+      return SharedCellsBanded(cells::ErpCell{params.g, sq}, job, banded, s, out);
+    case Metric::lcss: {  // float64: each match decided as the reference decides it
+      cells::LcssCell cell{params.epsilon};
+      if (params.delta) cell.delta = *params.delta;
+      return SharedCells(SoftDD(), cell, job, cells::NoBand{}, s, out);
+    }
   }
 }
 

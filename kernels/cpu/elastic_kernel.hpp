@@ -2,8 +2,9 @@
 // of one length, one SIMD lane per b: the batch form shared by window mode (a = the
 // pattern, b = windows) and `warpwatch distance` (a = a row of A, b = columns of B).
 //
-// dtw, dk and twed run in float32 with the cell formulas of docs/spec.md §4 in one fixed
-// order; softdtw runs in float64 (exp/log of float32 would lose the 1e-5 tolerance).
+// dtw, dk, twed, msm and erp run in float32 with the cell formulas of docs/spec.md §4 in one
+// fixed order; softdtw runs in float64 (exp/log of float32 would lose the 1e-5 tolerance),
+// and lcss's match tests too (so that it decides each match as the reference does).
 #pragma once
 
 #include <cstdint>

@@ -2,6 +2,8 @@
 // dk, sq or abs); this picks the instance at run time.
 #pragma once
 
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 #include "warpwatch/kernels/params.hpp"
@@ -13,15 +15,29 @@ using MetricTag = std::integral_constant<Metric, kMetric>;
 template <Cost kCost>
 using CostTag = std::integral_constant<Cost, kCost>;
 
-// Calls f(MetricTag, CostTag) for stream mode's metric (dtw or dk) and cost.
+// Calls f(MetricTag, CostTag) for stream mode's metric (dtw or dk) and cost. Any other
+// metric throws std::invalid_argument (validate() refuses them in stream mode before they
+// get here: this is the last line, not the check).
 template <typename F>
 decltype(auto) with_spring_metric(Metric metric, Cost cost, F&& f) {
   const bool sq = cost == Cost::sq;
-  if (metric == Metric::dtw)
-    return sq ? f(MetricTag<Metric::dtw>{}, CostTag<Cost::sq>{})
-              : f(MetricTag<Metric::dtw>{}, CostTag<Cost::abs>{});
-  return sq ? f(MetricTag<Metric::dk>{}, CostTag<Cost::sq>{})
-            : f(MetricTag<Metric::dk>{}, CostTag<Cost::abs>{});
+  switch (metric) {
+    case Metric::dtw:
+      return sq ? f(MetricTag<Metric::dtw>{}, CostTag<Cost::sq>{})
+                : f(MetricTag<Metric::dtw>{}, CostTag<Cost::abs>{});
+    case Metric::dk:
+      return sq ? f(MetricTag<Metric::dk>{}, CostTag<Cost::sq>{})
+                : f(MetricTag<Metric::dk>{}, CostTag<Cost::abs>{});
+    case Metric::softdtw:
+    case Metric::twed:
+    case Metric::ed:
+    case Metric::msm:
+    case Metric::erp:
+    case Metric::lcss:
+      break;
+  }
+  throw std::invalid_argument("metric: stream mode has no kernel for " +
+                              std::string(to_string(metric)));
 }
 
 }  // namespace warpwatch::kernels::cpu

@@ -45,7 +45,7 @@ void compute_windows(const WindowSource& source, std::span<const std::uint64_t> 
                      std::array<std::uint64_t, kPruneStages>& pruned) {
   constexpr double inf = std::numeric_limits<double>::infinity();
   const common::WindowTrack& track = *source.track;
-  if (track.pattern().params.distance.metric == Metric::ed)
+  if (measure_info(track.pattern().params.distance.metric).lock_step)  // ed
     return compute_ed_windows(source, ends, first, count, limiter, distances, flat, s, pruned);
   const PatternDef& pattern = track.pattern();
   const std::size_t w = track.window(), dims = pattern.dims, m = pattern.length();

@@ -18,7 +18,10 @@ SpringPair::SpringPair(const float* pattern, std::size_t m, std::size_t dims, Me
       cost_(cost),
       eps_(stream_eps(threshold)),
       d_(m, inf),  // D(0, i) = +inf
-      s_(m, 0) {}
+      s_(m, 0) {
+  // The cell below is dtw's sum or dk's max: stream mode's measures only (validate()).
+  WW_ASSERT(measure_info(metric).stream, "SpringPair: a measure without stream mode");
+}
 
 std::optional<SpringReport> SpringPair::step(const float* sample, std::uint64_t index) {
   // Predecessors of cell i: up = (t, i-1), diag = (t-1, i-1), left = (t-1, i).

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/measure_cells.hpp"
 #include "warpwatch/kernels/reference.hpp"
 
 namespace warpwatch::kernels::reference {
@@ -95,7 +96,56 @@ double pnorm_diff(const float* x, const float* y, std::size_t dims, double p) {
   return p == 1.0 ? s : p == 2.0 ? std::sqrt(s) : std::pow(s, 1.0 / p);
 }
 
+// The shared cells (common/measure_cells.hpp) in float64: samples read 1-based, the kept
+// row a vector, the band the predicate above.
+struct SampleOf {
+  const SeriesView& s;
+  double operator()(std::size_t i, std::size_t k) const {
+    return static_cast<double>(s.sample(i - 1)[k]);
+  }
+};
+struct VectorRow {
+  std::vector<double> cells;
+  double load(std::size_t j) const { return cells[j]; }
+  void store(std::size_t j, double v) { cells[j] = v; }
+};
+struct BandOf {
+  std::size_t n, m;
+  std::optional<double> band;
+  bool operator()(std::size_t i, std::size_t j) const { return in_band(i, j, n, m, band); }
+};
+
+template <class Cell>
+double measure(const Cell& cell, const SeriesView& a, const SeriesView& b,
+               const std::optional<double>& band = std::nullopt) {
+  check_pair(a, b);
+  VectorRow row{std::vector<double>(b.length + 1)};
+  const cells::ScalarOps<double> ops;
+  const double value = cell.distance(ops, SampleOf{a}, SampleOf{b}, a.length, b.length, a.dims, row,
+                                     BandOf{a.length, b.length, band});
+  return Cell::finish(value, a.length, b.length);
+}
+
 }  // namespace
+
+double msm(const SeriesView& a, const SeriesView& b, double c) {
+  if (!(std::isfinite(c) && c >= 0.0)) throw std::invalid_argument("c (msm) must be >= 0");
+  return measure(cells::MsmCell{c}, a, b);
+}
+
+double erp(const SeriesView& a, const SeriesView& b, double g, Cost cost,
+           std::optional<double> band) {
+  return measure(cells::ErpCell{g, cost == Cost::sq}, a, b, band);
+}
+
+double lcss(const SeriesView& a, const SeriesView& b, double epsilon,
+            std::optional<std::size_t> delta) {
+  if (!(std::isfinite(epsilon) && epsilon > 0.0))
+    throw std::invalid_argument("epsilon (lcss) must be > 0");
+  cells::LcssCell cell{epsilon};
+  if (delta) cell.delta = *delta;
+  return measure(cell, a, b);
+}
 
 double ed(const SeriesView& a, const SeriesView& b, Cost cost) {
   check_pair(a, b);
@@ -204,6 +254,12 @@ double distance(const SeriesView& a, const SeriesView& b, const DistanceParams& 
       return twed(a, b, params.nu, params.lambda, params.p);
     case Metric::ed:
       return ed(a, b, params.cost);
+    case Metric::msm:
+      return msm(a, b, params.c);
+    case Metric::erp:
+      return erp(a, b, params.g, params.cost, params.band);
+    case Metric::lcss:
+      return lcss(a, b, params.epsilon, params.delta);
   }
   throw std::invalid_argument("unknown metric");
 }

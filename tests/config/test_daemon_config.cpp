@@ -204,6 +204,25 @@ const ErrorCase error_cases[] = {
      PATTERNS "      - {id: p, values: [1, 2, 3], metric: ed, mode: window, window: 2}\n", 6, 70,
      "pattern 'p': window must be the pattern's length for the metric ed (it compares the window "
      "with the pattern sample by sample): the window is 2 samples, the pattern 3"},
+    // msm, erp, lcss: their parameters' ranges, stream mode and band refused
+    {"msm_c_negative", "libraries:\n  - name: l\n    defaults: {threshold: 1, c: -1}\n", 3, 33,
+     "'libraries[].defaults.c' must be"},
+    {"lcss_epsilon_zero", "libraries:\n  - name: l\n    defaults: {threshold: 1, epsilon: 0}\n", 3,
+     39, "'libraries[].defaults.epsilon' must be > 0"},
+    {"lcss_delta_negative", "libraries:\n  - name: l\n    defaults: {threshold: 1, delta: -2}\n", 3,
+     37, "'libraries[].defaults.delta' must be"},
+    {"erp_g_beyond_float32", "libraries:\n  - name: l\n    defaults: {threshold: 1, g: 1e39}\n", 3,
+     33, "'libraries[].defaults.g' must be"},
+    {"stream_mode_msm", PATTERNS "      - {id: p, values: [1, 2], metric: msm}\n", 6, 41,
+     "pattern 'p': stream mode supports the metrics dtw and dk only"},
+    {"stream_mode_lcss", PATTERNS "      - {id: p, values: [1, 2], metric: lcss}\n", 6, 41,
+     "pattern 'p': stream mode supports the metrics dtw and dk only"},
+    {"lcss_with_a_band",
+     PATTERNS "      - {id: p, values: [1, 2], metric: lcss, mode: window, band: 2}\n", 6, 67,
+     "pattern 'p': band does not apply to the metric lcss"},
+    {"msm_with_a_band",
+     PATTERNS "      - {id: p, values: [1, 2], metric: msm, mode: window, band: 1}\n", 6, 66,
+     "pattern 'p': band does not apply to the metric msm"},
     // ingest
     {"ingest_without_source", "ingest:\n  - {topic: x}\n", 2, 5,
      "an ingest entry needs one of 'pull', 'sub', 'replay', 'mqtt', 'influx', 'kafka'"},
@@ -724,6 +743,39 @@ TEST(CheckConfig, NeedsAFile) {
 
 // `metric: ed` (docs/spec.md §4.0): a window-mode pattern with its cost and znorm, w = m given or
 // 0.
+// msm, erp and lcss (docs/spec.md §4.4-4.6) in window mode: their parameters from the
+// library's defaults and the pattern entry, the defaults of the table where neither sets
+// them, erp's band accepted.
+TEST(DaemonConfig, MsmErpLcssPatternsLoad) {
+  const fs::path dir = test_dir();
+  const std::string path = write_file(
+      dir / "warpwatch.yaml",
+      "streams: {auto_create: true}\nlibraries:\n  - name: lib\n"
+      "    defaults: {mode: window, threshold: 0.5, c: 0.25, epsilon: 0.3}\n    patterns:\n"
+      "      - {id: m, values: [0, 1, 2], metric: msm}\n"
+      "      - {id: e, values: [0, 1, 2], metric: erp, g: -1.5, band: 1, cost: abs}\n"
+      "      - {id: l, values: [0, 1, 2], metric: lcss, delta: 2, epsilon: 0.125}\n"
+      "      - {id: d, values: [0, 1, 2], metric: lcss}\n");
+  const auto c = load_daemon_config(path);
+  ASSERT_EQ(c.live.libraries.size(), 1u);
+  const auto& p = c.live.libraries[0].patterns;
+  ASSERT_EQ(p.size(), 4u);
+  using warpwatch::kernels::Metric;
+  EXPECT_EQ(p[0].params.distance.metric, Metric::msm);
+  EXPECT_EQ(p[0].params.distance.c, 0.25);
+  EXPECT_EQ(p[1].params.distance.metric, Metric::erp);
+  EXPECT_EQ(p[1].params.distance.g, -1.5);
+  EXPECT_EQ(p[1].params.distance.band, 1.0);
+  EXPECT_EQ(p[1].params.distance.cost, warpwatch::kernels::Cost::abs);
+  EXPECT_EQ(p[2].params.distance.metric, Metric::lcss);
+  EXPECT_EQ(p[2].params.distance.epsilon, 0.125);
+  EXPECT_EQ(p[2].params.distance.delta, std::optional<std::size_t>{2});
+  EXPECT_EQ(p[3].params.distance.epsilon, 0.3);  // the library's
+  EXPECT_FALSE(p[3].params.distance.delta);      // unset: no limit
+  EXPECT_EQ(p[3].params.distance.g, 0.0);        // the table's default
+  EXPECT_EQ(run_cli({"check-config", path}).status, 0);
+}
+
 TEST(DaemonConfig, EdPatternsLoad) {
   const fs::path dir = test_dir();
   const std::string path = write_file(

@@ -8,10 +8,13 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "cli_test_support.hpp"
 #include "warpwatch/config/daemon_config.hpp"
 #include "warpwatch/config/options.hpp"
+#include "warpwatch/kernels/params.hpp"
 
 namespace fs = std::filesystem;
 using namespace warpwatch::config;
@@ -142,10 +145,28 @@ TEST(OptionsTable, DefaultsAgreeWithTheHeader) {
   EXPECT_EQ(p.distance.nu, params.distance.nu);
   EXPECT_EQ(p.distance.lambda, params.distance.lambda);
   EXPECT_EQ(p.distance.p, params.distance.p);
+  EXPECT_EQ(p.distance.c, params.distance.c);
+  EXPECT_EQ(p.distance.g, params.distance.g);
+  EXPECT_EQ(p.distance.epsilon, params.distance.epsilon);
+  EXPECT_EQ(p.distance.delta, params.distance.delta);
+  EXPECT_EQ(p.distance, params.distance);
   EXPECT_EQ(p.mode, params.mode);
   EXPECT_EQ(p.window, params.window);
   EXPECT_EQ(p.hop, params.hop);
   EXPECT_EQ(p.normalize, params.normalize);
+}
+
+// The metric option's choices are the list of measures (kernels/measures.hpp), in its order.
+TEST(OptionsTable, MetricChoicesComeFromTheListOfMeasures) {
+  const OptionInfo* metric = find_option("libraries[].defaults.metric");
+  ASSERT_NE(metric, nullptr);
+  std::vector<std::string> choices(metric->choices.begin(), metric->choices.end());
+  EXPECT_EQ(choices, warpwatch::kernels::metric_names());
+  for (const char* name : {"msm", "erp", "lcss"})
+    EXPECT_NE(std::string(metric->help).find(std::string("`") + name + "`"), std::string::npos)
+        << metric->help;
+  for (const char* leaf : {"c", "g", "epsilon", "delta"})
+    EXPECT_NE(find_option(std::string("libraries[].defaults.") + leaf), nullptr) << leaf;
 }
 
 }  // namespace

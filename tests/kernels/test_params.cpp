@@ -1,9 +1,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "warpwatch/kernels/backends.hpp"
 #include "warpwatch/kernels/params.hpp"
@@ -11,8 +13,7 @@
 using namespace warpwatch::kernels;
 
 TEST(Params, NamesRoundTrip) {
-  for (Metric m : {Metric::dtw, Metric::dk, Metric::softdtw, Metric::twed, Metric::ed})
-    EXPECT_EQ(parse_metric(to_string(m)), m);
+  for (Metric m : all_metrics()) EXPECT_EQ(parse_metric(to_string(m)), m);
   for (Mode m : {Mode::stream, Mode::window}) EXPECT_EQ(parse_mode(to_string(m)), m);
   for (Cost c : {Cost::sq, Cost::abs}) EXPECT_EQ(parse_cost(to_string(c)), c);
   for (Normalize n : {Normalize::none, Normalize::znorm})
@@ -62,6 +63,77 @@ TEST(Params, EdRefusesStreamModeABandAndAnotherWindowLength) {
   MatchParams dtw = longer;  // other metrics take any window
   dtw.distance.metric = Metric::dtw;
   EXPECT_NO_THROW(validate(dtw, 7));
+}
+
+// The one list (measures.hpp): every row a distinct name, in enum order, the names list and
+// the parser from it; the old five keep their numbers (the CUDA backend flattens a Metric to
+// an int) and the new three follow.
+TEST(Params, TheListOfMeasuresGeneratesNamesAndOrder) {
+  const std::vector<std::string> want{"dtw", "dk", "softdtw", "twed", "ed", "msm", "erp", "lcss"};
+  EXPECT_EQ(metric_names(), want);
+  ASSERT_EQ(all_metrics().size(), want.size());
+  for (std::size_t k = 0; k < want.size(); ++k) {
+    EXPECT_EQ(static_cast<std::size_t>(all_metrics()[k]), k);
+    EXPECT_EQ(to_string(all_metrics()[k]), want[k]);
+    EXPECT_EQ(measure_info(all_metrics()[k]).name, want[k]);
+  }
+  EXPECT_EQ(metric_names_where([](const MeasureInfo& m) { return m.stream; }), "dtw and dk");
+  EXPECT_EQ(metric_names_where([](const MeasureInfo& m) { return m.band == BandUse::applies; }),
+            "dtw, dk, softdtw and erp");
+  EXPECT_EQ(metric_names_where([](const MeasureInfo& m) { return m.window_bounds; }),
+            "dtw, dk and ed");
+  EXPECT_EQ(metric_names_where([](const MeasureInfo& m) { return m.times; }), "twed");
+}
+
+// msm, erp, lcss (docs/spec.md §4.4-4.6): window mode only; band for erp only; each bad value
+// refused with its name.
+TEST(Params, MsmErpLcssCapabilitiesAndRanges) {
+  const auto message = [](auto&& check) -> std::string {
+    try {
+      check();
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "(no error)";
+  };
+  for (Metric m : {Metric::msm, Metric::erp, Metric::lcss}) {
+    MatchParams p;
+    p.distance.metric = m;
+    p.mode = Mode::window;
+    EXPECT_NO_THROW(validate(p)) << to_string(m);
+    EXPECT_NO_THROW(validate(p, 5)) << to_string(m);
+    p.window = 9;  // any window: not lock-step
+    EXPECT_NO_THROW(validate(p, 5)) << to_string(m);
+    p.mode = Mode::stream;
+    EXPECT_EQ(message([&] { validate(p); }),
+              "stream mode supports the metrics dtw and dk only (use mode window)");
+    p.mode = Mode::window;
+    p.distance.band = 2.0;
+    if (m == Metric::erp) {
+      EXPECT_NO_THROW(validate(p));
+    } else {
+      EXPECT_NE(message([&] {
+                  validate(p);
+                }).find("band does not apply to the metric " + std::string(to_string(m))),
+                std::string::npos);
+    }
+  }
+  DistanceParams d;
+  d.metric = Metric::msm;
+  d.c = 0.0;
+  EXPECT_NO_THROW(validate(d));
+  d.c = -0.5;
+  EXPECT_EQ(message([&] { validate(d); }), "c (msm) must be a finite number >= 0");
+  d.c = 1.0;
+  d.g = std::nan("");
+  EXPECT_EQ(message([&] { validate(d); }), "g (erp) must be a finite number");
+  d.g = -3.0;  // any finite gap value
+  EXPECT_NO_THROW(validate(d));
+  d.epsilon = 0.0;
+  EXPECT_EQ(message([&] { validate(d); }), "epsilon (lcss) must be a finite number > 0");
+  d.epsilon = 1e-9;
+  d.delta = 0;  // no warping at all is allowed
+  EXPECT_NO_THROW(validate(d));
 }
 
 TEST(Params, UnknownNamesAreRejected) {

@@ -76,7 +76,7 @@ void distance_rows(std::span<const SeriesView> a, std::span<const SeriesView> b,
   if (a.empty() || b.empty()) return;
   DeviceContext& context = DeviceContext::get(device);  // its device current from here on
   const std::size_t dims = a[0].dims;
-  const bool twed = params.metric == Metric::twed;
+  const bool twed = measure_info(params.metric).times;  // twed: the clock
 
   // float32 times after the common origin, for the series that have times.
   std::vector<std::vector<float>> a_times(a.size()), b_times(b.size());
@@ -130,7 +130,7 @@ void distance_matrix_path(std::span<const SeriesView> a, std::span<const SeriesV
                           DeviceTimings* timings, int device) {
   common::check_distance_inputs(a, b, params, out);
   if (a.empty() || b.empty()) return;
-  const double origin = params.metric == Metric::twed ? common::twed_time_origin(a, b) : 0.0;
+  const double origin = measure_info(params.metric).times ? common::twed_time_origin(a, b) : 0.0;
   distance_rows(a, b, params, out, path, timings, device, origin);
 }
 
@@ -199,7 +199,7 @@ void distance_matrix(std::span<const SeriesView> a, std::span<const SeriesView> 
     return distance_matrix(a, b, params, out, timings, devices.empty() ? 0 : devices[0]);
   common::check_distance_inputs(a, b, params, out);
   if (a.empty() || b.empty()) return;
-  const double origin = params.metric == Metric::twed ? common::twed_time_origin(a, b) : 0.0;
+  const double origin = measure_info(params.metric).times ? common::twed_time_origin(a, b) : 0.0;
   // Blocks of consecutive rows of about equal cells (a row's cells: its length times all of
   // B's), one a device, each on a host thread of its own.
   const std::vector<std::size_t> first =

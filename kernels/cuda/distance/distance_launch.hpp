@@ -12,7 +12,8 @@
 //                     metrics as the warp family, any lengths; float64 (long paths would lose
 //                     the tolerance in float32).
 //   GenericDistance   thread per job, any metric, dims, band and length; float64; O(m) row
-//                     workspace in global memory, interleaved across the jobs of a launch.
+//                     workspace in global memory, interleaved across the jobs of a launch;
+//                     msm, erp and lcss as the shared cells (common/measure_cells.hpp).
 // and, not a distance, SoftDtwGrad: softdtw's gradient, thread per job (softdtw_grad.cu).
 #pragma once
 
@@ -31,15 +32,19 @@ namespace warpwatch::kernels::cuda::detail {
 
 using stream_t = CUstream_st*;
 
-// DistanceParams flattened for the device. band < 0: none.
+// DistanceParams flattened for the device. band < 0: none; delta < 0: no limit.
 struct DevParams {
-  int metric = 0;  // Metric as int
+  int metric = 0;  // Metric (measures.hpp) as int
   int cost = 0;    // Cost as int
   double band = -1.0;
   double gamma = 1.0;
   double nu = 0.0;
   double lambda = 0.0;
   double p = 2.0;
+  double c = 1.0;        // msm
+  double g = 0.0;        // erp
+  double epsilon = 1.0;  // lcss
+  std::int64_t delta = -1;
 };
 
 // One distance: series a (n samples) against b (m samples), both in DeviceData::values

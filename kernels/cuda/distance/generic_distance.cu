@@ -5,16 +5,16 @@
 // a warp's threads, all at the same j when the lengths agree, touch one line.
 #include <cuda_runtime.h>
 
+#include "common/measure_cells.hpp"
 #include "cuda/runtime/cuda_check.hpp"
 #include "distance_launch.hpp"
 #include "double_cells.cuh"
+#include "warpwatch/kernels/measures.hpp"
 
 namespace warpwatch::kernels::cuda::detail {
 namespace {
 
 constexpr int kThreads = 128;
-// Metric as ints, in params.hpp's order (softdtw = 2 is the remaining case).
-constexpr int kMetricDtw = 0, kMetricDk = 1, kMetricTwed = 3, kMetricEd = 4;
 
 // Row view of the interleaved scratch.
 struct Strided {
@@ -59,9 +59,10 @@ __device__ double warping(const DeviceData& d, const DevJob& job, const DevParam
       if (in_band(i, j, n, m, p.band)) {
         const double c = local_cost(a_i, bv + static_cast<std::size_t>(j - 1) * dims, dims, p.cost);
         const double best = fmin(fmin(up, left), diag);
-        v = p.metric == kMetricDtw  ? c + best
-            : p.metric == kMetricDk ? fmax(c, best)
-                                    : c + softmin(up, left, diag, p.gamma);
+        const auto metric = static_cast<Metric>(p.metric);
+        v = metric == Metric::dtw  ? c + best
+            : metric == Metric::dk ? fmax(c, best)
+                                   : c + softmin(up, left, diag, p.gamma);
       }
       row[j] = v;
       left = v;
@@ -136,6 +137,42 @@ __device__ double twed(const DeviceData& d, const DevJob& job, const DevParams& 
   return row[m];
 }
 
+// The shared cells (common/measure_cells.hpp) in float64: samples read from the job's
+// series (1-based), the kept row in the interleaved scratch, the band the reference's
+// predicate (in_band, as warping() decides it).
+struct DeviceSamples {
+  const float* values;
+  unsigned dims;
+  __device__ double operator()(std::size_t i, std::size_t k) const {
+    return static_cast<double>(values[(i - 1) * dims + k]);
+  }
+};
+struct StridedRow {
+  Strided kept;
+  __device__ double load(std::size_t j) const { return kept[j]; }
+  __device__ void store(std::size_t j, double v) const { kept[j] = v; }
+};
+struct DeviceBand {
+  unsigned n, m;
+  double band;
+  __device__ bool operator()(std::size_t i, std::size_t j) const {
+    return in_band(static_cast<unsigned>(i), static_cast<unsigned>(j), n, m, band);
+  }
+};
+
+template <class Cell>
+__device__ double shared_cells(const Cell& cell, const DeviceData& d, const DevJob& job,
+                               const DevParams& p, Strided row) {
+  const cells::ScalarOps<double> ops;
+  const DeviceSamples a{d.values + job.a_off, d.dims}, b{d.values + job.b_off, d.dims};
+  StridedRow kept_row{row};
+  const double value =
+      p.band >= 0.0 ? cell.distance(ops, a, b, job.n, job.m, d.dims, kept_row,
+                                    DeviceBand{job.n, job.m, p.band})
+                    : cell.distance(ops, a, b, job.n, job.m, d.dims, kept_row, cells::NoBand{});
+  return Cell::finish(value, job.n, job.m);
+}
+
 __global__ void __launch_bounds__(kThreads)
     generic_kernel(DeviceData d, const DevJob* __restrict__ jobs, unsigned count, std::size_t max_m,
                    double* scratch) {
@@ -145,15 +182,34 @@ __global__ void __launch_bounds__(kThreads)
   const DevParams p = d.params[job.params];
   const std::size_t width = max_m + 1;
   const Strided row{scratch + k, count};
-  double result;
-  if (p.metric == kMetricEd) {
-    result = lock_step(d, job, p);
-  } else if (p.metric == kMetricTwed) {
-    const Strided g{scratch + width * count + k, count},
-        del_b{scratch + 2 * width * count + k, count};
-    result = twed(d, job, p, row, g, del_b);
-  } else {
-    result = warping(d, job, p, row);
+  double result = 0.0;
+  switch (static_cast<Metric>(p.metric)) {
+    case Metric::ed:
+      result = lock_step(d, job, p);
+      break;
+    case Metric::twed: {
+      const Strided g{scratch + width * count + k, count},
+          del_b{scratch + 2 * width * count + k, count};
+      result = twed(d, job, p, row, g, del_b);
+      break;
+    }
+    case Metric::dtw:
+    case Metric::dk:
+    case Metric::softdtw:
+      result = warping(d, job, p, row);
+      break;
+    case Metric::msm:
+      result = shared_cells(cells::MsmCell{p.c}, d, job, p, row);
+      break;
+    case Metric::erp:
+      result = shared_cells(cells::ErpCell{p.g, p.cost == kCostSq}, d, job, p, row);
+      break;
+    case Metric::lcss: {
+      cells::LcssCell cell{p.epsilon};
+      if (p.delta >= 0) cell.delta = static_cast<std::size_t>(p.delta);
+      result = shared_cells(cell, d, job, p, row);
+      break;
+    }
   }
   d.out[job.out] = result;
 }

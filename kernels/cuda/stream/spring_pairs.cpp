@@ -273,6 +273,9 @@ void SpringPairs::build_tables() {
     pd.value_offset = static_cast<std::uint32_t>(values.size());
     pd.m = static_cast<std::uint32_t>(def.length());
     pd.dims = static_cast<std::uint32_t>(def.dims);
+    // Stream mode's measures only (validate()): dk, else dtw.
+    WW_ASSERT(measure_info(def.params.distance.metric).stream,
+              "spring pairs: a pattern of a measure without stream mode");
     pd.dk = def.params.distance.metric == Metric::dk;
     pd.abs_cost = def.params.distance.cost == Cost::abs;
     pd.eps = p.state->eps;

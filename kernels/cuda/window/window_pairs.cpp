@@ -29,7 +29,8 @@ void grow(Buffer& b, std::size_t count) {
   if (count > b.capacity()) b.reserve(std::max(count, b.capacity() + b.capacity() / 2));
 }
 
-// The input's kind: detail::FastKind of a dtw or dk pattern, or ed's.
+// The input's kind: detail::FastKind of a dtw or dk pattern, or ed's (the pairs covers()
+// takes: no other measure gets here).
 int input_kind(const common::WindowQuery& q) {
   const bool sq = q.cost == Cost::sq;
   switch (q.metric) {
@@ -37,9 +38,17 @@ int input_kind(const common::WindowQuery& q) {
       return sq ? 0 : 1;
     case Metric::dk:
       return sq ? 2 : 3;
-    default:
+    case Metric::ed:
       return sq ? detail::kWindowEdSq : detail::kWindowEdAbs;
+    case Metric::softdtw:
+    case Metric::twed:
+    case Metric::msm:
+    case Metric::erp:
+    case Metric::lcss:
+      break;
   }
+  WW_ASSERT(false, "window pairs: a measure the device passes do not cover");
+  return -1;
 }
 
 bool is_ed(int kind) {

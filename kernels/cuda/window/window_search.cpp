@@ -23,12 +23,15 @@
 
 #include "common/window_bounds.hpp"
 #include "common/window_grouping.hpp"
+#include "common/window_track.hpp"
 #include "cuda/device_context.hpp"
+#include "cuda/distance/elastic_batch.hpp"
 #include "cuda/runtime/cuda_check.hpp"
 #include "cuda/runtime/device_memory.hpp"
 #include "cuda/window/window_inputs.hpp"
 #include "cuda/window/window_search_launch.hpp"
 #include "warpwatch/kernels/cuda.hpp"
+#include "warpwatch/stream/stream_history.hpp"
 
 namespace warpwatch::kernels::cuda {
 namespace {
@@ -40,6 +43,72 @@ using detail::WindowSearchState;
 constexpr std::uint32_t kSeedScan = 16384;   // sorted windows the host reads to pick seeds
 constexpr std::uint32_t kFirstRound = 4096;  // K > 1: the bulk's rounds start this long and
                                              // double, so the bound is refreshed often early
+
+// Measures without window bounds (measures.hpp): no cascade to run, so every window that is
+// not flat is aligned (ElasticBatcher on the context's engine: the generic kernel), in
+// slices of windows, and the K are selected on the host from all of them, as the reference
+// selects them.
+std::vector<TopWindow> top_windows_all_aligned(const TopWindowsRequest& r, DeviceTimings* timings) {
+  constexpr std::size_t kSliceWindows = std::size_t{1} << 16;
+  const PatternDef& pattern = r.pattern;
+  const std::size_t dims = r.stream.dims, samples = r.times_ns.size(), n = pattern.length();
+  stream::StreamHistory history(dims);
+  history.append(r.values, r.times_ns);
+  const common::WindowTrack track(pattern, r.stream.nominal_period_ns, 0);
+  const std::size_t w = track.window(), hop = pattern.params.hop;
+  if (r.k == 0 || samples < w) return {};
+  const bool times = track.twed();  // the measure reads timestamps: the rebased clock
+
+  DeviceContext& ctx = DeviceContext::get();
+  const auto lock = ctx.lock();
+  ElasticBatcher batcher(ctx.engine());
+  DeviceTimings total;
+  std::vector<common::TopCandidate> candidates;
+  std::vector<float> window, values, clock;
+  std::vector<std::uint64_t> ends;
+  std::vector<double> distances;
+  std::vector<ElasticJob> jobs;
+  for (std::uint64_t next = w - 1; next < samples;) {
+    ends.clear();
+    values.clear();
+    clock.clear();
+    for (; next < samples && ends.size() < kSliceWindows; next += hop) {
+      clock.resize((ends.size() + 1) * (times ? w : 0));
+      if (!track.window(history, next, window, times ? clock.data() + ends.size() * w : nullptr))
+        continue;  // flat under znorm: skipped
+      values.insert(values.end(), window.begin(), window.end());
+      ends.push_back(next);
+    }
+    distances.assign(ends.size(), 0.0);
+    jobs.clear();
+    for (std::size_t k = 0; k < ends.size(); ++k) {
+      ElasticJob job;
+      job.a = track.values().data();
+      job.a_times = times ? track.times().data() : nullptr;
+      job.n = n;
+      job.b = values.data() + k * w * dims;
+      job.b_times = times ? clock.data() + k * w : nullptr;
+      job.m = w;
+      job.dims = dims;
+      job.params = &pattern.params.distance;
+      job.out = &distances[k];
+      jobs.push_back(job);
+    }
+    DeviceTimings slice;
+    if (!jobs.empty()) batcher.run(jobs, &slice);
+    total.kernel_seconds += slice.kernel_seconds;
+    total.copy_seconds += slice.copy_seconds;
+    total.device_bytes = std::max(total.device_bytes, slice.device_bytes);
+    for (std::size_t k = 0; k < ends.size(); ++k) {
+      const double d = distances[k];
+      if (!std::isfinite(d)) continue;  // no alignment within the band: not a match
+      if (r.use_threshold && !(d <= pattern.params.threshold)) continue;
+      candidates.push_back({d, ends[k]});
+    }
+  }
+  if (timings) *timings = total;
+  return common::top_windows_of(std::move(candidates), r.k, w, r.times_ns);
+}
 
 void refuse_unless_supported(const TopWindowsRequest& r) {
   const Metric metric = r.pattern.params.distance.metric;
@@ -76,6 +145,8 @@ void download(T* to, const T* from, std::size_t count, cudaStream_t stream) {
 
 std::vector<TopWindow> top_windows(const TopWindowsRequest& r, DeviceTimings* timings) {
   common::check_request(r);
+  if (!measure_info(r.pattern.params.distance.metric).window_bounds)
+    return top_windows_all_aligned(r, timings);
   refuse_unless_supported(r);
   const PatternDef& pattern = r.pattern;
   const std::size_t samples = r.times_ns.size(), n = pattern.length();

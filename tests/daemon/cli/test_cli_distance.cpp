@@ -204,3 +204,80 @@ TEST(CliDistance, GradMultivariate) {
     expect_grad_lines(csv_fields(r.out), want, 3, backend == "reference", backend);
   }
 }
+
+// msm, erp, lcss (docs/spec.md §4.4-4.6) with their flags, on every CPU-side backend, the
+// values worked by hand in tests/kernels/reference/test_reference_measures.cpp.
+TEST(CliDistance, MsmErpLcssTakeTheirParameters) {
+  const auto dir = temp_dir("distance_measures");
+  const auto a = write_file(dir / "a.csv", "1,2\n");
+  const auto b = write_file(dir / "b.csv", "1,3\n");
+  const auto r = write_file(dir / "r.csv", "0\n");
+  const auto s = write_file(dir / "s.csv", "1,2\n");
+  const auto l = write_file(dir / "l.csv", "0,1,2,3\n");
+  const auto m = write_file(dir / "m.csv", "0,2\n0,10\n");
+  for (const char* backend : {"cpu", "reference"}) {
+    // msm, c 0.5: a move of 1. c 10 changes nothing here (no split or merge pays).
+    const auto msm =
+        run_cli({"distance", "--metric", "msm", "--c", "0.5", a, b, "--backend", backend});
+    ASSERT_EQ(msm.status, 0) << msm.err;
+    EXPECT_EQ(msm.out, "1\n") << backend;
+    // erp, g 0, abs: 3 (one match and one gap); sq: 5; g 2, abs: the 2 is a free gap, 0 - 1 = 1.
+    const auto erp =
+        run_cli({"distance", "--metric", "erp", "--cost", "abs", r, s, "--backend", backend});
+    ASSERT_EQ(erp.status, 0) << erp.err;
+    EXPECT_EQ(erp.out, "3\n") << backend;
+    const auto erp_sq = run_cli({"distance", "--metric", "erp", r, s, "--backend", backend});
+    EXPECT_EQ(erp_sq.out, "5\n") << backend << erp_sq.err;
+    const auto erp_g = run_cli(
+        {"distance", "--metric", "erp", "--cost", "abs", "--g", "2", r, s, "--backend", backend});
+    EXPECT_EQ(erp_g.out, "1\n") << backend << erp_g.err;
+    // lcss, epsilon 0.5: (0, 1, 2, 3) holds (0, 2) whole: 0; of (0, 10) only the 0: 1 - 1/2.
+    // delta 0: only (1, 1) may match in both: 1 - 1/2 each.
+    const auto lcss =
+        run_cli({"distance", "--metric", "lcss", "--epsilon", "0.5", l, m, "--backend", backend});
+    ASSERT_EQ(lcss.status, 0) << lcss.err;
+    EXPECT_EQ(lcss.out, "0,0.5\n") << backend;
+    const auto lcss_delta = run_cli({"distance", "--metric", "lcss", "--epsilon", "0.5", "--delta",
+                                     "0", l, m, "--backend", backend});
+    EXPECT_EQ(lcss_delta.out, "0.5,0.5\n") << backend << lcss_delta.err;
+  }
+}
+
+TEST(CliDistance, MsmErpLcssRefuseBadValuesNamingThem) {
+  const auto dir = temp_dir("distance_measures_bad");
+  const auto a = write_file(dir / "a.csv", "0,1,2\n");
+  const struct {
+    std::vector<std::string> args;
+    const char* says;
+  } cases[] = {
+      {{"--metric", "msm", "--c", "-1"}, "c (msm) must be a finite number >= 0"},
+      {{"--metric", "lcss", "--epsilon", "0"}, "epsilon (lcss) must be a finite number > 0"},
+      {{"--metric", "lcss", "--epsilon", "-0.5"}, "epsilon (lcss) must be"},
+      {{"--metric", "lcss", "--delta", "-1"}, "--delta"},
+      {{"--metric", "erp", "--g", "nan"}, "g (erp) must be a finite number"},
+      {{"--metric", "lcss", "--band", "2"}, "band does not apply to the metric lcss"},
+      {{"--metric", "msm", "--band", "2"}, "band does not apply to the metric msm"},
+      {{"--metric", "lcs"}, "--metric"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> args{"distance"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    args.push_back(a);
+    args.push_back(a);
+    const auto r = run_cli(args);
+    EXPECT_NE(r.status, 0) << c.says;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << c.says << ": " << r.err;
+  }
+  // erp takes a band (cells outside are +inf, as dtw's).
+  const auto erp = run_cli({"distance", "--metric", "erp", "--band", "0", a, a});
+  EXPECT_EQ(erp.status, 0) << erp.err;
+  EXPECT_EQ(erp.out, "0\n");
+}
+
+// --help names every measure of the list (kernels/measures.hpp) and the new flags.
+TEST(CliDistance, HelpListsTheMeasuresAndTheirFlags) {
+  const auto r = run_cli({"distance", "--help"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* word : {"msm", "erp", "lcss", "--c", "--g", "--epsilon", "--delta"})
+    EXPECT_NE(r.out.find(word), std::string::npos) << word << "\n" << r.out;
+}

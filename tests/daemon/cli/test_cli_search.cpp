@@ -129,6 +129,60 @@ TEST(CliSearch, BadPatternFileNamesFileAndRowAndFails) {
   EXPECT_TRUE(r.out.empty());
 }
 
+// msm, erp, lcss in window mode (docs/spec.md §4.4-4.6): `--top` finds the planted copies
+// on the cpu backend as on the reference; stream mode is refused.
+TEST(CliSearch, WindowModeTopWithMsmErpLcss) {
+  const Planted planted = make_planted_files("search_measures");
+  const std::vector<std::vector<std::string>> measures{
+      {"--metric", "msm", "--c", "0.1"},
+      {"--metric", "erp", "--g", "0", "--band", "8"},
+      {"--metric", "lcss", "--epsilon", "0.2", "--delta", "10"}};
+  for (const auto& m : measures) {
+    std::vector<std::string> args{"search",
+                                  "--patterns",
+                                  planted.pattern_path,
+                                  "--input",
+                                  planted.series_path,
+                                  "--mode",
+                                  "window",
+                                  "--top",
+                                  "3"};
+    args.insert(args.end(), m.begin(), m.end());
+    const auto cpu = run_cli(args);
+    ASSERT_EQ(cpu.status, 0) << m[1] << ": " << cpu.err;
+    args.insert(args.end(), {"--backend", "reference"});
+    const auto reference = run_cli(args);
+    ASSERT_EQ(reference.status, 0) << m[1] << ": " << reference.err;
+    const auto got = parse_events(cpu.out), want = parse_events(reference.out);
+    ASSERT_EQ(got.size(), 3u) << m[1] << ": " << cpu.out;
+    ASSERT_EQ(want.size(), 3u) << m[1] << ": " << reference.out;
+    for (std::size_t k = 0; k < 3; ++k) {
+      EXPECT_EQ(got[k]["end_index"], want[k]["end_index"]) << m[1];
+      EXPECT_EQ(got[k]["metric"], m[1]);
+      EXPECT_NEAR(got[k]["distance"].get<double>(), want[k]["distance"].get<double>(),
+                  1e-5 * std::max(1.0, std::abs(want[k]["distance"].get<double>())))
+          << m[1];
+    }
+    // The best window lies on a planted copy.
+    bool on_copy = false;
+    for (const auto& [start, end] : planted.occurrences)
+      on_copy = on_copy || (got[0]["end_index"] >= start && got[0]["start_index"] <= end);
+    EXPECT_TRUE(on_copy) << m[1] << ": " << cpu.out;
+  }
+}
+
+TEST(CliSearch, StreamModeRefusesMsmErpLcss) {
+  const auto dir = temp_dir("search_measures_stream");
+  const auto p = write_file(dir / "p.csv", "1,2,3\n");
+  for (const char* metric : {"msm", "erp", "lcss"}) {
+    const auto r =
+        run_cli({"search", "--patterns", p, "--input", p, "--metric", metric, "--threshold", "1"});
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("stream mode supports the metrics dtw and dk only"), std::string::npos)
+        << metric << ": " << r.err;
+  }
+}
+
 TEST(CliSearch, StreamModeRefusesTwedAndEd) {
   const auto dir = temp_dir("search_twed_stream");
   const auto p = write_file(dir / "p.csv", "1,2,3\n");

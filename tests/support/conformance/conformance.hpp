@@ -43,6 +43,7 @@
 //   agree.cpp          scenario 6, backends agree bit for bit
 //   softdtw_grad.cpp   scenario 7, softdtw's gradient matrices
 //   snapshot.cpp       scenario 8, streams exported and imported into a fresh matcher
+//   measures.cpp       scenario 9, msm, erp and lcss: lengths, UCR data, top-K windows
 // The .hpp files other than this one are the library's own.
 //
 // Use from a backend's suite (see kernels/cpu/test_cpu_backend.cpp):
@@ -74,6 +75,7 @@
 #include "warpwatch/kernels/params.hpp"
 #include "warpwatch/kernels/reference.hpp"
 #include "warpwatch/kernels/series.hpp"
+#include "warpwatch/kernels/top_windows.hpp"
 
 namespace warpwatch::testing::conformance {
 
@@ -240,9 +242,10 @@ void run_hot_changes(const Backends& backends);
 // Scenario 4: window mode (window.cpp).
 
 // One metric in window mode: patterns with w = m, w < m, w > m, hop 1..3, normalize
-// none/znorm, bands (none, 0, fractional) for dtw/dk/softdtw, gamma 0.1/1 for softdtw; twed
-// with nu/lambda/p variations and patterns with and without times; streams of d = 1 and 3
-// with irregular timestamps and different nominal periods.
+// none/znorm, bands (none, 0, fractional) for dtw/dk/softdtw/erp, gamma 0.1/1 for softdtw;
+// twed with nu/lambda/p variations and patterns with and without times; msm's c, erp's g,
+// lcss's epsilon and delta varied; streams of d = 1 and 3 with irregular timestamps and
+// different nominal periods.
 void run_window_scenario(const Backends& backends, Metric metric);
 
 // znorm with exactly constant stretches (values that are not powers of two, so that a
@@ -277,7 +280,8 @@ void check_distance_matrix(const Backends& backends, const std::vector<Series>& 
 
 // |A| x |B| with unequal lengths (1..300) inside A and inside B, d = 1 and 3, for one
 // metric: dtw/dk with band none/0/3.5 and cost sq/abs; softdtw also with gamma 0.1/1;
-// twed with nu/lambda/p variations, with and without timestamps.
+// twed with nu/lambda/p variations, with and without timestamps; msm with c 0..5; erp with
+// band none/0/3.5, cost sq/abs, g 0/0.7; lcss with epsilon 0.1..1 and delta none/0/5.
 void run_distance_scenario(const Backends& backends, Metric metric, std::size_t na = 5,
                            std::size_t nb = 4, std::size_t max_length = 300);
 
@@ -346,5 +350,26 @@ void run_softdtw_grad_edge_cases(const GradBackend& backend);
 // old one's pending candidates are not reported); the copies across the cut are reported,
 // once, at their indices. Each backend of the list on its own.
 void run_snapshot_restore(const Backends& backends);
+
+// =================================================================================
+// Scenario 9 (measures.cpp): the measures of the shared cells (msm, erp, lcss;
+// common/measure_cells.hpp), a few parameter sets each, against the reference (within
+// kRel; lcss exactly, its matches are decided in float64 everywhere).
+
+// A of one series of each length 1, 2, 31, 32, 33, 257 and B of several of each (17 of 32:
+// a full SIMD group and then some), d = 1 and 3.
+void run_measure_lengths(const Backends& backends, Metric metric);
+// Rows of the UCR archive's GunPoint and ECG200 (../shared/data) against each other.
+void run_measure_ucr(const Backends& backends, Metric metric);
+
+// A backend's top-K window search (kernels/top_windows.hpp).
+struct TopWindowsBackend {
+  std::string name;
+  std::function<std::vector<kernels::TopWindow>(const kernels::TopWindowsRequest&)> top;
+};
+// Planted copies in a random walk (d = 1 and 3, normalize none/znorm, w = m and w > m with
+// hop 4): the K = 4 best windows, then those under a threshold between the 2nd and the
+// 3rd, the same windows as the reference's, distances within kRel.
+void run_measure_top_windows(const std::vector<TopWindowsBackend>& backends, Metric metric);
 
 }  // namespace warpwatch::testing::conformance

@@ -101,6 +101,33 @@ void run_distance_scenario(const Backends& backends, Metric metric, std::size_t 
           q.p = p;
           params.push_back(q);
         }
+      } else if (metric == Metric::msm) {
+        for (double c : {0.0, 0.1, 1.0, 5.0}) {
+          DistanceParams q = base;
+          q.c = c;
+          params.push_back(q);
+        }
+      } else if (metric == Metric::lcss) {
+        for (auto [epsilon, delta] : {std::tuple{0.5, std::optional<std::size_t>{}},
+                                      std::tuple{0.1, std::optional<std::size_t>{}},
+                                      std::tuple{1.0, std::optional<std::size_t>{0}},
+                                      std::tuple{0.3, std::optional<std::size_t>{5}}}) {
+          DistanceParams q = base;
+          q.epsilon = epsilon;
+          q.delta = delta;
+          params.push_back(q);
+        }
+      } else if (metric == Metric::erp) {
+        for (std::optional<double> band :
+             {std::optional<double>{}, std::optional<double>{0.0}, std::optional<double>{3.5}})
+          for (Cost cost : {Cost::sq, Cost::abs})
+            for (double g : {0.0, 0.7}) {
+              DistanceParams q = base;
+              q.band = band;
+              q.cost = cost;
+              q.g = g;
+              params.push_back(q);
+            }
       } else {
         for (std::optional<double> band :
              {std::optional<double>{}, std::optional<double>{0.0}, std::optional<double>{3.5}})
@@ -118,7 +145,9 @@ void run_distance_scenario(const Backends& backends, Metric metric, std::size_t 
         std::ostringstream what;
         what << kernels::to_string(metric) << " d=" << d << (times ? " with times" : "") << " cost "
              << kernels::to_string(q.cost) << " band " << (q.band ? format_double(*q.band) : "none")
-             << " gamma " << q.gamma << " nu " << q.nu << " lambda " << q.lambda << " p " << q.p;
+             << " gamma " << q.gamma << " nu " << q.nu << " lambda " << q.lambda << " p " << q.p
+             << " c " << q.c << " g " << q.g << " epsilon " << q.epsilon << " delta "
+             << (q.delta ? std::to_string(*q.delta) : "none");
         check_distance_matrix(backends, a, b, q, what.str());
         ++configs;
       }

@@ -55,7 +55,12 @@ void run_window_scenario(const Backends& backends, Metric metric) {
        << "_" << kernels::to_string(c.normalize);
     PatternDef p = window_pattern(id.str(), c.dims, bases.back(), metric, w, c.hop, c.normalize);
     p.params.distance.cost = c.cost;
-    if (metric != Metric::twed && !lock_step) p.params.distance.band = c.band;
+    if (kernels::measure_info(metric).band == kernels::BandUse::applies)
+      p.params.distance.band = c.band;
+    p.params.distance.c = 0.05 + 0.5 * static_cast<double>(i % 3);        // msm
+    p.params.distance.g = i % 2 ? 0.0 : 0.5;                              // erp
+    p.params.distance.epsilon = 0.15 + 0.1 * static_cast<double>(i % 3);  // lcss
+    if (i % 4 == 1) p.params.distance.delta = c.m / 4;                    // lcss
     p.params.distance.gamma = i % 2 ? 0.1 : 1.0;
     const auto& tv = twed[i % twed.size()];
     p.params.distance.nu = tv.nu;

@@ -137,13 +137,15 @@ struct WindowSimulation {
 // the end of the pair's life is reported (by its removal or the final flush). Notes the
 // first comparison of two qualifying windows that float32 rounding could flip. dk without
 // normalization has exact ties that every backend reproduces (the distance is one cell's
-// cost), so exact ties are fine there.
+// cost), and lcss's distances are whole counts every backend reproduces bit for bit (its
+// matches are decided in float64 on every backend), so exact ties are fine there.
 inline WindowSimulation simulate_windows(const PatternDef& p, const StreamData& s,
                                          const PairLife& life, const std::vector<WindowEval>& evals,
                                          double threshold) {
   const std::size_t w = p.params.window ? p.params.window : p.length();
   const bool exact_ties_ok =
-      p.params.distance.metric == Metric::dk && p.params.normalize == Normalize::none;
+      (p.params.distance.metric == Metric::dk && p.params.normalize == Normalize::none) ||
+      p.params.distance.metric == Metric::lcss;
   WindowSimulation out;
   std::optional<RawMatch> cand;
   std::size_t k = 0;

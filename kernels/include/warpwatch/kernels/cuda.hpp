@@ -64,7 +64,10 @@ void softdtw_grad_matrix(std::span<const SeriesView> a, std::span<const SeriesVi
 // dimension, patterns of at most 1,536 samples (others throw std::invalid_argument naming
 // the limit). Sliding moments, the LB_Kim / LB_Keogh cascade, the windows aligned in the
 // order of their bounds and abandoned against the K-th best so far (window/window_search.cpp).
-// Distances in float32 within 1e-5 of the reference's. `timings` (optional): the device time
+// Distances in float32 within 1e-5 of the reference's. The measures without window bounds
+// (measures.hpp: softdtw, twed, msm, erp, lcss; any dims and lengths) have no cascade: every
+// window is aligned on the generic kernel (float64) and the K selected on the host. ed is
+// refused. `timings` (optional): the device time
 // from the upload's end to the search's end (kernel_seconds, the host's decisions between
 // rounds included) and of the upload.
 std::vector<TopWindow> top_windows(const TopWindowsRequest& request,
