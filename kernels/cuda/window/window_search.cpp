@@ -31,7 +31,7 @@
 #include "cuda/window/window_inputs.hpp"
 #include "cuda/window/window_search_launch.hpp"
 #include "warpwatch/kernels/cuda.hpp"
-#include "warpwatch/stream/stream_history.hpp"
+#include "warpwatch/kernels/stream_history.hpp"
 
 namespace warpwatch::kernels::cuda {
 namespace {
@@ -52,7 +52,7 @@ std::vector<TopWindow> top_windows_all_aligned(const TopWindowsRequest& r, Devic
   constexpr std::size_t kSliceWindows = std::size_t{1} << 16;
   const PatternDef& pattern = r.pattern;
   const std::size_t dims = r.stream.dims, samples = r.times_ns.size(), n = pattern.length();
-  stream::StreamHistory history(dims);
+  kernels::StreamHistory history(dims);
   history.append(r.values, r.times_ns);
   const common::WindowTrack track(pattern, r.stream.nominal_period_ns, 0);
   const std::size_t w = track.window(), hop = pattern.params.hop;
