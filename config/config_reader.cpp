@@ -1,8 +1,11 @@
 // Reading YAML maps through the option table: every check that an option's table entry
 // declares (type, range, choices, required, unknown keys) happens here, once.
-#include "config_reader.hpp"
+#include "warpwatch/config/config_reader.hpp"
 
 #include "warpwatch/config/yaml_file.hpp"
+
+#include "warpwatch/base/stream_id.hpp"
+#include "warpwatch/stream/kafka_options.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -383,7 +386,7 @@ std::vector<YAML::Node> list_entries(const PresentKeys& keys, std::string_view n
   return entries;
 }
 
-std::string_view entry_kind(const PresentKeys& keys, std::initializer_list<std::string_view> kinds,
+std::string_view entry_kind(const PresentKeys& keys, const std::vector<std::string_view>& kinds,
                             std::string_view entry, std::string_view what,
                             const SourceLocation& where) {
   std::string_view found;
@@ -402,7 +405,7 @@ std::string_view entry_kind(const PresentKeys& keys, std::initializer_list<std::
 }
 
 void check_kind_keys(const PresentKeys& keys, std::string_view kind,
-                     std::initializer_list<std::pair<std::string_view, std::string_view>> owners) {
+                     const std::vector<std::pair<std::string_view, std::string_view>>& owners) {
   for (const auto& [name, owner] : owners) {
     const auto it = keys.find(name);
     if (it != keys.end() && kind != owner)
@@ -421,6 +424,29 @@ void check_kafka_keys(const PresentKeys& keys, std::initializer_list<const char*
     const auto it = keys.find("kafka.properties");
     throw ConfigError(it == keys.end() ? at : it->second.value, cat("kafka properties: ", *why));
   }
+}
+
+const SourceLocation& value_at(const PresentKeys& keys, std::string_view key,
+                               const SourceLocation& otherwise) {
+  const auto it = keys.find(key);
+  return it == keys.end() ? otherwise : it->second.value;
+}
+
+void check_stream_id(const std::string& id, const SourceLocation& where) {
+  if (const auto reason = stream::invalid_stream_id_reason(id))
+    throw ConfigError(where, cat("stream id ", in_quotes(id), ": ", std::string(*reason)));
+}
+
+std::int64_t period_ns(double ms) {
+  WW_ASSERT(ms >= min_period_ms && ms <= max_period_ms,
+            cat("period of ", std::to_string(ms), " ms passed the option table's bounds"));
+  const auto ns = static_cast<std::int64_t>(std::llround(ms * 1e6));
+  WW_ASSERT(ns >= 1, "a period within the bounds converts to >= 1 ns");
+  return ns;
+}
+
+bool binds_any_port(std::string_view endpoint) {
+  return endpoint.ends_with(":*") || endpoint.ends_with(":0");
 }
 
 void UniqueNames::add(const std::string& name, const SourceLocation& where) {

@@ -1,11 +1,15 @@
-// The option table, first half: the daemon's own options (everything but libraries and
-// rules, which options_matching.cpp declares). The reader (config_reader.cpp) and the
+// The option table, first half: the daemon's own options (everything but the ingest kinds'
+// rows, which their plugins declare (source_kinds.hpp), the sinks' (options_sinks.cpp), and
+// libraries and rules, which options_matching.cpp declares). The reader (config_reader.cpp) and the
 // reference (options_reference.cpp) only walk the table that option_table() joins.
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <vector>
 
-#include "config_reader.hpp"
+#include "warpwatch/config/config_reader.hpp"
 #include "warpwatch/config/options.hpp"
+#include "warpwatch/config/source_kinds.hpp"
 
 namespace warpwatch::config {
 namespace {
@@ -14,42 +18,6 @@ using T = OptionTargets;
 using V = OptionValue;
 using OT = OptionType;
 using std::chrono::milliseconds;
-
-// Periods are kept in whole nanoseconds, so the range in ms is what converts to 1 ns ..
-// 1e15 ns (11.6 days): a shorter one would round to 0, and the bound keeps products such as
-// a replay's i * period, or a pattern's times at the period, far from int64's end.
-constexpr double min_period_ms = 1e-6;
-constexpr double max_period_ms = 1e9;
-
-// A period option's ns, after the table checked the ms against the bounds above (a value
-// outside them is a bug of the table, not of the file).
-std::int64_t period_ns(double ms) {
-  WW_ASSERT(ms >= min_period_ms && ms <= max_period_ms,
-            cat("period of ", std::to_string(ms), " ms passed the option table's bounds"));
-  const auto ns = static_cast<std::int64_t>(std::llround(ms * 1e6));
-  WW_ASSERT(ns >= 1, "a period within the bounds converts to >= 1 ns");
-  return ns;
-}
-
-std::optional<stream::PayloadFormat> parse_mqtt_payload(std::string_view name) {
-  for (const auto& [format_name, format] : mqtt_payload_formats)
-    if (format_name == name) return format;
-  return std::nullopt;
-}
-
-// The choices of `mqtt.payload` and `kafka.payload`.
-std::vector<std::string_view> payload_format_names() {
-  std::vector<std::string_view> names;
-  for (const auto& [name, format] : mqtt_payload_formats) names.push_back(name);
-  return names;
-}
-
-// An MQTT entry's TLS settings, turned on by the first of them that is set.
-stream::MqttTls& tls_of(OptionTargets& t) {
-  auto& tls = t.ingest->mqtt.tls;
-  if (!tls) tls.emplace();
-  return *tls;
-}
 
 }  // namespace
 
@@ -109,281 +77,6 @@ std::vector<OptionInfo> daemon_options() {
        .max = 1 << 24,
        .set = [](T& t,
                  const V& v) { t.config->batch_samples = static_cast<std::size_t>(v.integer); }},
-
-      // --- ingest
-      {.name = "ingest",
-       .type = OT::list,
-       .help = "where samples come from; each entry has exactly one of `pull`, `sub`, `replay`, "
-               "`mqtt`, `influx`, `kafka`"},
-      {.name = "ingest[].pull",
-       .type = OT::endpoint,
-       .help = "a ZeroMQ PULL socket bound here receives `[stream id][payload]` messages",
-       .set =
-           [](T& t, const V& v) {
-             t.ingest->kind = IngestSource::Kind::pull;
-             t.ingest->endpoint = v.text;
-           }},
-      {.name = "ingest[].sub",
-       .type = OT::endpoint,
-       .help = "a ZeroMQ SUB socket connected here receives `[stream id][payload]` messages",
-       .set =
-           [](T& t, const V& v) {
-             t.ingest->kind = IngestSource::Kind::sub;
-             t.ingest->endpoint = v.text;
-           }},
-      {.name = "ingest[].topic",
-       .type = OT::string,
-       .default_yaml = "\"\"",
-       .help = "`sub` only: subscribe to stream ids starting with this; \"\" = every stream",
-       .set = [](T& t, const V& v) { t.ingest->topic = v.text; }},
-      {.name = "ingest[].server_key_file",
-       .type = OT::path,
-       .help = "`sub` with `curve` only, required there: the publisher's public key (a `.pub` "
-               "file of `warpwatch keygen`); the daemon connects as a CURVE client with its own "
-               "key pair",
-       .set = [](T& t, const V& v) { t.ingest->server_key_file = v.text; }},
-      {.name = "ingest[].replay",
-       .type = OT::path,
-       .help = "a series file (CSV, TSV, .npy; one series) replayed as one stream",
-       .set =
-           [](T& t, const V& v) {
-             t.ingest->kind = IngestSource::Kind::replay;
-             t.ingest->file = v.text;
-           }},
-      {.name = "ingest[].stream",
-       .type = OT::string,
-       .help = "`replay` only, required there: the stream id the file's samples get",
-       .min = 1,
-       .set = [](T& t, const V& v) { t.ingest->stream = v.text; }},
-      {.name = "ingest[].rate_hz",
-       .type = OT::number,
-       .default_yaml = "0",
-       .help = "`replay` only: samples sent per second; 0 = as fast as possible; sending the "
-               "file may take at most 1e9 s",
-       .min = 0,
-       .max = 1e9,
-       .set = [](T& t, const V& v) { t.ingest->rate_hz = v.number; }},
-      {.name = "ingest[].period_ms",
-       .type = OT::number,
-       .default_yaml = "1000",
-       .help = "`replay` only: spacing of the replayed samples' timestamps, rounded to whole ns; "
-               "the file's last timestamp must stay within int64 ns",
-       .min = min_period_ms,
-       .max = max_period_ms,
-       .set = [](T& t, const V& v) { t.ingest->period_ns = period_ns(v.number); }},
-
-      {.name = "ingest[].mqtt",
-       .type = OT::section,
-       .help = "an MQTT client that subscribes at a broker (README: MQTT); the keys below"},
-      {.name = "ingest[].mqtt.host",
-       .type = OT::string,
-       .help = "required: the broker's host name or address",
-       .min = 1,
-       .set = [](T& t, const V& v) { t.ingest->mqtt.host = v.text; }},
-      {.name = "ingest[].mqtt.port",
-       .type = OT::integer,
-       .default_yaml = "0",
-       .help = "the broker's port; 0 = 1883, or 8883 with `tls`",
-       .min = 0,
-       .max = 65535,
-       .set = [](T& t, const V& v) { t.ingest->mqtt.port = static_cast<int>(v.integer); }},
-      {.name = "ingest[].mqtt.topics",
-       .type = OT::string_list,
-       .help = "required: the topic filters subscribed to (`+` one level, `#` all below)",
-       .min = 1,
-       .set = [](T& t, const V& v) { t.ingest->mqtt.topics = v.texts; }},
-      {.name = "ingest[].mqtt.qos",
-       .type = OT::integer,
-       .default_yaml = "0",
-       .help = "QoS asked for: 0 at most once, 1 at least once (kept for the daemon while it is "
-               "away only with `clean_session: false`)",
-       .min = 0,
-       .max = 1,
-       .set = [](T& t, const V& v) { t.ingest->mqtt.qos = static_cast<int>(v.integer); }},
-      {.name = "ingest[].mqtt.stream_template",
-       .type = OT::string,
-       .default_yaml = "\"{topic}\"",
-       .help = "a message's stream id from its topic: `{N}` is topic level N (from 1), "
-               "`{topic}` the whole topic, `{{` and `}}` braces; e.g. `\"{2}-{3}\"`",
-       .min = 1,
-       .set = [](T& t, const V& v) { t.ingest->mqtt.stream_template = v.text; }},
-      {.name = "ingest[].mqtt.payload",
-       .type = OT::choice,
-       .default_yaml = "auto",
-       .help = "how payloads are read; `auto`: a binary frame when it starts with `WWF`, JSON "
-               "when it starts with `{` or `[`, otherwise text lines",
-       .choices = payload_format_names(),
-       .set =
-           [](T& t, const V& v) {
-             t.ingest->mqtt.payload = chosen(parse_mqtt_payload(v.text), v.text);
-           }},
-      {.name = "ingest[].mqtt.client_id",
-       .type = OT::string,
-       .default_yaml = "\"\"",
-       .help = "the client id; \"\" = a random one (clean sessions only); two clients with one id "
-               "take the connection from each other",
-       .set = [](T& t, const V& v) { t.ingest->mqtt.client_id = v.text; }},
-      {.name = "ingest[].mqtt.clean_session",
-       .type = OT::boolean,
-       .default_yaml = "true",
-       .help = "false: the broker keeps the subscriptions, and QoS 1 messages, while the daemon "
-               "is away (needs `client_id`)",
-       .set = [](T& t, const V& v) { t.ingest->mqtt.clean_session = v.boolean; }},
-      {.name = "ingest[].mqtt.username",
-       .type = OT::string,
-       .default_yaml = "\"\"",
-       .help = "user name at the broker; \"\" = none",
-       .set = [](T& t, const V& v) { t.ingest->mqtt.username = v.text; }},
-      {.name = "ingest[].mqtt.password_file",
-       .type = OT::path,
-       .help = "a file that holds the password (one trailing newline is dropped), read at "
-               "start; needs `username`; unset = no password",
-       .set = [](T& t, const V& v) { t.ingest->password_file = v.text; }},
-      {.name = "ingest[].mqtt.keepalive_s",
-       .type = OT::integer,
-       .default_yaml = "30",
-       .help = "seconds between keepalive pings; a silent connection, or an attempt that gets "
-               "no answer, ends after it",
-       .min = 5,
-       .max = 65535,
-       .set = [](T& t, const V& v) { t.ingest->mqtt.keepalive_s = static_cast<int>(v.integer); }},
-      {.name = "ingest[].mqtt.reconnect_min_ms",
-       .type = OT::integer,
-       .default_yaml = "1000",
-       .help = "delay before reconnecting; it doubles after each failed attempt",
-       .min = 1,
-       .max = 3600000,
-       .set = [](T& t, const V& v) { t.ingest->mqtt.reconnect_min = milliseconds(v.integer); }},
-      {.name = "ingest[].mqtt.reconnect_max_ms",
-       .type = OT::integer,
-       .default_yaml = "30000",
-       .help = "the longest delay; also how long a connection must last for the delay to start "
-               "again from `reconnect_min_ms`",
-       .min = 1,
-       .max = 3600000,
-       .set = [](T& t, const V& v) { t.ingest->mqtt.reconnect_max = milliseconds(v.integer); }},
-      {.name = "ingest[].mqtt.retained",
-       .type = OT::boolean,
-       .default_yaml = "false",
-       .help = "take the retained message a broker sends at subscription (an old sample) as "
-               "input; false: skip and count it",
-       .set = [](T& t, const V& v) { t.ingest->mqtt.retained = v.boolean; }},
-      {.name = "ingest[].mqtt.tls",
-       .type = OT::section,
-       .help = "connect over TLS (written, even as `{}`, turns it on); the broker's certificate "
-               "and host name are verified"},
-      {.name = "ingest[].mqtt.tls.ca_file",
-       .type = OT::path,
-       .help = "the CA certificates (PEM) trusted for the broker; unset = the system's",
-       .set = [](T& t, const V& v) { tls_of(t).ca_file = v.text; }},
-      {.name = "ingest[].mqtt.tls.cert_file",
-       .type = OT::path,
-       .help = "a client certificate (PEM), with `key_file`; unset = none",
-       .set = [](T& t, const V& v) { tls_of(t).cert_file = v.text; }},
-      {.name = "ingest[].mqtt.tls.key_file",
-       .type = OT::path,
-       .help = "the client certificate's private key (PEM, not encrypted)",
-       .set = [](T& t, const V& v) { tls_of(t).key_file = v.text; }},
-      {.name = "ingest[].influx",
-       .type = OT::socket,
-       .help = "InfluxDB line protocol (Telegraf's `socket_writer`, `data_format = \"influx\"`) "
-               "received on this TCP listener or UDP socket (README: InfluxDB line protocol)",
-       .set =
-           [](T& t, const V& v) {
-             t.ingest->kind = IngestSource::Kind::influx;
-             t.ingest->endpoint = v.text;
-           }},
-      {.name = "ingest[].stream_template",
-       .type = OT::string,
-       .default_yaml = "\"{measurement}.{field}\"",
-       .help = "`influx` only: a line's stream id, text and `{measurement}`, `{field}`, "
-               "`{tag:KEY}` (quote it in YAML); with `{field}` each numeric field is a stream of "
-               "its own",
-       .min = 1,
-       .set = [](T& t, const V& v) { t.ingest->mapping.stream_template = v.text; }},
-      {.name = "ingest[].fields",
-       .type = OT::string_list,
-       .help = "`influx` only: with `{field}`, the fields taken (unset = every numeric field); "
-               "without, required: the fields whose values make a sample, in order",
-       .min = 1,
-       .set = [](T& t, const V& v) { t.ingest->mapping.fields = v.texts; }},
-      {.name = "ingest[].precision",
-       .type = OT::choice,
-       .default_yaml = "ns",
-       .help = "`influx` only: unit of the lines' timestamps; a line without one gets the time "
-               "it was received",
-       .choices = {std::begin(stream::precision_names), std::end(stream::precision_names)},
-       .set =
-           [](T& t, const V& v) {
-             t.ingest->mapping.precision = chosen(stream::parse_precision(v.text), v.text);
-           }},
-      {.name = "ingest[].max_line_bytes",
-       .type = OT::integer,
-       .default_yaml = "65536",
-       .help = "`influx` only: a longer line is skipped and counted (`line_too_long`)",
-       .min = 64,
-       .max = 16 << 20,
-       .set = [](T& t,
-                 const V& v) { t.ingest->max_line_bytes = static_cast<std::size_t>(v.integer); }},
-      {.name = "ingest[].max_connections",
-       .type = OT::integer,
-       .default_yaml = "256",
-       .help = "`influx` over tcp only: connections beyond this many are closed at once and "
-               "counted",
-       .min = 1,
-       .max = 65536,
-       .set = [](T& t,
-                 const V& v) { t.ingest->max_connections = static_cast<std::size_t>(v.integer); }},
-      {.name = "ingest[].kafka",
-       .type = OT::section,
-       .help = "a member of a Kafka consumer group: its share of a topic's partitions, key = "
-               "stream id (README: Kafka); the keys below"},
-      {.name = "ingest[].kafka.brokers",
-       .type = OT::string,
-       .help = "required: the bootstrap brokers, `host:port[,host:port...]`",
-       .min = 1,
-       .set = [](T& t, const V& v) { t.ingest->kafka.brokers = v.text; }},
-      {.name = "ingest[].kafka.topic",
-       .type = OT::string,
-       .help = "required: the input topic; a message's key is its stream id, its value the "
-               "samples",
-       .min = 1,
-       .set = [](T& t, const V& v) { t.ingest->kafka.topic = v.text; }},
-      {.name = "ingest[].kafka.group_id",
-       .type = OT::string,
-       .help = "required: the consumer group (`group.id`) that the daemons sharing the topic "
-               "join",
-       .min = 1,
-       .set = [](T& t, const V& v) { t.ingest->kafka.group_id = v.text; }},
-      {.name = "ingest[].kafka.instance_id",
-       .type = OT::string,
-       .default_yaml = "\"\"",
-       .help = "`group.instance.id`: static membership, unique per daemon (its host name, say): a "
-               "restart within `session_timeout_ms` keeps its partitions; \"\" = dynamic",
-       .set = [](T& t, const V& v) { t.ingest->kafka.instance_id = v.text; }},
-      {.name = "ingest[].kafka.payload",
-       .type = OT::choice,
-       .default_yaml = "auto",
-       .help = "how values are read, as `mqtt.payload`: `auto`, `frame`, `text`, `json`",
-       .choices = payload_format_names(),
-       .set =
-           [](T& t, const V& v) {
-             t.ingest->kafka.payload = chosen(parse_mqtt_payload(v.text), v.text);
-           }},
-      {.name = "ingest[].kafka.session_timeout_ms",
-       .type = OT::integer,
-       .default_yaml = "10000",
-       .help = "a daemon that stops answering keeps its partitions this long; then the group "
-               "moves them to the others",
-       .min = 1000,
-       .max = 3600000,
-       .set = [](T& t, const V& v) { t.ingest->kafka.session_timeout = milliseconds(v.integer); }},
-      {.name = "ingest[].kafka.properties",
-       .type = OT::string_map,
-       .default_yaml = "{}",
-       .help = "further librdkafka properties, e.g. `security.protocol: ssl`; those warpwatch "
-               "sets itself are refused",
-       .set = [](T& t, const V& v) { t.ingest->kafka.properties = v.text_map; }},
 
       // --- limits and streams
       {.name = "limits", .type = OT::section, .help = "what bad or abundant input may cost"},
@@ -612,9 +305,69 @@ std::vector<OptionInfo> daemon_options() {
   };
 }
 
+namespace {
+
+std::vector<SourceKind>& registered_source_kinds() {
+  static std::vector<SourceKind> kinds;
+  return kinds;
+}
+bool table_built = false;  // register_source_kind comes first
+
+}  // namespace
+
+void register_source_kind(const SourceKind& kind) {
+  WW_ASSERT(!table_built, cat("ingest kind '", kind.name,
+                              "' registered after the option table "
+                              "was built"));
+  WW_ASSERT(!find_source_kind(kind.name), cat("ingest kind '", kind.name, "' registered twice"));
+  registered_source_kinds().push_back(kind);
+}
+
+std::span<const SourceKind> source_kinds() {
+  return registered_source_kinds();
+}
+
+const SourceKind* find_source_kind(std::string_view name) {
+  for (const SourceKind& kind : registered_source_kinds())
+    if (kind.name == name) return &kind;
+  return nullptr;
+}
+
+namespace {
+
+// The `ingest` list and the rows of every kind registered, in their order.
+std::vector<OptionInfo> ingest_options() {
+  std::vector<OptionInfo> rows;
+  std::string kinds;
+  for (const SourceKind& kind : source_kinds())
+    kinds += cat(kinds.empty() ? "" : ", ", "`", kind.name, "`");
+  static std::string help;  // the table holds string_views
+  help = cat("where samples come from; each entry has exactly one of ", kinds);
+  rows.push_back({.name = "ingest", .type = OptionType::list, .help = help});
+  for (const SourceKind& kind : source_kinds())
+    for (OptionInfo& option : kind.options()) rows.push_back(std::move(option));
+  return rows;
+}
+
+}  // namespace
+
 std::span<const OptionInfo> option_table() {
   static const std::vector<OptionInfo> table = [] {
+    // Without them no `ingest` entry could be read: the caller forgot
+    // plugins::register_builtin_plugins(), and a silent table without ingest would say
+    // "unknown key" for every source.
+    WW_ASSERT(!source_kinds().empty(),
+              "no ingest kinds registered: plugins::register_builtin_plugins() comes before the "
+              "option table");
+    table_built = true;
     std::vector<OptionInfo> all = daemon_options();
+    // After the daemon's own "scheduler" rows, before "limits": where the reference has
+    // always listed them.
+    const auto limits = std::find_if(all.begin(), all.end(),
+                                     [](const OptionInfo& o) { return o.name == "limits"; });
+    std::vector<OptionInfo> ingest = ingest_options();
+    all.insert(limits, std::make_move_iterator(ingest.begin()),
+               std::make_move_iterator(ingest.end()));
     for (OptionInfo& option : sink_options()) all.push_back(std::move(option));
     for (OptionInfo& option : matching_options()) all.push_back(std::move(option));
     return all;

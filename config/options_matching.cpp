@@ -4,7 +4,7 @@
 #include <string_view>
 #include <vector>
 
-#include "config_reader.hpp"
+#include "warpwatch/config/config_reader.hpp"
 #include "warpwatch/config/options.hpp"
 
 namespace warpwatch::config {

@@ -2,7 +2,7 @@
 // (sink_config.cpp).
 #include <vector>
 
-#include "config_reader.hpp"
+#include "warpwatch/config/config_reader.hpp"
 #include "warpwatch/config/options.hpp"
 
 namespace warpwatch::config {

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "config_reader.hpp"
 #include "warpwatch/base/stream_def.hpp"
+#include "warpwatch/config/config_reader.hpp"
 #include "warpwatch/config/series_file.hpp"
 
 namespace warpwatch::config {

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "config_reader.hpp"
+#include "warpwatch/config/config_reader.hpp"
 
 namespace warpwatch::config {
 namespace {
@@ -41,16 +41,9 @@ bool is_prometheus_label_name(std::string_view name) {
   });
 }
 
-// The value location of `key` in a list entry's keys (the entry's own when absent).
-const SourceLocation& at(const PresentKeys& keys, std::string_view key,
-                         const SourceLocation& otherwise) {
-  const auto it = keys.find(key);
-  return it == keys.end() ? otherwise : it->second.value;
-}
-
 void check_headers(const SinkConfig& sink, const PresentKeys& keys, const ReadContext& ctx) {
   if (!is_token(sink.signature_header))
-    throw ConfigError(at(keys, "signature_header", sink.where),
+    throw ConfigError(value_at(keys, "signature_header", sink.where),
                       cat("header name ", in_quotes(sink.signature_header),
                           " is not an HTTP token (letters, digits, !#$%&'*+-.^_`|~)"));
   const auto it = keys.find("headers");
@@ -99,15 +92,16 @@ void check_sink(SinkConfig& sink, const PresentKeys& keys, const ReadContext& ct
     check_kafka_keys(keys, {"brokers", "topic"}, sink.kafka.properties);
   }
   if (sink.kind == SinkConfig::Kind::alertmanager && sink.url.has_query)
-    throw ConfigError(at(keys, kind_key, sink.where),
+    throw ConfigError(value_at(keys, kind_key, sink.where),
                       "an Alertmanager URL is a base (the sink adds /api/v2/alerts): no ?query");
   if (sink.backoff > sink.max_backoff)
     throw ConfigError(
-        at(keys, "backoff_ms", sink.where),
+        value_at(keys, "backoff_ms", sink.where),
         cat("'backoff_ms' (", std::to_string(sink.backoff.count()),
             ") is larger than 'max_backoff_ms' (", std::to_string(sink.max_backoff.count()), ")"));
   if (!sink.hmac_secret_file.empty())
-    sink.hmac_secret = read_secret(sink.hmac_secret_file, at(keys, "hmac_secret_file", sink.where));
+    sink.hmac_secret =
+        read_secret(sink.hmac_secret_file, value_at(keys, "hmac_secret_file", sink.where));
   check_headers(sink, keys, ctx);
   if (sink.name.empty())
     sink.name = sink.kind == SinkConfig::Kind::kafka ? cat("kafka ", sink.kafka.topic)

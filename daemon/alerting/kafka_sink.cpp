@@ -9,7 +9,7 @@
 #include <stdexcept>
 
 #include "warpwatch/alerting/glob.hpp"
-#include "warpwatch/alerting/sink.hpp"
+#include "warpwatch/alerting/http_sink.hpp"
 
 namespace warpwatch::alerting {
 namespace {
@@ -156,10 +156,10 @@ SinkCounters KafkaSink::counters() const {
   return c;
 }
 
-std::unique_ptr<EventSink> make_sink(config::SinkConfig config, service::Logger log) {
+std::unique_ptr<AlertSink> make_sink(config::SinkConfig config, service::Logger log) {
   if (config.kind == config::SinkConfig::Kind::kafka)
     return std::make_unique<KafkaSink>(std::move(config), std::move(log));
-  return std::make_unique<Sink>(std::move(config), std::move(log));
+  return std::make_unique<HttpSink>(std::move(config), std::move(log));
 }
 
 }  // namespace warpwatch::alerting

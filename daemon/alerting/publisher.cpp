@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <stdexcept>
 #include <system_error>
@@ -51,9 +52,11 @@ void Publisher::start() {
   endpoint_ = socket_.get(zmq::sockopt::last_endpoint);
 }
 
-void Publisher::set_linger(std::chrono::milliseconds linger) {
-  options_.linger = linger;
-  socket_.set(zmq::sockopt::linger, static_cast<int>(linger.count()));
+void Publisher::stop(std::chrono::steady_clock::time_point deadline) {
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      deadline - std::chrono::steady_clock::now());
+  options_.linger = std::max(left, std::chrono::milliseconds(0));
+  socket_.set(zmq::sockopt::linger, static_cast<int>(options_.linger.count()));
 }
 
 PublisherCounters Publisher::counters() const {
@@ -66,12 +69,12 @@ PublisherCounters Publisher::counters() const {
   return out;
 }
 
-void Publisher::publish(std::span<Event> events) {
-  if (events.empty()) return;
+void Publisher::offer(std::span<const SharedEvent> shared) {
+  if (shared.empty()) return;
   std::string lines;
   const std::lock_guard lock(by_rule_mu_);  // held for the batch: sends never block
-  for (Event& event : events) {
-    event.sequence = ++sequence_;
+  for (const SharedEvent& shared_event : shared) {
+    const Event& event = *shared_event;
     const std::string payload = to_json(event);
     Delivery& rule = by_rule_[event.rule];
     if (send(event.rule + "/" + event.stream, payload)) {

@@ -10,6 +10,7 @@
 #include "commands.hpp"
 #include "warpwatch/config/daemon_config.hpp"
 #include "warpwatch/config/options.hpp"
+#include "warpwatch/plugins/registry.hpp"
 
 namespace warpwatch::cli {
 namespace {
@@ -63,37 +64,7 @@ void print_summary(const config::DaemonConfig& c, std::ostream& out) {
                     std::to_string(config::batch_samples_cuda) + " on cuda)")
       << " samples\n";
   print_list(out, "ingest", c.ingest, [&](const config::IngestSource& s) {
-    using Kind = config::IngestSource::Kind;
-    if (s.kind == Kind::pull) out << "pull   " << s.endpoint;
-    if (s.kind == Kind::sub) out << "sub    " << s.endpoint << " topic \"" << s.topic << "\"";
-    if (s.kind == Kind::mqtt) {
-      const auto& m = s.mqtt;
-      out << (m.tls ? "mqtts  " : "mqtt   ") << m.host << ":" << m.port << " topics";
-      for (const auto& filter : m.topics) out << " \"" << filter << "\"";
-      out << " -> \"" << m.stream_template << "\", payload " << config::mqtt_payload_name(m.payload)
-          << ", qos " << m.qos << (m.clean_session ? "" : ", persistent session")
-          << (m.username.empty() ? "" : ", user " + m.username)
-          << (m.password.empty() ? "" : " (password from " + s.password_file + ")");
-    }
-    if (s.kind == Kind::replay)
-      out << "replay " << s.file << " -> " << s.stream << " ("
-          << (s.rate_hz > 0 ? number(s.rate_hz) + " Hz" : std::string("as fast as possible"))
-          << ", period " << ms(s.period_ns) << ")";
-    if (s.kind == Kind::influx)
-      out << "influx " << s.endpoint << " -> " << s.mapping.stream_template
-          << (s.mapping.fields.empty() ? std::string() : " fields " + join(s.mapping.fields))
-          << ", timestamps in " << stream::to_string(s.mapping.precision);
-    if (s.kind == Kind::kafka) {
-      const auto& k = s.kafka;
-      out << "kafka  " << k.topic << " at " << k.brokers << ", group " << k.group_id
-          << (k.instance_id.empty() ? std::string() : " as " + k.instance_id) << ", payload "
-          << config::mqtt_payload_name(k.payload) << ", session timeout "
-          << k.session_timeout.count() << " ms";
-      // Names only: a property's value may be a credential (sasl.password).
-      std::vector<std::string> names;
-      for (const auto& property : k.properties) names.push_back(property.first);
-      if (!names.empty()) out << ", properties " << join(names);
-    }
+    out << plugins::source_plugin(s.kind).describe(s);
   });
   out << "streams: " << c.live.streams.size() << " declared, auto-create "
       << (c.live.auto_create_streams
@@ -169,6 +140,7 @@ CLI::App* add_check_config_command(CLI::App& app, CheckConfigCommand& cmd) {
 }
 
 int run_check_config(const CheckConfigCommand& cmd, std::ostream& out, std::ostream& err) {
+  plugins::register_builtin_plugins();  // the ingest kinds' options
   if (cmd.reference) {
     out << config::options_reference_markdown();
     return 0;
@@ -178,7 +150,7 @@ int run_check_config(const CheckConfigCommand& cmd, std::ostream& out, std::ostr
     return 1;
   }
   try {
-    const config::DaemonConfig config = config::load_daemon_config(cmd.path);
+    const config::DaemonConfig config = plugins::load_daemon_config(cmd.path);
     config::check_cuda_devices(config);
     print_summary(config, out);
   } catch (const config::ConfigError& e) {

@@ -11,6 +11,7 @@
 
 #include "warpwatch/config/daemon_config.hpp"
 #include "warpwatch/kernels/errors.hpp"
+#include "warpwatch/plugins/registry.hpp"
 #include "warpwatch/service/logging.hpp"
 #include "warpwatch/service/pipeline.hpp"
 #include "warpwatch/service/service_notifier.hpp"
@@ -79,7 +80,7 @@ int run_daemon(int argc, const char* const* argv, std::ostream& out, std::ostrea
   ServiceNotifier systemd(log);
   std::unique_ptr<Pipeline> pipeline;
   try {
-    config::DaemonConfig config = config::load_daemon_config(config_path);
+    config::DaemonConfig config = plugins::load_daemon_config(config_path);
     config::check_cuda_devices(config);
     apply_log_level(log, log_level, config.live.log_level);
     pipeline = std::make_unique<Pipeline>(std::move(config), log);

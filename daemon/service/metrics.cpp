@@ -4,60 +4,15 @@
 
 #include <fstream>
 
-#include <prometheus/metric_family.h>
 #include <prometheus/text_serializer.h>
 
-#include <initializer_list>
+#include "warpwatch/plugins/metric_families.hpp"
 
 namespace warpwatch::service {
 namespace {
 
-using prometheus::ClientMetric;
-using prometheus::MetricFamily;
-using prometheus::MetricType;
-using Labels = std::initializer_list<std::pair<std::string, std::string>>;
-
-// Builds the families in order; each add() is one sample of the family begun last.
-class Families {
- public:
-  Families& counter(std::string name, std::string help) {
-    return begin(std::move(name), std::move(help), MetricType::Counter);
-  }
-  Families& gauge(std::string name, std::string help) {
-    return begin(std::move(name), std::move(help), MetricType::Gauge);
-  }
-
-  // One histogram, as prometheus::Histogram::Collect() gives it.
-  Families& histogram(std::string name, std::string help, prometheus::ClientMetric metric) {
-    begin(std::move(name), std::move(help), MetricType::Histogram);
-    families_.back().metric.push_back(std::move(metric));
-    return *this;
-  }
-
-  Families& add(double value, Labels labels = {}) {
-    ClientMetric metric;
-    for (const auto& [name, label_value] : labels) metric.label.push_back({name, label_value});
-    if (families_.back().type == MetricType::Counter)
-      metric.counter.value = value;
-    else
-      metric.gauge.value = value;
-    families_.back().metric.push_back(std::move(metric));
-    return *this;
-  }
-
-  std::vector<MetricFamily> take() { return std::move(families_); }
-
- private:
-  Families& begin(std::string name, std::string help, MetricType type) {
-    families_.push_back({"warpwatch_" + std::move(name), std::move(help), type, {}});
-    return *this;
-  }
-  std::vector<MetricFamily> families_;
-};
-
-double d(std::uint64_t n) {
-  return static_cast<double>(n);
-}
+using Families = plugins::MetricFamilies;
+const auto d = plugins::metric_value;
 
 void ingest_families(Families& f, const stream::RegistrySnapshot& in) {
   f.counter("ingest_messages_total", "Messages admitted to a stream").add(d(in.messages));
@@ -113,94 +68,6 @@ void backlog_families(Families& f, const stream::Backlog& b, const MemoryReading
   f.gauge("resident_memory_bytes", "Resident memory of the daemon (/proc/self/statm)")
       .add(d(memory.resident_bytes));
   f.gauge("memory_budget_bytes", "limits.memory_budget_bytes").add(d(memory.budget_bytes));
-}
-
-void mqtt_families(Families& f, const std::vector<stream::MqttCounters>& sources) {
-  f.gauge("mqtt_connected", "1 while the MQTT source is connected and subscribed");
-  for (const auto& s : sources) f.add(s.connected ? 1.0 : 0.0, {{"source", s.name}});
-  f.counter("mqtt_messages_total", "MQTT messages received, per source");
-  for (const auto& s : sources) f.add(d(s.messages), {{"source", s.name}});
-  f.counter("mqtt_retained_skipped_total",
-            "Retained messages (sent at subscription) skipped, `retained: false`");
-  for (const auto& s : sources) f.add(d(s.retained_skipped), {{"source", s.name}});
-  f.counter("mqtt_connections_total",
-            "Connection events per MQTT source: made, failed (attempts), lost");
-  for (const auto& s : sources)
-    f.add(d(s.connects), {{"source", s.name}, {"event", "made"}})
-        .add(d(s.connect_failures), {{"source", s.name}, {"event", "failed"}})
-        .add(d(s.connections_lost), {{"source", s.name}, {"event", "lost"}});
-  f.counter("mqtt_subscriptions_refused_total", "Topic filters the broker refused, per source");
-  for (const auto& s : sources) f.add(d(s.subscriptions_refused), {{"source", s.name}});
-}
-
-// The Kafka sources (docs/ingest.md §6), one label value per source.
-void kafka_families(Families& f, const std::vector<stream::KafkaCounters>& sources) {
-  if (sources.empty()) return;
-  f.gauge("kafka_connected", "1 while the Kafka source's group membership is up");
-  for (const auto& s : sources) f.add(s.connected ? 1.0 : 0.0, {{"source", s.name}});
-  f.counter("kafka_messages_total", "Kafka messages received, per source");
-  for (const auto& s : sources) f.add(d(s.messages), {{"source", s.name}});
-  f.counter("kafka_rejected_total",
-            "Kafka messages rejected before decoding, per source and reason: no_key, "
-            "stream_mismatch; consume_error: errors the consumer reported");
-  for (const auto& s : sources)
-    f.add(d(s.no_key), {{"source", s.name}, {"reason", "no_key"}})
-        .add(d(s.stream_mismatch), {{"source", s.name}, {"reason", "stream_mismatch"}})
-        .add(d(s.consume_errors), {{"source", s.name}, {"reason", "consume_error"}});
-  f.gauge("kafka_partitions_assigned", "Partitions the group assigned to this daemon now");
-  for (const auto& s : sources) f.add(d(s.partitions_assigned), {{"source", s.name}});
-  f.counter("kafka_rebalances_total", "Assignments and revocations of partitions handled");
-  for (const auto& s : sources) f.add(d(s.rebalances), {{"source", s.name}});
-  f.gauge("kafka_lag_messages", "Messages behind the ends of the assigned partitions");
-  for (const auto& s : sources) f.add(d(s.lag), {{"source", s.name}});
-  f.gauge("kafka_paused", "1 while the assigned partitions are paused for a full queue");
-  for (const auto& s : sources) f.add(s.backpressure ? 1.0 : 0.0, {{"source", s.name}});
-  f.counter("kafka_pauses_total", "Times the partitions were paused for a full queue");
-  for (const auto& s : sources) f.add(d(s.pauses), {{"source", s.name}});
-  f.counter("kafka_commits_failed_total", "Offset commits the group coordinator refused");
-  for (const auto& s : sources) f.add(d(s.commits_failed), {{"source", s.name}});
-  f.counter("kafka_cuts_total",
-            "Changelog cuts: made (records flushed, offsets committed), failed (not committed)");
-  for (const auto& s : sources)
-    f.add(d(s.cuts), {{"source", s.name}, {"result", "made"}})
-        .add(d(s.cuts_failed), {{"source", s.name}, {"result", "failed"}});
-  f.counter("kafka_changelog_records_total",
-            "Changelog records: written by cuts, restored (streams), behind their partition's "
-            "latest cut");
-  for (const auto& s : sources)
-    f.add(d(s.records_written), {{"source", s.name}, {"event", "written"}})
-        .add(d(s.streams_restored), {{"source", s.name}, {"event", "restored"}})
-        .add(d(s.records_behind), {{"source", s.name}, {"event", "behind"}});
-}
-
-// The line-protocol sources (docs/ingest.md §7), one label value per source.
-void influx_families(Families& f, const std::vector<stream::InfluxStats>& sources) {
-  if (sources.empty()) return;
-  const auto each = [&](auto value) {
-    for (const auto& s : sources) f.add(value(s), {{"source", s.source}});
-  };
-  f.counter("influx_bytes_total", "Bytes of line protocol read, per source");
-  each([](const stream::InfluxStats& s) { return d(s.bytes); });
-  f.counter("influx_lines_total", "Lines read (not blank, not comments), per source");
-  each([](const stream::InfluxStats& s) { return d(s.lines); });
-  f.counter("influx_samples_total", "Samples made of the lines and offered to the queue");
-  each([](const stream::InfluxStats& s) { return d(s.samples); });
-  f.counter("influx_rejected_total",
-            "Lines (per-field: fields) that became no sample, per source and reason");
-  for (const auto& s : sources)
-    for (const auto reason : stream::all_line_rejects)
-      f.add(d(s.rejected[static_cast<std::size_t>(reason)]),
-            {{"source", s.source}, {"reason", std::string(stream::to_string(reason))}});
-  f.counter("influx_ignored_fields_total", "String and boolean fields skipped (per-field mode)");
-  each([](const stream::InfluxStats& s) { return d(s.ignored_fields); });
-  f.counter("influx_datagrams_total", "UDP datagrams read");
-  each([](const stream::InfluxStats& s) { return d(s.datagrams); });
-  f.counter("influx_connections_total", "TCP connections accepted");
-  each([](const stream::InfluxStats& s) { return d(s.connections); });
-  f.gauge("influx_connections", "TCP connections open now");
-  each([](const stream::InfluxStats& s) { return d(s.connections_open); });
-  f.counter("influx_connections_refused_total", "TCP connections over max_connections, closed");
-  each([](const stream::InfluxStats& s) { return d(s.connections_refused); });
 }
 
 void pipeline_families(Families& f, const PipelineStats& p) {
@@ -338,9 +205,7 @@ std::string render_metrics(const MetricsSnapshot& snapshot) {
                  {"version", snapshot.version}});
   ingest_families(f, snapshot.ingest);
   backlog_families(f, snapshot.backlog, snapshot.memory);
-  mqtt_families(f, snapshot.mqtt);
-  influx_families(f, snapshot.influx);
-  kafka_families(f, snapshot.kafka);
+  f.append(snapshot.sources);
   pipeline_families(f, snapshot.pipeline);
   f.histogram("round_duration_seconds",
               "Scheduler rounds that had work: taking the samples, matching, rules and "

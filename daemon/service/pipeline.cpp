@@ -8,13 +8,9 @@
 #include <map>
 
 #include "pipeline_internal.hpp"
-#include "warpwatch/alerting/kafka_sink.hpp"
 #include "warpwatch/kernels/backends.hpp"
 #include "warpwatch/kernels/errors.hpp"
-#include "warpwatch/stream/sources/influx_source.hpp"
-#include "warpwatch/stream/sources/mqtt_source.hpp"
-#include "warpwatch/stream/sources/replay_source.hpp"
-#include "warpwatch/stream/sources/zmq_source.hpp"
+#include "warpwatch/plugins/registry.hpp"
 
 namespace warpwatch::service {
 namespace {
@@ -35,12 +31,6 @@ std::int64_t steady_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
-}
-
-// A replay entry's samples, as the configuration read them.
-stream::ReplaySourceOptions replay_options(const config::IngestSource& source) {
-  WW_ASSERT(source.replay, "a replay entry's samples are read with the configuration");
-  return {source.stream, *source.replay, source.rate_hz, source.file};
 }
 
 }  // namespace
@@ -118,11 +108,15 @@ Pipeline::Pipeline(config::DaemonConfig config, Logger log)
   publish.log = log_;
   publish.linger = config_.drain_grace;  // on shutdown, queued events get this long to leave
   publish.curve = security_->server("publish");
-  publisher_ = std::make_unique<alerting::Publisher>(context_, publish);
+  auto publisher = std::make_unique<alerting::Publisher>(context_, publish);
+  publisher_ = publisher.get();
+  sinks_.push_back(std::move(publisher));
   security_->bound("publish", "publish " + publisher_->endpoint(), publisher_->endpoint());
   if (!config_.state_dir.empty()) restore_checkpoint();  // before any source starts
   for (const config::SinkConfig& sink : config_.sinks) {
-    sinks_.push_back(alerting::make_sink(sink, log_));
+    auto alert_sink = alerting::make_sink(sink, log_);
+    alert_sinks_.push_back(alert_sink.get());
+    sinks_.push_back(std::move(alert_sink));
     if (sink.kind == config::SinkConfig::Kind::kafka)
       log_->info("alert sink '{}': rules {}, queue {} events, to topic {} at {}", sink.name,
                  fmt::join(sink.rules, ","), sink.queue, sink.kafka.topic, sink.kafka.brokers);
@@ -131,61 +125,28 @@ Pipeline::Pipeline(config::DaemonConfig config, Logger log)
                  fmt::join(sink.rules, ","), sink.queue, sink.max_batch);
   }
 
-  for (const auto& source : config_.ingest) {
-    using Kind = config::IngestSource::Kind;
-    if (source.kind == Kind::replay) {
-      sources_.push_back(std::make_unique<stream::ReplaySource>(replay_options(source), *hub_));
-      replays_.push_back(sources_.back().get());
-      continue;
-    }
-    if (source.kind == Kind::mqtt) {
-      auto mqtt = std::make_unique<stream::MqttSource>(
-          source.mqtt, *hub_, [log = log_](stream::MqttLogLevel level, std::string_view line) {
-            if (level == stream::MqttLogLevel::warning)
-              log->warn("ingest: {}", line);
-            else
-              log->info("ingest: {}", line);
-          });
-      mqtt_sources_.push_back(mqtt.get());
-      sources_.push_back(std::move(mqtt));
-      continue;
-    }
-    if (source.kind == Kind::kafka) {
-      // Its cuts follow state.checkpoint_ms (0: only when partitions are revoked).
-      stream::KafkaSourceOptions options = source.kafka;
-      options.commit_interval = config_.checkpoint_interval;
-      changelogs_.push_back(std::make_unique<KafkaChangelog>(*this, requests_, log_));
-      auto kafka = std::make_unique<stream::KafkaSource>(options, *hub_, alerting::kafka_log(log_),
-                                                         changelogs_.back().get());
-      kafka_sources_.push_back(kafka.get());
-      sources_.push_back(std::move(kafka));
-      continue;
-    }
-    if (source.kind == Kind::influx) {
-      auto influx = std::make_unique<stream::InfluxSource>(
-          stream::InfluxSourceOptions{.address = source.endpoint,
-                                      .mapping = source.mapping,
-                                      .max_line_bytes = source.max_line_bytes,
-                                      .max_connections = source.max_connections},
-          *hub_);
-      ingest_endpoints_.push_back(influx->endpoint());
-      influx_.push_back(influx.get());
-      sources_.push_back(std::move(influx));
-      continue;
-    }
-    const bool sub = source.kind == Kind::sub;
-    const std::string domain = "ingest[" + std::to_string(&source - config_.ingest.data()) + "]";
-    auto zmq_source = std::make_unique<stream::ZmqSource>(
-        context_,
-        stream::ZmqSourceOptions{
-            sub ? stream::ZmqSourceOptions::Kind::sub : stream::ZmqSourceOptions::Kind::pull,
-            source.endpoint, source.topic, config_.max_message_bytes,
-            config_.receive_high_water_mark,
-            sub ? security_->client(source) : security_->server(domain)},
-        *hub_);
-    if (!sub) security_->bound(domain, zmq_source->describe(), zmq_source->endpoint());
-    ingest_endpoints_.push_back(zmq_source->endpoint());
-    sources_.push_back(std::move(zmq_source));
+  // Each entry's source, made by its kind's plugin (daemon/plugins/, registry.hpp).
+  for (std::size_t i = 0; i < config_.ingest.size(); ++i) {
+    const config::IngestSource& entry = config_.ingest[i];
+    const plugins::SourcePlugin& plugin = plugins::source_plugin(entry.kind);
+    const plugins::SourceContext context{
+        .config = config_,
+        .index = i,
+        .hub = *hub_,
+        .zmq = context_,
+        .log = log_,
+        .curve_server = [this](const std::string& domain) { return security_->server(domain); },
+        .curve_client = [this](const std::string& key) { return security_->client(key); },
+        .bound = [this](const std::string& domain, const std::string& name,
+                        const std::string& endpoint) { security_->bound(domain, name, endpoint); },
+        .state_store = [this]() -> stream::KafkaStateStore* {
+          changelogs_.push_back(std::make_unique<KafkaChangelog>(*this, requests_, log_));
+          return changelogs_.back().get();
+        }};
+    plugins::MadeSource made = plugin.make(entry, context);
+    if (made.endpoint) ingest_endpoints_.push_back(std::move(*made.endpoint));
+    if (plugin.finite) replays_.push_back(made.source.get());
+    sources_.push_back({&plugin, std::move(made.source)});
   }
   refresh_stats();
   if (!config_.metrics_listen.empty()) {
@@ -220,7 +181,7 @@ std::vector<std::string> Pipeline::ingest_endpoints() const {
 void Pipeline::start() {
   last_round_ns_ = steady_ns();
   running_ = true;
-  for (auto& source : sources_) {
+  for (auto& [plugin, source] : sources_) {
     log_->info("ingest: {}", source->describe());
     source->start();
   }
@@ -243,11 +204,11 @@ void Pipeline::publish(std::vector<kernels::RawMatch> matches, alerting::RuleEng
   const auto began = std::chrono::steady_clock::now();
   const double cpu_before = thread_cpu_ms();
   std::vector<alerting::Event> events = rules.apply(matches, wall_clock_ns());
-  publisher_->publish(events);
+  sequence_.assign(events);
   if (origin == MatchOrigin::collected) time_events(events);
   const std::size_t produced = events.size();
-  if (!sinks_.empty() && !events.empty()) {
-    // Shared by the sinks' queues: the events as published, sequence numbers included.
+  if (!events.empty()) {
+    // Shared by every sink (the publisher, the alert sinks' queues): numbered already.
     std::vector<alerting::SharedEvent> shared;
     shared.reserve(events.size());
     for (alerting::Event& event : events)
@@ -303,17 +264,22 @@ PipelineStats Pipeline::stats() const {
 
 std::vector<alerting::SinkCounters> Pipeline::sink_counters() const {
   std::vector<alerting::SinkCounters> out;
-  for (const auto& sink : sinks_) out.push_back(sink->counters());
+  for (const alerting::AlertSink* sink : alert_sinks_) out.push_back(sink->counters());
+  return out;
+}
+
+std::vector<const stream::Source*> Pipeline::sources_of(std::string_view kind) const {
+  std::vector<const stream::Source*> out;
+  for (const auto& [plugin, source] : sources_)
+    if (plugin->config.name == kind) out.push_back(source.get());
   return out;
 }
 
 MetricsSnapshot Pipeline::metrics_snapshot() const {
-  std::vector<stream::MqttCounters> mqtt;
-  for (const stream::MqttSource* source : mqtt_sources_) mqtt.push_back(source->counters());
-  std::vector<stream::KafkaCounters> kafka;
-  for (const stream::KafkaSource* source : kafka_sources_) kafka.push_back(source->counters());
-  std::vector<stream::InfluxStats> influx;
-  for (const stream::InfluxSource* source : influx_) influx.push_back(source->stats());
+  // Each kind's families over its sources, in the registry's order.
+  plugins::MetricFamilies source_families;
+  for (const plugins::SourcePlugin* plugin : plugins::source_plugins())
+    if (plugin->families) plugin->families(source_families, sources_of(plugin->config.name));
   return {instance_,
           backend_name(),
           WARPWATCH_VERSION,
@@ -325,10 +291,8 @@ MetricsSnapshot Pipeline::metrics_snapshot() const {
           stats(),
           round_seconds_.Collect(),
           latency_seconds_.Collect(),
-          std::move(mqtt),
-          std::move(influx),
-          security_->counters(),
-          std::move(kafka)};
+          source_families.take(),
+          security_->counters()};
 }
 
 std::optional<std::string> Pipeline::unhealthy() const {
@@ -344,7 +308,7 @@ std::optional<std::string> Pipeline::unhealthy() const {
 std::optional<std::string> Pipeline::unready() const {
   if (!running_) return stopped_ ? "stopped" : "not started";
   std::string why;
-  for (const auto& source : sources_)
+  for (const auto& [plugin, source] : sources_)
     if (!source->connected())
       why += (why.empty() ? "" : "; ") + ("source '" + source->describe() + "' not connected");
   if (why.empty()) return std::nullopt;
@@ -494,16 +458,18 @@ PipelineSummary Pipeline::shutdown() {
   hub_->notify();
   // A Kafka source cuts the state of its partitions as it leaves its group: its requests
   // are served while it leaves (for the grace and 10 s more at most), then refused.
-  for (stream::KafkaSource* kafka : kafka_sources_) kafka->request_stop();
+  for (auto& [plugin, source] : sources_)
+    if (plugin->begin_leaving) plugin->begin_leaving(*source);
   const auto leave_by = deadline + std::chrono::seconds(10);
   const auto leaving = [&] {
-    return std::any_of(kafka_sources_.begin(), kafka_sources_.end(),
-                       [](const stream::KafkaSource* k) { return !k->thread_ended(); });
+    return std::any_of(sources_.begin(), sources_.end(), [](const RunningSource& s) {
+      return s.plugin->leaving && s.plugin->leaving(*s.source);
+    });
   };
   while (leaving() && std::chrono::steady_clock::now() < leave_by)
     requests_.serve_for(std::chrono::milliseconds(10));
   requests_.close();
-  for (auto& source : sources_) source->stop();
+  for (auto& [plugin, source] : sources_) source->stop();
   // Match in bounded rounds while the grace lasts; a round begun before the deadline
   // runs to its end.
   while (hub_->queued_samples() > 0 && std::chrono::steady_clock::now() < deadline) run_batch();
@@ -526,11 +492,8 @@ PipelineSummary Pipeline::shutdown() {
     checkpoint();
   }
   refresh_stats();
-  // Queued events get what is left of the grace to reach subscribers, no more.
-  const auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(
-      deadline - std::chrono::steady_clock::now());
-  publisher_->set_linger(std::max(remaining, std::chrono::milliseconds(0)));
-  // The sinks deliver in parallel (a thread each) until the same deadline.
+  // Queued events get what is left of the grace to reach subscribers, no more; the alert
+  // sinks deliver in parallel (a thread each) until the same deadline.
   for (auto& sink : sinks_) sink->stop(deadline);
   return summary();
 }
@@ -540,8 +503,10 @@ void Pipeline::abandon() {
   stopped_ = true;
   requests_.close();  // a Kafka source's last cut is refused: nothing is matched any more
   hub_->notify();
-  for (auto& source : sources_) source->stop();
-  for (auto& sink : sinks_) sink->stop(std::chrono::steady_clock::now());
+  for (auto& [plugin, source] : sources_) source->stop();
+  // The alert sinks give up at once; the publisher keeps its linger (drain_grace_ms) for
+  // what it sent already.
+  for (alerting::AlertSink* sink : alert_sinks_) sink->stop(std::chrono::steady_clock::now());
 }
 
 PipelineSummary Pipeline::summary() const {

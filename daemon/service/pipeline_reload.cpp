@@ -23,6 +23,7 @@
 #include "pipeline_internal.hpp"
 #include "warpwatch/base/stream_id.hpp"
 #include "warpwatch/kernels/errors.hpp"
+#include "warpwatch/plugins/registry.hpp"
 #include "warpwatch/service/pipeline.hpp"
 
 namespace warpwatch::service {
@@ -69,7 +70,7 @@ bool Pipeline::refuse_reload(std::string_view why) {
 bool Pipeline::reload(const std::string& path) {
   config::DaemonConfig next;
   try {
-    next = config::load_daemon_config(path);
+    next = plugins::load_daemon_config(path);
   } catch (const std::exception& e) {
     return refuse_reload(e.what());
   }

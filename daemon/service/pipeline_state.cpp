@@ -111,13 +111,12 @@ bool Pipeline::checkpoint() {
     // belong to: a copy here would be restored at start without them (and go stale once the
     // partition moves to another daemon).
     std::set<std::string, std::less<>> kafka_owned;
-    for (const stream::KafkaSource* source : kafka_sources_)
-      for (const auto& [partition, streams] : source->partition_streams())
-        kafka_owned.insert(streams.begin(), streams.end());
+    for (const auto& [plugin, source] : sources_)
+      if (plugin->own_streams) plugin->own_streams(*source, kafka_owned);
     std::vector<std::string> ids;
     for (std::string& id : matcher_->stream_ids())
       if (!kafka_owned.contains(id)) ids.push_back(std::move(id));
-    Checkpoint c{.publisher_sequence = publisher_->last_sequence(),
+    Checkpoint c{.publisher_sequence = sequence_.last(),
                  .written_ns = wall_clock_ns(),
                  .streams = export_records(ids, false, false)};
     const std::string bytes = encode_checkpoint(c);
@@ -172,7 +171,7 @@ void Pipeline::restore_checkpoint() {
         ec ? "it could not be moved aside: " + ec.message() : "moved aside to " + aside.string());
     return;
   }
-  publisher_->continue_sequence(c.publisher_sequence);
+  sequence_.continue_after(c.publisher_sequence);
   const std::size_t records = c.streams.size();
   const std::vector<std::string> restored = import_streams(std::move(c.streams));
   log_->info(

@@ -27,10 +27,10 @@ std::optional<stream::CurveSocketOptions> SocketSecurity::server(const std::stri
 }
 
 std::optional<stream::CurveSocketOptions> SocketSecurity::client(
-    const config::IngestSource& source) const {
+    const std::string& server_key) const {
   if (!zap_) return std::nullopt;
   return stream::CurveSocketOptions{
-      .keys = curve_.keys, .server_public_key = source.server_key, .zap_domain = {}};
+      .keys = curve_.keys, .server_public_key = server_key, .zap_domain = {}};
 }
 
 void SocketSecurity::bound(const std::string& domain, const std::string& name,

@@ -10,6 +10,7 @@
 #include "cli_test_support.hpp"
 #include "config_error_support.hpp"
 #include "warpwatch/config/daemon_config.hpp"
+#include "warpwatch/plugins/registry.hpp"
 
 namespace fs = std::filesystem;
 using namespace warpwatch::config;
@@ -20,7 +21,7 @@ using warpwatch::testing::write_file;
 namespace {
 
 DaemonConfig parse(const std::string& yaml) {
-  return parse_daemon_config(yaml, "/etc/warpwatch/warpwatch.yaml");
+  return warpwatch::plugins::parse_daemon_config(yaml, "/etc/warpwatch/warpwatch.yaml");
 }
 
 const ConfigErrorCase device_errors[] = {

@@ -9,8 +9,10 @@
 #include "cli_test_support.hpp"
 #include "config_error_support.hpp"
 #include "curve_support.hpp"
+#include "in_sub/in_sub.hpp"
 #include "test_support.hpp"
 #include "warpwatch/config/daemon_config.hpp"
+#include "warpwatch/plugins/registry.hpp"
 
 namespace {
 
@@ -90,12 +92,13 @@ TEST(CurveConfig, KeysAreReadAtLoad) {
   const std::string path =
       dir.write("warpwatch.yaml",
                 CURVE "ingest:\n  - sub: tcp://127.0.0.1:7000\n    server_key_file: server.pub\n");
-  const DaemonConfig c = load_daemon_config(path);
+  const DaemonConfig c = warpwatch::plugins::load_daemon_config(path);
   EXPECT_TRUE(c.curve.enabled);
   EXPECT_EQ(c.curve.keys, daemon.keys);
   EXPECT_EQ(c.curve.secret_key_file, dir.file("daemon.key"));
   EXPECT_EQ(c.curve.allowed_clients, (std::vector<std::string>{a, b}));
-  EXPECT_EQ(c.ingest.at(0).server_key, server.keys.public_key);
+  EXPECT_EQ(c.ingest.at(0).options_as<warpwatch::plugins::in_sub::SubOptions>().server_key,
+            server.keys.public_key);
   const auto summary = warpwatch::testing::run_cli({"check-config", path});
   EXPECT_EQ(summary.status, 0) << summary.err;
   EXPECT_NE(summary.out.find("curve on: the daemon's public key " + daemon.keys.public_key +
@@ -103,7 +106,8 @@ TEST(CurveConfig, KeysAreReadAtLoad) {
             std::string::npos)
       << summary.out;
 
-  EXPECT_FALSE(load_daemon_config(dir.write("plain.yaml", "instance: x\n")).curve.enabled);
+  EXPECT_FALSE(warpwatch::plugins::load_daemon_config(dir.write("plain.yaml", "instance: x\n"))
+                   .curve.enabled);
 }
 
 TEST(CurveConfig, KeyChangesWaitForARestartTheListDoesNot) {
@@ -112,9 +116,10 @@ TEST(CurveConfig, KeyChangesWaitForARestartTheListDoesNot) {
   write_key_pair(dir, "other");
   write_allowed(dir, "clients", {stream::generate_curve_keypair().public_key});
   write_allowed(dir, "more", {stream::generate_curve_keypair().public_key});
-  const DaemonConfig running = load_daemon_config(dir.write("a.yaml", CURVE));
+  const DaemonConfig running = warpwatch::plugins::load_daemon_config(dir.write("a.yaml", CURVE));
   const auto changed = [&](const std::string& yaml) {
-    return startup_options_changed(running, load_daemon_config(dir.write("b.yaml", yaml)));
+    return startup_options_changed(
+        running, warpwatch::plugins::load_daemon_config(dir.write("b.yaml", yaml)));
   };
   EXPECT_TRUE(
       changed("curve:\n  secret_key_file: daemon.key\n  allowed_clients_file: more\n").empty());

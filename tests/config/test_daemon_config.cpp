@@ -7,8 +7,13 @@
 
 #include "cli_test_support.hpp"
 #include "config_error_support.hpp"
+#include "in_influx/in_influx.hpp"
+#include "in_pull/in_pull.hpp"
+#include "in_replay/in_replay.hpp"
+#include "in_sub/in_sub.hpp"
 #include "warpwatch/config/daemon_config.hpp"
 #include "warpwatch/config/options.hpp"
+#include "warpwatch/plugins/registry.hpp"
 
 namespace fs = std::filesystem;
 using namespace warpwatch::config;
@@ -401,7 +406,7 @@ TEST(DaemonConfig, PatternFileErrorNamesBothFiles) {
   const std::string path =
       write_file(dir / "warpwatch.yaml", PATTERNS "      - {id: p, file: bad.csv}\n");
   try {
-    load_daemon_config(path);
+    warpwatch::plugins::load_daemon_config(path);
     FAIL() << "expected a ConfigError";
   } catch (const ConfigError& e) {
     // The configuration's `file:` value, then the pattern file's row and field.
@@ -415,7 +420,7 @@ TEST(DaemonConfig, NoSuggestionForAFarMiss) {
   const fs::path dir = test_dir();
   const std::string path = write_file(dir / "warpwatch.yaml", "frobnicate: 1\n");
   try {
-    load_daemon_config(path);
+    warpwatch::plugins::load_daemon_config(path);
     FAIL() << "expected a ConfigError";
   } catch (const ConfigError& e) {
     EXPECT_EQ(std::string(e.what()).find("did you mean"), std::string::npos) << e.what();
@@ -424,7 +429,8 @@ TEST(DaemonConfig, NoSuggestionForAFarMiss) {
 
 TEST(DaemonConfig, EmptyFileGivesTheDefaultsAndTheImplicitRule) {
   const fs::path dir = test_dir();
-  const DaemonConfig c = load_daemon_config(write_file(dir / "warpwatch.yaml", "# nothing\n"));
+  const DaemonConfig c =
+      warpwatch::plugins::load_daemon_config(write_file(dir / "warpwatch.yaml", "# nothing\n"));
   EXPECT_EQ(c.instance, "warpwatch");
   EXPECT_EQ(c.backend, warpwatch::kernels::Backend::automatic);
   EXPECT_EQ(c.tick.count(), 10);
@@ -457,27 +463,27 @@ TEST(DaemonConfig, EmptyFileGivesTheDefaultsAndTheImplicitRule) {
 
 TEST(DaemonConfig, LimitsDeriveFromTheBudgetUnlessSet) {
   const fs::path dir = test_dir();
-  const DaemonConfig derived = load_daemon_config(
+  const DaemonConfig derived = warpwatch::plugins::load_daemon_config(
       write_file(dir / "derived.yaml",
                  "limits: {memory_budget_bytes: 268435456, max_message_bytes: 65536}\n"));
   EXPECT_EQ(derived.queue_bytes, std::size_t{64} << 20);
   EXPECT_EQ(derived.stream_queue_bytes, std::size_t{4} << 20);
   EXPECT_EQ(derived.receive_high_water_mark, 512);  // 32 MiB of 64 KiB messages
-  const DaemonConfig set = load_daemon_config(
+  const DaemonConfig set = warpwatch::plugins::load_daemon_config(
       write_file(dir / "set.yaml",
                  "limits: {queue_bytes: 1000000, stream_queue_bytes: 1000, receive_hwm: 7}\n"));
   EXPECT_EQ(set.queue_bytes, 1000000u);
   EXPECT_EQ(set.stream_queue_bytes, 1000u);
   EXPECT_EQ(set.receive_high_water_mark, 7);
-  const DaemonConfig capped =
-      load_daemon_config(write_file(dir / "capped.yaml", "limits: {max_message_bytes: 64}\n"));
+  const DaemonConfig capped = warpwatch::plugins::load_daemon_config(
+      write_file(dir / "capped.yaml", "limits: {max_message_bytes: 64}\n"));
   EXPECT_EQ(capped.receive_high_water_mark, 1000) << "at most 1000 messages per producer";
 }
 
 TEST(DaemonConfig, WildcardPortsNeverClash) {
   // Each tcp://host:* bind gets its own port, so these are three different endpoints.
   const fs::path dir = test_dir();
-  const DaemonConfig c = load_daemon_config(
+  const DaemonConfig c = warpwatch::plugins::load_daemon_config(
       write_file(dir / "warpwatch.yaml",
                  "ingest:\n  - pull: 'tcp://127.0.0.1:*'\n  - pull: 'tcp://127.0.0.1:*'\npublish: "
                  "{endpoint: 'tcp://127.0.0.1:*'}\n"));
@@ -486,7 +492,8 @@ TEST(DaemonConfig, WildcardPortsNeverClash) {
 
 TEST(DaemonConfig, InfluxEntriesAreRead) {
   const fs::path dir = test_dir();
-  const DaemonConfig c = load_daemon_config(write_file(dir / "warpwatch.yaml", R"(ingest:
+  const DaemonConfig c =
+      warpwatch::plugins::load_daemon_config(write_file(dir / "warpwatch.yaml", R"(ingest:
   - influx: tcp://127.0.0.1:8094
   - influx: udp://127.0.0.1:8094
     stream_template: "{tag:site}/{measurement}"
@@ -497,35 +504,39 @@ TEST(DaemonConfig, InfluxEntriesAreRead) {
   - {influx: 'tcp://127.0.0.1:0'}
 )"));
   ASSERT_EQ(c.ingest.size(), 4u);
-  const IngestSource& tcp = c.ingest[0];
-  EXPECT_EQ(tcp.kind, IngestSource::Kind::influx);
+  using warpwatch::plugins::in_influx::InfluxOptions;
+  EXPECT_EQ(c.ingest[0].kind, "influx");
+  const InfluxOptions& tcp = c.ingest[0].options_as<InfluxOptions>();
   EXPECT_EQ(tcp.endpoint, "tcp://127.0.0.1:8094");
   EXPECT_EQ(tcp.mapping.stream_template, "{measurement}.{field}") << "the default";
   EXPECT_TRUE(tcp.mapping.fields.empty());
   EXPECT_EQ(tcp.mapping.precision, warpwatch::stream::Precision::ns);
   EXPECT_EQ(tcp.max_line_bytes, 65536u);
   EXPECT_EQ(tcp.max_connections, 256u);
-  const IngestSource& udp = c.ingest[1];
+  const InfluxOptions& udp = c.ingest[1].options_as<InfluxOptions>();
   EXPECT_EQ(udp.endpoint, "udp://127.0.0.1:8094") << "another protocol: the same port is free";
   EXPECT_EQ(udp.mapping.stream_template, "{tag:site}/{measurement}");
   EXPECT_EQ(udp.mapping.fields, (std::vector<std::string>{"x", "y", "z"}));
   EXPECT_EQ(udp.mapping.precision, warpwatch::stream::Precision::ms);
   EXPECT_EQ(udp.max_line_bytes, 4096u);
-  EXPECT_EQ(c.ingest[2].max_connections, 8u);
-  EXPECT_EQ(c.ingest[3].endpoint, "tcp://127.0.0.1:0") << "port 0 twice: two ports";
+  EXPECT_EQ(c.ingest[2].options_as<InfluxOptions>().max_connections, 8u);
+  EXPECT_EQ(c.ingest[3].options_as<InfluxOptions>().endpoint, "tcp://127.0.0.1:0")
+      << "port 0 twice: two ports";
 
   DaemonConfig changed = c;
-  changed.ingest[1].mapping.precision = warpwatch::stream::Precision::s;
+  InfluxOptions other = udp;
+  other.mapping.precision = warpwatch::stream::Precision::s;
+  changed.ingest[1] = warpwatch::plugins::source_entry(other, c.ingest[1].where);
   EXPECT_EQ(startup_options_changed(c, changed), std::vector<std::string>{"ingest"})
       << "a mapping is taken at start";
 }
 
 TEST(DaemonConfig, ExampleConfigLoads) {
-  const DaemonConfig c = load_daemon_config(example_yaml.string());
+  const DaemonConfig c = warpwatch::plugins::load_daemon_config(example_yaml.string());
   EXPECT_EQ(c.instance, "example");
   ASSERT_EQ(c.ingest.size(), 5u);
-  EXPECT_EQ(c.ingest[3].kind, IngestSource::Kind::mqtt);
-  EXPECT_EQ(c.ingest[4].kind, IngestSource::Kind::influx);
+  EXPECT_EQ(c.ingest[3].kind, "mqtt");
+  EXPECT_EQ(c.ingest[4].kind, "influx");
   EXPECT_EQ(c.live.streams.size(), 2u);
   EXPECT_EQ(c.live.auto_period_ns, 10'000'000);
   ASSERT_EQ(c.live.libraries.size(), 2u);
@@ -585,7 +596,7 @@ TEST(DaemonConfig, FullConfigReadsIntoTheExpectedValues) {
   write_file(dir / "patterns" / "swing.csv", "t_ms,x,y\n100,0,1\n120,1,0\n150,0,-1\n");
   write_file(dir / "data" / "r.csv", "1,2,3\n");
   const std::string path = write_file(dir / "warpwatch.yaml", full_config);
-  const DaemonConfig c = load_daemon_config(path);
+  const DaemonConfig c = warpwatch::plugins::load_daemon_config(path);
 
   EXPECT_EQ(c.source_file, path);
   EXPECT_EQ(c.instance, "plant-1");
@@ -594,16 +605,20 @@ TEST(DaemonConfig, FullConfigReadsIntoTheExpectedValues) {
   EXPECT_EQ(c.tick.count(), 25);
   EXPECT_EQ(c.batch_samples, 512u);
   ASSERT_EQ(c.ingest.size(), 3u);
-  EXPECT_EQ(c.ingest[0].kind, IngestSource::Kind::pull);
-  EXPECT_EQ(c.ingest[0].endpoint, "tcp://127.0.0.1:7001");
+  using warpwatch::plugins::in_pull::PullOptions;
+  using warpwatch::plugins::in_replay::ReplayOptions;
+  using warpwatch::plugins::in_sub::SubOptions;
+  EXPECT_EQ(c.ingest[0].kind, "pull");
+  EXPECT_EQ(c.ingest[0].options_as<PullOptions>().endpoint, "tcp://127.0.0.1:7001");
   EXPECT_EQ(c.ingest[0].where.line, 6);
-  EXPECT_EQ(c.ingest[1].kind, IngestSource::Kind::sub);
-  EXPECT_EQ(c.ingest[1].topic, "pump-");
-  EXPECT_EQ(c.ingest[2].kind, IngestSource::Kind::replay);
-  EXPECT_EQ(c.ingest[2].file, (dir / "data" / "r.csv").string());
-  EXPECT_EQ(c.ingest[2].stream, "pump-1");
-  EXPECT_EQ(c.ingest[2].rate_hz, 50.0);
-  EXPECT_EQ(c.ingest[2].period_ns, 2'500'000);
+  EXPECT_EQ(c.ingest[1].kind, "sub");
+  EXPECT_EQ(c.ingest[1].options_as<SubOptions>().topic, "pump-");
+  EXPECT_EQ(c.ingest[2].kind, "replay");
+  const ReplayOptions& replay = c.ingest[2].options_as<ReplayOptions>();
+  EXPECT_EQ(replay.file, (dir / "data" / "r.csv").string());
+  EXPECT_EQ(replay.stream, "pump-1");
+  EXPECT_EQ(replay.rate_hz, 50.0);
+  EXPECT_EQ(replay.period_ns, 2'500'000);
   EXPECT_EQ(c.max_message_bytes, 4096u);
   EXPECT_EQ(c.live.max_streams, 20u);
   EXPECT_TRUE(c.live.auto_create_streams);
@@ -784,7 +799,7 @@ TEST(DaemonConfig, EdPatternsLoad) {
       "    defaults: {metric: ed, mode: window, threshold: 0.5, znorm: true}\n    patterns:\n"
       "      - {id: a, values: [[0, 1], [1, 0], [2, 2]], cost: abs}\n"
       "      - {id: b, values: [[0, 1], [1, 3], [2, 2]], window: 3}\n");
-  const auto c = load_daemon_config(path);
+  const auto c = warpwatch::plugins::load_daemon_config(path);
   ASSERT_EQ(c.live.libraries.size(), 1u);
   const auto& patterns = c.live.libraries[0].patterns;
   ASSERT_EQ(patterns.size(), 2u);

@@ -3,12 +3,15 @@
 // restart. Their errors are cases of test_daemon_config.cpp's table.
 #include <gtest/gtest.h>
 
+#include "in_kafka/in_kafka.hpp"
 #include "test_support.hpp"
 #include "warpwatch/config/daemon_config.hpp"
+#include "warpwatch/plugins/registry.hpp"
 
 namespace {
 
 using namespace warpwatch::config;
+using warpwatch::plugins::in_kafka::KafkaOptions;
 using warpwatch::stream::PayloadFormat;
 using warpwatch::testing::TempDir;
 using namespace std::chrono_literals;
@@ -31,10 +34,10 @@ sinks:
     queue: 500
     timeout_ms: 30000
 )");
-  const DaemonConfig c = load_daemon_config(path);
+  const DaemonConfig c = warpwatch::plugins::load_daemon_config(path);
   ASSERT_EQ(c.ingest.size(), 1u);
-  EXPECT_EQ(c.ingest[0].kind, IngestSource::Kind::kafka);
-  const auto& k = c.ingest[0].kafka;
+  EXPECT_EQ(c.ingest[0].kind, "kafka");
+  const auto& k = c.ingest[0].options_as<KafkaOptions>().kafka;
   EXPECT_EQ(k.brokers, "k1:9092,k2:9092");
   EXPECT_EQ(k.topic, "sensors");
   EXPECT_EQ(k.group_id, "plant");
@@ -61,14 +64,16 @@ TEST(KafkaConfig, DefaultsAndAChangeThatWaitsForARestart) {
 ingest:
   - kafka: {brokers: "k:9092", topic: t, group_id: g}
 )";
-  const DaemonConfig a = parse_daemon_config(text, dir.file("a.yaml"));
-  const auto& k = a.ingest.at(0).kafka;
+  const DaemonConfig a = warpwatch::plugins::parse_daemon_config(text, dir.file("a.yaml"));
+  const auto& k = a.ingest.at(0).options_as<KafkaOptions>().kafka;
   EXPECT_EQ(k.instance_id, "");
   EXPECT_EQ(k.payload, PayloadFormat::any);
   EXPECT_EQ(k.session_timeout, 10000ms);
   EXPECT_TRUE(k.properties.empty());
   DaemonConfig b = a;
-  b.ingest[0].kafka.instance_id = "host-2";
+  KafkaOptions other = a.ingest[0].options_as<KafkaOptions>();
+  other.kafka.instance_id = "host-2";
+  b.ingest[0] = warpwatch::plugins::source_entry(other);
   EXPECT_EQ(startup_options_changed(a, b), (std::vector<std::string>{"ingest"}));
   EXPECT_TRUE(startup_options_changed(a, a).empty());
 }

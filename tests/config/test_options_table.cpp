@@ -12,9 +12,12 @@
 #include <vector>
 
 #include "cli_test_support.hpp"
+#include "in_replay/in_replay.hpp"
+#include "in_sub/in_sub.hpp"
 #include "warpwatch/config/daemon_config.hpp"
 #include "warpwatch/config/options.hpp"
 #include "warpwatch/kernels/params.hpp"
+#include "warpwatch/plugins/registry.hpp"
 
 namespace fs = std::filesystem;
 using namespace warpwatch::config;
@@ -37,7 +40,13 @@ std::string parent_of(std::string_view name, bool& is_list_entry) {
   return parent;
 }
 
-TEST(OptionsTable, DocsContainTheGeneratedReference) {
+// The ingest kinds' rows come from their plugins, registered before the table is built.
+class OptionsTable : public ::testing::Test {
+ protected:
+  void SetUp() override { warpwatch::plugins::register_builtin_plugins(); }
+};
+
+TEST_F(OptionsTable, DocsContainTheGeneratedReference) {
   const fs::path docs = fs::path(WARPWATCH_SOURCE_DIR) / "docs" / "configuration.md";
   const std::string text = read_text(docs);
   ASSERT_FALSE(text.empty()) << docs;
@@ -47,7 +56,7 @@ TEST(OptionsTable, DocsContainTheGeneratedReference) {
       << options_reference_markdown();
 }
 
-TEST(OptionsTable, ReferenceHasOneRowPerOption) {
+TEST_F(OptionsTable, ReferenceHasOneRowPerOption) {
   const std::string reference = options_reference_markdown();
   std::size_t rows = 0;
   for (std::size_t at = reference.find("\n| `"); at != std::string::npos;
@@ -56,7 +65,7 @@ TEST(OptionsTable, ReferenceHasOneRowPerOption) {
   EXPECT_EQ(rows, option_table().size());
 }
 
-TEST(OptionsTable, NamesAreUniqueAndNestUnderSectionsAndLists) {
+TEST_F(OptionsTable, NamesAreUniqueAndNestUnderSectionsAndLists) {
   std::set<std::string_view> names;
   for (const OptionInfo& option : option_table()) {
     EXPECT_TRUE(names.insert(option.name).second) << "declared twice: " << option.name;
@@ -70,7 +79,7 @@ TEST(OptionsTable, NamesAreUniqueAndNestUnderSectionsAndLists) {
   }
 }
 
-TEST(OptionsTable, DeclarationsAreComplete) {
+TEST_F(OptionsTable, DeclarationsAreComplete) {
   for (const OptionInfo& option : option_table()) {
     SCOPED_TRACE(std::string(option.name));
     EXPECT_FALSE(option.help.empty());
@@ -93,7 +102,7 @@ TEST(OptionsTable, DeclarationsAreComplete) {
 // The header's initializers and the table's defaults must agree: code that builds a
 // DaemonConfig by hand (tests, the daemon's fallbacks) then behaves like an empty file.
 // Loading this file also applies, and so checks, every default of the table.
-TEST(OptionsTable, DefaultsAgreeWithTheHeader) {
+TEST_F(OptionsTable, DefaultsAgreeWithTheHeader) {
   const fs::path dir = warpwatch::testing::temp_dir("options_table_defaults");
   warpwatch::testing::write_file(dir / "p.csv", "1,2,3\n");
   const std::string path = warpwatch::testing::write_file(
@@ -102,7 +111,7 @@ TEST(OptionsTable, DefaultsAgreeWithTheHeader) {
       "streams: {declared: [{id: s}]}\n"
       "libraries: [{name: l, defaults: {threshold: 0}, patterns: [{id: p, file: p.csv}]}]\n"
       "rules: [{name: r}]\n");
-  const DaemonConfig c = load_daemon_config(path);
+  const DaemonConfig c = warpwatch::plugins::load_daemon_config(path);
   const DaemonConfig header;
   EXPECT_EQ(c.instance, header.instance);
   EXPECT_EQ(c.backend, header.backend);
@@ -119,10 +128,14 @@ TEST(OptionsTable, DefaultsAgreeWithTheHeader) {
   EXPECT_EQ(c.metrics_listen, header.metrics_listen);
   EXPECT_EQ(c.drain_grace, header.drain_grace);
 
-  const IngestSource sub, replay;
-  EXPECT_EQ(c.ingest.at(0).topic, sub.topic);
-  EXPECT_EQ(c.ingest.at(1).rate_hz, replay.rate_hz);
-  EXPECT_EQ(c.ingest.at(1).period_ns, replay.period_ns);
+  // The plugins' structs (daemon/plugins/in_<kind>/) hold their defaults.
+  const warpwatch::plugins::in_sub::SubOptions sub;
+  const warpwatch::plugins::in_replay::ReplayOptions replay;
+  using warpwatch::plugins::in_replay::ReplayOptions;
+  using warpwatch::plugins::in_sub::SubOptions;
+  EXPECT_EQ(c.ingest.at(0).options_as<SubOptions>().topic, sub.topic);
+  EXPECT_EQ(c.ingest.at(1).options_as<ReplayOptions>().rate_hz, replay.rate_hz);
+  EXPECT_EQ(c.ingest.at(1).options_as<ReplayOptions>().period_ns, replay.period_ns);
   const StreamDecl stream;
   EXPECT_EQ(c.live.streams.at(0).def.dims, stream.def.dims);
   EXPECT_EQ(c.live.streams.at(0).def.nominal_period_ns, stream.def.nominal_period_ns);

@@ -9,6 +9,7 @@
 #include "test_support.hpp"
 #include "warpwatch/config/daemon_config.hpp"
 #include "warpwatch/config/http_url.hpp"
+#include "warpwatch/plugins/registry.hpp"
 
 namespace {
 
@@ -83,7 +84,7 @@ sinks:
     hmac_secret_file: hook.secret
     signature_header: X-Hub-Signature-256
 )");
-  const DaemonConfig c = load_daemon_config(path);
+  const DaemonConfig c = warpwatch::plugins::load_daemon_config(path);
   ASSERT_EQ(c.live.rules.size(), 2u);
   EXPECT_EQ(c.live.rules[0].resolve.count(), 60000);
   EXPECT_EQ(c.live.rules[1].resolve.count(), 300000);  // the default: 5 minutes
@@ -127,7 +128,7 @@ TEST(SinkConfig, AnEmptySecretFileIsAnError) {
   const std::string path = dir.write(
       "warpwatch.yaml", "sinks:\n  - {webhook: 'http://a/', hmac_secret_file: empty.secret}\n");
   try {
-    load_daemon_config(path);
+    warpwatch::plugins::load_daemon_config(path);
     FAIL() << "expected a ConfigError";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.where().line, 2);
@@ -141,15 +142,17 @@ TEST(SinkConfig, WithoutAnAlertmanagerRuleLabelsAreFree) {
   const std::string path = dir.write(
       "warpwatch.yaml",
       "rules:\n  - {name: r, labels: {team-name: ops}}\nsinks:\n  - webhook: 'http://a/'\n");
-  EXPECT_EQ(load_daemon_config(path).live.rules[0].labels.at("team-name"), "ops");
+  EXPECT_EQ(warpwatch::plugins::load_daemon_config(path).live.rules[0].labels.at("team-name"),
+            "ops");
 }
 
 TEST(SinkConfig, AReloadNamesChangedSinksAsWaitingForARestart) {
   const TempDir dir;
-  const auto a = load_daemon_config(dir.write("a.yaml", "sinks:\n  - webhook: 'http://a/'\n"));
-  const auto b =
-      load_daemon_config(dir.write("b.yaml", "sinks:\n  - {webhook: 'http://a/', queue: 7}\n"));
-  const auto moved = load_daemon_config(
+  const auto a = warpwatch::plugins::load_daemon_config(
+      dir.write("a.yaml", "sinks:\n  - webhook: 'http://a/'\n"));
+  const auto b = warpwatch::plugins::load_daemon_config(
+      dir.write("b.yaml", "sinks:\n  - {webhook: 'http://a/', queue: 7}\n"));
+  const auto moved = warpwatch::plugins::load_daemon_config(
       dir.write("c.yaml", "instance: warpwatch\nsinks:\n  - webhook: 'http://a/'\n"));
   EXPECT_EQ(startup_options_changed(a, b), std::vector<std::string>{"sinks"});
   EXPECT_TRUE(startup_options_changed(a, moved).empty());  // only its place in the file moved

@@ -47,7 +47,13 @@
 #include <string>
 
 #include "fuzz_support.hpp"
+#include "in_influx/in_influx.hpp"
+#include "in_mqtt/in_mqtt.hpp"
+#include "in_pull/in_pull.hpp"
+#include "in_replay/in_replay.hpp"
+#include "in_sub/in_sub.hpp"
 #include "warpwatch/config/daemon_config.hpp"
+#include "warpwatch/plugins/registry.hpp"
 #include "warpwatch/service/pipeline.hpp"
 
 namespace {
@@ -83,7 +89,7 @@ std::string write_config(const std::string& name, const std::string& text) {
 // The configuration, or nullopt when it is refused, which must be a located ConfigError.
 std::optional<DaemonConfig> parse(const std::string& text, const std::string& path) {
   try {
-    return warpwatch::config::parse_daemon_config(text, path);
+    return warpwatch::plugins::parse_daemon_config(text, path);
   } catch (const ConfigError& e) {
     WARPWATCH_FUZZ_CHECK(e.where().file == path, "a ConfigError names the file");
     WARPWATCH_FUZZ_CHECK(e.where().line >= 1 && e.where().column >= 1,
@@ -102,21 +108,38 @@ bool cheap_to_start(const std::string& text, const DaemonConfig& c) {
 
 // What the daemon needs outside the process, replaced (see the top of this file).
 void make_local(DaemonConfig& c) {
-  using Kind = warpwatch::config::IngestSource::Kind;
+  namespace plugins = warpwatch::plugins;
   c.publish_endpoint = "inproc://fuzz-publish";
   for (std::size_t i = 0; i < c.ingest.size(); ++i) {
     auto& source = c.ingest[i];
-    if (source.kind == Kind::pull || source.kind == Kind::sub)
-      source.endpoint = "inproc://fuzz-ingest-" + std::to_string(i);
-    if (source.kind == Kind::influx)
-      source.endpoint =
-          source.endpoint.starts_with("udp://") ? "udp://127.0.0.1:0" : "tcp://127.0.0.1:0";
+    const std::string local = "inproc://fuzz-ingest-" + std::to_string(i);
+    if (source.kind == "pull") {
+      auto o = source.options_as<plugins::in_pull::PullOptions>();
+      o.endpoint = local;
+      source = plugins::source_entry(o, source.where);
+    }
+    if (source.kind == "sub") {
+      auto o = source.options_as<plugins::in_sub::SubOptions>();
+      o.endpoint = local;
+      source = plugins::source_entry(o, source.where);
+    }
+    if (source.kind == "influx") {
+      auto o = source.options_as<plugins::in_influx::InfluxOptions>();
+      o.endpoint = o.endpoint.starts_with("udp://") ? "udp://127.0.0.1:0" : "tcp://127.0.0.1:0";
+      source = plugins::source_entry(o, source.where);
+    }
     // A paced replay sleeps between samples, and stop() waits for the sleep to end (up
     // to 1 / rate_hz seconds): as fast as possible instead.
-    if (source.kind == Kind::replay) source.rate_hz = 0;
-    if (source.kind == Kind::mqtt) {
-      source.mqtt.host = "127.0.0.1";
-      source.mqtt.port = 1;
+    if (source.kind == "replay") {
+      auto o = source.options_as<plugins::in_replay::ReplayOptions>();
+      o.rate_hz = 0;
+      source = plugins::source_entry(o, source.where);
+    }
+    if (source.kind == "mqtt") {
+      auto o = source.options_as<plugins::in_mqtt::MqttOptions>();
+      o.mqtt.host = "127.0.0.1";
+      o.mqtt.port = 1;
+      source = plugins::source_entry(o, source.where);
     }
   }
   for (auto& sink : c.sinks) {

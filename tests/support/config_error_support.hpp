@@ -6,6 +6,7 @@
 #include <string>
 
 #include "warpwatch/config/daemon_config.hpp"
+#include "warpwatch/plugins/registry.hpp"
 
 namespace warpwatch::testing {
 
@@ -20,7 +21,7 @@ struct ConfigErrorCase {
 // path:line:column, its message holding the case's.
 inline void expect_config_error(const std::string& path, const ConfigErrorCase& c) {
   try {
-    config::load_daemon_config(path);
+    warpwatch::plugins::load_daemon_config(path);
     FAIL() << "expected a ConfigError";
   } catch (const config::ConfigError& e) {
     EXPECT_EQ(e.where().file, path);

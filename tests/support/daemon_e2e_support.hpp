@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "in_pull/in_pull.hpp"
 #include "planted_support.hpp"
 #include "test_support.hpp"
 #include "warpwatch/config/daemon_config.hpp"
@@ -162,10 +163,9 @@ inline config::DaemonConfig base_config(std::vector<std::string> stream_ids,
   c.cpu_threads = 2;
   c.tick = 5ms;
   c.batch_samples = 4096;
-  config::IngestSource pull;
-  pull.kind = config::IngestSource::Kind::pull;
+  plugins::in_pull::PullOptions pull;
   pull.endpoint = "tcp://127.0.0.1:*";
-  c.ingest.push_back(pull);
+  c.ingest.push_back(plugins::source_entry(pull));
   for (auto& id : stream_ids) {
     config::StreamDecl d;
     d.def = {std::move(id), 1, kPeriod};

@@ -13,15 +13,15 @@
 #include "alertmanager_process.hpp"
 #include "http_client.hpp"
 #include "log_capture.hpp"
-#include "warpwatch/alerting/sink.hpp"
+#include "warpwatch/alerting/http_sink.hpp"
 
 namespace {
 
 using namespace warpwatch;
 using namespace warpwatch::testing;
 using namespace std::chrono_literals;
+using alerting::HttpSink;
 using alerting::SharedEvent;
-using alerting::Sink;
 using nlohmann::json;
 
 std::int64_t wall_clock_ns() {
@@ -64,7 +64,7 @@ std::map<std::string, json> alerts_by_stream(int port) {
 
 TEST(AlertmanagerSink, AlertsReadBackWithLabelsAnnotationsAndTimes) {
   const AlertmanagerProcess am(bench::free_loopback_port());
-  Sink sink(alertmanager(am.url()), nullptr);
+  HttpSink sink(alertmanager(am.url()), nullptr);
   const std::int64_t now = wall_clock_ns();
   sink.offer(
       std::vector<SharedEvent>{event("pump-1", 1, now), event("pump-2", 2, now + 1'000'000)});
@@ -95,7 +95,7 @@ TEST(AlertmanagerSink, AlertsReadBackWithLabelsAnnotationsAndTimes) {
 // The same labels are one alert in Alertmanager: a later event keeps it firing longer.
 TEST(AlertmanagerSink, ALaterEventOfTheSameAlertExtendsIt) {
   const AlertmanagerProcess am(bench::free_loopback_port());
-  Sink sink(alertmanager(am.url()), nullptr);
+  HttpSink sink(alertmanager(am.url()), nullptr);
   const std::int64_t first = wall_clock_ns();
   sink.offer(std::vector<SharedEvent>{event("pump-1", 1, first)});
   ASSERT_TRUE(wait_counters(sink, [](const auto& k) { return k.sent == 1; }));
@@ -116,7 +116,7 @@ TEST(AlertmanagerSink, RetriesUntilAlertmanagerComesUp) {
   auto c = alertmanager("http://127.0.0.1:" + std::to_string(port));
   c.max_attempts = 1000;
   CapturedLog log;
-  Sink sink(c, log.logger());
+  HttpSink sink(c, log.logger());
   sink.offer(std::vector<SharedEvent>{event("pump-9", 1, wall_clock_ns())});
   ASSERT_TRUE(wait_counters(sink, [](const auto& k) { return k.retried >= 2; }));
   EXPECT_EQ(sink.counters().sent, 0u);
@@ -135,7 +135,7 @@ TEST(AlertmanagerSink, RetriesUntilAlertmanagerComesUp) {
 TEST(AlertmanagerSink, ARefusedBatchIsCountedNotRetried) {
   const AlertmanagerProcess am(bench::free_loopback_port());
   CapturedLog log;
-  Sink sink(alertmanager(am.url()), log.logger());
+  HttpSink sink(alertmanager(am.url()), log.logger());
   alerting::Event bad = *event("pump-1", 1, wall_clock_ns());
   bad.labels = {{"bad-name", "x"}};
   sink.offer(std::vector<SharedEvent>{std::make_shared<const alerting::Event>(bad)});

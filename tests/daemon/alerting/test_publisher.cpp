@@ -5,8 +5,10 @@
 #include <chrono>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -82,10 +84,27 @@ class Subscriber {
   zmq::socket_t socket_;
 };
 
+// What the pipeline does with the Publisher: number the events (EventSequence), then offer
+// them; the numbers are written back into the test's events.
+struct Numbered {
+  Publisher& sink;
+  warpwatch::alerting::EventSequence sequence{};
+
+  void publish(std::span<Event> events) {
+    sequence.assign(events);
+    std::vector<warpwatch::alerting::SharedEvent> shared;
+    for (const Event& e : events) shared.push_back(std::make_shared<const Event>(e));
+    sink.offer(shared);
+  }
+  std::uint64_t last_sequence() const { return sequence.last(); }
+  const std::string& endpoint() const { return sink.endpoint(); }
+  warpwatch::alerting::PublisherCounters counters() const { return sink.counters(); }
+};
+
 // ZeroMQ's slow joiner: a subscription reaches the publisher some time after connect,
 // and PUB drops what nobody has subscribed to yet. Publishes probes (stream "probe", so
 // receive_event skips them) until one arrives; bounded at 2 s.
-void await_connection(Publisher& publisher, Subscriber& subscriber, const std::string& rule) {
+void await_connection(Numbered& publisher, Subscriber& subscriber, const std::string& rule) {
   const auto deadline = Clock::now() + 2s;
   while (Clock::now() < deadline) {
     std::vector<Event> probe{sample_event(rule, "probe")};
@@ -166,7 +185,8 @@ TEST(EventJson, LabelKeysKeepEveryByte) {
 }
 
 TEST(Publisher, BindsAWildcardPortAndReportsTheEndpoint) {
-  Publisher publisher(options());
+  Publisher sink(options());
+  Numbered publisher{sink};
   const std::string& endpoint = publisher.endpoint();
   ASSERT_EQ(endpoint.rfind("tcp://127.0.0.1:", 0), 0u) << endpoint;
   EXPECT_GT(std::stoi(endpoint.substr(16)), 0) << endpoint;
@@ -176,7 +196,7 @@ TEST(Publisher, BadEndpointThrowsNamingIt) {
   PublisherOptions o = options();
   o.endpoint = "nonsense://here";
   try {
-    Publisher publisher(o);
+    Publisher sink(o);
     FAIL() << "bind should have failed";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("nonsense://here"), std::string::npos) << e.what();
@@ -185,7 +205,8 @@ TEST(Publisher, BadEndpointThrowsNamingIt) {
 
 TEST(Publisher, EventsArriveWithTopicJsonAndConsecutiveSequenceNumbers) {
   zmq::context_t context(1);  // the daemon's shared context
-  Publisher publisher(context, options());
+  Publisher sink(context, options());
+  Numbered publisher{sink};
   Subscriber subscriber(publisher.endpoint(), {""});
   await_connection(publisher, subscriber, "hot");
   const std::uint64_t before = publisher.last_sequence();
@@ -216,7 +237,8 @@ TEST(Publisher, EventsArriveWithTopicJsonAndConsecutiveSequenceNumbers) {
 }
 
 TEST(Publisher, SubscriberGetsOnlyItsTopicPrefix) {
-  Publisher publisher(options());
+  Publisher sink(options());
+  Numbered publisher{sink};
   Subscriber subscriber(publisher.endpoint(), {"ruleA/"});
   await_connection(publisher, subscriber, "ruleA");
 
@@ -241,7 +263,8 @@ TEST(Publisher, SubscriberGetsOnlyItsTopicPrefix) {
 }
 
 TEST(Publisher, SlowSubscriberNeverBlocksAndDropsAreCounted) {
-  Publisher publisher(options(/*hwm=*/4));
+  Publisher sink(options(/*hwm=*/4));
+  Numbered publisher{sink};
   // Never reads while the flood goes out; small queues so that they fill quickly.
   Subscriber subscriber(publisher.endpoint(), {""}, /*receive_hwm=*/4, /*receive_buffer=*/4096);
   await_connection(publisher, subscriber, "r");
@@ -286,7 +309,8 @@ TEST(Publisher, SlowSubscriberNeverBlocksAndDropsAreCounted) {
 }
 
 TEST(Publisher, NoSubscriberNeverBlocks) {
-  Publisher publisher(options(/*hwm=*/1));
+  Publisher sink(options(/*hwm=*/1));
+  Numbered publisher{sink};
   std::vector<Event> batch(5000, sample_event("r", "s"));
   const auto start = Clock::now();
   publisher.publish(batch);
@@ -311,7 +335,8 @@ TEST(Publisher, FileSinkWritesExactlyTheEventsAsJsonLines) {
   o.events_file = dir.file("events.jsonl");
   const std::string existing = R"({"earlier":"run"})";
   dir.write("events.jsonl", existing + "\n");
-  Publisher publisher(o);
+  Publisher sink(o);
+  Numbered publisher{sink};
 
   std::vector<Event> batch1{sample_event("a", "s1", 10), sample_event("b", "s2", 11)};
   std::vector<Event> batch2{sample_event("a", "s1", 12)};
@@ -334,7 +359,8 @@ TEST(Publisher, FileErrorsAreCountedAndLoggedNotThrown) {
   PublisherOptions o = options();
   o.events_file = "/dev/full";  // every write fails with ENOSPC
   o.log = captured.logger();
-  Publisher publisher(o);
+  Publisher sink(o);
+  Numbered publisher{sink};
   std::vector<Event> batch{sample_event("a", "s")};
   ASSERT_NO_THROW(publisher.publish(batch));
   ASSERT_NO_THROW(publisher.publish(batch));
@@ -351,7 +377,8 @@ TEST(Publisher, UnopenableFileIsCountedAndRetried) {
   PublisherOptions o = options();
   o.events_file = dir.path() + "/missing/events.jsonl";
   o.log = log.logger();
-  Publisher publisher(o);
+  Publisher sink(o);
+  Numbered publisher{sink};
   std::vector<Event> batch{sample_event("a", "s")};
   publisher.publish(batch);
   EXPECT_EQ(publisher.counters().file_errors, 1u);

@@ -12,6 +12,7 @@
 #include "test_support.hpp"
 #include "warpwatch/alerting/rules.hpp"
 #include "warpwatch/config/daemon_config.hpp"
+#include "warpwatch/plugins/registry.hpp"
 
 namespace {
 
@@ -83,7 +84,7 @@ TEST(Rules, NoRulesMeansOneDefaultRuleForEverything) {
   // The configuration supplies the implicit rule when the file has none.
   const warpwatch::testing::TempDir dir;
   const auto config =
-      warpwatch::config::load_daemon_config(dir.write("c.yaml", "instance: node-1\n"));
+      warpwatch::plugins::load_daemon_config(dir.write("c.yaml", "instance: node-1\n"));
   RuleEngine engine(config.live.rules, "node-1");
   ASSERT_EQ(engine.rules().size(), 1u);
   EXPECT_EQ(engine.rules()[0].name, "default");
@@ -286,7 +287,7 @@ TEST(Rules, EmptyBatchGivesNoEvents) {
 
 TEST(Rules, EachPatternNamesItsLibrary) {
   const warpwatch::testing::TempDir dir;
-  const auto config = warpwatch::config::load_daemon_config(
+  const auto config = warpwatch::plugins::load_daemon_config(
       dir.write("c.yaml",
                 "streams: {declared: [{id: s}]}\nlibraries:\n  - name: shapes\n    defaults: "
                 "{threshold: 3.5, metric: softdtw, mode: window}\n"

@@ -7,8 +7,10 @@
 #include <string>
 
 #include "daemon_e2e_support.hpp"
+#include "in_mqtt/in_mqtt.hpp"
 #include "log_capture.hpp"
 #include "mosquitto_broker.hpp"
+#include "source_counters.hpp"
 #include "test_support.hpp"
 #include "warpwatch/bench/load_generator.hpp"
 #include "warpwatch/service/pipeline.hpp"
@@ -23,8 +25,7 @@ TEST(LoadMqttSink, WhatItPublishesReachesTheDaemonAndABrokerOutageIsWaitedFor) {
   MosquittoBroker broker(dir);
   kernels::PatternDef blip = make_pattern("blip", {5, -5}, kernels::Mode::stream, 1.0);
   auto cfg = base_config({"m-0", "m-1"}, {blip});
-  config::IngestSource mqtt;
-  mqtt.kind = config::IngestSource::Kind::mqtt;
+  plugins::in_mqtt::MqttOptions mqtt;
   mqtt.mqtt.host = "127.0.0.1";
   mqtt.mqtt.port = broker.port();
   mqtt.mqtt.topics = {"soak/+"};
@@ -32,12 +33,11 @@ TEST(LoadMqttSink, WhatItPublishesReachesTheDaemonAndABrokerOutageIsWaitedFor) {
   mqtt.mqtt.qos = 1;
   mqtt.mqtt.reconnect_min = 100ms;
   mqtt.mqtt.reconnect_max = 500ms;
-  cfg.ingest = {mqtt};
+  cfg.ingest = {plugins::source_entry(mqtt)};
   CapturedLog log;
   service::Pipeline pipeline(cfg, log.logger());
   pipeline.start();
-  ASSERT_TRUE(wait_until([&] { return pipeline.metrics_snapshot().mqtt.at(0).connected; }))
-      << log.joined();
+  ASSERT_TRUE(wait_until([&] { return mqtt_counters(pipeline).connected; })) << log.joined();
 
   bench::LoadOptions o;
   o.streams = 2;
@@ -57,7 +57,7 @@ TEST(LoadMqttSink, WhatItPublishesReachesTheDaemonAndABrokerOutageIsWaitedFor) {
   ASSERT_TRUE(wait_until([&] { return pipeline.registry().snapshot().accepted_samples == 1000; }))
       << pipeline.registry().snapshot().accepted_samples << "\n"
       << log.joined();
-  EXPECT_EQ(pipeline.metrics_snapshot().mqtt.at(0).messages, 40u);
+  EXPECT_EQ(mqtt_counters(pipeline).messages, 40u);
   EXPECT_EQ(pipeline.registry().snapshot().rejected.total(), 0u);
 
   // The broker goes away: the sink refuses (the generator would wait) ...

@@ -13,6 +13,7 @@
 #include "cli_test_support.hpp"
 #include "curve_support.hpp"
 #include "daemon_e2e_support.hpp"
+#include "in_sub/in_sub.hpp"
 #include "log_capture.hpp"
 #include "test_support.hpp"
 #include "warpwatch/bench/loopback.hpp"
@@ -155,9 +156,10 @@ TEST(CurveCli, LoadBindsAsACurveServerForASubIngest) {
   const auto daemon = write_key_pair(dir, "daemon"), load = write_key_pair(dir, "load");
   const std::string endpoint = "tcp://127.0.0.1:" + std::to_string(bench::free_loopback_port());
   auto cfg = CurveDaemon::config(dir, daemon, load);
-  cfg.ingest.front().kind = config::IngestSource::Kind::sub;
-  cfg.ingest.front().endpoint = endpoint;
-  cfg.ingest.front().server_key = load.keys.public_key;
+  plugins::in_sub::SubOptions sub;
+  sub.endpoint = endpoint;
+  sub.server_key = load.keys.public_key;
+  cfg.ingest.front() = plugins::source_entry(sub);
   CapturedLog log;
   service::Pipeline pipeline(cfg, log.logger());
   pipeline.start();

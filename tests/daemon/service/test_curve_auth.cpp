@@ -15,8 +15,10 @@
 
 #include "curve_support.hpp"
 #include "daemon_e2e_support.hpp"
+#include "in_sub/in_sub.hpp"
 #include "log_capture.hpp"
 #include "test_support.hpp"
+#include "warpwatch/plugins/registry.hpp"
 #include "warpwatch/service/metrics.hpp"
 #include "warpwatch/service/pipeline.hpp"
 #include "warpwatch/service/socket_security.hpp"
@@ -159,9 +161,10 @@ config::DaemonConfig sub_config(const TempDir& dir, const KeyFiles& daemon,
                                 const CurvePublisher& publisher, const KeyFiles& publisher_keys) {
   auto cfg = base_config({"pump.00"}, blip);
   cfg.curve = curve_config(daemon, write_allowed(dir, "clients", {daemon.keys.public_key}));
-  cfg.ingest.front().kind = config::IngestSource::Kind::sub;
-  cfg.ingest.front().endpoint = publisher.endpoint;
-  cfg.ingest.front().server_key = publisher_keys.keys.public_key;
+  plugins::in_sub::SubOptions sub;
+  sub.endpoint = publisher.endpoint;
+  sub.server_key = publisher_keys.keys.public_key;
+  cfg.ingest.front() = plugins::source_entry(sub);
   return cfg;
 }
 
@@ -216,7 +219,7 @@ TEST(CurveAuth, ReloadReReadsTheAllowedList) {
       "  allowed_clients_file: clients\n";
   const std::string path = dir.write("warpwatch.yaml", yaml);
   CapturedLog log;
-  service::Pipeline pipeline(config::load_daemon_config(path), log.logger());
+  service::Pipeline pipeline(warpwatch::plugins::load_daemon_config(path), log.logger());
   pipeline.start();
   const std::string pull = pipeline.ingest_endpoints().at(0);
   zmq::context_t peers;

@@ -29,6 +29,7 @@
 #include "test_support.hpp"
 #include "warpwatch/config/daemon_config.hpp"
 #include "warpwatch/kernels/reference.hpp"
+#include "warpwatch/plugins/registry.hpp"
 #include "warpwatch/service/pipeline.hpp"
 #include "warpwatch/stream/decode/frame.hpp"
 
@@ -422,7 +423,7 @@ TEST(DaemonE2e, StuckSubscriberCausesDropsNotBlocking) {
   const auto c = pipeline.publisher().counters();
   EXPECT_EQ(c.published, summary.published);
   EXPECT_EQ(c.dropped, summary.dropped);
-  EXPECT_EQ(pipeline.publisher().last_sequence(), summary.events);
+  EXPECT_EQ(pipeline.last_sequence(), summary.events);
 }
 
 // shutdown(): samples already accepted but not yet matched are matched, and the pending
@@ -569,7 +570,7 @@ TEST(DaemonE2e, DemoConfigurationChecksOut) {
   const auto r = run_cli({"check-config", path.string()});
   EXPECT_EQ(r.status, 0) << r.out << r.err;
   // The daemon reads it the same way.
-  EXPECT_NO_THROW(config::load_daemon_config(path.string()));
+  EXPECT_NO_THROW(warpwatch::plugins::load_daemon_config(path.string()));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Pipeline::reload (SIGHUP) in-process: stream declarations added, removed and changed
 // take effect, unchanged streams keep their matching state, a bad file changes nothing.
 #include <gtest/gtest.h>
+#include "warpwatch/plugins/registry.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -57,7 +58,7 @@ TEST(DaemonReload, StreamChangesTakeEffectAndUnchangedStreamsKeepState) {
   TempDir dir;
   const std::string path = dir.write("warpwatch.yaml", kBefore);
   CapturedLog log;
-  service::Pipeline pipeline(config::load_daemon_config(path), log.logger());
+  service::Pipeline pipeline(warpwatch::plugins::load_daemon_config(path), log.logger());
   zmq::context_t ctx;
   Subscriber sub(ctx, pipeline.publish_endpoint());
   Producer push(ctx, pipeline.ingest_endpoints().at(0));
@@ -110,7 +111,7 @@ TEST(DaemonReload, PatternMatchCountersFollowTheConfiguredPatterns) {
   const std::string path =
       dir.write("warpwatch.yaml", config(stream, "      - {id: bye, values: [3, -3, 3]}\n"));
   CapturedLog log;
-  service::Pipeline pipeline(config::load_daemon_config(path), log.logger());
+  service::Pipeline pipeline(warpwatch::plugins::load_daemon_config(path), log.logger());
   zmq::context_t ctx;
   Producer push(ctx, pipeline.ingest_endpoints().at(0));
   pipeline.start();
@@ -144,7 +145,7 @@ TEST(DaemonReload, AutoCreatedStreamsTakeTheConfiguredPeriod) {
   };
   const std::string path = dir.write("warpwatch.yaml", auto_config("2.5"));
   CapturedLog log;
-  service::Pipeline pipeline(config::load_daemon_config(path), log.logger());
+  service::Pipeline pipeline(warpwatch::plugins::load_daemon_config(path), log.logger());
   zmq::context_t ctx;
   Producer push(ctx, pipeline.ingest_endpoints().at(0));
   pipeline.start();
@@ -171,7 +172,7 @@ TEST(DaemonReload, BadFileKeepsTheRunningConfiguration) {
   TempDir dir;
   const std::string path = dir.write("warpwatch.yaml", kBefore);
   CapturedLog log;
-  service::Pipeline pipeline(config::load_daemon_config(path), log.logger());
+  service::Pipeline pipeline(warpwatch::plugins::load_daemon_config(path), log.logger());
   pipeline.start();
   dir.write("warpwatch.yaml", kAfter + "scheduler: {tick_msec: 5}\n");
   EXPECT_FALSE(pipeline.reload(path));
@@ -190,7 +191,7 @@ TEST(DaemonReload, StartupOptionsWaitForARestartAndSaySo) {
   TempDir dir;
   const std::string path = dir.write("warpwatch.yaml", kBefore);
   CapturedLog log;
-  service::Pipeline pipeline(config::load_daemon_config(path), log.logger());
+  service::Pipeline pipeline(warpwatch::plugins::load_daemon_config(path), log.logger());
   const std::string endpoint = pipeline.publish_endpoint();
   pipeline.start();
   std::string after =
@@ -239,7 +240,7 @@ TEST(DaemonReload, FileWithValuesOutOfRangeOrAnAliasBombIsRefused) {
   TempDir dir;
   const std::string path = dir.write("warpwatch.yaml", kBefore);
   CapturedLog log;
-  service::Pipeline pipeline(config::load_daemon_config(path), log.logger());
+  service::Pipeline pipeline(warpwatch::plugins::load_daemon_config(path), log.logger());
   pipeline.start();
   std::string bad = kAfter;
   bad.replace(bad.find("{id: new, dims: 1, period_ms: 10}"), 33,
@@ -280,7 +281,7 @@ TEST(DaemonReload, ConfigurationThatCannotApplyIsRefusedBeforeAnythingChanges) {
   TempDir dir;
   const std::string path = dir.write("warpwatch.yaml", kBefore);
   CapturedLog log;
-  service::Pipeline pipeline(config::load_daemon_config(path), log.logger());
+  service::Pipeline pipeline(warpwatch::plugins::load_daemon_config(path), log.logger());
   zmq::context_t ctx;
   Subscriber sub(ctx, pipeline.publish_endpoint());
   Producer push(ctx, pipeline.ingest_endpoints().at(0));
@@ -288,7 +289,7 @@ TEST(DaemonReload, ConfigurationThatCannotApplyIsRefusedBeforeAnythingChanges) {
   const std::string after = dir.write("after.yaml", kAfter);
 
   // The streams come first when applying: a bad period on the last one ("new").
-  config::DaemonConfig bad_period = config::load_daemon_config(after);
+  config::DaemonConfig bad_period = warpwatch::plugins::load_daemon_config(after);
   bad_period.live.streams.back().def.nominal_period_ns = std::numeric_limits<std::int64_t>::min();
   EXPECT_FALSE(pipeline.reload(std::move(bad_period)));
   EXPECT_EQ(log.count("reload refused, keeping the running configuration: StreamRegistry: "
@@ -297,7 +298,7 @@ TEST(DaemonReload, ConfigurationThatCannotApplyIsRefusedBeforeAnythingChanges) {
       << log.joined();
   // The patterns come after the streams: a constant pattern under znorm, which the Matcher
   // refuses, would have left the streams changed.
-  config::DaemonConfig constant = config::load_daemon_config(after);
+  config::DaemonConfig constant = warpwatch::plugins::load_daemon_config(after);
   kernels::PatternDef& p = constant.live.libraries.at(0).patterns.at(0);
   p.values.assign(p.values.size(), 1.0f);
   p.params.mode = kernels::Mode::window;

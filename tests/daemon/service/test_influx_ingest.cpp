@@ -15,6 +15,7 @@
 
 #include "daemon_e2e_support.hpp"
 #include "http_client.hpp"
+#include "in_influx/in_influx.hpp"
 #include "log_capture.hpp"
 
 namespace {
@@ -33,16 +34,14 @@ config::DaemonConfig influx_config() {
                        {make_pattern("blip", {5.0f, -5.0f}, kernels::Mode::stream, 1.0)});
   c.metrics_listen = "127.0.0.1:0";
   c.ingest.clear();
-  config::IngestSource tcp;  // per field, timestamps in ms
-  tcp.kind = config::IngestSource::Kind::influx;
+  plugins::in_influx::InfluxOptions tcp;  // per field, timestamps in ms
   tcp.endpoint = "tcp://127.0.0.1:0";
   tcp.mapping = {"{measurement}.{tag:host}.{field}", {"usage"}, stream::Precision::ms};
-  c.ingest.push_back(tcp);
-  config::IngestSource udp;  // fixed fields, timestamps in ns
-  udp.kind = config::IngestSource::Kind::influx;
+  c.ingest.push_back(plugins::source_entry(tcp));
+  plugins::in_influx::InfluxOptions udp;  // fixed fields, timestamps in ns
   udp.endpoint = "udp://127.0.0.1:0";
   udp.mapping = {"{measurement}.{tag:site}", {"x"}, stream::Precision::ns};
-  c.ingest.push_back(udp);
+  c.ingest.push_back(plugins::source_entry(udp));
   return c;
 }
 
@@ -130,12 +129,14 @@ TEST(InfluxIngest, AnAddressInUseFailsAtStartUpNamingIt) {
   CapturedLog log;
   service::Pipeline first(influx_config(), log.logger());
   auto c = influx_config();
-  c.ingest[0].endpoint = first.ingest_endpoints().at(0);
+  auto taken = c.ingest[0].options_as<plugins::in_influx::InfluxOptions>();
+  taken.endpoint = first.ingest_endpoints().at(0);
+  c.ingest[0] = plugins::source_entry(taken);
   try {
     service::Pipeline second(c, log.logger());
     FAIL() << "bound the same port twice";
   } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find(c.ingest[0].endpoint), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(taken.endpoint), std::string::npos) << e.what();
   }
 }
 

@@ -12,6 +12,7 @@
 #include "test_support.hpp"
 #include "warpwatch/config/daemon_config.hpp"
 #include "warpwatch/kernels/matcher.hpp"
+#include "warpwatch/plugins/registry.hpp"
 #include "warpwatch/service/pipeline.hpp"
 
 namespace {
@@ -59,11 +60,11 @@ constexpr std::size_t kLong = 300;
 
 TEST(LibraryLimit, ALibraryOverTheLimitIsRefusedAtItsEntry) {
   TempDir dir;
-  EXPECT_NO_THROW(
-      config::load_daemon_config(dir.write("ok.yaml", config(kLong, "max_library_bytes: 2656"))));
+  EXPECT_NO_THROW(warpwatch::plugins::load_daemon_config(
+      dir.write("ok.yaml", config(kLong, "max_library_bytes: 2656"))));
   const std::string path = dir.write("big.yaml", config(kLong, "max_library_bytes: 2655"));
   try {
-    config::load_daemon_config(path);
+    warpwatch::plugins::load_daemon_config(path);
     FAIL() << "expected a ConfigError";
   } catch (const config::ConfigError& e) {
     EXPECT_EQ(e.where().file, path);
@@ -81,7 +82,7 @@ TEST(LibraryLimit, AReloadOverTheLimitIsRefusedAndTheRunningConfigurationKept) {
   TempDir dir;
   const std::string path = dir.write("warpwatch.yaml", config(10, "max_library_bytes: 2000"));
   CapturedLog log;
-  service::Pipeline pipeline(config::load_daemon_config(path), log.logger());
+  service::Pipeline pipeline(warpwatch::plugins::load_daemon_config(path), log.logger());
   pipeline.start();
   ASSERT_EQ(pipeline.stats().patterns, 2u);
   dir.write("warpwatch.yaml", config(kLong, "max_library_bytes: 2000"));
@@ -101,7 +102,7 @@ TEST(RateLimitReload, AReloadChangesTheLimitLive) {
   TempDir dir;
   const std::string path = dir.write("warpwatch.yaml", config(10, ""));
   CapturedLog log;
-  service::Pipeline pipeline(config::load_daemon_config(path), log.logger());
+  service::Pipeline pipeline(warpwatch::plugins::load_daemon_config(path), log.logger());
   zmq::context_t ctx;
   Producer push(ctx, pipeline.ingest_endpoints().at(0));
   pipeline.start();

@@ -13,6 +13,7 @@
 
 #include "daemon_e2e_support.hpp"
 #include "http_client.hpp"
+#include "in_sub/in_sub.hpp"
 #include "log_capture.hpp"
 #include "warpwatch/service/metrics.hpp"
 
@@ -293,10 +294,9 @@ TEST(Metrics, ReadyzWaitsForASubSourcesPublisher) {
   publisher.unbind(endpoint);
 
   auto cfg = metrics_config();
-  config::IngestSource sub;
-  sub.kind = config::IngestSource::Kind::sub;
+  plugins::in_sub::SubOptions sub;
   sub.endpoint = endpoint;
-  cfg.ingest.push_back(sub);
+  cfg.ingest.push_back(plugins::source_entry(sub));
   CapturedLog log;
   service::Pipeline pipeline(cfg, log.logger());
   pipeline.start();

@@ -12,9 +12,11 @@
 #include <string>
 
 #include "daemon_e2e_support.hpp"
+#include "in_kafka/in_kafka.hpp"
 #include "kafka_cluster.hpp"
 #include "log_capture.hpp"
 #include "mosquitto_broker.hpp"  // wait_until
+#include "source_counters.hpp"
 #include "test_support.hpp"
 #include "warpwatch/alerting/event.hpp"
 #include "warpwatch/bench/loopback.hpp"
@@ -33,14 +35,13 @@ TEST(PipelineKafka, SamplesFromAPartitionedTopicAreMatchedAndTheEventsProducedTo
   cluster.create_topic("events", 1);
   kernels::PatternDef blip = make_pattern("blip", {5, -5}, kernels::Mode::stream, 1.0);
   auto cfg = base_config({"pump-1", "pump-2"}, {blip});
-  config::IngestSource kafka;
-  kafka.kind = config::IngestSource::Kind::kafka;
+  plugins::in_kafka::KafkaOptions kafka;
   kafka.kafka.brokers = cluster.bootstraps();
   kafka.kafka.topic = "samples";
   kafka.kafka.group_id = "plant";
   kafka.kafka.instance_id = "host-1";
   kafka.kafka.session_timeout = std::chrono::milliseconds(6000);
-  cfg.ingest = {kafka};
+  cfg.ingest = {plugins::source_entry(kafka)};
   config::SinkConfig sink;
   sink.kind = config::SinkConfig::Kind::kafka;
   sink.name = "kafka events";
@@ -107,7 +108,7 @@ TEST(PipelineKafka, SamplesFromAPartitionedTopicAreMatchedAndTheEventsProducedTo
       service::read_whole_file(std::filesystem::path(cfg.state_dir) / "checkpoint.bin"));
   EXPECT_TRUE(file.streams.empty()) << file.streams.size() << " streams in the file";
   pipeline.shutdown();
-  EXPECT_FALSE(pipeline.metrics_snapshot().kafka.at(0).connected);
+  EXPECT_FALSE(kafka_counters(pipeline).connected);
   EXPECT_EQ(cluster.committed("plant", "samples", 0), 1);  // left the group after a commit
 }
 
@@ -123,13 +124,12 @@ TEST(PipelineKafka, AnOccurrenceSpanningAHandoverIsReportedOnceAtItsIndices) {
   kernels::PatternDef ramp =
       make_pattern("ramp", {0, 2, 4, 6, 8, 6, 4, 2, 0}, kernels::Mode::stream, 1.0);
   auto cfg = base_config({"pump-1"}, {ramp});
-  config::IngestSource kafka;
-  kafka.kind = config::IngestSource::Kind::kafka;
+  plugins::in_kafka::KafkaOptions kafka;
   kafka.kafka.brokers = cluster.bootstraps();
   kafka.kafka.topic = "samples";
   kafka.kafka.group_id = "plant";
   kafka.kafka.session_timeout = std::chrono::milliseconds(6000);
-  cfg.ingest = {kafka};
+  cfg.ingest = {plugins::source_entry(kafka)};
   cfg.checkpoint_interval = std::chrono::milliseconds(0);  // cuts only at revocation
   // 30 samples of 0, the ramp at 30..38, then 0s; sent in messages of 4 samples, the
   // handover after sample 34 (mid-ramp: 0, 2, 4, 6, 8 | 6, 4, 2, 0).
@@ -195,7 +195,7 @@ TEST(PipelineKafka, AnOccurrenceSpanningAHandoverIsReportedOnceAtItsIndices) {
   EXPECT_EQ(e.at("id"), alerting::event_id("pump-1", "ramp", 30, 38));
   EXPECT_EQ(log_b.count("partition 1: restored 1 of 1 streams, reading on from offset 7"), 1u)
       << log_b.joined();
-  const auto metrics = second.metrics_snapshot().kafka.at(0);
+  const auto metrics = kafka_counters(second);
   EXPECT_EQ(metrics.streams_restored, 1u);
   EXPECT_EQ(metrics.messages, 5u);  // 25 samples in messages of 5: none again
   second.shutdown();

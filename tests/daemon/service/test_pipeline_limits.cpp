@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "daemon_e2e_support.hpp"
+#include "in_sub/in_sub.hpp"
 #include "log_capture.hpp"
 #include "test_support.hpp"
 #include "warpwatch/service/pipeline.hpp"
@@ -72,8 +73,9 @@ TEST(PipelineLimits, ASubSourceDropsWhatAFullQueueCannotTakeAndCountsIt) {
   pub.set(zmq::sockopt::sndhwm, 0);
   pub.bind("tcp://127.0.0.1:*");
   auto cfg = base_config({"s"}, one_pattern());
-  cfg.ingest.front().kind = config::IngestSource::Kind::sub;
-  cfg.ingest.front().endpoint = pub.get(zmq::sockopt::last_endpoint);
+  plugins::in_sub::SubOptions sub;
+  sub.endpoint = pub.get(zmq::sockopt::last_endpoint);
+  cfg.ingest.front() = plugins::source_entry(sub);
   cfg.queue_bytes = 1000 * stream::queued_sample_bytes(1);  // 10 frames of 100
   cfg.stream_queue_bytes = cfg.queue_bytes;
   CapturedLog log;

@@ -8,8 +8,10 @@
 #include <string>
 
 #include "daemon_e2e_support.hpp"
+#include "in_mqtt/in_mqtt.hpp"
 #include "log_capture.hpp"
 #include "mosquitto_broker.hpp"
+#include "source_counters.hpp"
 #include "test_support.hpp"
 #include "warpwatch/bench/loopback.hpp"
 #include "warpwatch/service/metrics.hpp"
@@ -25,21 +27,19 @@ TEST(PipelineMqtt, SamplesFromABrokerAreMatchedAndTheSourceShowsInMetrics) {
   MosquittoBroker broker(dir);
   kernels::PatternDef blip = make_pattern("blip", {5, -5}, kernels::Mode::stream, 1.0);
   auto cfg = base_config({"pump-1"}, {blip});
-  config::IngestSource mqtt;
-  mqtt.kind = config::IngestSource::Kind::mqtt;
+  plugins::in_mqtt::MqttOptions mqtt;
   mqtt.mqtt.host = "127.0.0.1";
   mqtt.mqtt.port = broker.port();
   mqtt.mqtt.topics = {"plant/+"};
   mqtt.mqtt.stream_template = "{2}";
   mqtt.mqtt.qos = 1;
-  cfg.ingest = {mqtt};
+  cfg.ingest = {plugins::source_entry(mqtt)};
   CapturedLog log;
   service::Pipeline pipeline(cfg, log.logger());
   zmq::context_t ctx;
   Subscriber events(ctx, pipeline.publish_endpoint());
   pipeline.start();
-  ASSERT_TRUE(wait_until([&] { return pipeline.metrics_snapshot().mqtt.at(0).connected; }))
-      << log.joined();
+  ASSERT_TRUE(wait_until([&] { return mqtt_counters(pipeline).connected; })) << log.joined();
 
   MqttPublisher pub(broker.port());
   std::string lines;
@@ -71,7 +71,7 @@ TEST(PipelineMqtt, SamplesFromABrokerAreMatchedAndTheSourceShowsInMetrics) {
   EXPECT_EQ(metrics.at("warpwatch_mqtt_connections_total" + source + ",event=\"lost\"}"), 0.0);
   EXPECT_EQ(metrics.at("warpwatch_ingest_rejected_total{reason=\"unmapped_topic\"}"), 0.0);
   pipeline.shutdown();
-  EXPECT_EQ(pipeline.metrics_snapshot().mqtt.at(0).connected, false);
+  EXPECT_EQ(mqtt_counters(pipeline).connected, false);
 }
 
 }  // namespace

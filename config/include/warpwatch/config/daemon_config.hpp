@@ -17,39 +17,44 @@
 #include "warpwatch/config/http_url.hpp"
 #include "warpwatch/kernels/backends.hpp"
 #include "warpwatch/kernels/matcher.hpp"
-#include "warpwatch/stream/decode/frame.hpp"
-#include "warpwatch/stream/kafka_options.hpp"
 #include "warpwatch/stream/sources/curve.hpp"
-#include "warpwatch/stream/sources/influx_mapping.hpp"
-#include "warpwatch/stream/sources/mqtt_options.hpp"
 
 namespace warpwatch::config {
 
-// Where samples come from. ZeroMQ PULL binds, SUB connects (topic = stream-id prefix);
-// an MQTT client subscribes at a broker; influx listens for InfluxDB line protocol; a
-// Kafka consumer takes its share of a topic's partitions in a consumer group.
+// A plugin's own options (daemon/plugins/: an ingest kind's struct), type-erased so that the
+// configuration holds every kind's without naming them.
+class PluginOptions {
+ public:
+  virtual ~PluginOptions() = default;
+  // The same settings (a reload says that `ingest` waits for a restart when not).
+  virtual bool same(const PluginOptions& other) const = 0;
+};
+
+// PluginOptions of a struct that compares with ==: `struct PullOptions :
+// PluginOptionsOf<PullOptions>`.
+template <class Self>
+class PluginOptionsOf : public PluginOptions {
+ public:
+  bool same(const PluginOptions& other) const override {
+    const auto* o = dynamic_cast<const Self*>(&other);
+    return o && static_cast<const Self&>(*this) == *o;
+  }
+  friend bool operator==(const PluginOptionsOf&, const PluginOptionsOf&) { return true; }
+};
+
+// Where samples come from: one entry of `ingest:`, of the kind its plugin names (`pull`,
+// `sub`, `replay`, `mqtt`, `influx`, `kafka`: daemon/plugins/in_<kind>/), with that plugin's
+// options, checked.
 struct IngestSource {
-  enum class Kind { pull, sub, replay, mqtt, influx, kafka };
-  Kind kind = Kind::pull;
-  std::string endpoint;         // pull/sub: a ZeroMQ endpoint, e.g. tcp://127.0.0.1:5555;
-                                // influx: tcp://host:port or udp://host:port
-  std::string topic;            // sub: subscription prefix ("" = everything)
-  std::string server_key_file;  // sub with `curve`: the publisher's public key file
-  std::string server_key;       // the key read from it (Z85)
-  std::string file;             // replay: series file (CSV/TSV/.npy, one series per file)
-  std::string stream;           // replay: the stream id the file becomes
-  double rate_hz = 0.0;         // replay: samples per second; 0 = as fast as possible
-  std::int64_t period_ns = 1'000'000'000;  // replay: spacing of the samples' timestamps
-  // replay: the file's samples, sample i at i * period_ns (read and checked with the
-  // configuration, so that starting cannot fail on them)
-  std::shared_ptr<const stream::Samples> replay;
-  stream::MqttSourceOptions mqtt;         // mqtt: everything, the password read from password_file
-  std::string password_file;              // mqtt: where the password came from ("" = none)
-  stream::InfluxMappingOptions mapping;   // influx: lines -> streams (checked when read)
-  std::size_t max_line_bytes = 64 << 10;  // influx: longer lines are skipped and counted
-  std::size_t max_connections = 256;      // influx over tcp
-  stream::KafkaSourceOptions kafka;       // kafka: everything
+  std::string kind;
+  std::shared_ptr<const PluginOptions> options;
   SourceLocation where;
+
+  // The plugin's struct (std::bad_cast for another kind's: a bug).
+  template <class Options>
+  const Options& options_as() const {
+    return dynamic_cast<const Options&>(*options);
+  }
 };
 
 // `curve:` (docs/operations.md §6): CURVE on every ZeroMQ socket of the
@@ -64,19 +69,6 @@ struct CurveConfig {
   // list; the rest of `curve` waits for a restart.
   std::vector<std::string> allowed_clients;
 };
-
-// The names of IngestSource::Kind, as the entries' keys spell them.
-std::string_view to_string(IngestSource::Kind kind);
-
-// `ingest[].mqtt.payload`, `ingest[].kafka.payload`: the names of the payload formats an
-// MQTT or Kafka source takes.
-inline constexpr std::pair<std::string_view, stream::PayloadFormat> mqtt_payload_formats[] = {
-    {"auto", stream::PayloadFormat::any},
-    {"frame", stream::PayloadFormat::frame},
-    {"text", stream::PayloadFormat::text},
-    {"json", stream::PayloadFormat::json},
-};
-std::string_view mqtt_payload_name(stream::PayloadFormat format);
 
 // The validated choices of the file, as enums (their names: to_string / parse_*).
 // Least severe messages logged (`log.level`), in spdlog's order.

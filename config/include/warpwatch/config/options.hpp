@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -40,17 +41,34 @@ enum class OptionType {
 
 std::string_view to_string(OptionType type);
 
+// An `ingest:` entry while it is read. The rows of every kind are read (so that a key of
+// another kind is refused as such, not as unknown), each kind's into its own struct; the
+// entry's kind key then picks one (read_ingest).
+struct IngestEntry {
+  std::map<std::string, std::unique_ptr<PluginOptions>, std::less<>> options;  // by kind
+  SourceLocation where;
+};
+
 // Where one option's value goes. The reader points each member at the object being
 // filled (the list entry, the library's defaults, a pattern) before reading its keys.
 struct OptionTargets {
   DaemonConfig* config = nullptr;
-  IngestSource* ingest = nullptr;
+  IngestEntry* ingest = nullptr;
   StreamDecl* stream = nullptr;
   Library* library = nullptr;
   PatternParams* params = nullptr;  // libraries[].defaults, or one pattern's overrides
   PatternSource* pattern = nullptr;
   Rule* rule = nullptr;
   SinkConfig* sink = nullptr;
+
+  // The entry's struct of the kind `Options::kind` (made at its first option): what an
+  // ingest plugin's setters fill.
+  template <class Options>
+  Options& source_options() {
+    auto& slot = ingest->options[std::string(Options::kind)];
+    if (!slot) slot = std::make_unique<Options>();
+    return static_cast<Options&>(*slot);
+  }
 };
 
 // A value after conversion and checking: the member that its option's type names is set.

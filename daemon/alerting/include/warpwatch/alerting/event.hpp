@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -15,7 +16,7 @@ struct Event {
   std::uint64_t start_index = 0, end_index = 0;  // 0-based, inclusive
   std::int64_t start_ns = 0, end_ns = 0;         // timestamps of those samples
   std::int64_t detected_ns = 0;                  // wall clock when the match was found
-  std::uint64_t sequence = 0;                    // per publisher, from 1, no gaps
+  std::uint64_t sequence = 0;                    // EventSequence's: from 1, no gaps
   std::string id;  // event_id(stream, pattern, start_index, end_index): the same on every host
   std::string instance;
   std::map<std::string, std::string> labels;
@@ -30,6 +31,21 @@ struct Event {
 // has one id, whatever the rule, the instance or the time: consumers drop duplicates by it.
 std::string event_id(std::string_view stream, std::string_view pattern, std::uint64_t start_index,
                      std::uint64_t end_index);
+
+// The events' sequence numbers: each event published gets the next one (from 1, no gaps),
+// before any EventSink sees it, whether a sink then sends or drops it, so that a subscriber
+// sees a gap where events were lost. A restart from a checkpoint goes on after the last.
+class EventSequence {
+ public:
+  void assign(std::span<Event> events) {
+    for (Event& event : events) event.sequence = ++last_;
+  }
+  std::uint64_t last() const { return last_; }  // 0 before the first event
+  void continue_after(std::uint64_t last) { last_ = last; }
+
+ private:
+  std::uint64_t last_ = 0;
+};
 
 // The JSON payload published for an event (one object, keys as above).
 std::string to_json(const Event& event);

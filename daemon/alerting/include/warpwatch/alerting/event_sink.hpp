@@ -1,7 +1,9 @@
-// What the pipeline sees of an alert sink (docs/sinks.md §5): the events of the rules
-// it takes, delivered by a thread of its own from a bounded queue. Sink (sink.hpp) POSTs
-// them over HTTP to an Alertmanager or a webhook; KafkaSink (kafka_sink.hpp) produces them
-// to a Kafka topic.
+// What the pipeline sees of where events go: it numbers each round's events
+// (EventSequence, event.hpp) and offers them to every EventSink, in order. The Publisher
+// (publisher.hpp: ZeroMQ PUB and the events file) is one; the alert sinks (docs/sinks.md
+// §5) are the others: each takes the events of its rules and delivers them by a thread of
+// its own from a bounded queue. HttpSink (http_sink.hpp) POSTs them to an Alertmanager or a
+// webhook; KafkaSink (kafka_sink.hpp) produces them to a Kafka topic.
 //
 // Thread model: offer() from one thread (the scheduler), counters() from any.
 #pragma once
@@ -45,17 +47,25 @@ class EventSink {
   EventSink(const EventSink&) = delete;
   EventSink& operator=(const EventSink&) = delete;
 
-  virtual const config::SinkConfig& config() const = 0;
-  // Queues the events whose rule one of the sink's `rules` globs matches.
+  // Takes the events (numbered already) that are the sink's: an alert sink queues those
+  // whose rule one of its `rules` globs matches, the publisher sends them all. Never waits
+  // on the network.
   virtual void offer(std::span<const SharedEvent> events) = 0;
-  // Goes on delivering what is queued until `deadline`, then gives up what is left
-  // (counted in unsent_at_stop and logged) and joins the thread. Later offers are counted
-  // as unsent at once. Idempotent.
+  // The shutdown: what was offered gets until `deadline` to leave, no more. Idempotent.
   virtual void stop(std::chrono::steady_clock::time_point deadline) = 0;
+};
+
+// An alert sink (`sinks:`): an EventSink with a queue, a thread and delivery counters.
+// stop() goes on delivering what is queued until `deadline`, then gives up what is left
+// (counted in unsent_at_stop and logged) and joins the thread; later offers are counted as
+// unsent at once.
+class AlertSink : public EventSink {
+ public:
+  virtual const config::SinkConfig& config() const = 0;
   virtual SinkCounters counters() const = 0;
 };
 
 // The sink `config` describes (its kind), started. `config` as load_daemon_config checked it.
-std::unique_ptr<EventSink> make_sink(config::SinkConfig config, service::Logger log);
+std::unique_ptr<AlertSink> make_sink(config::SinkConfig config, service::Logger log);
 
 }  // namespace warpwatch::alerting

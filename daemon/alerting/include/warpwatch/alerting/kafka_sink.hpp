@@ -28,7 +28,7 @@ namespace warpwatch::alerting {
 // A Kafka client's log (kafka_options.hpp) into `log`, at the same level.
 stream::KafkaLog kafka_log(service::Logger log);
 
-class KafkaSink final : public EventSink {
+class KafkaSink final : public AlertSink {
  public:
   // Creates the producer (std::runtime_error when librdkafka cannot) and starts the thread.
   KafkaSink(config::SinkConfig config, service::Logger log);

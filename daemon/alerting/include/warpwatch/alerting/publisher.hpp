@@ -1,19 +1,20 @@
 // Publishes events (docs/spec.md §5) on a ZeroMQ PUB socket and, optionally, to a JSON-lines
-// file. docs/sinks.md §1 describes the wire format for subscribers.
+// file: the EventSink that takes every event (`publish:`). docs/sinks.md §1 describes the
+// wire format for subscribers.
 //
 // Each event is one two-frame message: topic "<rule>/<stream>", then the JSON payload
 // (to_json). Sends never block: the socket runs with ZMQ_XPUB_NODROP, so when a
 // subscriber of that topic has SNDHWM messages queued the send fails with EAGAIN and the
 // event is counted as dropped (for every subscriber of the topic: libzmq sends a message
 // to all matching subscribers or to none). Without subscribers an event is published to
-// nobody, as PUB does. Every event gets the next sequence number whether it is sent or
-// dropped, so a subscriber sees a gap where events were lost.
+// nobody, as PUB does. The events come numbered (EventSequence, event.hpp): a subscriber sees a
+// gap in the sequence where events were dropped.
 //
 // The file sink receives every event, sent or dropped, one JSON object per line,
 // appended, written with one write(2) per batch. A failed open or write is counted and
 // logged, never thrown; the next batch tries again.
 //
-// Thread model: publish() is called from one thread; counters() may be read from any.
+// Thread model: offer() is called from one thread; counters() may be read from any.
 #pragma once
 
 #include <zmq.hpp>
@@ -29,6 +30,7 @@
 #include <string>
 
 #include "warpwatch/alerting/event.hpp"
+#include "warpwatch/alerting/event_sink.hpp"
 #include "warpwatch/service/logging.hpp"
 #include "warpwatch/stream/sources/curve.hpp"
 
@@ -60,33 +62,24 @@ struct PublisherCounters {
   std::map<std::string, Delivery, std::less<>> by_rule;  // the same, per event rule
 };
 
-class Publisher {
+class Publisher final : public EventSink {
  public:
   // Binds a PUB socket in `context`, which must outlive the publisher. Throws
   // std::runtime_error naming the endpoint when the bind fails.
   Publisher(zmq::context_t& context, PublisherOptions options);
   // Same, with a context of its own.
   explicit Publisher(PublisherOptions options);
-  ~Publisher();
-  Publisher(const Publisher&) = delete;
-  Publisher& operator=(const Publisher&) = delete;
+  ~Publisher() override;
 
   // The endpoint actually bound (ZMQ_LAST_ENDPOINT), e.g. "tcp://127.0.0.1:40123".
   const std::string& endpoint() const { return endpoint_; }
 
-  // Assigns each event the next sequence number (written into the event), sends it and
-  // appends the batch to the events file. Never blocks on subscribers.
-  void publish(std::span<Event> events);
+  // Sends each event and appends the batch to the events file. Never blocks on subscribers.
+  void offer(std::span<const SharedEvent> events) override;
+  // Closing the socket may wait for queued events to leave until `deadline`, no longer
+  // (ZMQ_LINGER): the daemon's shutdown gives them what is left of its grace period.
+  void stop(std::chrono::steady_clock::time_point deadline) override;
 
-  // How long closing the socket may wait for queued events to leave (ZMQ_LINGER): the
-  // daemon's shutdown gives them what is left of its grace period.
-  void set_linger(std::chrono::milliseconds linger);
-
-  // Sequence number of the last event published (0 before the first).
-  std::uint64_t last_sequence() const { return sequence_; }
-  // After a restart from a checkpoint: the next event gets `last + 1`, so that subscribers
-  // see the sequence go on (a gap only where events were really lost).
-  void continue_sequence(std::uint64_t last) { sequence_ = last; }
   PublisherCounters counters() const;
 
  private:
@@ -98,7 +91,6 @@ class Publisher {
   std::unique_ptr<zmq::context_t> owned_context_;  // declared first: destroyed last
   zmq::socket_t socket_;
   std::string endpoint_;
-  std::uint64_t sequence_ = 0;
   int file_ = -1;              // events file descriptor, -1 when not open
   bool partial_line_ = false;  // the last failed write may have left half a line
   bool file_failing_ = false;  // logs once per run of errors, not once per batch

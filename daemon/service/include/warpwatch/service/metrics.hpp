@@ -6,6 +6,7 @@
 
 #include <prometheus/client_metric.h>
 #include <prometheus/histogram.h>
+#include <prometheus/metric_family.h>
 
 #include <cstdint>
 #include <map>
@@ -13,15 +14,12 @@
 #include <utility>
 #include <vector>
 
+#include "warpwatch/alerting/http_sink.hpp"
 #include "warpwatch/alerting/publisher.hpp"
 #include "warpwatch/alerting/rules.hpp"
-#include "warpwatch/alerting/sink.hpp"
 #include "warpwatch/kernels/matcher.hpp"
-#include "warpwatch/stream/decode/influx_lines.hpp"
 #include "warpwatch/stream/ingest_hub.hpp"
 #include "warpwatch/stream/registry.hpp"
-#include "warpwatch/stream/sources/kafka_source.hpp"
-#include "warpwatch/stream/sources/mqtt_source.hpp"
 #include "warpwatch/stream/sources/zap_handler.hpp"
 
 namespace warpwatch::service {
@@ -82,10 +80,10 @@ struct MetricsSnapshot {
   // prometheus::Histogram::Collect() of the scheduler's rounds (those with work) and of the
   // events' detection latency.
   prometheus::ClientMetric round_duration, detection_latency;
-  std::vector<stream::MqttCounters> mqtt;    // one per MQTT source, in configuration order
-  std::vector<stream::InfluxStats> influx;   // the line-protocol sources, in configuration order
-  std::vector<stream::ZapCounters> auth;     // CURVE: the ZAP handler's answers per bound socket
-  std::vector<stream::KafkaCounters> kafka;  // one per Kafka source, in configuration order
+  // The source plugins' families (plugins::SourcePlugin::families), in the registry's
+  // order: after the backlog's.
+  std::vector<prometheus::MetricFamily> sources;
+  std::vector<stream::ZapCounters> auth;  // CURVE: the ZAP handler's answers per bound socket
 };
 
 // The /metrics body. Counters end in _total; per-stream rejections are listed for the

@@ -14,6 +14,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "warpwatch/alerting/event_sink.hpp"
@@ -22,6 +23,7 @@
 #include "warpwatch/config/daemon_config.hpp"
 #include "warpwatch/kernels/backends.hpp"
 #include "warpwatch/kernels/matcher.hpp"
+#include "warpwatch/plugins/source_plugin.hpp"
 #include "warpwatch/service/arrival_log.hpp"
 #include "warpwatch/service/checkpoint.hpp"
 #include "warpwatch/service/kafka_state.hpp"
@@ -33,9 +35,6 @@
 #include "warpwatch/stream/ingest_hub.hpp"
 #include "warpwatch/stream/registry.hpp"
 #include "warpwatch/stream/source.hpp"
-#include "warpwatch/stream/sources/influx_source.hpp"
-#include "warpwatch/stream/sources/kafka_source.hpp"
-#include "warpwatch/stream/sources/mqtt_source.hpp"
 
 namespace warpwatch::service {
 
@@ -116,12 +115,17 @@ class Pipeline {
   std::vector<std::string> ingest_endpoints() const;
   const stream::StreamRegistry& registry() const { return *registry_; }
   const alerting::Publisher& publisher() const { return *publisher_; }
+  // The last event's sequence number (0 before the first; after a restart from a checkpoint,
+  // the checkpoint's to begin with).
+  std::uint64_t last_sequence() const { return sequence_.last(); }
   std::string backend_name() const { return std::string(matcher_->name()); }
 
   // Monitoring; thread-safe (the metrics server calls them from its own threads).
   PipelineStats stats() const;
   MetricsSnapshot metrics_snapshot() const;
   std::vector<alerting::SinkCounters> sink_counters() const;  // in `sinks:` order
+  // The running sources of the ingest entries of `kind` ("mqtt"), in configuration order.
+  std::vector<const stream::Source*> sources_of(std::string_view kind) const;
   // nullopt while healthy: started, not shut down, and a scheduler round finished within
   // metrics.stale_after_ms; otherwise why not.
   std::optional<std::string> unhealthy() const;
@@ -200,19 +204,26 @@ class Pipeline {
   // round line: whether publishing computes or waits).
   double publish_ms_ = 0, publish_cpu_ms_ = 0;
   std::unique_ptr<alerting::RuleEngine> rules_;
-  std::unique_ptr<alerting::Publisher> publisher_;
-  std::vector<std::unique_ptr<alerting::EventSink>> sinks_;  // `sinks:`, each with a thread
+  // Where events go, each round's offered to every one in order: the publisher (`publish:`)
+  // first, then the alert sinks (`sinks:`, each with a thread). publisher_ and alert_sinks_
+  // point into it, for what is theirs only (the endpoint, the counters).
+  std::vector<std::unique_ptr<alerting::EventSink>> sinks_;
+  alerting::Publisher* publisher_ = nullptr;
+  std::vector<alerting::AlertSink*> alert_sinks_;
+  alerting::EventSequence sequence_;  // the events' numbers; the checkpoint keeps the last
   // Work the Kafka sources' threads need done on the scheduler's (their cuts and restores),
   // served in step() and while the pipeline stops; the changelogs that ask for it. Both
   // outlive the sources (declared before them).
   SchedulerRequests requests_{nullptr};
   std::vector<std::unique_ptr<KafkaChangelog>> changelogs_;
-  std::vector<std::unique_ptr<stream::Source>> sources_;
-  std::vector<std::string> ingest_endpoints_;        // of the socket sources, as bound
-  std::vector<stream::Source*> replays_;             // the finite ones among sources_
-  std::vector<stream::MqttSource*> mqtt_sources_;    // the MQTT ones, for their counters
-  std::vector<stream::KafkaSource*> kafka_sources_;  // the Kafka ones, for their counters
-  std::vector<const stream::InfluxSource*> influx_;  // the line-protocol ones (their counters)
+  // Each `ingest:` entry's source with the plugin that made it (its metrics, its shutdown).
+  struct RunningSource {
+    const plugins::SourcePlugin* plugin;
+    std::unique_ptr<stream::Source> source;
+  };
+  std::vector<RunningSource> sources_;
+  std::vector<std::string> ingest_endpoints_;  // of the socket sources, as bound
+  std::vector<stream::Source*> replays_;       // the finite ones among sources_
   std::atomic<bool> replay_batches_done_{false};
   const std::string instance_;     // as started: /metrics reads it from other threads
   std::size_t batch_samples_ = 0;  // scheduler.batch_samples, or the running backend's

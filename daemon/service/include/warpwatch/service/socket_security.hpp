@@ -29,8 +29,9 @@ class SocketSecurity {
   // A bound socket's settings (a CURVE server checked under ZAP domain `domain`); nullopt
   // when CURVE is off.
   std::optional<stream::CurveSocketOptions> server(const std::string& domain) const;
-  // A `sub` entry's settings (a client of the publisher's key); nullopt when CURVE is off.
-  std::optional<stream::CurveSocketOptions> client(const config::IngestSource& source) const;
+  // A `sub` entry's settings (a client of the publisher whose public key, Z85, is
+  // `server_key`); nullopt when CURVE is off.
+  std::optional<stream::CurveSocketOptions> client(const std::string& server_key) const;
   // After a socket bound `endpoint`: with CURVE, `name` is what the counters and the log
   // call its domain; without, a warning when it is a tcp address beyond loopback.
   void bound(const std::string& domain, const std::string& name, const std::string& endpoint);

@@ -1,5 +1,7 @@
-// Internal to warpwatch_config: reading YAML maps through the option table, and the
-// readers of the configuration's lists (one per file: daemon_config.cpp, pattern_library.cpp).
+// Reading YAML maps through the option table, and the readers of the configuration's lists
+// (one per file: daemon_config.cpp, pattern_library.cpp, sink_config.cpp). Public for the
+// plugins (daemon/plugins/), whose entries' checks (config::SourceKind) read their keys
+// with it.
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -99,23 +101,45 @@ void read_list(const PresentKeys& keys, const ReadContext& ctx, std::string_view
 // "sub", "replay": throws at the second one when it holds two ("an ingest entry has one
 // source: 'pull' and 'sub' need two entries"), at `where` when it holds none. `entry` and
 // `what` name them in the messages ("an ingest entry", "source").
-std::string_view entry_kind(const PresentKeys& keys, std::initializer_list<std::string_view> kinds,
+std::string_view entry_kind(const PresentKeys& keys, const std::vector<std::string_view>& kinds,
                             std::string_view entry, std::string_view what,
                             const SourceLocation& where);
 
 // Keys that belong to one kind of entry only, as (key, kind) pairs: throws at such a key in
 // an entry of another kind ("'topic' applies to 'sub' entries only").
 void check_kind_keys(const PresentKeys& keys, std::string_view kind,
-                     std::initializer_list<std::pair<std::string_view, std::string_view>> owners);
+                     const std::vector<std::pair<std::string_view, std::string_view>>& owners);
 
 // A `kafka` ingest entry or sink (the section `kafka` of `keys`): its `required` keys are
 // there, and `properties` are librdkafka's and none warpwatch sets itself.
 void check_kafka_keys(const PresentKeys& keys, std::initializer_list<const char*> required,
                       const std::map<std::string, std::string>& properties);
 
+// The value location of `key` in a list entry's keys (`otherwise` when absent).
+const SourceLocation& value_at(const PresentKeys& keys, std::string_view key,
+                               const SourceLocation& otherwise);
+
+// docs/spec.md §1, checked by the same function that checks ids arriving on the wire:
+// ConfigError at `where` for an id that is not one.
+void check_stream_id(const std::string& id, const SourceLocation& where);
+
+// Periods are kept in whole nanoseconds, so the range in ms is what converts to 1 ns ..
+// 1e15 ns (11.6 days): a shorter one would round to 0, and the bound keeps products such as
+// a replay's i * period, or a pattern's times at the period, far from int64's end.
+inline constexpr double min_period_ms = 1e-6;
+inline constexpr double max_period_ms = 1e9;
+// A period option's ns, after the table checked the ms against the bounds above (a value
+// outside them is a bug of the table, not of the file).
+std::int64_t period_ns(double ms);
+
+// tcp://host:* (or :0) binds a port of the system's choosing, a different one each time: two
+// such entries never bind the same address.
+bool binds_any_port(std::string_view endpoint);
+
 // Checks "is a duplicate" for ids, names: throws at `where` naming the first one.
 class UniqueNames {
  public:
+  UniqueNames() = default;
   explicit UniqueNames(std::string what) : what_(std::move(what)) {}
   void add(const std::string& name, const SourceLocation& where);
 

@@ -36,11 +36,11 @@
 
 namespace warpwatch::alerting {
 
-class Sink final : public EventSink {
+class HttpSink final : public AlertSink {
  public:
   // Starts the sink's thread. `config` as load_daemon_config checked it.
-  Sink(config::SinkConfig config, service::Logger log);
-  ~Sink() override;  // stop(now)
+  HttpSink(config::SinkConfig config, service::Logger log);
+  ~HttpSink() override;  // stop(now)
 
   const config::SinkConfig& config() const override { return config_; }
   void offer(std::span<const SharedEvent> events) override;

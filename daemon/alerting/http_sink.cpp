@@ -1,5 +1,5 @@
-// Alert sink: queue, delivery thread, retries; see sink.hpp for the guarantees.
-#include "warpwatch/alerting/sink.hpp"
+// Alert sink: queue, delivery thread, retries; see http_sink.hpp for the guarantees.
+#include "warpwatch/alerting/http_sink.hpp"
 
 #include <algorithm>
 #include <utility>
@@ -25,7 +25,7 @@ std::string describe(const HttpOutcome& o) {
 
 }  // namespace
 
-Sink::Sink(config::SinkConfig config, service::Logger log)
+HttpSink::HttpSink(config::SinkConfig config, service::Logger log)
     : config_(std::move(config)),
       log_(log ? std::move(log) : service::stderr_logger()),
       jitter_(std::random_device{}()) {
@@ -41,11 +41,11 @@ Sink::Sink(config::SinkConfig config, service::Logger log)
   thread_ = std::thread([this] { run(); });
 }
 
-Sink::~Sink() {
+HttpSink::~HttpSink() {
   stop(Clock::now());
 }
 
-void Sink::offer(std::span<const SharedEvent> events) {
+void HttpSink::offer(std::span<const SharedEvent> events) {
   std::uint64_t taken = 0, dropped = 0, unsent = 0;
   std::uint64_t log_drops = 0;
   {
@@ -73,7 +73,7 @@ void Sink::offer(std::span<const SharedEvent> events) {
   if (taken > 0) wake_.notify_one();
 }
 
-void Sink::stop(Clock::time_point deadline) {
+void HttpSink::stop(Clock::time_point deadline) {
   {
     const std::lock_guard lock(mu_);
     stopping_ = true;
@@ -87,7 +87,7 @@ void Sink::stop(Clock::time_point deadline) {
     log_->warn("sink '{}': {} event(s) not delivered when the sink stopped", config_.name, unsent);
 }
 
-SinkCounters Sink::counters() const {
+SinkCounters HttpSink::counters() const {
   SinkCounters c;
   c.name = config_.name;
   c.sent = sent_.load(std::memory_order_relaxed);
@@ -101,7 +101,7 @@ SinkCounters Sink::counters() const {
   return c;
 }
 
-void Sink::run() {
+void HttpSink::run() {
   for (;;) {
     std::vector<SharedEvent> batch = take_batch();
     if (batch.empty()) return;  // stopping, and nothing is left
@@ -111,7 +111,7 @@ void Sink::run() {
   }
 }
 
-std::vector<SharedEvent> Sink::take_batch() {
+std::vector<SharedEvent> HttpSink::take_batch() {
   std::unique_lock lock(mu_);
   wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
   const std::size_t n = std::min(queue_.size(), config_.max_batch);
@@ -122,7 +122,7 @@ std::vector<SharedEvent> Sink::take_batch() {
   return batch;
 }
 
-void Sink::deliver(std::vector<SharedEvent> batch) {
+void HttpSink::deliver(std::vector<SharedEvent> batch) {
   const std::uint64_t n = batch.size();
   const bool alertmanager = config_.kind == config::SinkConfig::Kind::alertmanager;
   const std::string body = alertmanager ? alertmanager_body(batch) : webhook_body(batch);
@@ -171,8 +171,8 @@ void Sink::deliver(std::vector<SharedEvent> batch) {
   }
 }
 
-void Sink::give_up(std::size_t events, std::atomic<std::uint64_t>& counter,
-                   const std::string& why) {
+void HttpSink::give_up(std::size_t events, std::atomic<std::uint64_t>& counter,
+                       const std::string& why) {
   counter.fetch_add(events, std::memory_order_relaxed);
   failing_ = true;
   if (const std::uint64_t logged = give_up_log_.add(events, Clock::now()); logged > 0)
@@ -186,7 +186,7 @@ std::uint64_t SinkLogThrottle::add(std::uint64_t events, Clock::time_point now) 
   return std::exchange(held, 0);
 }
 
-Clock::duration Sink::backoff_before(unsigned retry) {
+Clock::duration HttpSink::backoff_before(unsigned retry) {
   Clock::duration wait = config_.backoff;
   for (unsigned i = 1; i < retry && wait < config_.max_backoff; ++i) wait *= 2;
   wait = std::min<Clock::duration>(wait, config_.max_backoff);
@@ -194,7 +194,7 @@ Clock::duration Sink::backoff_before(unsigned retry) {
   return Clock::duration(draw(jitter_));
 }
 
-bool Sink::wait_until(Clock::time_point until) {
+bool HttpSink::wait_until(Clock::time_point until) {
   std::unique_lock lock(mu_);
   for (;;) {
     const Clock::time_point stop_at{Clock::duration(stop_at_.load())};

@@ -1,12 +1,14 @@
-// An `mqtt` ingest entry read into MqttSourceOptions: every key, the defaults, the port
-// that TLS changes, the password from its file (never from the YAML, never printed), and a
-// changed entry counted as a change that waits for a restart. Its errors are cases of
-// test_daemon_config.cpp's table.
+// The `mqtt` plugin (daemon/plugins/in_mqtt/): an entry read into its MqttOptions: every
+// key, the defaults, the port that TLS changes, the password from its file (never from the
+// YAML, never printed), and a changed entry counted as a change that waits for a restart. Its
+// errors are cases of tests/config/test_daemon_config.cpp's table.
 #include <gtest/gtest.h>
 
 #include "cli_test_support.hpp"
+#include "in_mqtt/in_mqtt.hpp"
 #include "test_support.hpp"
 #include "warpwatch/config/daemon_config.hpp"
+#include "warpwatch/plugins/registry.hpp"
 
 namespace {
 
@@ -41,10 +43,10 @@ ingest:
       retained: true
       tls: {ca_file: ca.pem, cert_file: client.pem, key_file: client.key}
 )");
-  const DaemonConfig c = load_daemon_config(path);
+  const DaemonConfig c = warpwatch::plugins::load_daemon_config(path);
   ASSERT_EQ(c.ingest.size(), 1u);
-  const IngestSource& src = c.ingest[0];
-  EXPECT_EQ(src.kind, IngestSource::Kind::mqtt);
+  EXPECT_EQ(c.ingest[0].kind, "mqtt");
+  const auto& src = c.ingest[0].options_as<warpwatch::plugins::in_mqtt::MqttOptions>();
   const auto& m = src.mqtt;
   EXPECT_EQ(m.host, "broker.plant");
   EXPECT_EQ(m.port, 1884);
@@ -83,10 +85,10 @@ TEST(MqttConfig, DefaultsAndThePortThatTlsChanges) {
   - mqtt: {host: a, topics: x}
   - mqtt: {host: b, topics: [y/#], tls: {}}
 )");
-  const DaemonConfig c = load_daemon_config(path);
+  const DaemonConfig c = warpwatch::plugins::load_daemon_config(path);
   ASSERT_EQ(c.ingest.size(), 2u);
   const warpwatch::stream::MqttSourceOptions defaults;
-  const auto& plain = c.ingest[0].mqtt;
+  const auto& plain = c.ingest[0].options_as<warpwatch::plugins::in_mqtt::MqttOptions>().mqtt;
   EXPECT_EQ(plain.port, 1883);
   EXPECT_EQ(plain.topics, std::vector<std::string>{"x"});
   EXPECT_EQ(plain.qos, defaults.qos);
@@ -101,7 +103,7 @@ TEST(MqttConfig, DefaultsAndThePortThatTlsChanges) {
   EXPECT_EQ(plain.reconnect_max, defaults.reconnect_max);
   EXPECT_EQ(plain.retained, defaults.retained);
   EXPECT_FALSE(plain.tls.has_value());
-  const auto& tls = c.ingest[1].mqtt;
+  const auto& tls = c.ingest[1].options_as<warpwatch::plugins::in_mqtt::MqttOptions>().mqtt;
   EXPECT_EQ(tls.port, 8883);
   ASSERT_TRUE(tls.tls.has_value()) << "`tls: {}` turns TLS on";
   EXPECT_EQ(tls.tls->ca_file, "") << "the system's trusted CAs";
@@ -112,7 +114,8 @@ TEST(MqttConfig, AChangedEntryWaitsForARestart) {
   const std::string before = dir.write("a.yaml", "ingest:\n  - mqtt: {host: a, topics: x}\n");
   const std::string after =
       dir.write("b.yaml", "ingest:\n  - mqtt: {host: a, topics: x, qos: 1}\n");
-  const DaemonConfig a = load_daemon_config(before), b = load_daemon_config(after);
+  const DaemonConfig a = warpwatch::plugins::load_daemon_config(before),
+                     b = warpwatch::plugins::load_daemon_config(after);
   EXPECT_TRUE(startup_options_changed(a, a).empty());
   EXPECT_EQ(startup_options_changed(a, b), std::vector<std::string>{"ingest"});
 }

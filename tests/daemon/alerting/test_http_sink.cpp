@@ -11,7 +11,7 @@
 #include "alerting_support.hpp"
 #include "http_receiver.hpp"
 #include "log_capture.hpp"
-#include "warpwatch/alerting/sink.hpp"
+#include "warpwatch/alerting/http_sink.hpp"
 #include "warpwatch/alerting/sink_payload.hpp"
 #include "warpwatch/bench/loopback.hpp"
 
@@ -21,8 +21,8 @@ using namespace warpwatch;
 using namespace warpwatch::testing;
 using namespace std::chrono_literals;
 using alerting::Clock;
+using alerting::HttpSink;
 using alerting::SharedEvent;
-using alerting::Sink;
 using nlohmann::json;
 
 // Events `first`, `first` + 1, ... of rule `rule`, numbered as published, resolving after
@@ -129,7 +129,7 @@ TEST(WebhookSink, PostsSignedJsonWithItsHeaders) {
   c.headers = {{"Authorization", "Bearer t0k"}};
   c.hmac_secret = "s3cret";
   c.signature_header = "X-Warpwatch-Signature";
-  Sink sink(c, nullptr);
+  HttpSink sink(c, nullptr);
   sink.offer(events(1, 3));
   ASSERT_TRUE(wait_counters(sink, [](const auto& k) { return k.sent == 3; }));
   const auto got = receiver.requests();
@@ -157,7 +157,7 @@ TEST(WebhookSink, TakesTheEventsOfItsRulesOnly) {
   HttpReceiver receiver;
   auto c = webhook(receiver.url());
   c.rules = {"hot*"};
-  Sink sink(c, nullptr);
+  HttpSink sink(c, nullptr);
   sink.offer(events(1, 2, "cold"));
   sink.offer(events(3, 2, "hotter"));
   ASSERT_TRUE(wait_counters(sink, [](const auto& k) { return k.sent == 2; }));
@@ -172,7 +172,7 @@ TEST(WebhookSink, RetriesServerErrorsWithGrowingJitteredBackoff) {
   c.max_backoff = 1000ms;
   c.max_batch = 10;
   CapturedLog log;
-  Sink sink(c, log.logger());
+  HttpSink sink(c, log.logger());
   sink.offer(events(1, 4));
   ASSERT_TRUE(wait_counters(sink, [](const auto& k) { return k.sent == 4; }));
   const auto got = receiver.requests();
@@ -198,7 +198,7 @@ TEST(WebhookSink, GivesUpAfterMaxAttempts) {
   auto c = webhook(receiver.url());
   c.max_attempts = 3;
   CapturedLog log;
-  Sink sink(c, log.logger());
+  HttpSink sink(c, log.logger());
   sink.offer(events(1, 2));
   ASSERT_TRUE(wait_counters(sink, [](const auto& k) { return k.failed == 2; }));
   EXPECT_EQ(receiver.requests().size(), 3u);
@@ -213,7 +213,7 @@ TEST(WebhookSink, GivesUpAfterMaxAttempts) {
 TEST(WebhookSink, ARefusedRequestIsNotRetried) {
   HttpReceiver receiver([](const ReceivedRequest&, std::size_t) { return 400; });
   CapturedLog log;
-  Sink sink(webhook(receiver.url()), log.logger());
+  HttpSink sink(webhook(receiver.url()), log.logger());
   sink.offer(events(1, 2));
   ASSERT_TRUE(wait_counters(sink, [](const auto& k) { return k.rejected == 2; }));
   EXPECT_EQ(receiver.requests().size(), 1u);
@@ -231,7 +231,7 @@ TEST(WebhookSink, AStalledReceiverTimesOut) {
   c.timeout = 200ms;
   c.max_attempts = 2;
   CapturedLog log;
-  Sink sink(c, log.logger());
+  HttpSink sink(c, log.logger());
   sink.offer(events(1, 1));
   ASSERT_TRUE(wait_counters(sink, [](const auto& k) { return k.failed == 1; }));
   EXPECT_EQ(receiver.requests().size(), 2u);
@@ -244,7 +244,7 @@ TEST(WebhookSink, NoReceiverIsAConnectionErrorRetried) {
   auto c = webhook("http://127.0.0.1:" + std::to_string(nobody) + "/");
   c.max_attempts = 2;
   CapturedLog log;
-  Sink sink(c, log.logger());
+  HttpSink sink(c, log.logger());
   sink.offer(events(1, 1));
   ASSERT_TRUE(wait_counters(sink, [](const auto& k) { return k.failed == 1; }));
   EXPECT_EQ(sink.counters().retried, 1u);
@@ -260,7 +260,7 @@ TEST(WebhookSink, AFullQueueDropsTheOldestAndOffersNeverWait) {
   c.max_batch = 10;
   c.timeout = 60000ms;
   CapturedLog log;
-  Sink sink(c, log.logger());
+  HttpSink sink(c, log.logger());
   sink.offer(events(1, 1));
   ASSERT_EQ(receiver.wait_for(1, 10000ms).size(), 1u);  // event 1 is under way, held
   const auto began = Clock::now();
@@ -283,7 +283,7 @@ TEST(WebhookSink, StopDeliversWhatIsQueuedWithinTheDeadline) {
   HttpReceiver receiver;
   auto c = webhook(receiver.url());
   c.max_batch = 7;
-  Sink sink(c, nullptr);
+  HttpSink sink(c, nullptr);
   sink.offer(events(1, 50));
   sink.stop(Clock::now() + 10s);
   const auto k = sink.counters();
@@ -300,7 +300,7 @@ TEST(WebhookSink, StopGivesUpWhatIsLeftAtTheDeadline) {
   c.timeout = 60000ms;
   c.max_batch = 2;
   CapturedLog log;
-  Sink sink(c, log.logger());
+  HttpSink sink(c, log.logger());
   sink.offer(events(1, 5));
   ASSERT_EQ(receiver.wait_for(1, 10000ms).size(), 1u);
   const auto began = Clock::now();

@@ -1,0 +1,163 @@
+#include "in_replay/in_replay.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <limits>
+#include <sstream>
+
+#include "warpwatch/base/timestamps.hpp"
+#include "warpwatch/config/series_file.hpp"
+#include "warpwatch/kernels/errors.hpp"
+#include "warpwatch/stream/sources/replay_source.hpp"
+
+namespace warpwatch::plugins::in_replay {
+namespace {
+
+using config::cat;
+using config::ConfigError;
+using config::in_quotes;
+using config::OptionInfo;
+using config::OptionTargets;
+using config::OptionValue;
+using OT = config::OptionType;
+
+std::vector<OptionInfo> options() {
+  return {
+      {.name = "ingest[].replay",
+       .type = OT::path,
+       .help = "a series file (CSV, TSV, .npy; one series) replayed as one stream",
+       .set = [](OptionTargets& t,
+                 const OptionValue& v) { t.source_options<ReplayOptions>().file = v.text; }},
+      {.name = "ingest[].stream",
+       .type = OT::string,
+       .help = "`replay` only, required there: the stream id the file's samples get",
+       .min = 1,
+       .set = [](OptionTargets& t,
+                 const OptionValue& v) { t.source_options<ReplayOptions>().stream = v.text; }},
+      {.name = "ingest[].rate_hz",
+       .type = OT::number,
+       .default_yaml = "0",
+       .help = "`replay` only: samples sent per second; 0 = as fast as possible; sending the "
+               "file may take at most 1e9 s",
+       .min = 0,
+       .max = 1e9,
+       .set = [](OptionTargets& t,
+                 const OptionValue& v) { t.source_options<ReplayOptions>().rate_hz = v.number; }},
+      {.name = "ingest[].period_ms",
+       .type = OT::number,
+       .default_yaml = "1000",
+       .help = "`replay` only: spacing of the replayed samples' timestamps, rounded to whole ns; "
+               "the file's last timestamp must stay within int64 ns",
+       .min = config::min_period_ms,
+       .max = config::max_period_ms,
+       .set =
+           [](OptionTargets& t, const OptionValue& v) {
+             t.source_options<ReplayOptions>().period_ns = config::period_ns(v.number);
+           }},
+  };
+}
+
+std::unique_ptr<config::PluginOptions> make_options() {
+  return std::make_unique<ReplayOptions>();
+}
+
+// The file as samples, sample i at i * period: one series, whose last timestamp fits in int64
+// nanoseconds.
+std::shared_ptr<const stream::Samples> replay_samples(const ReplayOptions& src,
+                                                      const config::SourceLocation& at) {
+  std::vector<config::LoadedSeries> series;
+  try {
+    series = config::load_series_file(src.file);
+  } catch (const ConfigError& e) {
+    throw ConfigError(at, cat("cannot load replay file: ", e.what()));
+  }
+  if (series.size() != 1 || series.front().length() == 0)
+    throw ConfigError(
+        at, cat("replay file ", in_quotes(src.file), " holds ", std::to_string(series.size()),
+                " series: a replay entry takes a file of one non-empty series"));
+  const config::LoadedSeries& s = series.front();
+  const std::size_t length = s.length();
+  const auto last_index = static_cast<std::uint64_t>(length - 1);
+  if (last_index >
+      static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max() / src.period_ns))
+    throw ConfigError(at, cat("replay file ", in_quotes(src.file), " has ", std::to_string(length),
+                              " samples: at 'period_ms' ", std::to_string(src.period_ns / 1e6),
+                              " the last timestamp is beyond the int64 nanosecond range"));
+  // The pacing's clock (steady_clock, int64 ns) must reach the last sample's time.
+  if (src.rate_hz > 0 && static_cast<double>(last_index) / src.rate_hz > stream::max_replay_seconds)
+    throw ConfigError(at, cat("replay file ", in_quotes(src.file), " has ", std::to_string(length),
+                              " samples: at 'rate_hz' ", std::to_string(src.rate_hz),
+                              " sending them would take more than 1e9 s"));
+  auto samples = std::make_shared<stream::Samples>();
+  samples->dims = s.dims;
+  samples->values = s.values;
+  samples->times_ns = stream::evenly_spaced_times(length, 0, src.period_ns);  // checked above
+  return samples;
+}
+
+// The stream is one the file may feed (declared, or auto-created), of the file's dims.
+void check(config::PluginOptions& options, config::SourceCheck& check) {
+  auto& src = static_cast<ReplayOptions&>(options);
+  const config::DaemonConfig& config = check.config;
+  const auto stream = check.keys.find("stream");
+  if (stream == check.keys.end())
+    throw ConfigError(check.where, "missing required key 'stream' in a 'replay' entry");
+  config::check_stream_id(src.stream, stream->second.value);
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(src.file, ec))
+    throw ConfigError(check.at, cat("cannot read replay file ", in_quotes(src.file)));
+  const auto declared =
+      std::find_if(config.live.streams.begin(), config.live.streams.end(),
+                   [&](const config::StreamDecl& s) { return s.def.id == src.stream; });
+  if (declared == config.live.streams.end() && !config.live.auto_create_streams)
+    throw ConfigError(stream->second.value,
+                      cat("replay stream ", in_quotes(src.stream),
+                          " is not declared in "
+                          "'streams.declared' and 'streams.auto_create' is false"));
+  src.samples = replay_samples(src, check.at);
+  const std::size_t dims =
+      declared == config.live.streams.end() ? config.live.auto_dims : declared->def.dims;
+  if (src.samples->dims != dims)
+    throw ConfigError(
+        check.at,
+        cat("replay file ", in_quotes(src.file), " has ", std::to_string(src.samples->dims),
+            " values per sample, stream ", in_quotes(src.stream), " ", std::to_string(dims)));
+}
+
+MadeSource make(const config::IngestSource& entry, const SourceContext& context) {
+  const auto& replay = entry.options_as<ReplayOptions>();
+  WW_ASSERT(replay.samples, "a replay entry's samples are read with the configuration");
+  return {
+      std::make_unique<stream::ReplaySource>(
+          stream::ReplaySourceOptions{replay.stream, *replay.samples, replay.rate_hz, replay.file},
+          context.hub),
+      std::nullopt};
+}
+
+// Numbers as people write them: 10, 0.5, 100 (not 10.000000).
+std::string number(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+std::string describe(const config::IngestSource& entry) {
+  const auto& r = entry.options_as<ReplayOptions>();
+  return "replay " + r.file + " -> " + r.stream + " (" +
+         (r.rate_hz > 0 ? number(r.rate_hz) + " Hz" : std::string("as fast as possible")) +
+         ", period " + number(static_cast<double>(r.period_ns) / 1e6) + " ms)";
+}
+
+}  // namespace
+
+const SourcePlugin plugin{
+    .config = {.name = ReplayOptions::kind,
+               .options = options,
+               .make_options = make_options,
+               .check = check},
+    .make = make,
+    .describe = describe,
+    .finite = true,
+};
+
+}  // namespace warpwatch::plugins::in_replay

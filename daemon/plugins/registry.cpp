@@ -1,0 +1,51 @@
+// The registry: one line per plugin. Adding an ingest kind is its folder (in_<kind>/) and
+// its line here (docs/architecture.md §3.1).
+#include "warpwatch/plugins/registry.hpp"
+
+#include <mutex>
+
+#include "in_influx/in_influx.hpp"
+#include "in_kafka/in_kafka.hpp"
+#include "in_mqtt/in_mqtt.hpp"
+#include "in_pull/in_pull.hpp"
+#include "in_replay/in_replay.hpp"
+#include "in_sub/in_sub.hpp"
+#include "warpwatch/kernels/errors.hpp"
+
+namespace warpwatch::plugins {
+
+std::span<const SourcePlugin* const> source_plugins() {
+  // The order of the reference (docs/configuration.md §3) and of "needs one of".
+  static const SourcePlugin* const plugins[] = {
+      &in_pull::plugin, &in_sub::plugin,    &in_replay::plugin,
+      &in_mqtt::plugin, &in_influx::plugin, &in_kafka::plugin,
+  };
+  return plugins;
+}
+
+const SourcePlugin& source_plugin(std::string_view kind) {
+  for (const SourcePlugin* plugin : source_plugins())
+    if (plugin->config.name == kind) return *plugin;
+  WW_ASSERT(false, "ingest entry of unregistered kind '" + std::string(kind) + "'");
+  return *source_plugins().front();  // not reached
+}
+
+void register_builtin_plugins() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    for (const SourcePlugin* plugin : source_plugins())
+      config::register_source_kind(plugin->config);
+  });
+}
+
+config::DaemonConfig load_daemon_config(const std::string& path) {
+  register_builtin_plugins();
+  return config::load_daemon_config(path);
+}
+
+config::DaemonConfig parse_daemon_config(const std::string& text, const std::string& path) {
+  register_builtin_plugins();
+  return config::parse_daemon_config(text, path);
+}
+
+}  // namespace warpwatch::plugins
