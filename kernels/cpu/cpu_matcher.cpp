@@ -10,8 +10,8 @@
 
 #include "common/matcher_state.hpp"
 #include "common/worker_pool.hpp"
-#include "cpu/spring_pattern.hpp"
-#include "cpu/window_distances.hpp"
+#include "cpu/stream/spring_pattern.hpp"
+#include "cpu/window/window_distances.hpp"
 #include "warpwatch/kernels/cpu.hpp"
 
 namespace warpwatch::kernels::cpu {

@@ -4,10 +4,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "cpu/elastic_kernel.hpp"
-#include "cpu/sliding_dot.hpp"
-#include "cpu/spring_diagonal.hpp"
-#include "cpu/spring_kernel.hpp"
+#include "cpu/distance/elastic_kernel.hpp"
+#include "cpu/window/sliding_dot.hpp"
+#include "cpu/stream/spring_diagonal.hpp"
+#include "cpu/stream/spring_kernel.hpp"
 #include "warpwatch/kernels/matcher.hpp"
 
 namespace warpwatch::kernels::cpu {

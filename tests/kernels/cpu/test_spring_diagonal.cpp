@@ -11,7 +11,7 @@
 #include <random>
 #include <vector>
 
-#include "cpu/spring_diagonal.hpp"
+#include "cpu/stream/spring_diagonal.hpp"
 #include "reference/spring.hpp"
 #include "spring_pair_support.hpp"
 #include "test_support.hpp"

@@ -20,7 +20,7 @@
 #include "common/window_grouping.hpp"
 #include "common/window_stats.hpp"
 #include "conformance/inputs.hpp"
-#include "cpu/window_bounds_simd.hpp"
+#include "cpu/window/window_bounds_simd.hpp"
 #include "test_support.hpp"
 #include "warpwatch/kernels/reference.hpp"
 #include "window_test_series.hpp"

@@ -3,7 +3,7 @@
 // as common::znormal does it, (x - mean) * scale in double rounded to float32 (the build
 // contracts no multiply-add), so each term is the scalar term exactly.
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "cpu/window_bounds_simd.cpp"
+#define HWY_TARGET_INCLUDE "cpu/window/window_bounds_simd.cpp"
 // Highway's per-target inclusion needs this order (no include sorting here).
 // clang-format off
 #include <hwy/foreach_target.h>  // must precede highway.h
@@ -14,7 +14,7 @@
 #include <cstdint>
 
 #include "common/window_stats.hpp"
-#include "cpu/window_bounds_simd.hpp"
+#include "cpu/window/window_bounds_simd.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace warpwatch::kernels::cpu {

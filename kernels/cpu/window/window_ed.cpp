@@ -41,7 +41,7 @@
 // m 1023 chunks of 64 79 / 77, of 256 83 / 36, of 1024 78 / 27: hence at least
 // max(256, m / 4) windows a call. (docs/benchmarks/results/2026-11-24-ed-vs-mass.md has the
 // whole searches against stumpy's MASS.)
-#include "cpu/window_ed.hpp"
+#include "cpu/window/window_ed.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -49,7 +49,7 @@
 #include <optional>
 
 #include "common/window_stats.hpp"
-#include "cpu/sliding_dot.hpp"
+#include "cpu/window/sliding_dot.hpp"
 #include "warpwatch/kernels/errors.hpp"
 
 namespace warpwatch::kernels::cpu {

@@ -9,7 +9,7 @@
 // predecessor in every case (ties included); and the project builds with
 // -ffp-contract=off, so no multiply-add is fused.
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "cpu/spring_kernel.cpp"
+#define HWY_TARGET_INCLUDE "cpu/stream/spring_kernel.cpp"
 // Highway's per-target inclusion needs this order (no include sorting here).
 // clang-format off
 #include <hwy/foreach_target.h>  // must precede highway.h
@@ -20,8 +20,8 @@
 #include <limits>
 
 #include "common/low32_index.hpp"
-#include "cpu/spring_dispatch.hpp"
-#include "cpu/spring_kernel.hpp"
+#include "cpu/stream/spring_dispatch.hpp"
+#include "cpu/stream/spring_kernel.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace warpwatch::kernels::cpu {

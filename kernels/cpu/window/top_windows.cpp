@@ -15,7 +15,7 @@
 #include "common/window_track.hpp"
 #include "common/worker_pool.hpp"
 #include "cpu/cpu_state.hpp"
-#include "cpu/window_distances.hpp"
+#include "cpu/window/window_distances.hpp"
 #include "warpwatch/kernels/cpu.hpp"
 #include "warpwatch/kernels/top_windows.hpp"
 

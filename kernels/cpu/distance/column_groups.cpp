@@ -1,4 +1,4 @@
-#include "cpu/column_groups.hpp"
+#include "cpu/distance/column_groups.hpp"
 
 #include <algorithm>
 #include <numeric>

@@ -1,4 +1,4 @@
-#include "cpu/spring_pattern.hpp"
+#include "cpu/stream/spring_pattern.hpp"
 
 #include <algorithm>
 #include <bit>

@@ -19,7 +19,7 @@
 #include <span>
 
 #include "common/window_bounds.hpp"
-#include "cpu/window_distances.hpp"
+#include "cpu/window/window_distances.hpp"
 #include "warpwatch/kernels/series.hpp"
 
 namespace warpwatch::kernels::cpu {

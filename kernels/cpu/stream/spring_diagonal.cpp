@@ -22,7 +22,7 @@
 // predecessor choice as in spring_kernel.cpp; the build has -ffp-contract=off), so the
 // results are the reference's bit for bit.
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "cpu/spring_diagonal.cpp"
+#define HWY_TARGET_INCLUDE "cpu/stream/spring_diagonal.cpp"
 // Highway's per-target inclusion needs this order (no include sorting here).
 // clang-format off
 #include <hwy/foreach_target.h>  // must precede highway.h
@@ -33,8 +33,8 @@
 #include <bit>
 #include <limits>
 
-#include "cpu/spring_diagonal.hpp"
-#include "cpu/spring_dispatch.hpp"
+#include "cpu/stream/spring_diagonal.hpp"
+#include "cpu/stream/spring_dispatch.hpp"
 #include "warpwatch/kernels/errors.hpp"
 
 HWY_BEFORE_NAMESPACE();

@@ -7,20 +7,20 @@
 // without an exp. With AVX-512 (8 lanes) a cell-vector took about 48 ns forward (3 exp, 1 log)
 // and 35 ns backward (3 exp) on the development machine: bound by the exps' arithmetic.
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "cpu/softdtw_grad_kernel.cpp"
+#define HWY_TARGET_INCLUDE "cpu/distance/softdtw_grad_kernel.cpp"
 // Highway's per-target inclusion needs this order (no include sorting here).
 // clang-format off
 #include <hwy/foreach_target.h>  // must precede highway.h
 #include <hwy/highway.h>
 #include <hwy/contrib/math/math-inl.h>
-#include "cpu/softdtw_cell-inl.h"
+#include "cpu/distance/softdtw_cell-inl.h"
 // clang-format on
 
 #include <algorithm>
 #include <limits>
 
 #include "common/window_bounds.hpp"
-#include "cpu/softdtw_grad_kernel.hpp"
+#include "cpu/distance/softdtw_grad_kernel.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace warpwatch::kernels::cpu {

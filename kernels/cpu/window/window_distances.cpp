@@ -1,4 +1,4 @@
-#include "cpu/window_distances.hpp"
+#include "cpu/window/window_distances.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -6,8 +6,8 @@
 
 #include "common/window_bounds.hpp"
 #include "common/window_stats.hpp"
-#include "cpu/window_bounds_simd.hpp"
-#include "cpu/window_ed.hpp"
+#include "cpu/window/window_bounds_simd.hpp"
+#include "cpu/window/window_ed.hpp"
 
 namespace warpwatch::kernels::cpu {
 namespace {

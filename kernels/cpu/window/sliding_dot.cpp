@@ -35,7 +35,7 @@
 //   2 gamma_(L+3) A2 + 2u x2.
 // Centring each block at one of its samples keeps ||x'|| to the block's spread: a random
 // walk far from zero (10^4 + steps of 1) errs as one near zero.
-#include "cpu/sliding_dot.hpp"
+#include "cpu/window/sliding_dot.hpp"
 
 #include <fftw3.h>
 

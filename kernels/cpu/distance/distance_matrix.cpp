@@ -7,8 +7,8 @@
 
 #include "common/distance_inputs.hpp"
 #include "common/worker_pool.hpp"
-#include "cpu/column_groups.hpp"
-#include "cpu/elastic_kernel.hpp"
+#include "cpu/distance/column_groups.hpp"
+#include "cpu/distance/elastic_kernel.hpp"
 #include "warpwatch/kernels/cpu.hpp"
 #include "warpwatch/kernels/reference.hpp"
 

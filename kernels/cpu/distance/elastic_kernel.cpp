@@ -5,13 +5,13 @@
 // whatever the lengths. Two lane-vectors per row give two independent dependency chains (the
 // D(i,j-1) -> D(i,j) chain is what bounds a row).
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "cpu/elastic_kernel.cpp"
+#define HWY_TARGET_INCLUDE "cpu/distance/elastic_kernel.cpp"
 // Highway's per-target inclusion needs this order (no include sorting here).
 // clang-format off
 #include <hwy/foreach_target.h>  // must precede highway.h
 #include <hwy/highway.h>
 #include <hwy/contrib/math/math-inl.h>
-#include "cpu/softdtw_cell-inl.h"
+#include "cpu/distance/softdtw_cell-inl.h"
 // clang-format on
 
 #include <algorithm>
@@ -21,7 +21,7 @@
 
 #include "common/measure_cells.hpp"
 #include "common/window_bounds.hpp"
-#include "cpu/elastic_kernel.hpp"
+#include "cpu/distance/elastic_kernel.hpp"
 #include "warpwatch/kernels/errors.hpp"
 
 HWY_BEFORE_NAMESPACE();

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "cpu/spring_kernel.hpp"
+#include "cpu/stream/spring_kernel.hpp"
 #include "warpwatch/kernels/params.hpp"
 
 namespace warpwatch::kernels::cpu {
