@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "cpu/distance/elastic_kernel.hpp"
-#include "cpu/window/sliding_dot.hpp"
 #include "cpu/stream/spring_diagonal.hpp"
 #include "cpu/stream/spring_kernel.hpp"
+#include "cpu/window/sliding_dot.hpp"
 #include "warpwatch/kernels/matcher.hpp"
 
 namespace warpwatch::kernels::cpu {
