@@ -13,8 +13,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "common/window_bounds.hpp"
-#include "common/window_track.hpp"
+#include "common/window/window_bounds.hpp"
+#include "common/window/window_track.hpp"
 #include "warpwatch/kernels/stream_history.hpp"
 #include "warpwatch/kernels/types.hpp"
 

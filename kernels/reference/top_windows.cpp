@@ -2,7 +2,7 @@
 #include <cmath>
 #include <vector>
 
-#include "common/window_track.hpp"
+#include "common/window/window_track.hpp"
 #include "warpwatch/kernels/reference.hpp"
 #include "warpwatch/kernels/stream_history.hpp"
 #include "warpwatch/kernels/top_windows.hpp"

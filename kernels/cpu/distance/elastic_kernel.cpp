@@ -20,7 +20,7 @@
 #include <type_traits>
 
 #include "common/measure_cells.hpp"
-#include "common/window_bounds.hpp"
+#include "common/window/window_bounds.hpp"
 #include "cpu/distance/elastic_kernel.hpp"
 #include "warpwatch/kernels/errors.hpp"
 

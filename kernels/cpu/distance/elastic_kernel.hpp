@@ -27,7 +27,7 @@ struct OneVsMany {
   std::size_t m = 0;
   std::size_t dims = 1;
   std::size_t width = 0;  // elastic_group_width()
-  // Early abandoning (window mode's pruning, common/window_bounds.hpp; dtw and dk only): per
+  // Early abandoning (window mode's pruning, common/window/window_bounds.hpp; dtw and dk only): per
   // lane the limit its distance must not exceed to matter, and rest[i * width + lane]
   // (i = 1..n+1) a lower bound of what rows i..n add. After each row, a lane whose least
   // cell combined with the rest is over its limit (shrunk by `margin`) is given up: +inf.

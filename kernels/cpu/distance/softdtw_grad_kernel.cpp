@@ -19,7 +19,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "common/window_bounds.hpp"
+#include "common/window/window_bounds.hpp"
 #include "cpu/distance/softdtw_grad_kernel.hpp"
 
 HWY_BEFORE_NAMESPACE();

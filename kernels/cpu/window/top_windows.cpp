@@ -11,8 +11,8 @@
 #include <memory>
 #include <vector>
 
-#include "common/window_bounds.hpp"
-#include "common/window_track.hpp"
+#include "common/window/window_bounds.hpp"
+#include "common/window/window_track.hpp"
 #include "common/worker_pool.hpp"
 #include "cpu/cpu_state.hpp"
 #include "cpu/window/window_distances.hpp"

@@ -13,7 +13,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "common/window_stats.hpp"
+#include "common/window/window_stats.hpp"
 #include "cpu/window/window_bounds_simd.hpp"
 
 HWY_BEFORE_NAMESPACE();

@@ -8,7 +8,7 @@
 // lane-vectors. Column order only: a visiting order (`order`) is summed by the scalar form.
 #pragma once
 
-#include "common/window_bounds.hpp"
+#include "common/window/window_bounds.hpp"
 
 namespace warpwatch::kernels::cpu {
 

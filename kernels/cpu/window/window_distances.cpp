@@ -4,8 +4,8 @@
 #include <limits>
 #include <optional>
 
-#include "common/window_bounds.hpp"
-#include "common/window_stats.hpp"
+#include "common/window/window_bounds.hpp"
+#include "common/window/window_stats.hpp"
 #include "cpu/window/window_bounds_simd.hpp"
 #include "cpu/window/window_ed.hpp"
 

@@ -1,7 +1,7 @@
 // Window mode on the CPU: the windows of one (stream, pattern) pair compared with the
 // pattern one SIMD lane per window (elastic_kernel.hpp). Under znorm, each window's moments
-// come from sliding sums (common/window_stats.hpp). With dtw and dk, the windows first pass
-// the lower-bound cascade of common/window_bounds.hpp against a limit: a window that cannot
+// come from sliding sums (common/window/window_stats.hpp). With dtw and dk, the windows first pass
+// the lower-bound cascade of common/window/window_bounds.hpp against a limit: a window that cannot
 // come out at or under it is not aligned (distance +inf), and the alignment of the rest is
 // abandoned once they cannot. The matcher's limit is the pattern's threshold (the events
 // are those of the full computation); a top-K search's limit tightens as it finds windows.

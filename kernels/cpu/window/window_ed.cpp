@@ -48,7 +48,7 @@
 #include <limits>
 #include <optional>
 
-#include "common/window_stats.hpp"
+#include "common/window/window_stats.hpp"
 #include "cpu/window/sliding_dot.hpp"
 #include "warpwatch/kernels/errors.hpp"
 

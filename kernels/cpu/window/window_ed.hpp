@@ -11,14 +11,14 @@
 //   less its error bound (window_ed.cpp) is over the limit is dropped, every other one is
 //   summed as above. In a top-K search the window with the least estimate is summed first, so
 //   that the bound is tight from the start.
-// Under znorm the windows' moments come from the sliding sums of common/window_stats.hpp and
+// Under znorm the windows' moments come from the sliding sums of common/window/window_stats.hpp and
 // each value is normalized on the fly (common::znormal), as for dtw.
 #pragma once
 
 #include <cstdint>
 #include <span>
 
-#include "common/window_bounds.hpp"
+#include "common/window/window_bounds.hpp"
 #include "cpu/window/window_distances.hpp"
 #include "warpwatch/kernels/series.hpp"
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <tuple>
 
-#include "common/window_stats.hpp"
+#include "common/window/window_stats.hpp"
 #include "cuda/runtime/cuda_check.hpp"
 #include "warpwatch/kernels/errors.hpp"
 

@@ -21,9 +21,9 @@
 #include <string>
 #include <vector>
 
-#include "common/window_bounds.hpp"
-#include "common/window_grouping.hpp"
-#include "common/window_track.hpp"
+#include "common/window/window_bounds.hpp"
+#include "common/window/window_grouping.hpp"
+#include "common/window/window_track.hpp"
 #include "cuda/device_context.hpp"
 #include "cuda/distance/elastic_batch.hpp"
 #include "cuda/runtime/cuda_check.hpp"

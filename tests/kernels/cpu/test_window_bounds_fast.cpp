@@ -1,4 +1,4 @@
-// The fast forms of window mode's bounds (kernels/common/window_bounds.hpp,
+// The fast forms of window mode's bounds (kernels/common/window/window_bounds.hpp,
 // kernels/cpu/window_bounds_simd.hpp): the SIMD LB_Keogh sums against the scalar ones, the
 // window's envelope read from a stretch's against the window's own (the same bound, the
 // same rows' rests bit for bit), both never above the exact distance, on random walks far
@@ -16,9 +16,9 @@
 #include <tuple>
 #include <vector>
 
-#include "common/window_bounds.hpp"
-#include "common/window_grouping.hpp"
-#include "common/window_stats.hpp"
+#include "common/window/window_bounds.hpp"
+#include "common/window/window_grouping.hpp"
+#include "common/window/window_stats.hpp"
 #include "conformance/inputs.hpp"
 #include "cpu/window/window_bounds_simd.hpp"
 #include "test_support.hpp"

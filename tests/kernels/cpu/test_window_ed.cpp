@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "common/window_bounds.hpp"
-#include "common/window_track.hpp"
+#include "common/window/window_bounds.hpp"
+#include "common/window/window_track.hpp"
 #include "conformance/inputs.hpp"
 #include "cpu/window/sliding_dot.hpp"
 #include "cpu/window/window_distances.hpp"

@@ -1,4 +1,4 @@
-// Window mode's pruning on the CPU (kernels/common/window_bounds.hpp, window_stats.hpp,
+// Window mode's pruning on the CPU (kernels/common/window/window_bounds.hpp, window_stats.hpp,
 // kernels/cpu/window_distances.cpp): the sliding moments against two passes and across any
 // batching, the bounds against the reference's distances, and the events of the pruned
 // backend against those of the same backend aligning every window, bit for bit, on random
@@ -18,9 +18,9 @@
 #include <tuple>
 #include <vector>
 
-#include "common/window_bounds.hpp"
-#include "common/window_grouping.hpp"
-#include "common/window_stats.hpp"
+#include "common/window/window_bounds.hpp"
+#include "common/window/window_grouping.hpp"
+#include "common/window/window_stats.hpp"
 #include "conformance/inputs.hpp"
 #include "matcher_test_support.hpp"
 #include "test_support.hpp"

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "common/window_grouping.hpp"
+#include "common/window/window_grouping.hpp"
 #include "conformance/inputs.hpp"
 #include "gpu_test_support.hpp"
 #include "test_support.hpp"

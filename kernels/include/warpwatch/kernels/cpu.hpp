@@ -21,7 +21,7 @@ namespace warpwatch::kernels::cpu {
 struct Options {
   unsigned threads = 0;  // worker threads; 0 = one per hardware thread
   // Window mode with dtw, dk or ed: skip the windows a lower bound shows cannot qualify
-  // (common/window_bounds.hpp; ed: early abandoning and the FFT filter of cpu/window_ed.hpp;
+  // (common/window/window_bounds.hpp; ed: early abandoning and the FFT filter of cpu/window_ed.hpp;
   // the events are the same). Off: every window aligned (summed) in full, to check that.
   bool window_pruning = true;
   // ed with cost sq and d = 1, pruning on: the FFT filter (MASS's sliding dot products with a

@@ -23,7 +23,7 @@ enum class BandUse {
 // times     reads the samples' timestamps (else the sample index is all that matters)
 // cost      reads the local cost `cost` (sq/abs, docs/spec.md §2)
 // lock_step compares sample i with sample i only: series of one length, window w = m
-// window_bounds  window mode's lower bounds and early abandoning (common/window_bounds.hpp)
+// window_bounds  window mode's lower bounds and early abandoning (common/window/window_bounds.hpp)
 //           are valid for it (they are proved for dtw's sum and dk's max only, and ed's sum)
 // path      its value is the cost of one alignment path that docs/spec.md §7 can explain
 // summary   what --help and the configuration reference say about it

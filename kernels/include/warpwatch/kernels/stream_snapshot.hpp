@@ -41,7 +41,7 @@ struct WindowOccurrence {
 
 }  // namespace common
 
-// A window-mode pair's state (common/window_track.hpp): where its schedule of window ends
+// A window-mode pair's state (common/window/window_track.hpp): where its schedule of window ends
 // starts (the stream's next index when the pair was made) and the occurrence pending in its
 // exclusion zone. Its windows are computed from the stream's history.
 struct WindowTrackState {

@@ -42,7 +42,7 @@ struct PatternDef {
 // (limits.max_library_bytes, docs/ingest.md §10), m samples of d values
 // and window w (params.window, or m): the definition twice, the configuration's and the
 // Matcher's (4 m d for the values, 8 m for `times` when it has them); in window mode
-// (dtw, dk, ed) the Matcher's query (common/window_bounds.hpp), at most 8 m d + 12 m +
+// (dtw, dk, ed) the Matcher's query (common/window/window_bounds.hpp), at most 8 m d + 12 m +
 // 8 w d + 12 w (the pattern normalized and reordered, each row's band, the envelopes and
 // their visiting order); and 256 bytes of bookkeeping. Not included: the state of each
 // (stream, pattern) pair, which grows with the streams.
@@ -90,7 +90,7 @@ struct MatcherCounters {
   std::uint64_t samples = 0;               // samples processed, all streams
   std::uint64_t cells = 0;                 // DP cell updates (the unit of cells/s)
   std::uint64_t flat_windows_skipped = 0;  // znorm windows with std < 1e-8 (docs/spec.md §3.2)
-  // Window mode's pruning (cpu backend; common/window_bounds.hpp, cpu/window_ed.hpp): windows
+  // Window mode's pruning (cpu backend; common/window/window_bounds.hpp, cpu/window_ed.hpp): windows
   // evaluated (not flat), and of them those a lower bound showed cannot qualify, by stage
   // (kPruneStages). `cells` counts every evaluated window's n x w cells all the same (ed: n).
   std::uint64_t windows_evaluated = 0;

@@ -1,9 +1,9 @@
-#include "common/window_stats.hpp"
+#include "common/window/window_stats.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "common/window_grouping.hpp"
+#include "common/window/window_grouping.hpp"
 
 namespace warpwatch::kernels::common {
 

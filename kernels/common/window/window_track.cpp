@@ -1,4 +1,4 @@
-#include "common/window_track.hpp"
+#include "common/window/window_track.hpp"
 
 #include <stdexcept>
 

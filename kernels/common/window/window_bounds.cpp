@@ -1,4 +1,4 @@
-#include "common/window_bounds.hpp"
+#include "common/window/window_bounds.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,8 +6,8 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "common/window_grouping.hpp"
-#include "common/window_stats.hpp"
+#include "common/window/window_grouping.hpp"
+#include "common/window/window_stats.hpp"
 
 namespace warpwatch::kernels::common {
 

@@ -30,7 +30,7 @@
 #include <span>
 #include <vector>
 
-#include "common/window_stats.hpp"
+#include "common/window/window_stats.hpp"
 #include "warpwatch/kernels/types.hpp"
 
 namespace warpwatch::kernels::common {

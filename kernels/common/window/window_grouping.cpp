@@ -1,4 +1,4 @@
-#include "window_grouping.hpp"
+#include "common/window/window_grouping.hpp"
 
 #include <algorithm>
 #include <cmath>

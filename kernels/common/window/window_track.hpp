@@ -9,8 +9,8 @@
 #include <optional>
 #include <vector>
 
-#include "common/window_grouping.hpp"
-#include "common/window_stats.hpp"
+#include "common/window/window_grouping.hpp"
+#include "common/window/window_stats.hpp"
 #include "warpwatch/kernels/stream_history.hpp"
 
 namespace warpwatch::kernels::common {
