@@ -771,7 +771,7 @@ TEST(DaemonConfig, MsmErpLcssPatternsLoad) {
       "      - {id: e, values: [0, 1, 2], metric: erp, g: -1.5, band: 1, cost: abs}\n"
       "      - {id: l, values: [0, 1, 2], metric: lcss, delta: 2, epsilon: 0.125}\n"
       "      - {id: d, values: [0, 1, 2], metric: lcss}\n");
-  const auto c = load_daemon_config(path);
+  const auto c = warpwatch::plugins::load_daemon_config(path);
   ASSERT_EQ(c.live.libraries.size(), 1u);
   const auto& p = c.live.libraries[0].patterns;
   ASSERT_EQ(p.size(), 4u);

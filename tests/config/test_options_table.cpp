@@ -170,7 +170,7 @@ TEST_F(OptionsTable, DefaultsAgreeWithTheHeader) {
 }
 
 // The metric option's choices are the list of measures (kernels/measures.hpp), in its order.
-TEST(OptionsTable, MetricChoicesComeFromTheListOfMeasures) {
+TEST_F(OptionsTable, MetricChoicesComeFromTheListOfMeasures) {
   const OptionInfo* metric = find_option("libraries[].defaults.metric");
   ASSERT_NE(metric, nullptr);
   std::vector<std::string> choices(metric->choices.begin(), metric->choices.end());
