@@ -406,11 +406,19 @@ std::string_view entry_kind(const PresentKeys& keys, const std::vector<std::stri
 
 void check_kind_keys(const PresentKeys& keys, std::string_view kind,
                      const std::vector<std::pair<std::string_view, std::string_view>>& owners) {
-  for (const auto& [name, owner] : owners) {
+  for (const auto& key : owners) {
+    const std::string_view name = key.first;
     const auto it = keys.find(name);
-    if (it != keys.end() && kind != owner)
-      throw ConfigError(it->second.key,
-                        cat(in_quotes(name), " applies to ", in_quotes(owner), " entries only"));
+    if (it == keys.end()) continue;
+    // A key several kinds share is listed once per kind: 'a' and 'b', or 'a', 'b' and 'c'.
+    std::vector<std::string_view> kinds;
+    for (const auto& [other, owner] : owners)
+      if (other == name) kinds.push_back(owner);
+    if (std::find(kinds.begin(), kinds.end(), kind) != kinds.end()) continue;
+    std::string who;
+    for (std::size_t i = 0; i < kinds.size(); ++i)
+      who += cat(i == 0 ? "" : i + 1 == kinds.size() ? " and " : ", ", in_quotes(kinds[i]));
+    throw ConfigError(it->second.key, cat(in_quotes(name), " applies to ", who, " entries only"));
   }
 }
 

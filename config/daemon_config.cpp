@@ -141,12 +141,7 @@ bool same_source(const IngestSource& a, const IngestSource& b) {
 }
 
 bool same_sink(const SinkConfig& a, const SinkConfig& b) {
-  const auto fields = [](const SinkConfig& s) {
-    return std::tie(s.kind, s.name, s.url, s.kafka, s.rules, s.headers, s.queue, s.max_batch,
-                    s.timeout, s.max_attempts, s.backoff, s.max_backoff, s.hmac_secret,
-                    s.signature_header);
-  };
-  return fields(a) == fields(b);
+  return a.kind == b.kind && a.sink == b.sink && a.options->same(*b.options);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The option table, first half: the daemon's own options (everything but the ingest kinds'
-// rows, which their plugins declare (source_kinds.hpp), the sinks' (options_sinks.cpp), and
-// libraries and rules, which options_matching.cpp declares). The reader (config_reader.cpp) and the
+// rows, which their plugins declare (source_kinds.hpp), the sinks' (options_sinks.cpp, with
+// the sink kinds' rows their plugins declare, sink_kinds.hpp), and libraries and rules, which
+// options_matching.cpp declares). The reader (config_reader.cpp) and the
 // reference (options_reference.cpp) only walk the table that option_table() joins.
 #include <algorithm>
 #include <cmath>
@@ -9,6 +10,7 @@
 
 #include "warpwatch/config/config_reader.hpp"
 #include "warpwatch/config/options.hpp"
+#include "warpwatch/config/sink_kinds.hpp"
 #include "warpwatch/config/source_kinds.hpp"
 
 namespace warpwatch::config {
@@ -311,7 +313,11 @@ std::vector<SourceKind>& registered_source_kinds() {
   static std::vector<SourceKind> kinds;
   return kinds;
 }
-bool table_built = false;  // register_source_kind comes first
+std::vector<SinkKind>& registered_sink_kinds() {
+  static std::vector<SinkKind> kinds;
+  return kinds;
+}
+bool table_built = false;  // register_source_kind and register_sink_kind come first
 
 }  // namespace
 
@@ -331,6 +337,33 @@ const SourceKind* find_source_kind(std::string_view name) {
   for (const SourceKind& kind : registered_source_kinds())
     if (kind.name == name) return &kind;
   return nullptr;
+}
+
+void register_sink_kind(const SinkKind& kind) {
+  WW_ASSERT(!table_built,
+            cat("sink kind '", kind.name, "' registered after the option table was built"));
+  WW_ASSERT(!find_sink_kind(kind.name), cat("sink kind '", kind.name, "' registered twice"));
+  registered_sink_kinds().push_back(kind);
+}
+
+std::span<const SinkKind> sink_kinds() {
+  return registered_sink_kinds();
+}
+
+const SinkKind* find_sink_kind(std::string_view name) {
+  for (const SinkKind& kind : registered_sink_kinds())
+    if (kind.name == name) return &kind;
+  return nullptr;
+}
+
+std::vector<PluginOptions*> SinkEntry::every_kind() {
+  std::vector<PluginOptions*> all;
+  for (const SinkKind& kind : sink_kinds()) {
+    std::unique_ptr<PluginOptions>& slot = options[std::string(kind.name)];
+    if (!slot) slot = kind.make_options();
+    all.push_back(slot.get());
+  }
+  return all;
 }
 
 namespace {
@@ -353,12 +386,12 @@ std::vector<OptionInfo> ingest_options() {
 
 std::span<const OptionInfo> option_table() {
   static const std::vector<OptionInfo> table = [] {
-    // Without them no `ingest` entry could be read: the caller forgot
-    // plugins::register_builtin_plugins(), and a silent table without ingest would say
-    // "unknown key" for every source.
-    WW_ASSERT(!source_kinds().empty(),
-              "no ingest kinds registered: plugins::register_builtin_plugins() comes before the "
-              "option table");
+    // Without them no `ingest` or `sinks` entry could be read: the caller forgot
+    // plugins::register_builtin_plugins(), and a silent table without them would say
+    // "unknown key" for every source and sink.
+    WW_ASSERT(!source_kinds().empty() && !sink_kinds().empty(),
+              "no ingest or sink kinds registered: plugins::register_builtin_plugins() comes "
+              "before the option table");
     table_built = true;
     std::vector<OptionInfo> all = daemon_options();
     // After the daemon's own "scheduler" rows, before "limits": where the reference has

@@ -1,9 +1,14 @@
 // The option table, third part: the alert sinks (`sinks:`), read by read_sinks
-// (sink_config.cpp).
+// (sink_config.cpp): the `sinks` list, the rows of every sink kind registered
+// (sink_kinds.hpp: their plugins', daemon/plugins/out_<kind>/) and the rows every sink has,
+// whatever its kind (SinkOptions: the sink base's).
+#include <algorithm>
+#include <string>
 #include <vector>
 
 #include "warpwatch/config/config_reader.hpp"
 #include "warpwatch/config/options.hpp"
+#include "warpwatch/config/sink_kinds.hpp"
 
 namespace warpwatch::config {
 namespace {
@@ -13,69 +18,21 @@ using V = OptionValue;
 using OT = OptionType;
 using std::chrono::milliseconds;
 
-// The setter of `alertmanager` and `webhook`: the kind and the URL (checked already).
-template <SinkConfig::Kind kind>
-void set_sink_url(T& t, const V& v) {
-  t.sink->kind = kind;
-  auto url = parse_http_url(v.text, nullptr);
-  WW_ASSERT(url.has_value(), cat("sink URL '", v.text, "' passed the reader unparsed"));
-  t.sink->url = std::move(*url);
-}
-
-}  // namespace
-
-std::vector<OptionInfo> sink_options() {
+// The rows every sink has (SinkOptions).
+std::vector<OptionInfo> common_sink_options() {
   return {
-      {.name = "sinks",
-       .type = OT::list,
-       .help = "alert sinks besides `publish`, each with its own queue and retries (README: "
-               "Alert sinks); each entry has exactly one of `alertmanager`, `webhook`, `kafka`"},
-      {.name = "sinks[].alertmanager",
-       .type = OT::url,
-       .help = "an Alertmanager's base URL: events become alerts POSTed to "
-               "`<url>/api/v2/alerts`",
-       .set = set_sink_url<SinkConfig::Kind::alertmanager>},
-      {.name = "sinks[].webhook",
-       .type = OT::url,
-       .help = "events are POSTed here as JSON: `{\"events\": [...]}`, each as `publish` sends it",
-       .set = set_sink_url<SinkConfig::Kind::webhook>},
-      {.name = "sinks[].kafka",
-       .type = OT::section,
-       .help = "events are produced to a Kafka topic: key = stream id, value = the event as "
-               "`publish` sends it (README: Kafka); the keys below"},
-      {.name = "sinks[].kafka.brokers",
-       .type = OT::string,
-       .help = "required: the bootstrap brokers, `host:port[,host:port...]`",
-       .min = 1,
-       .set = [](T& t, const V& v) { t.sink->kafka.brokers = v.text; }},
-      {.name = "sinks[].kafka.topic",
-       .type = OT::string,
-       .help = "required: the topic the events go to",
-       .min = 1,
-       .set = [](T& t, const V& v) { t.sink->kafka.topic = v.text; }},
-      {.name = "sinks[].kafka.properties",
-       .type = OT::string_map,
-       .default_yaml = "{}",
-       .help = "further librdkafka properties of the producer; those warpwatch sets itself are "
-               "refused",
-       .set = [](T& t, const V& v) { t.sink->kafka.properties = v.text_map; }},
       {.name = "sinks[].name",
        .type = OT::string,
        .help = "names the sink in `/metrics` and the log; unset = `<kind> host:port` (`kafka "
                "<topic>`); unique",
        .min = 1,
-       .set = [](T& t, const V& v) { t.sink->name = v.text; }},
+       .set = [](T& t, const V& v) { t.sink->sink.name = v.text; }},
       {.name = "sinks[].rules",
        .type = OT::string_list,
        .default_yaml = "[\"*\"]",
        .help = "globs on rule names: the events of these rules go to the sink",
        .min = 1,
-       .set = [](T& t, const V& v) { t.sink->rules = v.texts; }},
-      {.name = "sinks[].headers",
-       .type = OT::string_map,
-       .default_yaml = "{}",
-       .help = "request headers added to every request, e.g. `Authorization`",
-       .set = [](T& t, const V& v) { t.sink->headers = v.text_map; }},
+       .set = [](T& t, const V& v) { t.sink->sink.rules = v.texts; }},
       {.name = "sinks[].queue",
        .type = OT::integer,
        .default_yaml = "10000",
@@ -83,14 +40,7 @@ std::vector<OptionInfo> sink_options() {
                "and counted (`kafka`: the newest is refused and counted)",
        .min = 1,
        .max = 10000000,
-       .set = [](T& t, const V& v) { t.sink->queue = static_cast<std::size_t>(v.integer); }},
-      {.name = "sinks[].max_batch",
-       .type = OT::integer,
-       .default_yaml = "100",
-       .help = "events sent in one request, at most (`alertmanager`, `webhook`)",
-       .min = 1,
-       .max = 10000,
-       .set = [](T& t, const V& v) { t.sink->max_batch = static_cast<std::size_t>(v.integer); }},
+       .set = [](T& t, const V& v) { t.sink->sink.queue = static_cast<std::size_t>(v.integer); }},
       {.name = "sinks[].timeout_ms",
        .type = OT::integer,
        .default_yaml = "5000",
@@ -98,7 +48,7 @@ std::vector<OptionInfo> sink_options() {
                "one event's delivery, its retries included (`message.timeout.ms`)",
        .min = 1,
        .max = 600000,
-       .set = [](T& t, const V& v) { t.sink->timeout = milliseconds(v.integer); }},
+       .set = [](T& t, const V& v) { t.sink->sink.timeout = milliseconds(v.integer); }},
       {.name = "sinks[].max_attempts",
        .type = OT::integer,
        .default_yaml = "5",
@@ -106,7 +56,8 @@ std::vector<OptionInfo> sink_options() {
                "(`kafka`: sends of one event)",
        .min = 1,
        .max = 1000,
-       .set = [](T& t, const V& v) { t.sink->max_attempts = static_cast<unsigned>(v.integer); }},
+       .set = [](T& t,
+                 const V& v) { t.sink->sink.max_attempts = static_cast<unsigned>(v.integer); }},
       {.name = "sinks[].backoff_ms",
        .type = OT::integer,
        .default_yaml = "500",
@@ -114,27 +65,55 @@ std::vector<OptionInfo> sink_options() {
                "each wait drawn between half and all of it (jitter)",
        .min = 1,
        .max = 3600000,
-       .set = [](T& t, const V& v) { t.sink->backoff = milliseconds(v.integer); }},
+       .set = [](T& t, const V& v) { t.sink->sink.backoff = milliseconds(v.integer); }},
       {.name = "sinks[].max_backoff_ms",
        .type = OT::integer,
        .default_yaml = "30000",
        .help = "the longest wait between two retries; at least `backoff_ms`",
        .min = 1,
        .max = 3600000,
-       .set = [](T& t, const V& v) { t.sink->max_backoff = milliseconds(v.integer); }},
-      {.name = "sinks[].hmac_secret_file",
-       .type = OT::path,
-       .help = "`webhook` only: sign each body with HMAC-SHA256 under the secret in this file "
-               "(read at start, trailing newlines dropped); unset = unsigned",
-       .set = [](T& t, const V& v) { t.sink->hmac_secret_file = v.text; }},
-      {.name = "sinks[].signature_header",
-       .type = OT::string,
-       .default_yaml = "X-Warpwatch-Signature",
-       .help = "`webhook` with `hmac_secret_file` only: the header that carries "
-               "`sha256=<hex of the HMAC>`",
-       .min = 1,
-       .set = [](T& t, const V& v) { t.sink->signature_header = v.text; }},
+       .set = [](T& t, const V& v) { t.sink->sink.max_backoff = milliseconds(v.integer); }},
   };
+}
+
+// A row directly under `sinks[]` (not in a kind's section), besides the kind key.
+bool is_flat_key(const SinkKind& kind, std::string_view name) {
+  const std::string_view key = name.substr(std::string_view("sinks[].").size());
+  return key != kind.name && key.find('.') == std::string_view::npos;
+}
+
+}  // namespace
+
+std::vector<OptionInfo> sink_options() {
+  std::string kinds;
+  for (const SinkKind& kind : sink_kinds())
+    kinds += cat(kinds.empty() ? "" : ", ", "`", kind.name, "`");
+  static std::string help;  // the table holds string_views
+  help = cat(
+      "alert sinks besides `publish`, each with its own queue and retries (README: Alert sinks); "
+      "each entry has exactly one of ",
+      kinds);
+  std::vector<OptionInfo> rows = {{.name = "sinks", .type = OT::list, .help = help}};
+  // The reference's order: each kind's key and section, in the kinds' order; the rows every
+  // sink has; then the keys of some kinds only, a row that kinds share once (the same row:
+  // its setter fills each of their structs).
+  for (const SinkKind& kind : sink_kinds())
+    for (OptionInfo& option : kind.options())
+      if (!is_flat_key(kind, option.name)) rows.push_back(std::move(option));
+  for (OptionInfo& option : common_sink_options()) rows.push_back(std::move(option));
+  for (const SinkKind& kind : sink_kinds())
+    for (OptionInfo& option : kind.options()) {
+      if (!is_flat_key(kind, option.name)) continue;
+      const auto same = std::find_if(
+          rows.begin(), rows.end(), [&](const OptionInfo& row) { return row.name == option.name; });
+      if (same == rows.end()) {
+        rows.push_back(std::move(option));
+        continue;
+      }
+      WW_ASSERT(same->type == option.type && same->set == option.set,
+                cat("sink row '", option.name, "' declared twice, differently"));
+    }
+  return rows;
 }
 
 }  // namespace warpwatch::config

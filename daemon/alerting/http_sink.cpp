@@ -6,6 +6,7 @@
 
 #include "warpwatch/alerting/glob.hpp"
 #include "warpwatch/base/stream_id.hpp"
+#include "warpwatch/kernels/errors.hpp"
 
 namespace warpwatch::alerting {
 namespace {
@@ -25,19 +26,14 @@ std::string describe(const HttpOutcome& o) {
 
 }  // namespace
 
-HttpSink::HttpSink(config::SinkConfig config, service::Logger log)
-    : config_(std::move(config)),
+HttpSink::HttpSink(config::SinkOptions options, HttpSinkOptions http, service::Logger log)
+    : AlertSink(std::move(options)),
+      http_(std::move(http)),
       log_(log ? std::move(log) : service::stderr_logger()),
       jitter_(std::random_device{}()) {
-  if (config_.kind == config::SinkConfig::Kind::alertmanager) {
-    std::string base = config_.url.target;  // a route prefix, or "/"
-    while (base.ends_with('/')) base.pop_back();
-    target_ = base + "/api/v2/alerts";
-  } else {
-    target_ = config_.url.target;
-  }
+  WW_ASSERT(http_.body != nullptr, "an HTTP sink without a body");
   headers_.emplace_back("User-Agent", "warpwatch/" WARPWATCH_VERSION);
-  for (const auto& header : config_.headers) headers_.push_back(header);
+  for (const auto& header : http_.headers) headers_.push_back(header);
   thread_ = std::thread([this] { run(); });
 }
 
@@ -51,12 +47,12 @@ void HttpSink::offer(std::span<const SharedEvent> events) {
   {
     const std::lock_guard lock(mu_);
     for (const SharedEvent& event : events) {
-      if (!any_glob_matches(config_.rules, event->rule)) continue;
+      if (!any_glob_matches(options_.rules, event->rule)) continue;
       if (stopping_) {
         ++unsent;
         continue;
       }
-      if (queue_.size() >= config_.queue) {
+      if (queue_.size() >= options_.queue) {
         queue_.pop_front();
         ++dropped;
       }
@@ -68,8 +64,8 @@ void HttpSink::offer(std::span<const SharedEvent> events) {
   dropped_.fetch_add(dropped, std::memory_order_relaxed);
   unsent_at_stop_.fetch_add(unsent, std::memory_order_relaxed);
   if (log_drops > 0)
-    log_->warn("sink '{}': queue full ({} events): dropped the oldest {} event(s)", config_.name,
-               config_.queue, log_drops);
+    log_->warn("sink '{}': queue full ({} events): dropped the oldest {} event(s)", options_.name,
+               options_.queue, log_drops);
   if (taken > 0) wake_.notify_one();
 }
 
@@ -84,12 +80,12 @@ void HttpSink::stop(Clock::time_point deadline) {
   if (!thread_.joinable()) return;
   thread_.join();
   if (const auto unsent = unsent_at_stop_.load(); unsent > 0)
-    log_->warn("sink '{}': {} event(s) not delivered when the sink stopped", config_.name, unsent);
+    log_->warn("sink '{}': {} event(s) not delivered when the sink stopped", options_.name, unsent);
 }
 
 SinkCounters HttpSink::counters() const {
   SinkCounters c;
-  c.name = config_.name;
+  c.name = options_.name;
   c.sent = sent_.load(std::memory_order_relaxed);
   c.retried = retried_.load(std::memory_order_relaxed);
   c.dropped = dropped_.load(std::memory_order_relaxed);
@@ -114,7 +110,7 @@ void HttpSink::run() {
 std::vector<SharedEvent> HttpSink::take_batch() {
   std::unique_lock lock(mu_);
   wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-  const std::size_t n = std::min(queue_.size(), config_.max_batch);
+  const std::size_t n = std::min(queue_.size(), http_.max_batch);
   std::vector<SharedEvent> batch(std::make_move_iterator(queue_.begin()),
                                  std::make_move_iterator(queue_.begin() + static_cast<long>(n)));
   queue_.erase(queue_.begin(), queue_.begin() + static_cast<long>(n));
@@ -124,12 +120,11 @@ std::vector<SharedEvent> HttpSink::take_batch() {
 
 void HttpSink::deliver(std::vector<SharedEvent> batch) {
   const std::uint64_t n = batch.size();
-  const bool alertmanager = config_.kind == config::SinkConfig::Kind::alertmanager;
-  const std::string body = alertmanager ? alertmanager_body(batch) : webhook_body(batch);
+  const std::string body = http_.body(batch);
   HttpHeaders headers = headers_;
-  if (!config_.hmac_secret.empty())
-    headers.emplace_back(config_.signature_header,
-                         "sha256=" + hmac_sha256_hex(config_.hmac_secret, body));
+  if (!http_.hmac_secret.empty())
+    headers.emplace_back(http_.signature_header,
+                         "sha256=" + hmac_sha256_hex(http_.hmac_secret, body));
   const auto stopped = [this] {
     return Clock::now().time_since_epoch().count() >= stop_at_.load(std::memory_order_relaxed);
   };
@@ -138,11 +133,11 @@ void HttpSink::deliver(std::vector<SharedEvent> batch) {
       unsent_at_stop_.fetch_add(n, std::memory_order_relaxed);
       return;
     }
-    const HttpOutcome outcome =
-        http_post(config_.url, target_, headers, body, Clock::now() + config_.timeout, stop_at_);
+    const HttpOutcome outcome = http_post(http_.url, http_.target, headers, body,
+                                          Clock::now() + options_.timeout, stop_at_);
     if (outcome.status >= 200 && outcome.status < 300) {
       sent_.fetch_add(n, std::memory_order_relaxed);
-      if (failing_) log_->info("sink '{}': delivering again", config_.name);
+      if (failing_) log_->info("sink '{}': delivering again", options_.name);
       failing_ = false;
       return;
     }
@@ -155,13 +150,13 @@ void HttpSink::deliver(std::vector<SharedEvent> batch) {
       give_up(n, rejected_, "the receiver refused them: " + why);
       return;
     }
-    if (attempt >= config_.max_attempts) {
+    if (attempt >= options_.max_attempts) {
       give_up(n, failed_, std::to_string(attempt) + " attempt(s) failed, the last: " + why);
       return;
     }
     if (!failing_)
       log_->warn("sink '{}': request failed ({}); retrying, up to {} attempts per batch",
-                 config_.name, why, config_.max_attempts);
+                 options_.name, why, options_.max_attempts);
     failing_ = true;
     retried_.fetch_add(1, std::memory_order_relaxed);
     if (!wait_until(Clock::now() + backoff_before(attempt))) {
@@ -176,7 +171,7 @@ void HttpSink::give_up(std::size_t events, std::atomic<std::uint64_t>& counter,
   counter.fetch_add(events, std::memory_order_relaxed);
   failing_ = true;
   if (const std::uint64_t logged = give_up_log_.add(events, Clock::now()); logged > 0)
-    log_->error("sink '{}': gave up {} event(s); the last: {}", config_.name, logged, why);
+    log_->error("sink '{}': gave up {} event(s); the last: {}", options_.name, logged, why);
 }
 
 std::uint64_t SinkLogThrottle::add(std::uint64_t events, Clock::time_point now) {
@@ -187,9 +182,9 @@ std::uint64_t SinkLogThrottle::add(std::uint64_t events, Clock::time_point now) 
 }
 
 Clock::duration HttpSink::backoff_before(unsigned retry) {
-  Clock::duration wait = config_.backoff;
-  for (unsigned i = 1; i < retry && wait < config_.max_backoff; ++i) wait *= 2;
-  wait = std::min<Clock::duration>(wait, config_.max_backoff);
+  Clock::duration wait = options_.backoff;
+  for (unsigned i = 1; i < retry && wait < options_.max_backoff; ++i) wait *= 2;
+  wait = std::min<Clock::duration>(wait, options_.max_backoff);
   std::uniform_int_distribution<Clock::rep> draw(wait.count() / 2, wait.count());
   return Clock::duration(draw(jitter_));
 }

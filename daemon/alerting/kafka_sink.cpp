@@ -9,7 +9,6 @@
 #include <stdexcept>
 
 #include "warpwatch/alerting/glob.hpp"
-#include "warpwatch/alerting/http_sink.hpp"
 
 namespace warpwatch::alerting {
 namespace {
@@ -43,28 +42,28 @@ stream::KafkaLog kafka_log(service::Logger log) {
   };
 }
 
-KafkaSink::KafkaSink(config::SinkConfig config, service::Logger log)
-    : config_(std::move(config)),
+KafkaSink::KafkaSink(config::SinkOptions options, KafkaSinkOptions kafka, service::Logger log)
+    : AlertSink(std::move(options)),
+      kafka_(std::move(kafka)),
       log_(log ? std::move(log) : service::stderr_logger()),
       producer_(nullptr, rd_kafka_destroy) {
-  context_ = {"sink '" + config_.name + "'", kafka_log(log_), this};
+  context_ = {"sink '" + options_.name + "'", kafka_log(log_), this};
   const std::map<std::string, std::string> own = {
       {"client.id", "warpwatch"},
-      {"message.timeout.ms", std::to_string(config_.timeout.count())},
-      {"queue.buffering.max.messages", std::to_string(config_.queue)},
-      {"message.send.max.retries", std::to_string(config_.max_attempts - 1)},
+      {"message.timeout.ms", std::to_string(options_.timeout.count())},
+      {"queue.buffering.max.messages", std::to_string(options_.queue)},
+      {"message.send.max.retries", std::to_string(options_.max_attempts - 1)},
       {"retry.backoff.ms",
-       std::to_string(std::min<long>(config_.backoff.count(), max_retry_backoff_ms))},
+       std::to_string(std::min<long>(options_.backoff.count(), max_retry_backoff_ms))},
   };
-  stream::KafkaConf conf =
-      stream::kafka_conf(config_.kafka.brokers, config_.kafka.properties, own, &context_);
+  stream::KafkaConf conf = stream::kafka_conf(kafka_.brokers, kafka_.properties, own, &context_);
   rd_kafka_conf_set_dr_msg_cb(conf.get(), [](rd_kafka_t* rk, const rd_kafka_message_t* m, void*) {
     self(rk)->delivered(*m);
   });
   std::array<char, 512> error{};
   rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf.get(), error.data(), error.size());
   if (!rk)
-    throw std::runtime_error("sink '" + config_.name +
+    throw std::runtime_error("sink '" + options_.name +
                              "': cannot create the Kafka producer: " + error.data());
   conf.release();  // rd_kafka_new owns it now
   producer_.reset(rk);
@@ -78,14 +77,14 @@ KafkaSink::~KafkaSink() {
 void KafkaSink::offer(std::span<const SharedEvent> events) {
   std::uint64_t dropped = 0;
   for (const SharedEvent& event : events) {
-    if (!any_glob_matches(config_.rules, event->rule)) continue;
+    if (!any_glob_matches(options_.rules, event->rule)) continue;
     if (stopping_) {
       unsent_at_stop_.fetch_add(1, std::memory_order_relaxed);
       continue;
     }
     const std::string value = to_json(*event);
     const rd_kafka_resp_err_t err =
-        rd_kafka_producev(producer_.get(), RD_KAFKA_V_TOPIC(config_.kafka.topic.c_str()),
+        rd_kafka_producev(producer_.get(), RD_KAFKA_V_TOPIC(kafka_.topic.c_str()),
                           RD_KAFKA_V_KEY(event->stream.data(), event->stream.size()),
                           RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()),
                           RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
@@ -96,15 +95,15 @@ void KafkaSink::offer(std::span<const SharedEvent> events) {
     } else {  // a message larger than the producer takes, say
       failed_.fetch_add(1, std::memory_order_relaxed);
       if (const auto logged = fail_log_.add(1, std::chrono::steady_clock::now()))
-        log_->error("sink '{}': gave up {} event(s); the last: {}", config_.name, logged,
+        log_->error("sink '{}': gave up {} event(s); the last: {}", options_.name, logged,
                     rd_kafka_err2str(err));
     }
   }
   if (dropped == 0) return;
   dropped_.fetch_add(dropped, std::memory_order_relaxed);
   if (const auto logged = drop_log_.add(dropped, std::chrono::steady_clock::now()))
-    log_->warn("sink '{}': queue full ({} events): refused the newest {} event(s)", config_.name,
-               config_.queue, logged);
+    log_->warn("sink '{}': queue full ({} events): refused the newest {} event(s)", options_.name,
+               options_.queue, logged);
 }
 
 void KafkaSink::run() {
@@ -123,7 +122,7 @@ void KafkaSink::delivered(const rd_kafka_message_t& m) {
   }
   failed_.fetch_add(1, std::memory_order_relaxed);
   if (const auto logged = fail_log_.add(1, std::chrono::steady_clock::now()))
-    log_->error("sink '{}': gave up {} event(s); the last: {}", config_.name, logged,
+    log_->error("sink '{}': gave up {} event(s); the last: {}", options_.name, logged,
                 rd_kafka_message_errstr(&m));
 }
 
@@ -139,12 +138,12 @@ void KafkaSink::stop(std::chrono::steady_clock::time_point deadline) {
   rd_kafka_purge(rk, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
   for (int i = 0; i < 50 && rd_kafka_outq_len(rk) > 0; ++i) rd_kafka_poll(rk, 20);
   if (const auto unsent = unsent_at_stop_.load(); unsent > 0)
-    log_->warn("sink '{}': {} event(s) not delivered when the sink stopped", config_.name, unsent);
+    log_->warn("sink '{}': {} event(s) not delivered when the sink stopped", options_.name, unsent);
 }
 
 SinkCounters KafkaSink::counters() const {
   SinkCounters c;
-  c.name = config_.name;
+  c.name = options_.name;
   c.sent = sent_.load(std::memory_order_relaxed);
   c.dropped = dropped_.load(std::memory_order_relaxed);
   c.failed = failed_.load(std::memory_order_relaxed);
@@ -154,12 +153,6 @@ SinkCounters KafkaSink::counters() const {
   const std::uint64_t produced = produced_.load(std::memory_order_relaxed);
   c.queued = produced > reported ? produced - reported : 0;
   return c;
-}
-
-std::unique_ptr<AlertSink> make_sink(config::SinkConfig config, service::Logger log) {
-  if (config.kind == config::SinkConfig::Kind::kafka)
-    return std::make_unique<KafkaSink>(std::move(config), std::move(log));
-  return std::make_unique<HttpSink>(std::move(config), std::move(log));
 }
 
 }  // namespace warpwatch::alerting

@@ -7,6 +7,7 @@
 #include <prometheus/text_serializer.h>
 
 #include "warpwatch/plugins/metric_families.hpp"
+#include "warpwatch/plugins/sink_plugin.hpp"
 
 namespace warpwatch::service {
 namespace {
@@ -152,24 +153,6 @@ void publisher_families(Families& f, const alerting::PublisherCounters& c) {
       .add(d(c.file_errors));
 }
 
-void sink_families(Families& f, const std::vector<alerting::SinkCounters>& sinks) {
-  f.counter("sink_sent_total", "Events an alert sink's receiver took (2xx), per sink");
-  for (const auto& s : sinks) f.add(d(s.sent), {{"sink", s.name}});
-  f.counter("sink_retried_total", "Requests an alert sink sent again after a failure");
-  for (const auto& s : sinks) f.add(d(s.retried), {{"sink", s.name}});
-  f.counter("sink_dropped_total", "Events dropped from an alert sink's full queue (the oldest)");
-  for (const auto& s : sinks) f.add(d(s.dropped), {{"sink", s.name}});
-  f.counter("sink_failed_total",
-            "Events an alert sink gave up: attempts (all failed), rejected (4xx), stopped "
-            "(not delivered by the end of the shutdown grace)");
-  for (const auto& s : sinks)
-    f.add(d(s.failed), {{"sink", s.name}, {"reason", "attempts"}})
-        .add(d(s.rejected), {{"sink", s.name}, {"reason", "rejected"}})
-        .add(d(s.unsent_at_stop), {{"sink", s.name}, {"reason", "stopped"}});
-  f.gauge("sink_queued_events", "Events waiting for an alert sink, the request under way included");
-  for (const auto& s : sinks) f.add(d(s.queued), {{"sink", s.name}});
-}
-
 // CURVE (docs/operations.md §6): the ZAP handler's answers; no series without CURVE.
 void auth_families(Families& f, const std::vector<stream::ZapCounters>& sockets) {
   f.counter("auth_accepted_total", "CURVE clients accepted (allowed key), per bound socket");
@@ -215,7 +198,7 @@ std::string render_metrics(const MetricsSnapshot& snapshot) {
               "Events: from the arrival of the match's last sample to the event published",
               snapshot.detection_latency);
   publisher_families(f, snapshot.publisher);
-  sink_families(f, snapshot.sinks);
+  plugins::alert_sink_families(f, snapshot.sinks);
   auth_families(f, snapshot.auth);
   return prometheus::TextSerializer().Serialize(f.take());
 }

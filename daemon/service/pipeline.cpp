@@ -113,16 +113,14 @@ Pipeline::Pipeline(config::DaemonConfig config, Logger log)
   sinks_.push_back(std::move(publisher));
   security_->bound("publish", "publish " + publisher_->endpoint(), publisher_->endpoint());
   if (!config_.state_dir.empty()) restore_checkpoint();  // before any source starts
-  for (const config::SinkConfig& sink : config_.sinks) {
-    auto alert_sink = alerting::make_sink(sink, log_);
+  // Each entry's sink, made by its kind's plugin (daemon/plugins/, registry.hpp).
+  for (const config::SinkConfig& entry : config_.sinks) {
+    const plugins::SinkPlugin& plugin = plugins::sink_plugin(entry.kind);
+    auto alert_sink = plugin.make(entry, log_);
     alert_sinks_.push_back(alert_sink.get());
     sinks_.push_back(std::move(alert_sink));
-    if (sink.kind == config::SinkConfig::Kind::kafka)
-      log_->info("alert sink '{}': rules {}, queue {} events, to topic {} at {}", sink.name,
-                 fmt::join(sink.rules, ","), sink.queue, sink.kafka.topic, sink.kafka.brokers);
-    else
-      log_->info("alert sink '{}': rules {}, queue {} events, {} per request", sink.name,
-                 fmt::join(sink.rules, ","), sink.queue, sink.max_batch);
+    log_->info("alert sink '{}': rules {}, queue {} events, {}", entry.sink.name,
+               fmt::join(entry.sink.rules, ","), entry.sink.queue, plugin.destination(entry));
   }
 
   // Each entry's source, made by its kind's plugin (daemon/plugins/, registry.hpp).

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "in_kafka/in_kafka.hpp"
+#include "out_kafka/out_kafka.hpp"
 #include "test_support.hpp"
 #include "warpwatch/config/daemon_config.hpp"
 #include "warpwatch/plugins/registry.hpp"
@@ -48,14 +49,15 @@ sinks:
                                                               {"fetch.wait.max.ms", "50"}}));
   ASSERT_EQ(c.sinks.size(), 1u);
   const SinkConfig& s = c.sinks[0];
-  EXPECT_EQ(s.kind, SinkConfig::Kind::kafka);
-  EXPECT_EQ(s.name, "kafka events");
-  EXPECT_EQ(s.kafka.brokers, "k1:9092");
-  EXPECT_EQ(s.kafka.topic, "events");
-  EXPECT_EQ(s.kafka.properties, (std::map<std::string, std::string>{{"compression.codec", "lz4"}}));
-  EXPECT_EQ(s.rules, (std::vector<std::string>{"hot"}));
-  EXPECT_EQ(s.queue, 500u);
-  EXPECT_EQ(s.timeout, 30000ms);
+  EXPECT_EQ(s.kind, "kafka");
+  EXPECT_EQ(s.sink.name, "kafka events");
+  const auto& sk = s.options_as<warpwatch::plugins::out_kafka::KafkaOptions>().kafka;
+  EXPECT_EQ(sk.brokers, "k1:9092");
+  EXPECT_EQ(sk.topic, "events");
+  EXPECT_EQ(sk.properties, (std::map<std::string, std::string>{{"compression.codec", "lz4"}}));
+  EXPECT_EQ(s.sink.rules, (std::vector<std::string>{"hot"}));
+  EXPECT_EQ(s.sink.queue, 500u);
+  EXPECT_EQ(s.sink.timeout, 30000ms);
 }
 
 TEST(KafkaConfig, DefaultsAndAChangeThatWaitsForARestart) {

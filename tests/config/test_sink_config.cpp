@@ -1,4 +1,5 @@
-// The alert sinks' configuration (config/sink_config.cpp, options_sinks.cpp, http_url.cpp):
+// The alert sinks' configuration (config/sink_config.cpp, options_sinks.cpp, http_url.cpp,
+// and the sink plugins' rows, daemon/plugins/out_*/):
 // URLs, every option read into its value, the defaults, what a reload cannot apply, and
 // `warpwatch check-config`'s summary line (the error cases are in test_daemon_config.cpp).
 #include <gtest/gtest.h>
@@ -6,6 +7,8 @@
 #include <filesystem>
 
 #include "cli_test_support.hpp"
+#include "out_alertmanager/out_alertmanager.hpp"
+#include "out_webhook/out_webhook.hpp"
 #include "test_support.hpp"
 #include "warpwatch/config/daemon_config.hpp"
 #include "warpwatch/config/http_url.hpp"
@@ -14,6 +17,8 @@
 namespace {
 
 using namespace warpwatch::config;
+using warpwatch::plugins::out_alertmanager::AlertmanagerOptions;
+using warpwatch::plugins::out_webhook::WebhookOptions;
 using warpwatch::testing::run_cli;
 using warpwatch::testing::TempDir;
 
@@ -90,36 +95,37 @@ sinks:
   EXPECT_EQ(c.live.rules[1].resolve.count(), 300000);  // the default: 5 minutes
   ASSERT_EQ(c.sinks.size(), 2u);
   const SinkConfig& am = c.sinks[0];
-  EXPECT_EQ(am.kind, SinkConfig::Kind::alertmanager);
-  EXPECT_EQ(am.name, "alertmanager 127.0.0.1:9093");
-  EXPECT_EQ(am.url.target, "/am/");
-  EXPECT_EQ(am.rules, std::vector<std::string>{"hot"});
-  EXPECT_TRUE(am.headers.empty());
-  EXPECT_EQ(am.queue, 10000u);
-  EXPECT_EQ(am.max_batch, 100u);
-  EXPECT_EQ(am.timeout.count(), 5000);
-  EXPECT_EQ(am.max_attempts, 5u);
-  EXPECT_EQ(am.backoff.count(), 500);
-  EXPECT_EQ(am.max_backoff.count(), 30000);
-  EXPECT_EQ(am.hmac_secret, "");
+  EXPECT_EQ(am.kind, "alertmanager");
+  const auto& amo = am.options_as<AlertmanagerOptions>();
+  EXPECT_EQ(am.sink.name, "alertmanager 127.0.0.1:9093");
+  EXPECT_EQ(amo.url.target, "/am/");
+  EXPECT_EQ(am.sink.rules, std::vector<std::string>{"hot"});
+  EXPECT_TRUE(amo.headers.empty());
+  EXPECT_EQ(am.sink.queue, 10000u);
+  EXPECT_EQ(amo.max_batch, 100u);
+  EXPECT_EQ(am.sink.timeout.count(), 5000);
+  EXPECT_EQ(am.sink.max_attempts, 5u);
+  EXPECT_EQ(am.sink.backoff.count(), 500);
+  EXPECT_EQ(am.sink.max_backoff.count(), 30000);
   EXPECT_EQ(am.where.line, 5);
   const SinkConfig& hook = c.sinks[1];
-  EXPECT_EQ(hook.kind, SinkConfig::Kind::webhook);
-  EXPECT_EQ(hook.name, "ops-hook");
-  EXPECT_EQ(hook.url.authority(), "hooks.local:8080");
-  EXPECT_EQ(hook.url.target, "/in?token=x");
-  EXPECT_EQ(hook.rules, (std::vector<std::string>{"h*", "cold"}));
-  EXPECT_EQ(hook.headers,
+  EXPECT_EQ(hook.kind, "webhook");
+  const auto& ho = hook.options_as<WebhookOptions>();
+  EXPECT_EQ(hook.sink.name, "ops-hook");
+  EXPECT_EQ(ho.url.authority(), "hooks.local:8080");
+  EXPECT_EQ(ho.url.target, "/in?token=x");
+  EXPECT_EQ(hook.sink.rules, (std::vector<std::string>{"h*", "cold"}));
+  EXPECT_EQ(ho.headers,
             (std::map<std::string, std::string>{{"Authorization", "Bearer t"}, {"X-Team", "ops"}}));
-  EXPECT_EQ(hook.queue, 50u);
-  EXPECT_EQ(hook.max_batch, 5u);
-  EXPECT_EQ(hook.timeout.count(), 750);
-  EXPECT_EQ(hook.max_attempts, 9u);
-  EXPECT_EQ(hook.backoff.count(), 20);
-  EXPECT_EQ(hook.max_backoff.count(), 400);
-  EXPECT_EQ(hook.hmac_secret_file, dir.file("hook.secret"));
-  EXPECT_EQ(hook.hmac_secret, "s3cret");
-  EXPECT_EQ(hook.signature_header, "X-Hub-Signature-256");
+  EXPECT_EQ(hook.sink.queue, 50u);
+  EXPECT_EQ(ho.max_batch, 5u);
+  EXPECT_EQ(hook.sink.timeout.count(), 750);
+  EXPECT_EQ(hook.sink.max_attempts, 9u);
+  EXPECT_EQ(hook.sink.backoff.count(), 20);
+  EXPECT_EQ(hook.sink.max_backoff.count(), 400);
+  EXPECT_EQ(ho.hmac_secret_file, dir.file("hook.secret"));
+  EXPECT_EQ(ho.hmac_secret, "s3cret");
+  EXPECT_EQ(ho.signature_header, "X-Hub-Signature-256");
 }
 
 TEST(SinkConfig, AnEmptySecretFileIsAnError) {

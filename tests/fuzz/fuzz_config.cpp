@@ -52,6 +52,8 @@
 #include "in_pull/in_pull.hpp"
 #include "in_replay/in_replay.hpp"
 #include "in_sub/in_sub.hpp"
+#include "out_alertmanager/out_alertmanager.hpp"
+#include "out_webhook/out_webhook.hpp"
 #include "warpwatch/config/daemon_config.hpp"
 #include "warpwatch/plugins/registry.hpp"
 #include "warpwatch/service/pipeline.hpp"
@@ -143,8 +145,18 @@ void make_local(DaemonConfig& c) {
     }
   }
   for (auto& sink : c.sinks) {
-    sink.url.host = "127.0.0.1";
-    sink.url.port = 1;
+    if (sink.kind == "alertmanager") {
+      auto o = sink.options_as<plugins::out_alertmanager::AlertmanagerOptions>();
+      o.url.host = "127.0.0.1";
+      o.url.port = 1;
+      sink = plugins::sink_entry(o, sink.sink, sink.where);
+    }
+    if (sink.kind == "webhook") {
+      auto o = sink.options_as<plugins::out_webhook::WebhookOptions>();
+      o.url.host = "127.0.0.1";
+      o.url.port = 1;
+      sink = plugins::sink_entry(o, sink.sink, sink.where);
+    }
   }
   c.metrics_listen.clear();
   if (c.events_file) c.events_file = (work_dir() / "events.jsonl").string();

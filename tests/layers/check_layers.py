@@ -11,6 +11,10 @@ checks, each printing every violation it finds and failing the run:
   2. includes: the `#include "warpwatch/<room>/..."` lines of each source folder name only
      the rooms below it (a header-only use is a dependency too, and the graph cannot see it),
      besides the few headers ALLOWED_HEADERS names.
+  3. plugins (docs/architecture.md §3.1): a plugin folder (daemon/plugins/in_<kind>/,
+     out_<kind>/) includes no other plugin's header, and the service, the CLI and the bench
+     include none: they reach the kinds through the registry only, shared parts through
+     daemon/plugins/include/warpwatch/plugins/.
 """
 import pathlib
 import re
@@ -120,11 +124,36 @@ def check_includes(source_dir):
     return problems
 
 
+# Folders that reach the plugins only through the registry and the shared headers.
+REGISTRY_ONLY = ["daemon/service", "daemon/cli", "daemon/bench"]
+
+
+def check_plugin_folders(source_dir):
+    problems = []
+    plugin_include = re.compile(r'^\s*#\s*include\s*"((?:in|out)_[a-z0-9_]+)/[^"]*"')
+    plugins = source_dir / "daemon/plugins"
+    folders = sorted(p for p in plugins.iterdir()
+                     if p.is_dir() and re.match(r"(in|out)_", p.name))
+    checked = [(f, f.name) for f in folders] + [(source_dir / f, None) for f in REGISTRY_ONLY]
+    for folder, own in checked:
+        for path in folder.rglob("*"):
+            if path.suffix not in {".cpp", ".hpp", ".h"}:
+                continue
+            for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+                m = plugin_include.match(line)
+                if m and m.group(1) != own:
+                    problems.append(f"{path.relative_to(source_dir)}:{number}: includes the plugin "
+                                    f"{m.group(1)}/ (only registry.cpp names plugins)")
+    print(f"plugins: {len(folders)} plugin folders and {', '.join(REGISTRY_ONLY)} checked")
+    return problems
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     source_dir, dot_path = pathlib.Path(sys.argv[1]), sys.argv[2]
-    problems = check_links(dot_path) + check_includes(source_dir)
+    problems = (check_links(dot_path) + check_includes(source_dir)
+                + check_plugin_folders(source_dir))
     for p in problems:
         print("LAYER VIOLATION:", p)
     if problems:

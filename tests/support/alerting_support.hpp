@@ -43,7 +43,7 @@ inline alerting::Event sample_event(std::string rule, std::string stream,
 // Polls the sink's counters until `done(counters)` holds or `limit` (scaled) passes; whether
 // it held.
 template <class Done>
-bool wait_counters(const alerting::HttpSink& sink, Done done,
+bool wait_counters(const alerting::AlertSink& sink, Done done,
                    std::chrono::milliseconds limit = std::chrono::milliseconds(15000)) {
   const auto deadline = std::chrono::steady_clock::now() + scaled(limit);
   while (!done(sink.counters())) {

@@ -96,24 +96,8 @@ void print_summary(const config::DaemonConfig& c, std::ostream& out) {
     for (const auto& [k, v] : r.labels) labels.push_back(k + "=" + v);
     if (!labels.empty()) out << ", labels " << join(labels);
   });
-  // Hosts only: a webhook's path and the headers' values may hold credentials.
-  print_list(out, "sinks", c.sinks, [&](const config::SinkConfig& s) {
-    if (s.kind == config::SinkConfig::Kind::kafka) {
-      out << s.name << ": kafka topic " << s.kafka.topic << " at " << s.kafka.brokers << ", rules "
-          << join(s.rules) << ", queue " << s.queue << ", timeout " << s.timeout.count() << " ms, "
-          << s.max_attempts << " attempts";
-      return;
-    }
-    const bool alertmanager = s.kind == config::SinkConfig::Kind::alertmanager;
-    out << s.name << ": " << (alertmanager ? "alertmanager" : "webhook") << " at "
-        << s.url.authority() << ", rules " << join(s.rules) << ", queue " << s.queue << ", batch "
-        << s.max_batch << ", timeout " << s.timeout.count() << " ms, " << s.max_attempts
-        << " attempts, backoff " << s.backoff.count() << "-" << s.max_backoff.count() << " ms";
-    std::vector<std::string> headers;
-    for (const auto& header : s.headers) headers.push_back(header.first);
-    if (!headers.empty()) out << ", headers " << join(headers);
-    if (!s.hmac_secret.empty()) out << ", signed (" << s.signature_header << ")";
-  });
+  print_list(out, "sinks", c.sinks,
+             [&](const config::SinkConfig& s) { out << plugins::sink_plugin(s.kind).describe(s); });
   out << "publish " << c.publish_endpoint << " (send hwm " << c.send_high_water_mark << ")"
       << (c.events_file ? std::string(", events file ") + *c.events_file : std::string())
       << ", metrics " << (c.metrics_listen.empty() ? std::string("off") : c.metrics_listen)

@@ -14,6 +14,7 @@
 #include "http_client.hpp"
 #include "log_capture.hpp"
 #include "warpwatch/alerting/http_sink.hpp"
+#include "warpwatch/alerting/sink_payload.hpp"
 
 namespace {
 
@@ -42,14 +43,22 @@ SharedEvent event(const std::string& stream, std::uint64_t sequence, std::int64_
   return std::make_shared<const alerting::Event>(std::move(e));
 }
 
-config::SinkConfig alertmanager(const std::string& url) {
-  config::SinkConfig c;
-  c.kind = config::SinkConfig::Kind::alertmanager;
-  c.url = config::parse_http_url(url, nullptr).value();
-  c.name = "alertmanager test";
-  c.timeout = 2000ms;
-  c.backoff = 50ms;
-  c.max_backoff = 200ms;
+// An Alertmanager's settings as its plugin (daemon/plugins/out_alertmanager/) gives them to
+// the sink for a base URL without a route prefix.
+struct Alertmanager {
+  config::SinkOptions sink;
+  alerting::HttpSinkOptions http;
+};
+
+Alertmanager alertmanager(const std::string& url) {
+  Alertmanager c;
+  c.http.url = config::parse_http_url(url, nullptr).value();
+  c.http.target = "/api/v2/alerts";
+  c.http.body = alerting::alertmanager_body;
+  c.sink.name = "alertmanager test";
+  c.sink.timeout = 2000ms;
+  c.sink.backoff = 50ms;
+  c.sink.max_backoff = 200ms;
   return c;
 }
 
@@ -64,7 +73,8 @@ std::map<std::string, json> alerts_by_stream(int port) {
 
 TEST(AlertmanagerSink, AlertsReadBackWithLabelsAnnotationsAndTimes) {
   const AlertmanagerProcess am(bench::free_loopback_port());
-  HttpSink sink(alertmanager(am.url()), nullptr);
+  const auto c = alertmanager(am.url());
+  HttpSink sink(c.sink, c.http, nullptr);
   const std::int64_t now = wall_clock_ns();
   sink.offer(
       std::vector<SharedEvent>{event("pump-1", 1, now), event("pump-2", 2, now + 1'000'000)});
@@ -95,7 +105,8 @@ TEST(AlertmanagerSink, AlertsReadBackWithLabelsAnnotationsAndTimes) {
 // The same labels are one alert in Alertmanager: a later event keeps it firing longer.
 TEST(AlertmanagerSink, ALaterEventOfTheSameAlertExtendsIt) {
   const AlertmanagerProcess am(bench::free_loopback_port());
-  HttpSink sink(alertmanager(am.url()), nullptr);
+  const auto c = alertmanager(am.url());
+  HttpSink sink(c.sink, c.http, nullptr);
   const std::int64_t first = wall_clock_ns();
   sink.offer(std::vector<SharedEvent>{event("pump-1", 1, first)});
   ASSERT_TRUE(wait_counters(sink, [](const auto& k) { return k.sent == 1; }));
@@ -114,9 +125,9 @@ TEST(AlertmanagerSink, ALaterEventOfTheSameAlertExtendsIt) {
 TEST(AlertmanagerSink, RetriesUntilAlertmanagerComesUp) {
   const int port = bench::free_loopback_port();
   auto c = alertmanager("http://127.0.0.1:" + std::to_string(port));
-  c.max_attempts = 1000;
+  c.sink.max_attempts = 1000;
   CapturedLog log;
-  HttpSink sink(c, log.logger());
+  HttpSink sink(c.sink, c.http, log.logger());
   sink.offer(std::vector<SharedEvent>{event("pump-9", 1, wall_clock_ns())});
   ASSERT_TRUE(wait_counters(sink, [](const auto& k) { return k.retried >= 2; }));
   EXPECT_EQ(sink.counters().sent, 0u);
@@ -135,7 +146,8 @@ TEST(AlertmanagerSink, RetriesUntilAlertmanagerComesUp) {
 TEST(AlertmanagerSink, ARefusedBatchIsCountedNotRetried) {
   const AlertmanagerProcess am(bench::free_loopback_port());
   CapturedLog log;
-  HttpSink sink(alertmanager(am.url()), log.logger());
+  const auto c = alertmanager(am.url());
+  HttpSink sink(c.sink, c.http, log.logger());
   alerting::Event bad = *event("pump-1", 1, wall_clock_ns());
   bad.labels = {{"bad-name", "x"}};
   sink.offer(std::vector<SharedEvent>{std::make_shared<const alerting::Event>(bad)});

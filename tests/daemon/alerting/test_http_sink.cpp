@@ -39,15 +39,23 @@ std::vector<SharedEvent> events(std::uint64_t first, std::size_t n,
   return out;
 }
 
-config::SinkConfig webhook(const std::string& url) {
-  config::SinkConfig c;
-  c.kind = config::SinkConfig::Kind::webhook;
+// A webhook's settings as its plugin (daemon/plugins/out_webhook/) gives them to the sink.
+struct Webhook {
+  config::SinkOptions sink;
+  alerting::HttpSinkOptions http;
+};
+
+Webhook webhook(const std::string& url) {
+  Webhook c;
   std::string why;
-  c.url = config::parse_http_url(url, &why).value();
-  c.name = "webhook test";
-  c.timeout = 2000ms;
-  c.backoff = 10ms;
-  c.max_backoff = 20ms;
+  c.http.url = config::parse_http_url(url, &why).value();
+  c.http.target = c.http.url.target;
+  c.http.body = alerting::webhook_body;
+  c.http.signature_header = "X-Warpwatch-Signature";
+  c.sink.name = "webhook test";
+  c.sink.timeout = 2000ms;
+  c.sink.backoff = 10ms;
+  c.sink.max_backoff = 20ms;
   return c;
 }
 
@@ -126,10 +134,10 @@ TEST(SinkPayload, WebhookBodyHoldsTheEventsAsPublished) {
 TEST(WebhookSink, PostsSignedJsonWithItsHeaders) {
   HttpReceiver receiver;
   auto c = webhook(receiver.url("/hooks/warpwatch?token=abc"));
-  c.headers = {{"Authorization", "Bearer t0k"}};
-  c.hmac_secret = "s3cret";
-  c.signature_header = "X-Warpwatch-Signature";
-  HttpSink sink(c, nullptr);
+  c.http.headers = {{"Authorization", "Bearer t0k"}};
+  c.http.hmac_secret = "s3cret";
+  c.http.signature_header = "X-Warpwatch-Signature";
+  HttpSink sink(c.sink, c.http, nullptr);
   sink.offer(events(1, 3));
   ASSERT_TRUE(wait_counters(sink, [](const auto& k) { return k.sent == 3; }));
   const auto got = receiver.requests();
@@ -156,8 +164,8 @@ TEST(WebhookSink, PostsSignedJsonWithItsHeaders) {
 TEST(WebhookSink, TakesTheEventsOfItsRulesOnly) {
   HttpReceiver receiver;
   auto c = webhook(receiver.url());
-  c.rules = {"hot*"};
-  HttpSink sink(c, nullptr);
+  c.sink.rules = {"hot*"};
+  HttpSink sink(c.sink, c.http, nullptr);
   sink.offer(events(1, 2, "cold"));
   sink.offer(events(3, 2, "hotter"));
   ASSERT_TRUE(wait_counters(sink, [](const auto& k) { return k.sent == 2; }));
@@ -168,11 +176,11 @@ TEST(WebhookSink, TakesTheEventsOfItsRulesOnly) {
 TEST(WebhookSink, RetriesServerErrorsWithGrowingJitteredBackoff) {
   HttpReceiver receiver([](const ReceivedRequest&, std::size_t i) { return i < 3 ? 503 : 200; });
   auto c = webhook(receiver.url());
-  c.backoff = 100ms;
-  c.max_backoff = 1000ms;
-  c.max_batch = 10;
+  c.sink.backoff = 100ms;
+  c.sink.max_backoff = 1000ms;
+  c.http.max_batch = 10;
   CapturedLog log;
-  HttpSink sink(c, log.logger());
+  HttpSink sink(c.sink, c.http, log.logger());
   sink.offer(events(1, 4));
   ASSERT_TRUE(wait_counters(sink, [](const auto& k) { return k.sent == 4; }));
   const auto got = receiver.requests();
@@ -196,9 +204,9 @@ TEST(WebhookSink, RetriesServerErrorsWithGrowingJitteredBackoff) {
 TEST(WebhookSink, GivesUpAfterMaxAttempts) {
   HttpReceiver receiver([](const ReceivedRequest&, std::size_t) { return 500; });
   auto c = webhook(receiver.url());
-  c.max_attempts = 3;
+  c.sink.max_attempts = 3;
   CapturedLog log;
-  HttpSink sink(c, log.logger());
+  HttpSink sink(c.sink, c.http, log.logger());
   sink.offer(events(1, 2));
   ASSERT_TRUE(wait_counters(sink, [](const auto& k) { return k.failed == 2; }));
   EXPECT_EQ(receiver.requests().size(), 3u);
@@ -213,7 +221,8 @@ TEST(WebhookSink, GivesUpAfterMaxAttempts) {
 TEST(WebhookSink, ARefusedRequestIsNotRetried) {
   HttpReceiver receiver([](const ReceivedRequest&, std::size_t) { return 400; });
   CapturedLog log;
-  HttpSink sink(webhook(receiver.url()), log.logger());
+  const auto c = webhook(receiver.url());
+  HttpSink sink(c.sink, c.http, log.logger());
   sink.offer(events(1, 2));
   ASSERT_TRUE(wait_counters(sink, [](const auto& k) { return k.rejected == 2; }));
   EXPECT_EQ(receiver.requests().size(), 1u);
@@ -228,10 +237,10 @@ TEST(WebhookSink, ARefusedRequestIsNotRetried) {
 TEST(WebhookSink, AStalledReceiverTimesOut) {
   HttpReceiver receiver(HttpReceiver::hold);
   auto c = webhook(receiver.url());
-  c.timeout = 200ms;
-  c.max_attempts = 2;
+  c.sink.timeout = 200ms;
+  c.sink.max_attempts = 2;
   CapturedLog log;
-  HttpSink sink(c, log.logger());
+  HttpSink sink(c.sink, c.http, log.logger());
   sink.offer(events(1, 1));
   ASSERT_TRUE(wait_counters(sink, [](const auto& k) { return k.failed == 1; }));
   EXPECT_EQ(receiver.requests().size(), 2u);
@@ -242,9 +251,9 @@ TEST(WebhookSink, AStalledReceiverTimesOut) {
 TEST(WebhookSink, NoReceiverIsAConnectionErrorRetried) {
   const int nobody = bench::free_loopback_port();  // reserved, never listening
   auto c = webhook("http://127.0.0.1:" + std::to_string(nobody) + "/");
-  c.max_attempts = 2;
+  c.sink.max_attempts = 2;
   CapturedLog log;
-  HttpSink sink(c, log.logger());
+  HttpSink sink(c.sink, c.http, log.logger());
   sink.offer(events(1, 1));
   ASSERT_TRUE(wait_counters(sink, [](const auto& k) { return k.failed == 1; }));
   EXPECT_EQ(sink.counters().retried, 1u);
@@ -256,11 +265,11 @@ TEST(WebhookSink, NoReceiverIsAConnectionErrorRetried) {
 TEST(WebhookSink, AFullQueueDropsTheOldestAndOffersNeverWait) {
   HttpReceiver receiver(HttpReceiver::hold);
   auto c = webhook(receiver.url());
-  c.queue = 4;
-  c.max_batch = 10;
-  c.timeout = 60000ms;
+  c.sink.queue = 4;
+  c.http.max_batch = 10;
+  c.sink.timeout = 60000ms;
   CapturedLog log;
-  HttpSink sink(c, log.logger());
+  HttpSink sink(c.sink, c.http, log.logger());
   sink.offer(events(1, 1));
   ASSERT_EQ(receiver.wait_for(1, 10000ms).size(), 1u);  // event 1 is under way, held
   const auto began = Clock::now();
@@ -282,8 +291,8 @@ TEST(WebhookSink, AFullQueueDropsTheOldestAndOffersNeverWait) {
 TEST(WebhookSink, StopDeliversWhatIsQueuedWithinTheDeadline) {
   HttpReceiver receiver;
   auto c = webhook(receiver.url());
-  c.max_batch = 7;
-  HttpSink sink(c, nullptr);
+  c.http.max_batch = 7;
+  HttpSink sink(c.sink, c.http, nullptr);
   sink.offer(events(1, 50));
   sink.stop(Clock::now() + 10s);
   const auto k = sink.counters();
@@ -297,10 +306,10 @@ TEST(WebhookSink, StopDeliversWhatIsQueuedWithinTheDeadline) {
 TEST(WebhookSink, StopGivesUpWhatIsLeftAtTheDeadline) {
   HttpReceiver receiver(HttpReceiver::hold);
   auto c = webhook(receiver.url());
-  c.timeout = 60000ms;
-  c.max_batch = 2;
+  c.sink.timeout = 60000ms;
+  c.http.max_batch = 2;
   CapturedLog log;
-  HttpSink sink(c, log.logger());
+  HttpSink sink(c.sink, c.http, log.logger());
   sink.offer(events(1, 5));
   ASSERT_EQ(receiver.wait_for(1, 10000ms).size(), 1u);
   const auto began = Clock::now();

@@ -24,13 +24,17 @@ using alerting::KafkaSink;
 using alerting::SharedEvent;
 using namespace std::chrono_literals;
 
-config::SinkConfig kafka_sink(const std::string& brokers, std::vector<std::string> rules = {"*"}) {
-  config::SinkConfig c;
-  c.kind = config::SinkConfig::Kind::kafka;
-  c.name = "kafka events";
+struct Kafka {
+  config::SinkOptions sink;
+  alerting::KafkaSinkOptions kafka;
+};
+
+Kafka kafka_sink(const std::string& brokers, std::vector<std::string> rules = {"*"}) {
+  Kafka c;
+  c.sink.name = "kafka events";
   c.kafka.brokers = brokers;
   c.kafka.topic = "events";
-  c.rules = std::move(rules);
+  c.sink.rules = std::move(rules);
   return c;
 }
 
@@ -49,7 +53,8 @@ TEST(KafkaSink, DeliversTheEventsOfItsRulesKeyedByStream) {
   KafkaCluster cluster;
   cluster.create_topic("events", 2);
   CapturedLog log;
-  KafkaSink sink(kafka_sink(cluster.bootstraps(), {"hot*"}), log.logger());
+  const auto config = kafka_sink(cluster.bootstraps(), {"hot*"});
+  KafkaSink sink(config.sink, config.kafka, log.logger());
   const auto offered = events({{"hot", "pump.1"}, {"cold", "pump.2"}, {"hotter", "pump.3"}});
   sink.offer(offered);
   ASSERT_TRUE(wait_until([&] { return sink.counters().sent == 2; })) << log.joined();
@@ -71,10 +76,10 @@ TEST(KafkaSink, DeliversTheEventsOfItsRulesKeyedByStream) {
 TEST(KafkaSink, AFullQueueRefusesTheNewestAndAnAbsentBrokerLeavesThemUnsent) {
   // Nobody listens on the port: nothing is delivered, the queue (1 event) stays full.
   auto config = kafka_sink("127.0.0.1:" + std::to_string(bench::free_loopback_port()));
-  config.queue = 1;
-  config.timeout = 60000ms;
+  config.sink.queue = 1;
+  config.sink.timeout = 60000ms;
   CapturedLog log;
-  KafkaSink sink(config, log.logger());
+  KafkaSink sink(config.sink, config.kafka, log.logger());
   sink.offer(events({{"a", "s1"}, {"a", "s2"}, {"a", "s3"}}));
   auto c = sink.counters();
   EXPECT_EQ(c.queued, 1u);

@@ -13,6 +13,8 @@
 #include "http_client.hpp"
 #include "http_receiver.hpp"
 #include "log_capture.hpp"
+#include "out_alertmanager/out_alertmanager.hpp"
+#include "out_webhook/out_webhook.hpp"
 #include "test_support.hpp"
 #include "warpwatch/service/metrics.hpp"
 
@@ -21,16 +23,24 @@ namespace {
 using namespace warpwatch;
 using namespace warpwatch::testing;
 using nlohmann::json;
+using plugins::out_alertmanager::AlertmanagerOptions;
+using plugins::out_webhook::WebhookOptions;
 
-config::SinkConfig sink(config::SinkConfig::Kind kind, const std::string& name,
-                        const std::string& url) {
-  config::SinkConfig c;
-  c.kind = kind;
-  c.name = name;
-  c.url = config::parse_http_url(url, nullptr).value();
-  c.backoff = 20ms;
-  c.max_backoff = 100ms;
-  return c;
+// A sink of the HTTP kind `Options` (out_webhook, out_alertmanager) at `url`.
+template <class Options>
+config::SinkConfig sink(const std::string& name, const std::string& url,
+                        std::size_t max_batch = 100, std::size_t queue = 10000,
+                        std::chrono::milliseconds timeout = 5000ms) {
+  Options o;
+  o.url = config::parse_http_url(url, nullptr).value();
+  o.max_batch = max_batch;
+  config::SinkOptions common;
+  common.name = name;
+  common.queue = queue;
+  common.timeout = timeout;
+  common.backoff = 20ms;
+  common.max_backoff = 100ms;
+  return plugins::sink_entry(o, common);
 }
 
 const std::vector<kernels::PatternDef> blip = {
@@ -50,12 +60,8 @@ TEST(DaemonSinks, AHealthySinkGetsEveryEventWhileAStalledOneDropsWithoutSlowingM
   auto cfg = base_config(ids_of(series), blip);
   cfg.events_file = dir.file("events.jsonl");
   cfg.drain_grace = 300ms;
-  cfg.sinks.push_back(sink(config::SinkConfig::Kind::webhook, "healthy", healthy.url("/in")));
-  cfg.sinks.back().max_batch = 64;
-  cfg.sinks.push_back(sink(config::SinkConfig::Kind::webhook, "stalled", stalled.url("/in")));
-  cfg.sinks.back().queue = 10;
-  cfg.sinks.back().max_batch = 1;
-  cfg.sinks.back().timeout = 60000ms;
+  cfg.sinks.push_back(sink<WebhookOptions>("healthy", healthy.url("/in"), 64));
+  cfg.sinks.push_back(sink<WebhookOptions>("stalled", stalled.url("/in"), 1, 10, 60000ms));
   CapturedLog log;
   service::Pipeline pipeline(cfg, log.logger());
   zmq::context_t ctx;
@@ -121,7 +127,7 @@ TEST(DaemonSinks, AlertmanagerHoldsOneAlertPerStreamOfTheRule) {
   cfg.live.rules[0].severity = config::Severity::warning;
   cfg.live.rules[0].labels = {{"team", "ops"}};
   cfg.live.rules[0].resolve = 600000ms;
-  cfg.sinks.push_back(sink(config::SinkConfig::Kind::alertmanager, "am", am.url()));
+  cfg.sinks.push_back(sink<AlertmanagerOptions>("am", am.url()));
   service::Pipeline pipeline(cfg, nullptr);
   zmq::context_t ctx;
   Producer push(ctx, pipeline.ingest_endpoints().at(0));

@@ -16,6 +16,7 @@
 #include "kafka_cluster.hpp"
 #include "log_capture.hpp"
 #include "mosquitto_broker.hpp"  // wait_until
+#include "out_kafka/out_kafka.hpp"
 #include "source_counters.hpp"
 #include "test_support.hpp"
 #include "warpwatch/alerting/event.hpp"
@@ -42,12 +43,12 @@ TEST(PipelineKafka, SamplesFromAPartitionedTopicAreMatchedAndTheEventsProducedTo
   kafka.kafka.instance_id = "host-1";
   kafka.kafka.session_timeout = std::chrono::milliseconds(6000);
   cfg.ingest = {plugins::source_entry(kafka)};
-  config::SinkConfig sink;
-  sink.kind = config::SinkConfig::Kind::kafka;
-  sink.name = "kafka events";
+  plugins::out_kafka::KafkaOptions sink;
   sink.kafka.brokers = cluster.bootstraps();
   sink.kafka.topic = "events";
-  cfg.sinks = {sink};
+  config::SinkOptions common;
+  common.name = "kafka events";
+  cfg.sinks = {plugins::sink_entry(sink, common)};
   TempDir state;
   cfg.state_dir = state.path();  // a file checkpoint beside the changelog
   CapturedLog log;

@@ -29,8 +29,9 @@ struct ReadContext {
 SourceLocation where_is(const ReadContext& ctx, const YAML::Node& node);
 
 // The parts of the option table, in reference order (option_table() joins them): the
-// daemon's own options (options.cpp), the alert sinks (options_sinks.cpp), then libraries
-// and rules (options_matching.cpp).
+// daemon's own options (options.cpp), the alert sinks (options_sinks.cpp: the `sinks` list,
+// the registered sink kinds' rows, the rows every sink has), then libraries and rules
+// (options_matching.cpp).
 std::vector<OptionInfo> daemon_options();
 std::vector<OptionInfo> sink_options();
 std::vector<OptionInfo> matching_options();
@@ -105,8 +106,9 @@ std::string_view entry_kind(const PresentKeys& keys, const std::vector<std::stri
                             std::string_view entry, std::string_view what,
                             const SourceLocation& where);
 
-// Keys that belong to one kind of entry only, as (key, kind) pairs: throws at such a key in
-// an entry of another kind ("'topic' applies to 'sub' entries only").
+// Keys that belong to some kinds of entry only, as (key, kind) pairs (a key several kinds share
+// once per kind): throws at such a key in an entry of another kind ("'topic' applies to 'sub'
+// entries only", "'headers' applies to 'alertmanager' and 'webhook' entries only").
 void check_kind_keys(const PresentKeys& keys, std::string_view kind,
                      const std::vector<std::pair<std::string_view, std::string_view>>& owners);
 
@@ -151,10 +153,10 @@ class UniqueNames {
 // The closest of `candidates` to `word` when it is a plausible typo, else "".
 std::string near_miss(std::string_view word, const std::vector<std::string_view>& candidates);
 
-// `sinks:`. Each entry has one kind (`alertmanager` or `webhook`) and only the keys of its
-// kind; names are unique (defaults "<kind> host:port"); headers are valid and leave alone
-// those the sink sets; the HMAC secret file is read. With an Alertmanager among them the
-// label names of every rule (`rules[].labels`) must be Prometheus label names.
+// `sinks:`. Each entry has one kind of those registered (sink_kinds.hpp) and only the keys of
+// its kind, which its plugin checks; `backoff_ms` is at most `max_backoff_ms`; names are
+// unique (unset: the kind's default, "<kind> host:port"). A kind's check of the rest of the
+// file (an Alertmanager's: the rules' label names) runs once when the file has one.
 std::vector<SinkConfig> read_sinks(const PresentKeys& top, const ReadContext& ctx);
 
 // `libraries:`. Every pattern is read (files resolved, loaded), checked (ids unique across

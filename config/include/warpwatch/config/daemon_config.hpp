@@ -21,8 +21,8 @@
 
 namespace warpwatch::config {
 
-// A plugin's own options (daemon/plugins/: an ingest kind's struct), type-erased so that the
-// configuration holds every kind's without naming them.
+// A plugin's own options (daemon/plugins/: an ingest or sink kind's struct), type-erased so
+// that the configuration holds every kind's without naming them.
 class PluginOptions {
  public:
   virtual ~PluginOptions() = default;
@@ -118,34 +118,35 @@ struct Rule {
   SourceLocation where;
 };
 
-// An alert sink (docs/sinks.md §5): the events of some rules, POSTed over HTTP to an
-// Alertmanager or a webhook from a bounded queue of the sink's own, with retries, or
-// produced to a Kafka topic (key = stream id, value = the event's JSON).
-struct KafkaSinkConfig {
-  std::string brokers;  // bootstrap.servers
-  std::string topic;
-  std::map<std::string, std::string> properties;  // further librdkafka properties
-  friend bool operator==(const KafkaSinkConfig&, const KafkaSinkConfig&) = default;
-};
-struct SinkConfig {
-  enum class Kind { alertmanager, webhook, kafka };
-  Kind kind = Kind::webhook;
-  std::string name;       // in /metrics and the log; unique; default "<kind> host:port"
-  HttpUrl url;            // alertmanager: the base URL, its target the path before /api/v2/alerts
-  KafkaSinkConfig kafka;  // kafka: where the events go
-  std::vector<std::string> rules = {"*"};      // globs on rule names
-  std::map<std::string, std::string> headers;  // sent with every request
-  std::size_t queue = 10000;                   // events waiting, at most; full: oldest dropped
-  std::size_t max_batch = 100;                 // events per request, at most
-  std::chrono::milliseconds timeout{5000};     // one request: connect, send, answer (kafka:
-                                               // one event's delivery, its retries included)
-  unsigned max_attempts = 5;                   // requests per batch before it is given up
-  std::chrono::milliseconds backoff{500};      // first retry's wait, doubled after each failure
+// What every alert sink has, whatever its kind (`sinks[].name`, `rules`, `queue`,
+// `timeout_ms`, `max_attempts`, `backoff_ms`, `max_backoff_ms`; config/options_sinks.cpp):
+// the settings of the sink base (alerting::AlertSink), read before the kind's own.
+struct SinkOptions {
+  std::string name;                         // in /metrics and the log; unique; default: the kind's
+  std::vector<std::string> rules = {"*"};   // globs on rule names
+  std::size_t queue = 10000;                // events waiting, at most
+  std::chrono::milliseconds timeout{5000};  // one request: connect, send, answer (kafka: one
+                                            // event's delivery, its retries included)
+  unsigned max_attempts = 5;                // requests per batch before it is given up
+  std::chrono::milliseconds backoff{500};   // first retry's wait, doubled after each failure
   std::chrono::milliseconds max_backoff{30000};
-  std::string hmac_secret;  // webhook: the key read from hmac_secret_file; "" = unsigned
-  std::string hmac_secret_file;
-  std::string signature_header = "X-Warpwatch-Signature";
+  friend bool operator==(const SinkOptions&, const SinkOptions&) = default;
+};
+
+// An alert sink (docs/sinks.md §5): one entry of `sinks:`, of the kind its plugin names
+// (`alertmanager`, `webhook`, `kafka`: daemon/plugins/out_<kind>/), with the options every
+// sink has and that plugin's own, checked.
+struct SinkConfig {
+  std::string kind;
+  SinkOptions sink;
+  std::shared_ptr<const PluginOptions> options;
   SourceLocation where;
+
+  // The plugin's struct (std::bad_cast for another kind's: a bug).
+  template <class Options>
+  const Options& options_as() const {
+    return dynamic_cast<const Options&>(*options);
+  }
 };
 
 // What a reload (SIGHUP) applies, as a whole: stream admission and declarations, pattern

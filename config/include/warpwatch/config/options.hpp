@@ -49,6 +49,19 @@ struct IngestEntry {
   SourceLocation where;
 };
 
+// A `sinks:` entry while it is read: what every sink has (SinkOptions), and, as for an
+// ingest entry, the rows of every kind, each kind's into its own struct; the entry's kind
+// key then picks one (read_sinks).
+struct SinkEntry {
+  SinkOptions sink;
+  std::map<std::string, std::unique_ptr<PluginOptions>, std::less<>> options;  // by kind
+  SourceLocation where;
+
+  // Every registered kind's struct, made where missing (options.cpp): what a row several
+  // kinds share fills (OptionTargets::sink_parts).
+  std::vector<PluginOptions*> every_kind();
+};
+
 // Where one option's value goes. The reader points each member at the object being
 // filled (the list entry, the library's defaults, a pattern) before reading its keys.
 struct OptionTargets {
@@ -59,7 +72,7 @@ struct OptionTargets {
   PatternParams* params = nullptr;  // libraries[].defaults, or one pattern's overrides
   PatternSource* pattern = nullptr;
   Rule* rule = nullptr;
-  SinkConfig* sink = nullptr;
+  SinkEntry* sink = nullptr;
 
   // The entry's struct of the kind `Options::kind` (made at its first option): what an
   // ingest plugin's setters fill.
@@ -68,6 +81,23 @@ struct OptionTargets {
     auto& slot = ingest->options[std::string(Options::kind)];
     if (!slot) slot = std::make_unique<Options>();
     return static_cast<Options&>(*slot);
+  }
+
+  // The sink entry's struct of the kind `Options::kind`: what a sink plugin's setters fill.
+  template <class Options>
+  Options& sink_options() {
+    auto& slot = sink->options[std::string(Options::kind)];
+    if (!slot) slot = std::make_unique<Options>();
+    return static_cast<Options&>(*slot);
+  }
+
+  // `set` on every kind's struct of the sink entry that derives from `Part` (a part several
+  // kinds share, e.g. the HTTP sinks' `headers`): the setter of a shared row, whose entry's
+  // kind is known only once all its keys are read.
+  template <class Part, class Set>
+  void sink_parts(Set set) {
+    for (PluginOptions* options : sink->every_kind())
+      if (auto* part = dynamic_cast<Part*>(options)) set(*part);
   }
 };
 

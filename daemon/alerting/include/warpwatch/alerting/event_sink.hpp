@@ -3,7 +3,8 @@
 // (publisher.hpp: ZeroMQ PUB and the events file) is one; the alert sinks (docs/sinks.md
 // §5) are the others: each takes the events of its rules and delivers them by a thread of
 // its own from a bounded queue. HttpSink (http_sink.hpp) POSTs them to an Alertmanager or a
-// webhook; KafkaSink (kafka_sink.hpp) produces them to a Kafka topic.
+// webhook; KafkaSink (kafka_sink.hpp) produces them to a Kafka topic. Neither knows the
+// configuration's kinds: their plugins (daemon/plugins/out_<kind>/) make them.
 //
 // Thread model: offer() from one thread (the scheduler), counters() from any.
 #pragma once
@@ -13,6 +14,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 
 #include "warpwatch/alerting/sink_payload.hpp"
 #include "warpwatch/config/daemon_config.hpp"
@@ -58,14 +60,18 @@ class EventSink {
 // An alert sink (`sinks:`): an EventSink with a queue, a thread and delivery counters.
 // stop() goes on delivering what is queued until `deadline`, then gives up what is left
 // (counted in unsent_at_stop and logged) and joins the thread; later offers are counted as
-// unsent at once.
+// unsent at once. What every alert sink has, whatever its kind, is the base's: its settings
+// (config::SinkOptions: name, rules, queue, retries) and its counters, which /metrics shows
+// as the `sink_*` families, label `sink` (plugins::alert_sink_families). The sinks are made
+// by their kinds' plugins (daemon/plugins/out_<kind>/).
 class AlertSink : public EventSink {
  public:
-  virtual const config::SinkConfig& config() const = 0;
+  explicit AlertSink(config::SinkOptions options) : options_(std::move(options)) {}
+  const config::SinkOptions& options() const { return options_; }
   virtual SinkCounters counters() const = 0;
-};
 
-// The sink `config` describes (its kind), started. `config` as load_daemon_config checked it.
-std::unique_ptr<AlertSink> make_sink(config::SinkConfig config, service::Logger log);
+ protected:
+  const config::SinkOptions options_;
+};
 
 }  // namespace warpwatch::alerting

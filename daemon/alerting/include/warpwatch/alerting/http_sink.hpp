@@ -21,6 +21,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <random>
 #include <span>
@@ -36,13 +37,25 @@
 
 namespace warpwatch::alerting {
 
+// Where and what an HTTP sink sends: its plugin's (daemon/plugins/out_alertmanager/,
+// out_webhook/), which know the kind; the sink does not.
+struct HttpSinkOptions {
+  config::HttpUrl url;  // the receiver
+  std::string target;   // the request target: the webhook's, or <base>/api/v2/alerts
+  // A batch's body (sink_payload.hpp: alertmanager_body, webhook_body).
+  std::string (*body)(std::span<const SharedEvent> events) = nullptr;
+  std::map<std::string, std::string> headers;  // sent with every request
+  std::size_t max_batch = 100;                 // events per request, at most
+  std::string hmac_secret;                     // "" = unsigned
+  std::string signature_header;                // carries the HMAC when signed
+};
+
 class HttpSink final : public AlertSink {
  public:
-  // Starts the sink's thread. `config` as load_daemon_config checked it.
-  HttpSink(config::SinkConfig config, service::Logger log);
+  // Starts the sink's thread. `options` and `http` as load_daemon_config checked them.
+  HttpSink(config::SinkOptions options, HttpSinkOptions http, service::Logger log);
   ~HttpSink() override;  // stop(now)
 
-  const config::SinkConfig& config() const override { return config_; }
   void offer(std::span<const SharedEvent> events) override;
   // A request under way at the deadline is given up too.
   void stop(Clock::time_point deadline) override;
@@ -59,9 +72,8 @@ class HttpSink final : public AlertSink {
   Clock::duration backoff_before(unsigned retry);  // retry 1, 2, ...: jittered
   void give_up(std::size_t events, std::atomic<std::uint64_t>& counter, const std::string& why);
 
-  config::SinkConfig config_;
+  const HttpSinkOptions http_;
   service::Logger log_;
-  std::string target_;  // the request target: the webhook's, or <base>/api/v2/alerts
   HttpHeaders headers_;
 
   mutable std::mutex mu_;

@@ -14,7 +14,9 @@
 #pragma once
 
 #include <atomic>
+#include <map>
 #include <memory>
+#include <string>
 #include <thread>
 
 #include "warpwatch/alerting/event_sink.hpp"
@@ -28,13 +30,20 @@ namespace warpwatch::alerting {
 // A Kafka client's log (kafka_options.hpp) into `log`, at the same level.
 stream::KafkaLog kafka_log(service::Logger log);
 
+// Where the events go: the plugin's (daemon/plugins/out_kafka/).
+struct KafkaSinkOptions {
+  std::string brokers;  // bootstrap.servers
+  std::string topic;
+  std::map<std::string, std::string> properties;  // further librdkafka properties
+  friend bool operator==(const KafkaSinkOptions&, const KafkaSinkOptions&) = default;
+};
+
 class KafkaSink final : public AlertSink {
  public:
   // Creates the producer (std::runtime_error when librdkafka cannot) and starts the thread.
-  KafkaSink(config::SinkConfig config, service::Logger log);
+  KafkaSink(config::SinkOptions options, KafkaSinkOptions kafka, service::Logger log);
   ~KafkaSink() override;  // stop(now)
 
-  const config::SinkConfig& config() const override { return config_; }
   void offer(std::span<const SharedEvent> events) override;
   void stop(std::chrono::steady_clock::time_point deadline) override;
   SinkCounters counters() const override;
@@ -43,7 +52,7 @@ class KafkaSink final : public AlertSink {
   void run();
   void delivered(const rd_kafka_message_s& message);  // a delivery report
 
-  config::SinkConfig config_;
+  const KafkaSinkOptions kafka_;
   service::Logger log_;
   stream::KafkaClientContext context_;  // the producer's opaque: its log, and this
   std::unique_ptr<rd_kafka_s, void (*)(rd_kafka_s*)> producer_;

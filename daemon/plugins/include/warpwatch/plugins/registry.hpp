@@ -1,5 +1,5 @@
-// The plugins, by name (docs/architecture.md §3.1): the one list of the ingest kinds
-// (registry.cpp). Adding a kind is its folder plus its line there.
+// The plugins, by name (docs/architecture.md §3.1): the one list of the ingest kinds and the
+// one list of the sink kinds (registry.cpp). Adding a kind is its folder plus its line there.
 #pragma once
 
 #include <span>
@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "warpwatch/config/daemon_config.hpp"
+#include "warpwatch/plugins/sink_plugin.hpp"
 #include "warpwatch/plugins/source_plugin.hpp"
 
 namespace warpwatch::plugins {
@@ -17,9 +18,14 @@ std::span<const SourcePlugin* const> source_plugins();
 // reads only registered ones.
 const SourcePlugin& source_plugin(std::string_view kind);
 
+// Every sink plugin, in the order of the configuration reference.
+std::span<const SinkPlugin* const> sink_plugins();
+// The plugin of a sink entry's kind; an unknown kind is a bug (WW_ASSERT).
+const SinkPlugin& sink_plugin(std::string_view kind);
+
 // Hands every plugin's option rows and checks to the configuration (config::
-// register_source_kind), once: before the first file is read or the option table used.
-// load_daemon_config and parse_daemon_config below do it.
+// register_source_kind, register_sink_kind), once: before the first file is read or the option
+// table used. load_daemon_config and parse_daemon_config below do it.
 void register_builtin_plugins();
 
 // config::load_daemon_config and parse_daemon_config with the plugins registered: what the
