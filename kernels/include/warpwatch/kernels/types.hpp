@@ -90,8 +90,8 @@ struct MatcherCounters {
   std::uint64_t samples = 0;               // samples processed, all streams
   std::uint64_t cells = 0;                 // DP cell updates (the unit of cells/s)
   std::uint64_t flat_windows_skipped = 0;  // znorm windows with std < 1e-8 (docs/spec.md §3.2)
-  // Window mode's pruning (cpu backend; common/window/window_bounds.hpp, cpu/window_ed.hpp): windows
-  // evaluated (not flat), and of them those a lower bound showed cannot qualify, by stage
+  // Window mode's pruning (cpu backend; common/window/window_bounds.hpp, cpu/window_ed.hpp):
+  // windows evaluated (not flat), and of them those a lower bound showed cannot qualify, by stage
   // (kPruneStages). `cells` counts every evaluated window's n x w cells all the same (ed: n).
   std::uint64_t windows_evaluated = 0;
   std::array<std::uint64_t, kPruneStages> windows_pruned{};
