@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "test_support.hpp"  // TempDir
 #include "warpwatch/config/daemon_config.hpp"
 #include "warpwatch/plugins/registry.hpp"
 
@@ -33,6 +34,19 @@ inline void expect_config_error(const std::string& path, const ConfigErrorCase& 
     EXPECT_EQ(what.rfind(prefix, 0), 0u) << what;
     EXPECT_NE(what.find(c.message), std::string::npos) << what;
   }
+}
+
+// The message of the ConfigError that loading `yaml` (written to a temporary file) throws; ""
+// when it loads.
+inline std::string config_error_of(const std::string& yaml) {
+  TempDir dir;
+  const std::string path = dir.write("warpwatch.yaml", yaml);
+  try {
+    warpwatch::plugins::load_daemon_config(path);
+  } catch (const config::ConfigError& e) {
+    return e.what();
+  }
+  return "";
 }
 
 }  // namespace warpwatch::testing

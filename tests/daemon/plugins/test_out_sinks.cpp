@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "alerting_support.hpp"
+#include "config_error_support.hpp"
 #include "http_receiver.hpp"
 #include "out_alertmanager/out_alertmanager.hpp"
 #include "out_kafka/out_kafka.hpp"
@@ -24,17 +25,6 @@ namespace {
 
 using namespace warpwatch;
 using namespace warpwatch::testing;
-
-std::string error_of(const std::string& yaml) {
-  TempDir dir;
-  const std::string path = dir.write("warpwatch.yaml", yaml);
-  try {
-    plugins::load_daemon_config(path);
-  } catch (const config::ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 TEST(SinkPlugins, ListsEveryKindOnceInTheReferencesOrder) {
   std::vector<std::string> names;
@@ -91,15 +81,15 @@ TEST(SinkPlugins, TheSharedRowsFillTheEntrysKindWhereverTheyAreWritten) {
 }
 
 TEST(SinkPlugins, TheReaderKeepsItsMessagesForPluginKeys) {
-  EXPECT_NE(error_of("sinks: [{webhok: 'http://h:1/'}]\n").find("did you mean 'webhook'?"),
+  EXPECT_NE(config_error_of("sinks: [{webhok: 'http://h:1/'}]\n").find("did you mean 'webhook'?"),
             std::string::npos);
-  EXPECT_NE(error_of("sinks: [{kafka: {brokers: b, topic: t}, headers: {a: b}}]\n")
+  EXPECT_NE(config_error_of("sinks: [{kafka: {brokers: b, topic: t}, headers: {a: b}}]\n")
                 .find("'headers' applies to 'alertmanager' and 'webhook' entries only"),
             std::string::npos);
-  EXPECT_NE(error_of("sinks: [{alertmanager: 'http://h:1/', signature_header: X}]\n")
+  EXPECT_NE(config_error_of("sinks: [{alertmanager: 'http://h:1/', signature_header: X}]\n")
                 .find("'signature_header' applies to 'webhook' entries only"),
             std::string::npos);
-  EXPECT_NE(error_of("sinks: [{name: x}]\n")
+  EXPECT_NE(config_error_of("sinks: [{name: x}]\n")
                 .find("a sink entry needs one of 'alertmanager', 'webhook', 'kafka'"),
             std::string::npos);
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "config_error_support.hpp"
 #include "test_support.hpp"
 #include "warpwatch/config/config_error.hpp"
 #include "warpwatch/plugins/registry.hpp"
@@ -15,17 +16,7 @@
 namespace {
 
 using namespace warpwatch;
-
-std::string error_of(const std::string& yaml) {
-  warpwatch::testing::TempDir dir;
-  const std::string path = dir.write("warpwatch.yaml", yaml);
-  try {
-    plugins::load_daemon_config(path);
-  } catch (const config::ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
+using warpwatch::testing::config_error_of;
 
 TEST(PluginRegistry, ListsEveryKindOnceInTheReferencesOrder) {
   std::vector<std::string> names;
@@ -51,12 +42,13 @@ TEST(PluginRegistry, EachPluginsRowsAreItsOwnAndBeginWithItsKindKey) {
 }
 
 TEST(PluginRegistry, TheReaderKeepsItsMessagesForPluginKeys) {
-  EXPECT_NE(error_of("ingest: [{pul: 'tcp://127.0.0.1:7000'}]\n").find("did you mean 'pull'?"),
-            std::string::npos);
-  EXPECT_NE(error_of("ingest: [{pull: 'tcp://127.0.0.1:7000', topic: a}]\n")
+  EXPECT_NE(
+      config_error_of("ingest: [{pul: 'tcp://127.0.0.1:7000'}]\n").find("did you mean 'pull'?"),
+      std::string::npos);
+  EXPECT_NE(config_error_of("ingest: [{pull: 'tcp://127.0.0.1:7000', topic: a}]\n")
                 .find("'topic' applies to 'sub' entries only"),
             std::string::npos);
-  EXPECT_NE(error_of("ingest: [{}]\n")
+  EXPECT_NE(config_error_of("ingest: [{}]\n")
                 .find("an ingest entry needs one of 'pull', 'sub', 'replay', 'mqtt', 'influx', "
                       "'kafka'"),
             std::string::npos);
