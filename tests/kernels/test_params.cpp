@@ -23,16 +23,21 @@ TEST(Params, NamesRoundTrip) {
   EXPECT_EQ(to_string(Metric::ed), "ed");
 }
 
+// The message of the std::invalid_argument that `check` throws; "(no error)" when it does not.
+namespace {
+template <class F>
+std::string message(F&& check) {
+  try {
+    check();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+}  // namespace
+
 // ed (docs/spec.md §4.0): window mode only, no band, w = m; each refusal says why.
 TEST(Params, EdRefusesStreamModeABandAndAnotherWindowLength) {
-  const auto message = [](auto&& check) -> std::string {
-    try {
-      check();
-    } catch (const std::invalid_argument& e) {
-      return e.what();
-    }
-    return "(no error)";
-  };
   MatchParams ok;
   ok.distance.metric = Metric::ed;
   ok.mode = Mode::window;
@@ -88,14 +93,6 @@ TEST(Params, TheListOfMeasuresGeneratesNamesAndOrder) {
 // msm, erp, lcss (docs/spec.md §4.4-4.6): window mode only; band for erp only; each bad value
 // refused with its name.
 TEST(Params, MsmErpLcssCapabilitiesAndRanges) {
-  const auto message = [](auto&& check) -> std::string {
-    try {
-      check();
-    } catch (const std::invalid_argument& e) {
-      return e.what();
-    }
-    return "(no error)";
-  };
   for (Metric m : {Metric::msm, Metric::erp, Metric::lcss}) {
     MatchParams p;
     p.distance.metric = m;
