@@ -1,11 +1,14 @@
 // The option table, second half: pattern libraries and alert rules (the daemon's own
 // options are in options.cpp).
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "warpwatch/config/config_reader.hpp"
 #include "warpwatch/config/options.hpp"
+#include "warpwatch/kernels/params.hpp"
 
 namespace warpwatch::config {
 namespace {
@@ -61,6 +64,37 @@ std::string_view band_help() {
                                   ": refused)";
   return text;
 }
+
+// A row of the option table for a row of WARPWATCH_MEASURE_PARAMS: a real is a number
+// within its lower bound (or any finite value) and max_parameter, a count a whole number
+// of samples, unset = no limit.
+constexpr double param_min(double lower) {
+  return lower == -__builtin_huge_val() ? -max_parameter : lower;
+}
+void set_param(double& field, const V& v) {
+  field = v.number;
+}
+void set_param(std::optional<std::size_t>& field, const V& v) {
+  field = static_cast<std::size_t>(v.integer);
+}
+#define WW_PARAM_ROW_real(field, which, def, lower, open, text) \
+  {.name = "libraries[].defaults." #field,                      \
+   .type = OT::number,                                          \
+   .default_yaml = #def,                                        \
+   .help = #which ": " text,                                    \
+   .min = param_min(lower),                                     \
+   .max = max_parameter,                                        \
+   .min_exclusive = open,                                       \
+   .set = [](T& t, const V& v) { set_param(t.params->match.distance.field, v); }},
+#define WW_PARAM_ROW_count(field, which, def, lower, open, text) \
+  {.name = "libraries[].defaults." #field,                       \
+   .type = OT::integer,                                          \
+   .help = #which ": " text,                                     \
+   .min = 0,                                                     \
+   .max = 100000000,                                             \
+   .set = [](T& t, const V& v) { set_param(t.params->match.distance.field, v); }},
+#define WW_PARAM_ROW(field, which, kind, def, lower, open, text) \
+  WW_PARAM_ROW_##kind(field, which, def, lower, open, text)
 
 }  // namespace
 
@@ -151,72 +185,13 @@ std::vector<OptionInfo> matching_options() {
        .min = 0,
        .max = max_parameter,
        .set = [](T& t, const V& v) { t.params->match.distance.band = v.number; }},
-      {.name = "libraries[].defaults.nu",
-       .type = OT::number,
-       .default_yaml = "0.001",
-       .help = "twed: stiffness, cost per second of time misalignment",
-       .min = 0,
-       .max = max_parameter,
-       .set = [](T& t, const V& v) { t.params->match.distance.nu = v.number; }},
-      {.name = "libraries[].defaults.lambda",
-       .type = OT::number,
-       .default_yaml = "1",
-       .help = "twed: deletion penalty",
-       .min = 0,
-       .max = max_parameter,
-       .set = [](T& t, const V& v) { t.params->match.distance.lambda = v.number; }},
-      {.name = "libraries[].defaults.p",
-       .type = OT::number,
-       .default_yaml = "2",
-       .help = "twed: degree of the norm",
-       .min = 1,
-       .max = max_parameter,
-       .set = [](T& t, const V& v) { t.params->match.distance.p = v.number; }},
-      {.name = "libraries[].defaults.gamma",
-       .type = OT::number,
-       .default_yaml = "1",
-       .help = "softdtw: smoothing",
-       .min = 0,
-       .max = max_parameter,
-       .min_exclusive = true,
-       .set = [](T& t, const V& v) { t.params->match.distance.gamma = v.number; }},
-      {.name = "libraries[].defaults.c",
-       .type = OT::number,
-       .default_yaml = "1",
-       .help = "msm: cost of a split or a merge, in the values' units",
-       .min = 0,
-       .max = max_parameter,
-       .set = [](T& t, const V& v) { t.params->match.distance.c = v.number; }},
-      {.name = "libraries[].defaults.g",
-       .type = OT::number,
-       .default_yaml = "0",
-       .help = "erp: the gap value (one for every component), in the values' units",
-       .min = -max_parameter,
-       .max = max_parameter,
-       .set = [](T& t, const V& v) { t.params->match.distance.g = v.number; }},
-      {.name = "libraries[].defaults.epsilon",
-       .type = OT::number,
-       .default_yaml = "1",
-       .help = "lcss: two samples match when every component differs by at most this (values' "
-               "units)",
-       .min = 0,
-       .max = max_parameter,
-       .min_exclusive = true,
-       .set = [](T& t, const V& v) { t.params->match.distance.epsilon = v.number; }},
-      {.name = "libraries[].defaults.delta",
-       .type = OT::integer,
-       .help = "lcss: warping window in samples (a_i and b_j match only when i and j differ by "
-               "at most delta); unset = no limit",
-       .min = 0,
-       .max = 100000000,
-       .set =
-           [](T& t, const V& v) {
-             t.params->match.distance.delta = static_cast<std::size_t>(v.integer);
-           }},
-      {.name = "libraries[].patterns",
-       .type = OT::list,
-       .help = "the patterns, each from `file` or inline `values`; an entry may also set any "
-               "key of `defaults` for itself"},
+      // The measures' own parameters (gamma, nu, lambda, p, c, g, epsilon, delta), one row
+      // each, generated from WARPWATCH_MEASURE_PARAMS (kernels/measures.hpp).
+      WARPWATCH_MEASURE_PARAMS(WW_PARAM_ROW){
+          .name = "libraries[].patterns",
+          .type = OT::list,
+          .help = "the patterns, each from `file` or inline `values`; an entry may also set any "
+                  "key of `defaults` for itself"},
       {.name = "libraries[].patterns[].id",
        .type = OT::string,
        .required = true,

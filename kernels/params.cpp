@@ -86,13 +86,40 @@ std::string metric_names_where(bool (*pred)(const MeasureInfo&)) {
 
 }  // namespace warpwatch::kernels
 
+#include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 
 namespace warpwatch::kernels {
 namespace {
 void require(bool ok, const char* what) {
   if (!ok) throw std::invalid_argument(what);
+}
+
+// A number as the rules print it: 0, 1, 0.5.
+std::string bound_text(double x) {
+  std::ostringstream out;
+  out << x;
+  return out.str();
+}
+
+// A real parameter (WARPWATCH_MEASURE_PARAMS): finite, and above its lower bound.
+void check_param(const char* name, const char* measure, double lower, bool open, double value) {
+  const bool bounded = std::isfinite(lower);
+  if (std::isfinite(value) && (!bounded || (open ? value > lower : value >= lower))) return;
+  std::string what = std::string(name) + " (" + measure + ") must be a finite number";
+  if (bounded) what += (open ? " > " : " >= ") + bound_text(lower);
+  throw std::invalid_argument(what);
+}
+// A count: any value is one (unset = no limit; the readers refuse negative numbers).
+void check_param(const char*, const char*, double, bool, const std::optional<std::size_t>&) {}
+
+double flat_value(double value) {
+  return value;
+}
+std::size_t flat_value(const std::optional<std::size_t>& value) {
+  return value ? std::min(*value, kNoLimit) : kNoLimit;
 }
 }  // namespace
 
@@ -107,14 +134,19 @@ void validate(const DistanceParams& params) {
                         : " (it has no Sakoe-Chiba band)") +
         ": leave it unset (band applies to " +
         metric_names_where([](const MeasureInfo& m) { return m.band == BandUse::applies; }) + ")");
-  require(std::isfinite(params.gamma) && params.gamma > 0.0, "gamma must be > 0");
-  require(std::isfinite(params.nu) && params.nu >= 0.0, "nu must be >= 0");
-  require(std::isfinite(params.lambda) && params.lambda >= 0.0, "lambda must be >= 0");
-  require(std::isfinite(params.p) && params.p >= 1.0, "p must be >= 1");
-  require(std::isfinite(params.c) && params.c >= 0.0, "c (msm) must be a finite number >= 0");
-  require(std::isfinite(params.g), "g (erp) must be a finite number");
-  require(std::isfinite(params.epsilon) && params.epsilon > 0.0,
-          "epsilon (lcss) must be a finite number > 0");
+#define WW_CHECK_PARAM(name, measure, kind, def, lower, open, help) \
+  check_param(#name, #measure, lower, open, params.name);
+  WARPWATCH_MEASURE_PARAMS(WW_CHECK_PARAM)
+#undef WW_CHECK_PARAM
+}
+
+MeasureParams measure_params(const DistanceParams& params) {
+  MeasureParams out;
+#define WW_FLAT_PARAM(name, measure, kind, def, lower, open, help) \
+  out.name = flat_value(params.name);
+  WARPWATCH_MEASURE_PARAMS(WW_FLAT_PARAM)
+#undef WW_FLAT_PARAM
+  return out;
 }
 
 void validate(const MatchParams& params) {

@@ -76,6 +76,19 @@ std::vector<config::LoadedSeries> load_series_for_cli(const std::string& path,
   return config::load_series_path(path, file_opts);
 }
 
+namespace {
+// A measure parameter's flag: a real shows its default in --help; a count is checked as a
+// number first (a size_t would take "-1" as 2^64 - 1, no limit at all), unset = no limit.
+void add_param_flag(CLI::App& cmd, const std::string& flag, double& field,
+                    const std::string& help) {
+  cmd.add_option(flag, field, help)->capture_default_str();
+}
+void add_param_flag(CLI::App& cmd, const std::string& flag, std::optional<std::size_t>& field,
+                    const std::string& help) {
+  cmd.add_option(flag, field, help)->check(CLI::NonNegativeNumber);
+}
+}  // namespace
+
 void add_metric_options(CLI::App& cmd, MetricOptions& opts) {
   using kernels::Cost;
   using kernels::MeasureInfo;
@@ -96,34 +109,18 @@ void add_metric_options(CLI::App& cmd, MetricOptions& opts) {
       "Sakoe-Chiba radius in cells (" + kernels::metric_names_where([](const MeasureInfo& m) {
         return m.band == kernels::BandUse::applies;
       }) + ")");
-  cmd.add_option("--gamma", opts.gamma, "softdtw smoothing, > 0")->capture_default_str();
-  cmd.add_option("--nu", opts.nu, "twed stiffness (cost per second of misalignment)")
-      ->capture_default_str();
-  cmd.add_option("--lambda", opts.lambda, "twed deletion penalty")->capture_default_str();
-  cmd.add_option("--p", opts.p, "twed norm degree, >= 1")->capture_default_str();
-  cmd.add_option("--c", opts.c, "msm cost of a split or a merge, >= 0")->capture_default_str();
-  cmd.add_option("--g", opts.g, "erp gap value (every component)")->capture_default_str();
-  cmd.add_option("--epsilon", opts.epsilon,
-                 "lcss: samples match when every component differs by at most this, > 0")
-      ->capture_default_str();
-  // Checked as a number first: a size_t would take "-1" as 2^64 - 1, no limit at all.
-  cmd.add_option("--delta", opts.delta, "lcss warping window in samples, >= 0 (default: no limit)")
-      ->check(CLI::NonNegativeNumber);
+  // One flag for each measure parameter (kernels/measures.hpp), its help its row's.
+#define WW_PARAM_FLAG(field, which, kind, def, lower, open, help) \
+  add_param_flag(cmd, "--" #field, opts.measure.field, #which ": " help);
+  WARPWATCH_MEASURE_PARAMS(WW_PARAM_FLAG)
+#undef WW_PARAM_FLAG
 }
 
 kernels::DistanceParams to_distance_params(const MetricOptions& opts) {
-  kernels::DistanceParams params;
+  kernels::DistanceParams params = opts.measure;
   params.metric = opts.metric;
   params.cost = opts.cost;
   params.band = opts.band;
-  params.gamma = opts.gamma;
-  params.nu = opts.nu;
-  params.lambda = opts.lambda;
-  params.p = opts.p;
-  params.c = opts.c;
-  params.g = opts.g;
-  params.epsilon = opts.epsilon;
-  params.delta = opts.delta;
   kernels::validate(params);
   return params;
 }

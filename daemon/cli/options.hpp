@@ -47,9 +47,9 @@ struct MetricOptions {
   kernels::Metric metric = kernels::Metric::dtw;
   kernels::Cost cost = kernels::Cost::sq;
   std::optional<double> band;
-  double gamma = 1.0, nu = 0.001, lambda = 1.0, p = 2.0;
-  double c = 1.0, g = 0.0, epsilon = 1.0;  // msm, erp, lcss
-  std::optional<std::size_t> delta;        // lcss; none = no limit
+  // The measures' own parameters (--gamma, --nu, ... --delta: one flag for each row of
+  // WARPWATCH_MEASURE_PARAMS); metric, cost and band above are not read from it.
+  kernels::DistanceParams measure;
 };
 
 void add_metric_options(CLI::App& cmd, MetricOptions& opts);

@@ -1,6 +1,8 @@
 // The definitions of common/measure_cells.hpp (read that first), included into a namespace
-// by its includer: no include guard, no #include (std::size_t and WW_HOST_DEVICE come from
-// the includer), so that the cpu backend can compile them once per SIMD target.
+// by its includer: no include guard, no #include (std::size_t, WW_HOST_DEVICE and
+// warpwatch/kernels/measures.hpp come from the includer), so that the cpu backend can
+// compile them once per SIMD target. A new measure computed by a cell is its struct here,
+// its CellOf line at the end, and its rows in measures.hpp.
 
 // Scalar arithmetic of type T (double on the reference and the device).
 template <typename T>
@@ -73,6 +75,9 @@ WW_HOST_DEVICE typename Ops::V sweep_table(const Ops& o, const Cell& cell, const
 struct MsmCell {
   double c = 1.0;  // cost of a split or a merge, >= 0
 
+  WW_HOST_DEVICE static MsmCell from(const MeasureParams& p, bool) { return MsmCell{p.c}; }
+  static constexpr bool kFloat64 = false;  // the cpu sums in float32, like dtw
+
   // C(x, y, z): c when x lies between y and z (either order), else c plus the distance of x
   // to the nearer of them.
   template <class Ops, class V>
@@ -136,6 +141,9 @@ struct ErpCell {
   double g = 0.0;  // gap value
   bool sq = true;  // Cost::sq, else Cost::abs
 
+  WW_HOST_DEVICE static ErpCell from(const MeasureParams& p, bool sq) { return ErpCell{p.g, sq}; }
+  static constexpr bool kFloat64 = false;
+
   template <class Ops, class V>
   WW_HOST_DEVICE V term(const Ops& o, V diff) const {
     return sq ? o.mul(diff, diff) : o.abs(diff);
@@ -190,8 +198,15 @@ struct ErpCell {
 // run in the Ops' type, double on every backend, so that every backend decides each match
 // as the reference does and lcss comes out bit-identical to it.
 struct LcssCell {
-  double epsilon = 1.0;           // components match when they differ by at most this
-  std::size_t delta = ~0ul >> 1;  // samples match only when |i - j| <= delta (default: any)
+  double epsilon = 1.0;          // components match when they differ by at most this
+  std::size_t delta = kNoLimit;  // samples match only when |i - j| <= delta (default: any)
+
+  WW_HOST_DEVICE static LcssCell from(const MeasureParams& p, bool) {
+    return LcssCell{p.epsilon, p.delta};
+  }
+  // Each match decided in float64 as the reference decides it (a float32 |a - b| <= epsilon
+  // could differ at the boundary).
+  static constexpr bool kFloat64 = true;
 
   template <class Ops>
   WW_HOST_DEVICE typename Ops::V corner(const Ops& o) const {
@@ -232,3 +247,48 @@ struct LcssCell {
     return 1.0 - value / static_cast<double>(n < m ? n : m);
   }
 };
+
+// --- the measures' cells by Metric ---------------------------------------------------------
+// CellOf<Metric::id>::type is the cell of a measure whose kernel is `cells` (measures.hpp).
+// A cell has `from(MeasureParams, sq)` (its parameters), kFloat64 (the cpu computes it in
+// float64, else float32), and corner/top/side/cell/distance/finish above.
+template <Metric M>
+struct CellOf;
+template <>
+struct CellOf<Metric::msm> {
+  using type = MsmCell;
+};
+template <>
+struct CellOf<Metric::erp> {
+  using type = ErpCell;
+};
+template <>
+struct CellOf<Metric::lcss> {
+  using type = LcssCell;
+};
+
+// Calls f(cell) with the cell of `metric` made from its parameters (sq: Cost::sq). For a
+// measure with a kernel of its own f is not called: the backends come here from
+// WARPWATCH_CELL_MEASURE_CASES only.
+#define WW_WITH_CELL_cells(id)                     \
+  case Metric::id:                                 \
+    f(CellOf<Metric::id>::type::from(params, sq)); \
+    return;
+#define WW_WITH_CELL_own(id)
+#define WW_WITH_CELL(id, name, stream, band, times, cost, lock_step, bounds, path, kernel, \
+                     summary)                                                              \
+  WW_WITH_CELL_##kernel(id)
+#if defined(__CUDACC__)
+#pragma nv_exec_check_disable
+#endif
+template <class F>
+WW_HOST_DEVICE void with_cell(Metric metric, const MeasureParams& params, bool sq, F&& f) {
+  switch (metric) {
+    WARPWATCH_MEASURES(WW_WITH_CELL)
+    default:
+      break;
+  }
+}
+#undef WW_WITH_CELL
+#undef WW_WITH_CELL_own
+#undef WW_WITH_CELL_cells

@@ -7,7 +7,8 @@
 // - `Ops` is the arithmetic a backend runs the cell in: a value type V (a scalar or a
 //   lane-vector), a mask type M, and set/inf/add/sub/abs/min/max/le/and_/select. ScalarOps
 //   below is the scalar one (host and device); the cpu defines its own over Highway.
-// - A measure is a struct holding its parameters (MsmCell, ErpCell, LcssCell) with
+// - A measure is a struct holding its parameters (MsmCell, ErpCell, LcssCell; CellOf names
+//   each by its Metric, with_cell builds the one a Metric names from MeasureParams) with
 //   corner/top/side (row 0 and column 0 of its table) and cell (D(i, j) from D(i-1, j-1),
 //   D(i-1, j), D(i, j-1)), and `distance`, which sweeps its table(s) with sweep_table and
 //   turns the last cell into the distance.
@@ -21,6 +22,8 @@
 #pragma once
 
 #include <cstddef>
+
+#include "warpwatch/kernels/measures.hpp"
 
 #if defined(__CUDACC__)
 #define WW_HOST_DEVICE __host__ __device__

@@ -128,25 +128,6 @@ double measure(const Cell& cell, const SeriesView& a, const SeriesView& b,
 
 }  // namespace
 
-double msm(const SeriesView& a, const SeriesView& b, double c) {
-  if (!(std::isfinite(c) && c >= 0.0)) throw std::invalid_argument("c (msm) must be >= 0");
-  return measure(cells::MsmCell{c}, a, b);
-}
-
-double erp(const SeriesView& a, const SeriesView& b, double g, Cost cost,
-           std::optional<double> band) {
-  return measure(cells::ErpCell{g, cost == Cost::sq}, a, b, band);
-}
-
-double lcss(const SeriesView& a, const SeriesView& b, double epsilon,
-            std::optional<std::size_t> delta) {
-  if (!(std::isfinite(epsilon) && epsilon > 0.0))
-    throw std::invalid_argument("epsilon (lcss) must be > 0");
-  cells::LcssCell cell{epsilon};
-  if (delta) cell.delta = *delta;
-  return measure(cell, a, b);
-}
-
 double ed(const SeriesView& a, const SeriesView& b, Cost cost) {
   check_pair(a, b);
   if (a.length != b.length)
@@ -254,12 +235,12 @@ double distance(const SeriesView& a, const SeriesView& b, const DistanceParams& 
       return twed(a, b, params.nu, params.lambda, params.p);
     case Metric::ed:
       return ed(a, b, params.cost);
-    case Metric::msm:
-      return msm(a, b, params.c);
-    case Metric::erp:
-      return erp(a, b, params.g, params.cost, params.band);
-    case Metric::lcss:
-      return lcss(a, b, params.epsilon, params.delta);
+      WARPWATCH_CELL_MEASURE_CASES {
+        double value = 0.0;
+        cells::with_cell(params.metric, measure_params(params), params.cost == Cost::sq,
+                         [&](const auto& cell) { value = measure(cell, a, b, params.band); });
+        return value;
+      }
   }
   throw std::invalid_argument("unknown metric");
 }

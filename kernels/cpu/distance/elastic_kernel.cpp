@@ -385,13 +385,17 @@ void SharedCells(D d, const Cell& cell, const OneVsMany& job, const InBand& in_b
   }
 }
 
+// A measure's cell over the group: float32 or float64 lanes as the cell asks (kFloat64),
+// inside the band when one is set (validate() lets a band through only to the measures it
+// applies to).
 template <class Cell>
-void SharedCellsBanded(const Cell& cell, const OneVsMany& job, bool banded, ElasticScratch& s,
-                       double* out) {
+void SharedCellsOf(const Cell& cell, const OneVsMany& job, bool banded, ElasticScratch& s,
+                   double* out) {
+  using D = std::conditional_t<Cell::kFloat64, SoftDD, DF>;
   if (banded)
-    SharedCells(DF(), cell, job, RangeBand{s.band_lo.data(), s.band_hi.data()}, s, out);
+    SharedCells(D(), cell, job, RangeBand{s.band_lo.data(), s.band_hi.data()}, s, out);
   else
-    SharedCells(DF(), cell, job, cells::NoBand{}, s, out);
+    SharedCells(D(), cell, job, cells::NoBand{}, s, out);
 }
 
 void OneVsManyImpl(const OneVsMany& job, const DistanceParams& params, ElasticScratch& s,
@@ -414,15 +418,9 @@ void OneVsManyImpl(const OneVsMany& job, const DistanceParams& params, ElasticSc
     case Metric::ed:  // lock-step, not elastic: cpu/window_ed.hpp
       WW_ASSERT(false, "one_vs_many: ed has no table to fill");
       return;
-    case Metric::msm:  // float32, like dtw (sums of positive terms)
-      return SharedCells(DF(), cells::MsmCell{params.c}, job, cells::NoBand{}, s, out);
-    case Metric::erp:
-      return SharedCellsBanded(cells::ErpCell{params.g, sq}, job, banded, s, out);
-    case Metric::lcss: {  // float64: each match decided as the reference decides it
-      cells::LcssCell cell{params.epsilon};
-      if (params.delta) cell.delta = *params.delta;
-      return SharedCells(SoftDD(), cell, job, cells::NoBand{}, s, out);
-    }
+      WARPWATCH_CELL_MEASURE_CASES
+      return cells::with_cell(params.metric, measure_params(params), sq,
+                              [&](const auto& cell) { SharedCellsOf(cell, job, banded, s, out); });
   }
 }
 

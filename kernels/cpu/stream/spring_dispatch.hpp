@@ -31,9 +31,7 @@ decltype(auto) with_spring_metric(Metric metric, Cost cost, F&& f) {
     case Metric::softdtw:
     case Metric::twed:
     case Metric::ed:
-    case Metric::msm:
-    case Metric::erp:
-    case Metric::lcss:
+      WARPWATCH_CELL_MEASURE_CASES
       break;
   }
   throw std::invalid_argument("metric: stream mode has no kernel for " +

@@ -22,6 +22,8 @@
 #include <optional>
 #include <type_traits>
 
+#include "warpwatch/kernels/measures.hpp"
+
 struct CUstream_st;  // cudaStream_t without the CUDA headers
 
 namespace warpwatch::kernels {
@@ -32,19 +34,12 @@ namespace warpwatch::kernels::cuda::detail {
 
 using stream_t = CUstream_st*;
 
-// DistanceParams flattened for the device. band < 0: none; delta < 0: no limit.
-struct DevParams {
+// DistanceParams flattened for the device: the measures' own parameters as the cells read
+// them (MeasureParams, generated from WARPWATCH_MEASURE_PARAMS), and band < 0: none.
+struct DevParams : MeasureParams {
   int metric = 0;  // Metric (measures.hpp) as int
   int cost = 0;    // Cost as int
   double band = -1.0;
-  double gamma = 1.0;
-  double nu = 0.0;
-  double lambda = 0.0;
-  double p = 2.0;
-  double c = 1.0;        // msm
-  double g = 0.0;        // erp
-  double epsilon = 1.0;  // lcss
-  std::int64_t delta = -1;
 };
 
 // One distance: series a (n samples) against b (m samples), both in DeviceData::values

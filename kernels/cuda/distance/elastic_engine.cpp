@@ -32,19 +32,10 @@ struct HostJob {
 
 DevParams flatten(const DistanceParams& p) {
   DevParams d;
+  static_cast<MeasureParams&>(d) = measure_params(p);
   d.metric = static_cast<int>(p.metric);
   d.cost = static_cast<int>(p.cost);
   d.band = p.band && measure_info(p.metric).band == BandUse::applies ? *p.band : -1.0;
-  d.gamma = p.gamma;
-  d.nu = p.nu;
-  d.lambda = p.lambda;
-  d.p = p.p;
-  d.c = p.c;
-  d.g = p.g;
-  d.epsilon = p.epsilon;
-  d.delta = p.delta ? static_cast<std::int64_t>(
-                          std::min<std::size_t>(*p.delta, std::numeric_limits<std::int64_t>::max()))
-                    : -1;
   return d;
 }
 
@@ -99,11 +90,9 @@ std::optional<FastKind> fast_kind(const DistanceParams& p, std::size_t dims) {
     case Metric::twed:
       return FastKind::twed;
     case Metric::softdtw:
-    case Metric::ed:   // the generic kernel's lock-step sum
-    case Metric::msm:  // the generic kernel's shared cells
-    case Metric::erp:
-    case Metric::lcss:
-      return std::nullopt;
+    case Metric::ed:                // the generic kernel's lock-step sum
+      WARPWATCH_CELL_MEASURE_CASES  // the generic kernel's shared cells
+          return std::nullopt;
   }
   return std::nullopt;
 }

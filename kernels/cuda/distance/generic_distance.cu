@@ -198,18 +198,10 @@ __global__ void __launch_bounds__(kThreads)
     case Metric::softdtw:
       result = warping(d, job, p, row);
       break;
-    case Metric::msm:
-      result = shared_cells(cells::MsmCell{p.c}, d, job, p, row);
+      WARPWATCH_CELL_MEASURE_CASES
+      cells::with_cell(static_cast<Metric>(p.metric), p, p.cost == kCostSq,
+                       [&](const auto& cell) { result = shared_cells(cell, d, job, p, row); });
       break;
-    case Metric::erp:
-      result = shared_cells(cells::ErpCell{p.g, p.cost == kCostSq}, d, job, p, row);
-      break;
-    case Metric::lcss: {
-      cells::LcssCell cell{p.epsilon};
-      if (p.delta >= 0) cell.delta = static_cast<std::size_t>(p.delta);
-      result = shared_cells(cell, d, job, p, row);
-      break;
-    }
   }
   d.out[job.out] = result;
 }

@@ -42,9 +42,7 @@ int input_kind(const common::WindowQuery& q) {
       return sq ? detail::kWindowEdSq : detail::kWindowEdAbs;
     case Metric::softdtw:
     case Metric::twed:
-    case Metric::msm:
-    case Metric::erp:
-    case Metric::lcss:
+      WARPWATCH_CELL_MEASURE_CASES
       break;
   }
   WW_ASSERT(false, "window pairs: a measure the device passes do not cover");

@@ -115,15 +115,6 @@ TEST(CpuWindow, Twed) {
 TEST(CpuWindow, Ed) {
   run_window_scenario(cpu_backends(), kernels::Metric::ed);
 }
-TEST(CpuWindow, Msm) {
-  run_window_scenario(cpu_backends(), kernels::Metric::msm);
-}
-TEST(CpuWindow, Erp) {
-  run_window_scenario(cpu_backends(), kernels::Metric::erp);
-}
-TEST(CpuWindow, Lcss) {
-  run_window_scenario(cpu_backends(), kernels::Metric::lcss);
-}
 TEST(CpuWindow, FlatWindowsUnderZnorm) {
   run_window_flat_znorm(cpu_backends());
 }
@@ -142,15 +133,6 @@ TEST(CpuDistance, Softdtw) {
 }
 TEST(CpuDistance, Twed) {
   run_distance_scenario(cpu_backends(), kernels::Metric::twed);
-}
-TEST(CpuDistance, Msm) {
-  run_distance_scenario(cpu_backends(), kernels::Metric::msm);
-}
-TEST(CpuDistance, Erp) {
-  run_distance_scenario(cpu_backends(), kernels::Metric::erp);
-}
-TEST(CpuDistance, Lcss) {
-  run_distance_scenario(cpu_backends(), kernels::Metric::lcss);
 }
 TEST(CpuDistance, TwedLargeTimeOrigin) {
   run_distance_twed_large_time_origin(cpu_backends());

@@ -1,11 +1,11 @@
-// msm, erp and lcss (docs/spec.md §4.4-4.6) on the cpu backend, the shared cells of
+// The measures computed by their cells, msm, erp and lcss (docs/spec.md §4.4-4.6), on the cpu
+// backend, the shared cells of
 // common/measure_cells.hpp on Highway lane-vectors, against the float64 reference:
 // conformance scenario 9 (lengths 1, 2, 31, 32, 33, 257 and d = 1, 3; GunPoint and ECG200;
 // top-K windows), with 1 and 3 worker threads, which must agree bit for bit. msm and erp
 // run in float32 (within 1e-5 relative of the reference, kRel); lcss decides its matches
-// in float64 and comes out exactly as the reference. The window-mode scenario (threshold,
-// every chunking) and the distance scenario are in test_cpu_backend.cpp (CpuWindow.*,
-// CpuDistance.*).
+// in float64 and comes out exactly as the reference. Also conformance scenarios 4 (window
+// mode through the Matcher) and 5 (distance matrices).
 #include <gtest/gtest.h>
 
 #include <span>
@@ -46,30 +46,25 @@ std::vector<TopWindowsBackend> top_backends() {
 
 }  // namespace
 
-TEST(CpuMeasures, MsmLengths) {
-  run_measure_lengths(backends(), kernels::Metric::msm);
+// Every measure computed by its cells (kernels/measures.hpp), each in its own instance.
+class CpuMeasures : public ::testing::TestWithParam<kernels::Metric> {};
+
+TEST_P(CpuMeasures, Lengths) {
+  run_measure_lengths(backends(), GetParam());
 }
-TEST(CpuMeasures, ErpLengths) {
-  run_measure_lengths(backends(), kernels::Metric::erp);
+TEST_P(CpuMeasures, Ucr) {
+  run_measure_ucr(backends(), GetParam());
 }
-TEST(CpuMeasures, LcssLengths) {
-  run_measure_lengths(backends(), kernels::Metric::lcss);
+TEST_P(CpuMeasures, TopWindows) {
+  run_measure_top_windows(top_backends(), GetParam());
 }
-TEST(CpuMeasures, MsmUcr) {
-  run_measure_ucr(backends(), kernels::Metric::msm);
+// Window mode through the Matcher (threshold, every chunking) and the distance scenario.
+TEST_P(CpuMeasures, Window) {
+  run_window_scenario(backends(), GetParam());
 }
-TEST(CpuMeasures, ErpUcr) {
-  run_measure_ucr(backends(), kernels::Metric::erp);
+TEST_P(CpuMeasures, Distance) {
+  run_distance_scenario(backends(), GetParam());
 }
-TEST(CpuMeasures, LcssUcr) {
-  run_measure_ucr(backends(), kernels::Metric::lcss);
-}
-TEST(CpuMeasures, MsmTopWindows) {
-  run_measure_top_windows(top_backends(), kernels::Metric::msm);
-}
-TEST(CpuMeasures, ErpTopWindows) {
-  run_measure_top_windows(top_backends(), kernels::Metric::erp);
-}
-TEST(CpuMeasures, LcssTopWindows) {
-  run_measure_top_windows(top_backends(), kernels::Metric::lcss);
-}
+
+INSTANTIATE_TEST_SUITE_P(Cells, CpuMeasures, ::testing::ValuesIn(cell_metrics()),
+                         metric_param_name);

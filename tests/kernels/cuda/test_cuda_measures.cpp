@@ -1,4 +1,5 @@
-// msm, erp and lcss (docs/spec.md §4.4-4.6) on the cuda backend against the float64
+// The measures computed by their cells, msm, erp and lcss (docs/spec.md §4.4-4.6), on the cuda
+// backend against the float64
 // reference: the generic kernel (thread per pair, float64) runs the shared cells of
 // common/measure_cells.hpp. Conformance scenario 5 (distance matrices), 4 (window mode
 // through the Matcher, threshold, every chunking) and 9 (lengths 1, 2, 31, 32, 33, 257,
@@ -40,68 +41,35 @@ std::vector<TopWindowsBackend> top_backends() {
 
 }  // namespace
 
-TEST(CudaMeasures, MsmDistance) {
+// Every measure computed by its cells (kernels/measures.hpp), each in its own instance.
+class CudaMeasures : public ::testing::TestWithParam<kernels::Metric> {};
+
+TEST_P(CudaMeasures, Distance) {
   WARPWATCH_REQUIRE_CUDA_DEVICE();
-  run_distance_scenario(backends(), kernels::Metric::msm);
+  run_distance_scenario(backends(), GetParam());
 }
-TEST(CudaMeasures, ErpDistance) {
+TEST_P(CudaMeasures, Lengths) {
   WARPWATCH_REQUIRE_CUDA_DEVICE();
-  run_distance_scenario(backends(), kernels::Metric::erp);
+  run_measure_lengths(backends(), GetParam());
 }
-TEST(CudaMeasures, LcssDistance) {
+TEST_P(CudaMeasures, Ucr) {
   WARPWATCH_REQUIRE_CUDA_DEVICE();
-  run_distance_scenario(backends(), kernels::Metric::lcss);
+  run_measure_ucr(backends(), GetParam());
 }
-TEST(CudaMeasures, MsmLengths) {
+TEST_P(CudaMeasures, Window) {
   WARPWATCH_REQUIRE_CUDA_DEVICE();
-  run_measure_lengths(backends(), kernels::Metric::msm);
+  run_window_scenario(backends(), GetParam());
 }
-TEST(CudaMeasures, ErpLengths) {
+TEST_P(CudaMeasures, TopWindows) {
   WARPWATCH_REQUIRE_CUDA_DEVICE();
-  run_measure_lengths(backends(), kernels::Metric::erp);
+  run_measure_top_windows(top_backends(), GetParam());
 }
-TEST(CudaMeasures, LcssLengths) {
-  WARPWATCH_REQUIRE_CUDA_DEVICE();
-  run_measure_lengths(backends(), kernels::Metric::lcss);
-}
-TEST(CudaMeasures, MsmUcr) {
-  WARPWATCH_REQUIRE_CUDA_DEVICE();
-  run_measure_ucr(backends(), kernels::Metric::msm);
-}
-TEST(CudaMeasures, ErpUcr) {
-  WARPWATCH_REQUIRE_CUDA_DEVICE();
-  run_measure_ucr(backends(), kernels::Metric::erp);
-}
-TEST(CudaMeasures, LcssUcr) {
-  WARPWATCH_REQUIRE_CUDA_DEVICE();
-  run_measure_ucr(backends(), kernels::Metric::lcss);
-}
-TEST(CudaMeasures, MsmWindow) {
-  WARPWATCH_REQUIRE_CUDA_DEVICE();
-  run_window_scenario(backends(), kernels::Metric::msm);
-}
-TEST(CudaMeasures, ErpWindow) {
-  WARPWATCH_REQUIRE_CUDA_DEVICE();
-  run_window_scenario(backends(), kernels::Metric::erp);
-}
-TEST(CudaMeasures, LcssWindow) {
-  WARPWATCH_REQUIRE_CUDA_DEVICE();
-  run_window_scenario(backends(), kernels::Metric::lcss);
-}
-TEST(CudaMeasures, MsmTopWindows) {
-  WARPWATCH_REQUIRE_CUDA_DEVICE();
-  run_measure_top_windows(top_backends(), kernels::Metric::msm);
-}
-TEST(CudaMeasures, ErpTopWindows) {
-  WARPWATCH_REQUIRE_CUDA_DEVICE();
-  run_measure_top_windows(top_backends(), kernels::Metric::erp);
-}
-TEST(CudaMeasures, LcssTopWindows) {
-  WARPWATCH_REQUIRE_CUDA_DEVICE();
-  run_measure_top_windows(top_backends(), kernels::Metric::lcss);
-}
+
+INSTANTIATE_TEST_SUITE_P(Cells, CudaMeasures, ::testing::ValuesIn(cell_metrics()),
+                         metric_param_name);
+
 // twed's top K now takes the same path (no window bounds): against the reference too.
-TEST(CudaMeasures, TwedTopWindowsAlignsEveryWindow) {
+TEST(CudaTopWindows, TwedAlignsEveryWindow) {
   WARPWATCH_REQUIRE_CUDA_DEVICE();
   std::mt19937_64 rng(test_seed());
   const std::vector<float> values = random_walk(rng, 2000, 1), base = random_walk(rng, 30, 1);

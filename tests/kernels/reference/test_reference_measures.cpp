@@ -27,6 +27,31 @@ SeriesView view(const std::vector<float>& v, std::size_t dims = 1) {
   return SeriesView{v.data(), v.size() / dims, dims, nullptr};
 }
 
+// The measures through the reference's one entry point, as every caller reaches them.
+double msm(const SeriesView& a, const SeriesView& b, double c) {
+  DistanceParams p;
+  p.metric = Metric::msm;
+  p.c = c;
+  return reference::distance(a, b, p);
+}
+double erp(const SeriesView& a, const SeriesView& b, double g, Cost cost,
+           std::optional<double> band = std::nullopt) {
+  DistanceParams p;
+  p.metric = Metric::erp;
+  p.g = g;
+  p.cost = cost;
+  p.band = band;
+  return reference::distance(a, b, p);
+}
+double lcss(const SeriesView& a, const SeriesView& b, double epsilon,
+            std::optional<std::size_t> delta = std::nullopt) {
+  DistanceParams p;
+  p.metric = Metric::lcss;
+  p.epsilon = epsilon;
+  p.delta = delta;
+  return reference::distance(a, b, p);
+}
+
 double at(const SeriesView& s, std::size_t i, std::size_t k) {  // 1-based sample i
   return static_cast<double>(s.values[(i - 1) * s.dims + k]);
 }
@@ -155,7 +180,7 @@ std::vector<float> random_values(std::mt19937_64& rng, std::size_t count, bool c
 //                D(2,1) + C(3, 2, 1) = 1.5 + 0.5 + 1 = 3) = 1
 TEST(ReferenceMsm, HandComputedMove) {
   const std::vector<float> a{1, 2}, b{1, 3};
-  EXPECT_DOUBLE_EQ(reference::msm(view(a), view(b), 0.5), 1.0);
+  EXPECT_DOUBLE_EQ(msm(view(a), view(b), 0.5), 1.0);
 }
 
 // a = (0, 5), b = (0, 5, 5), c = 0.1: one split of a_2 (the move-split-merge paper's point:
@@ -167,23 +192,23 @@ TEST(ReferenceMsm, HandComputedMove) {
 //          = 0.1
 TEST(ReferenceMsm, HandComputedSplit) {
   const std::vector<float> a{0, 5}, b{0, 5, 5};
-  EXPECT_NEAR(reference::msm(view(a), view(b), 0.1), 0.1, 1e-12);
-  EXPECT_NEAR(reference::msm(view(b), view(a), 0.1), 0.1, 1e-12);  // the merge, the other way
+  EXPECT_NEAR(msm(view(a), view(b), 0.1), 0.1, 1e-12);
+  EXPECT_NEAR(msm(view(b), view(a), 0.1), 0.1, 1e-12);  // the merge, the other way
   // c = 0: splits and merges are free, a and b differ only by a repetition.
-  EXPECT_EQ(reference::msm(view(a), view(b), 0.0), 0.0);
+  EXPECT_EQ(msm(view(a), view(b), 0.0), 0.0);
 }
 
 // Several dimensions: the sum of each component's distance. Component 0 is the split above
 // (0.1), component 1 the same with values 0, 1, 1 (0.1): 0.2.
 TEST(ReferenceMsm, DimensionsAreIndependentAndSummed) {
   const std::vector<float> a{0, 0, 5, 1}, b{0, 0, 5, 1, 5, 1};
-  EXPECT_NEAR(reference::msm(view(a, 2), view(b, 2), 0.1), 0.2, 1e-12);
+  EXPECT_NEAR(msm(view(a, 2), view(b, 2), 0.1), 0.2, 1e-12);
 }
 
 // One sample each: D(1,1) = |a_1 - b_1|, whatever c.
 TEST(ReferenceMsm, SingleSamples) {
   const std::vector<float> a{2.5f}, b{-1.0f};
-  EXPECT_DOUBLE_EQ(reference::msm(view(a), view(b), 7.0), 3.5);
+  EXPECT_DOUBLE_EQ(msm(view(a), view(b), 7.0), 3.5);
 }
 
 // MSM is a metric (Stefan et al. 2013, §4): zero on equal series, symmetric, and the
@@ -195,9 +220,9 @@ TEST(ReferenceMsm, IsAMetric) {
     const double c = t % 3 == 0 ? 0.0 : 0.3 * (t % 5);
     const auto x = random_values(rng, len(rng), t % 2), y = random_values(rng, len(rng), t % 2),
                z = random_values(rng, len(rng), t % 2);
-    const double xy = reference::msm(view(x), view(y), c), yx = reference::msm(view(y), view(x), c);
-    const double yz = reference::msm(view(y), view(z), c), xz = reference::msm(view(x), view(z), c);
-    EXPECT_EQ(reference::msm(view(x), view(x), c), 0.0);
+    const double xy = msm(view(x), view(y), c), yx = msm(view(y), view(x), c);
+    const double yz = msm(view(y), view(z), c), xz = msm(view(x), view(z), c);
+    EXPECT_EQ(msm(view(x), view(x), c), 0.0);
     EXPECT_NEAR(xy, yx, 1e-12 * (1 + xy));
     EXPECT_LE(xz, xy + yz + 1e-12 * (1 + xz));
   }
@@ -211,8 +236,7 @@ TEST(ReferenceMsm, AgreesWithTheLiteralTable) {
     const auto a = random_values(rng, len(rng) * d, t % 2),
                b = random_values(rng, len(rng) * d, t % 2);
     const double c = 0.25 * (t % 6);
-    EXPECT_NEAR(reference::msm(view(a, d), view(b, d), c), msm_literal(view(a, d), view(b, d), c),
-                1e-12)
+    EXPECT_NEAR(msm(view(a, d), view(b, d), c), msm_literal(view(a, d), view(b, d), c), 1e-12)
         << "trial " << t;
   }
 }
@@ -231,23 +255,23 @@ TEST(ReferenceMsm, AgreesWithTheLiteralTable) {
 // The triangle inequality holds with equality: 8 = 3 + 5.
 TEST(ReferenceErp, HandComputedL1) {
   const std::vector<float> r{0}, s{1, 2}, t{2, 3, 3};
-  EXPECT_DOUBLE_EQ(reference::erp(view(r), view(s), 0.0, Cost::abs), 3.0);
-  EXPECT_DOUBLE_EQ(reference::erp(view(s), view(t), 0.0, Cost::abs), 5.0);
-  EXPECT_DOUBLE_EQ(reference::erp(view(r), view(t), 0.0, Cost::abs), 8.0);
+  EXPECT_DOUBLE_EQ(erp(view(r), view(s), 0.0, Cost::abs), 3.0);
+  EXPECT_DOUBLE_EQ(erp(view(s), view(t), 0.0, Cost::abs), 5.0);
+  EXPECT_DOUBLE_EQ(erp(view(r), view(t), 0.0, Cost::abs), 8.0);
   // sq cost, ERP(r, s): D(0,1) = 1, D(0,2) = 5; D(1,1) = min(1, 1 + 0, 0 + 1) = 1;
   // D(1,2) = min(1 + 4, 5 + 0, 1 + 4) = 5.
-  EXPECT_DOUBLE_EQ(reference::erp(view(r), view(s), 0.0, Cost::sq), 5.0);
+  EXPECT_DOUBLE_EQ(erp(view(r), view(s), 0.0, Cost::sq), 5.0);
 }
 
 // The gap value: a = (1), b = (1, 1), g = 1: the extra 1 is a gap against g = 1, free.
 // With g = 0 it costs |1 - 0| = 1 (abs).
 TEST(ReferenceErp, GapValue) {
   const std::vector<float> a{1}, b{1, 1};
-  EXPECT_DOUBLE_EQ(reference::erp(view(a), view(b), 1.0, Cost::abs), 0.0);
-  EXPECT_DOUBLE_EQ(reference::erp(view(a), view(b), 0.0, Cost::abs), 1.0);
+  EXPECT_DOUBLE_EQ(erp(view(a), view(b), 1.0, Cost::abs), 0.0);
+  EXPECT_DOUBLE_EQ(erp(view(a), view(b), 0.0, Cost::abs), 1.0);
   // Two dimensions, g for each component: (1, 3) against g = 1 costs 0 + 2 (abs).
   const std::vector<float> a2{1, 3}, b2{1, 3, 1, 3};
-  EXPECT_DOUBLE_EQ(reference::erp(view(a2, 2), view(b2, 2), 1.0, Cost::abs), 2.0);
+  EXPECT_DOUBLE_EQ(erp(view(a2, 2), view(b2, 2), 1.0, Cost::abs), 2.0);
 }
 
 // band 0 on n = m keeps the diagonal cells (i, i) only; row 0 and column 0 stay (the
@@ -256,8 +280,8 @@ TEST(ReferenceErp, GapValue) {
 // D(1,1) = min(36, 9 + 9) = 18; D(2,2) = 18 + 1 = 19; D(3,3) = 19 + 0 = 19.
 TEST(ReferenceErp, BandZeroKeepsTheDiagonal) {
   const std::vector<float> a{3, 0, 2}, b{-3, 1, 2};
-  EXPECT_DOUBLE_EQ(reference::erp(view(a), view(b), 0.0, Cost::sq, 0.0), 19.0);
-  EXPECT_LE(reference::erp(view(a), view(b), 0.0, Cost::sq), 19.0);
+  EXPECT_DOUBLE_EQ(erp(view(a), view(b), 0.0, Cost::sq, 0.0), 19.0);
+  EXPECT_LE(erp(view(a), view(b), 0.0, Cost::sq), 19.0);
 }
 
 TEST(ReferenceErp, IsAMetricWithAbsCost) {
@@ -268,7 +292,7 @@ TEST(ReferenceErp, IsAMetricWithAbsCost) {
     const auto x = random_values(rng, len(rng), t % 2), y = random_values(rng, len(rng), t % 2),
                z = random_values(rng, len(rng), t % 2);
     const auto e = [&](const std::vector<float>& p, const std::vector<float>& q) {
-      return reference::erp(view(p), view(q), g, Cost::abs);
+      return erp(view(p), view(q), g, Cost::abs);
     };
     EXPECT_EQ(e(x, x), 0.0);
     EXPECT_NEAR(e(x, y), e(y, x), 1e-12 * (1 + e(x, y)));
@@ -287,7 +311,7 @@ TEST(ReferenceErp, AgreesWithTheLiteralTable) {
     const double g = 0.3 * (t % 4) - 0.3;
     const Cost cost = t % 2 ? Cost::sq : Cost::abs;
     const auto band = bands[t % 4];
-    const double got = reference::erp(view(a, d), view(b, d), g, cost, band);
+    const double got = erp(view(a, d), view(b, d), g, cost, band);
     const double want = erp_literal(view(a, d), view(b, d), g, cost, band);
     if (std::isinf(want))
       EXPECT_EQ(got, want) << "trial " << t;
@@ -305,30 +329,30 @@ TEST(ReferenceErp, AgreesWithTheLiteralTable) {
 // delta = 1: (2, 1) matches, (4, 2) is 2 apart: L = 1, 1 - 1/3 = 2/3. delta = 2: 1/3 again.
 TEST(ReferenceLcss, HandComputed) {
   const std::vector<float> a{0, 1, 2, 3}, b{1.2f, 2.6f, 5};
-  EXPECT_DOUBLE_EQ(reference::lcss(view(a), view(b), 0.5), 1.0 - 2.0 / 3.0);
-  EXPECT_DOUBLE_EQ(reference::lcss(view(a), view(b), 0.5, 0), 1.0);
-  EXPECT_DOUBLE_EQ(reference::lcss(view(a), view(b), 0.5, 1), 1.0 - 1.0 / 3.0);
-  EXPECT_DOUBLE_EQ(reference::lcss(view(a), view(b), 0.5, 2), 1.0 - 2.0 / 3.0);
+  EXPECT_DOUBLE_EQ(lcss(view(a), view(b), 0.5), 1.0 - 2.0 / 3.0);
+  EXPECT_DOUBLE_EQ(lcss(view(a), view(b), 0.5, 0), 1.0);
+  EXPECT_DOUBLE_EQ(lcss(view(a), view(b), 0.5, 1), 1.0 - 1.0 / 3.0);
+  EXPECT_DOUBLE_EQ(lcss(view(a), view(b), 0.5, 2), 1.0 - 2.0 / 3.0);
   // A subsequence of the other at distance 0; equal series at 0; nothing in common at 1.
   const std::vector<float> sub{0, 2, 3}, far{10, 20};
-  EXPECT_EQ(reference::lcss(view(a), view(sub), 0.5), 0.0);
-  EXPECT_EQ(reference::lcss(view(a), view(a), 0.5), 0.0);
-  EXPECT_EQ(reference::lcss(view(a), view(far), 0.5), 1.0);
+  EXPECT_EQ(lcss(view(a), view(sub), 0.5), 0.0);
+  EXPECT_EQ(lcss(view(a), view(a), 0.5), 0.0);
+  EXPECT_EQ(lcss(view(a), view(far), 0.5), 1.0);
 }
 
 // Several dimensions: every component within epsilon. (0, 0) vs (0.25, 0.75) (exact in
 // float): component 1 is 0.75 > 0.5 apart, no match; epsilon 0.75 matches.
 TEST(ReferenceLcss, EveryComponentMustMatch) {
   const std::vector<float> a{0, 0}, b{0.25f, 0.75f};
-  EXPECT_EQ(reference::lcss(view(a, 2), view(b, 2), 0.5), 1.0);
-  EXPECT_EQ(reference::lcss(view(a, 2), view(b, 2), 0.75), 0.0);
+  EXPECT_EQ(lcss(view(a, 2), view(b, 2), 0.5), 1.0);
+  EXPECT_EQ(lcss(view(a, 2), view(b, 2), 0.75), 0.0);
 }
 
 // The match is |a - b| <= epsilon, equality included (exact quarters).
 TEST(ReferenceLcss, EpsilonIsInclusive) {
   const std::vector<float> a{0.5f}, b{0.75f};
-  EXPECT_EQ(reference::lcss(view(a), view(b), 0.25), 0.0);
-  EXPECT_EQ(reference::lcss(view(a), view(b), 0.125), 1.0);
+  EXPECT_EQ(lcss(view(a), view(b), 0.25), 0.0);
+  EXPECT_EQ(lcss(view(a), view(b), 0.125), 1.0);
 }
 
 TEST(ReferenceLcss, AgreesWithTheLiteralTableAndBruteForce) {
@@ -341,7 +365,7 @@ TEST(ReferenceLcss, AgreesWithTheLiteralTableAndBruteForce) {
                b = random_values(rng, len(rng) * d, true);
     const double epsilon = 0.25 * (1 + t % 4);
     const auto delta = deltas[t % 4];
-    const double got = reference::lcss(view(a, d), view(b, d), epsilon, delta);
+    const double got = lcss(view(a, d), view(b, d), epsilon, delta);
     EXPECT_EQ(got, lcss_literal(view(a, d), view(b, d), epsilon, delta)) << "trial " << t;
     EXPECT_EQ(got, lcss_brute_force(view(a, d), view(b, d), epsilon, delta)) << "trial " << t;
     EXPECT_GE(got, 0.0);
@@ -369,12 +393,12 @@ TEST(ReferenceMeasures, DistanceDispatchesWithTheParams) {
 
 TEST(ReferenceMeasures, BadParametersAndInputsThrow) {
   const std::vector<float> a{0, 1}, b{0, 1, 2}, c2{0, 1};
-  EXPECT_THROW(reference::msm(view(a), view(b), -0.1), std::invalid_argument);
-  EXPECT_THROW(reference::lcss(view(a), view(b), 0.0), std::invalid_argument);
-  EXPECT_THROW(reference::lcss(view(a), view(b), -1.0), std::invalid_argument);
-  EXPECT_THROW(reference::msm(view(a), view(c2, 2), 1.0), std::invalid_argument);  // dims
+  EXPECT_THROW(msm(view(a), view(b), -0.1), std::invalid_argument);
+  EXPECT_THROW(lcss(view(a), view(b), 0.0), std::invalid_argument);
+  EXPECT_THROW(lcss(view(a), view(b), -1.0), std::invalid_argument);
+  EXPECT_THROW(msm(view(a), view(c2, 2), 1.0), std::invalid_argument);  // dims
   const std::vector<float> empty;
-  EXPECT_THROW(reference::erp(view(empty), view(b), 0.0, Cost::sq), std::invalid_argument);
+  EXPECT_THROW(erp(view(empty), view(b), 0.0, Cost::sq), std::invalid_argument);
   DistanceParams p;
   p.metric = Metric::msm;
   p.band = 2.0;  // msm has no band: refused, not ignored

@@ -358,6 +358,16 @@ void run_snapshot_restore(const Backends& backends);
 
 // A of one series of each length 1, 2, 31, 32, 33, 257 and B of several of each (17 of 32:
 // a full SIMD group and then some), d = 1 and 3.
+// The measures computed by their cells (kernels/measures.hpp, kernel `cells`), in list
+// order: the backends' measure suites are parameterized over them, so that a new one is
+// tested by every backend with nothing but its parameter sets below.
+std::vector<Metric> cell_metrics();
+// A test name for a Metric parameter ("msm").
+std::string metric_param_name(const ::testing::TestParamInfo<Metric>& info);
+// The parameter sets a cell measure is checked with (docs/spec.md §4.4-4.6): its own
+// parameters at a few values, band and cost where they apply.
+std::vector<DistanceParams> cell_param_sets(Metric metric);
+
 void run_measure_lengths(const Backends& backends, Metric metric);
 // Rows of the UCR archive's GunPoint and ECG200 (../shared/data) against each other.
 void run_measure_ucr(const Backends& backends, Metric metric);

@@ -101,33 +101,15 @@ void run_distance_scenario(const Backends& backends, Metric metric, std::size_t 
           q.p = p;
           params.push_back(q);
         }
-      } else if (metric == Metric::msm) {
-        for (double c : {0.0, 0.1, 1.0, 5.0}) {
-          DistanceParams q = base;
-          q.c = c;
-          params.push_back(q);
-        }
-      } else if (metric == Metric::lcss) {
-        for (auto [epsilon, delta] : {std::tuple{0.5, std::optional<std::size_t>{}},
-                                      std::tuple{0.1, std::optional<std::size_t>{}},
-                                      std::tuple{1.0, std::optional<std::size_t>{0}},
-                                      std::tuple{0.3, std::optional<std::size_t>{5}}}) {
-          DistanceParams q = base;
-          q.epsilon = epsilon;
-          q.delta = delta;
-          params.push_back(q);
-        }
-      } else if (metric == Metric::erp) {
-        for (std::optional<double> band :
-             {std::optional<double>{}, std::optional<double>{0.0}, std::optional<double>{3.5}})
-          for (Cost cost : {Cost::sq, Cost::abs})
-            for (double g : {0.0, 0.7}) {
-              DistanceParams q = base;
-              q.band = band;
-              q.cost = cost;
-              q.g = g;
-              params.push_back(q);
-            }
+      } else if (kernels::measure_info(metric).cells) {
+        params = cell_param_sets(metric);  // measures.cpp: the same sets as scenario 9
+        // and band 0 where a band applies (+inf where no path fits the lengths).
+        if (kernels::measure_info(metric).band == kernels::BandUse::applies)
+          for (std::size_t k = 0, n = params.size(); k < n; ++k) {
+            DistanceParams q = params[k];
+            q.band = 0.0;
+            params.push_back(q);
+          }
       } else {
         for (std::optional<double> band :
              {std::optional<double>{}, std::optional<double>{0.0}, std::optional<double>{3.5}})

@@ -19,49 +19,6 @@
 namespace warpwatch::testing::conformance {
 namespace {
 
-// The parameter sets a measure is checked with (docs/spec.md §4.4-4.6).
-std::vector<DistanceParams> measure_params(Metric metric) {
-  std::vector<DistanceParams> out;
-  DistanceParams base;
-  base.metric = metric;
-  switch (metric) {
-    case Metric::msm:
-      for (double c : {0.0, 0.5, 2.0}) {
-        DistanceParams q = base;
-        q.c = c;
-        out.push_back(q);
-      }
-      break;
-    case Metric::erp:
-      for (Cost cost : {Cost::sq, Cost::abs})
-        for (std::optional<double> band : {std::optional<double>{}, std::optional<double>{4.0}}) {
-          DistanceParams q = base;
-          q.cost = cost;
-          q.band = band;
-          q.g = band ? 0.25 : 0.0;
-          out.push_back(q);
-        }
-      break;
-    case Metric::lcss:
-      for (auto [epsilon, delta] : {std::pair{0.3, std::optional<std::size_t>{}},
-                                    std::pair{0.8, std::optional<std::size_t>{6}}}) {
-        DistanceParams q = base;
-        q.epsilon = epsilon;
-        q.delta = delta;
-        out.push_back(q);
-      }
-      break;
-    case Metric::dtw:
-    case Metric::dk:
-    case Metric::softdtw:
-    case Metric::twed:
-    case Metric::ed:
-      ADD_FAILURE() << "test setup: scenario 9 is for msm, erp and lcss";
-      break;
-  }
-  return out;
-}
-
 std::string describe(const DistanceParams& q) {
   std::ostringstream os;
   os << kernels::to_string(q.metric) << " cost " << kernels::to_string(q.cost) << " band "
@@ -90,6 +47,60 @@ std::vector<Series> ucr_series(const std::string& file, std::size_t rows) {
 
 }  // namespace
 
+std::vector<Metric> cell_metrics() {
+  std::vector<Metric> out;
+  for (const kernels::MeasureInfo& info : kernels::kMeasures)
+    if (info.cells) out.push_back(info.metric);
+  return out;
+}
+
+std::string metric_param_name(const ::testing::TestParamInfo<Metric>& info) {
+  return std::string(kernels::to_string(info.param));
+}
+
+std::vector<DistanceParams> cell_param_sets(Metric metric) {
+  std::vector<DistanceParams> out;
+  DistanceParams base;
+  base.metric = metric;
+  switch (metric) {
+    case Metric::msm:
+      for (double c : {0.0, 0.5, 2.0}) {
+        DistanceParams q = base;
+        q.c = c;
+        out.push_back(q);
+      }
+      break;
+    case Metric::erp:
+      for (Cost cost : {Cost::sq, Cost::abs})
+        for (std::optional<double> band : {std::optional<double>{}, std::optional<double>{4.0}}) {
+          DistanceParams q = base;
+          q.cost = cost;
+          q.band = band;
+          q.g = band ? 0.25 : 0.0;
+          out.push_back(q);
+        }
+      break;
+    case Metric::lcss:
+      for (auto [epsilon, delta] : {std::pair{0.3, std::optional<std::size_t>{}},
+                                    std::pair{0.8, std::optional<std::size_t>{6}},
+                                    std::pair{1.0, std::optional<std::size_t>{0}}}) {
+        DistanceParams q = base;
+        q.epsilon = epsilon;
+        q.delta = delta;
+        out.push_back(q);
+      }
+      break;
+    case Metric::dtw:
+    case Metric::dk:
+    case Metric::softdtw:
+    case Metric::twed:
+    case Metric::ed:
+      ADD_FAILURE() << "test setup: scenario 9 is for msm, erp and lcss";
+      break;
+  }
+  return out;
+}
+
 void run_measure_lengths(const Backends& backends, Metric metric) {
   std::mt19937_64 rng(test_seed());
   const std::size_t lengths[] = {1, 2, 31, 32, 33, 257};
@@ -107,7 +118,7 @@ void run_measure_lengths(const Backends& backends, Metric metric) {
         b.push_back(s);
       }
     }
-    for (const DistanceParams& q : measure_params(metric))
+    for (const DistanceParams& q : cell_param_sets(metric))
       check_distance_matrix(backends, a, b, q, cat(describe(q), " d=", d, " lengths 1..257"));
   }
 }
@@ -116,7 +127,7 @@ void run_measure_ucr(const Backends& backends, Metric metric) {
   for (const char* file : {"GunPoint_TRAIN.tsv", "ECG200_TRAIN.tsv"}) {
     const std::vector<Series> a = ucr_series(file, 6), b = ucr_series(file, 9);
     if (a.empty() || b.empty()) continue;
-    for (const DistanceParams& q : measure_params(metric))
+    for (const DistanceParams& q : cell_param_sets(metric))
       check_distance_matrix(backends, a, b, q, cat(describe(q), " on ", file));
   }
 }
@@ -138,7 +149,7 @@ void run_measure_top_windows(const std::vector<TopWindowsBackend>& backends, Met
       }
       std::vector<std::int64_t> times(n);
       for (std::size_t i = 0; i < n; ++i) times[i] = static_cast<std::int64_t>(i + 1) * kSecond;
-      for (const DistanceParams& q : measure_params(metric)) {
+      for (const DistanceParams& q : cell_param_sets(metric)) {
         for (std::size_t w : {std::size_t{0}, std::size_t{48}}) {
           PatternDef p = window_pattern("p", d, base, metric, w, 1 + w % 5, normalize);
           p.params.distance = q;

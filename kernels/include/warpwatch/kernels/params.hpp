@@ -38,25 +38,27 @@ std::vector<std::string> metric_names();
 std::string metric_names_where(bool (*pred)(const MeasureInfo&));
 
 // Parameters of a whole-series distance (docs/spec.md §4). Each metric reads its own fields.
+#define WW_DISTANCE_PARAM_real(name, def) double name = def;
+#define WW_DISTANCE_PARAM_count(name, def) std::optional<std::size_t> name;
+#define WW_DISTANCE_PARAM(name, measure, kind, def, lower, open, help) \
+  WW_DISTANCE_PARAM_##kind(name, def)
 struct DistanceParams {
   Metric metric = Metric::dtw;
   Cost cost = Cost::sq;  // the measures whose row says `cost` (dtw, dk, softdtw, ed, erp)
   // The measures whose row says BandUse::applies (dtw, dk, softdtw, erp): Sakoe-Chiba radius
   // in cells; none = unconstrained.
   std::optional<double> band;
-  double gamma = 1.0;    // softdtw: smoothing, > 0
-  double nu = 0.001;     // twed: stiffness, cost per second of time misalignment, >= 0
-  double lambda = 1.0;   // twed: deletion penalty, >= 0
-  double p = 2.0;        // twed: norm degree, >= 1
-  double c = 1.0;        // msm: cost of a split or a merge, in units of the values, >= 0
-  double g = 0.0;        // erp: the gap value, in units of the values, every component
-  double epsilon = 1.0;  // lcss: largest difference of matching components (values), > 0
-  // lcss: warping window in samples (a_i and b_j match only when |i - j| <= delta); none =
-  // no limit.
-  std::optional<std::size_t> delta;
+  // The measures' own parameters, a field for each row of WARPWATCH_MEASURE_PARAMS
+  // (measures.hpp): gamma (softdtw), nu, lambda, p (twed), c (msm), g (erp), epsilon and
+  // delta (lcss; a count, unset = no limit).
+  WARPWATCH_MEASURE_PARAMS(WW_DISTANCE_PARAM)
 
   friend bool operator==(const DistanceParams&, const DistanceParams&) = default;
 };
+#undef WW_DISTANCE_PARAM
+
+// The measures' own parameters as the cells read them (an unset count is kNoLimit).
+MeasureParams measure_params(const DistanceParams& params);
 
 // Parameters of matching one pattern against streams (docs/spec.md §3).
 struct MatchParams {
@@ -70,10 +72,11 @@ struct MatchParams {
   friend bool operator==(const MatchParams&, const MatchParams&) = default;
 };
 
-// Throws std::invalid_argument naming the offending parameter (docs/spec.md ranges: gamma > 0,
-// nu >= 0, lambda >= 0, p >= 1, c >= 0, g finite, epsilon > 0, band >= 0 and only for the
-// measures it applies to or that ignore it, hop >= 1, w = 0 or >= 2, stream mode only for
-// the measures whose row allows it (dtw, dk), finite threshold).
+// Throws std::invalid_argument naming the offending parameter (docs/spec.md ranges: each
+// measure parameter as its row in WARPWATCH_MEASURE_PARAMS says, "<name> (<measure>) must be
+// a finite number >= <lower>"; band >= 0 and only for the measures it applies to or that
+// ignore it, hop >= 1, w = 0 or >= 2, stream mode only for the measures whose row allows it
+// (dtw, dk), finite threshold).
 void validate(const DistanceParams& params);
 void validate(const MatchParams& params);
 // The same, and what depends on the pattern's length m: ed compares a window with the

@@ -42,20 +42,9 @@ double softdtw_grad(const SeriesView& a, const SeriesView& b, Cost cost, double 
 // index when a view has none).
 double twed(const SeriesView& a, const SeriesView& b, double nu, double lambda, double p);
 
-// docs/spec.md §4.4: move-split-merge with split/merge cost c >= 0, per dimension, summed.
-double msm(const SeriesView& a, const SeriesView& b, double c);
-
-// docs/spec.md §4.5: edit distance with real penalty, gap value g (every component), local
-// cost `cost`; +inf when no path fits the band (cells i, j >= 1 outside it are +inf).
-double erp(const SeriesView& a, const SeriesView& b, double g, Cost cost,
-           std::optional<double> band = std::nullopt);
-
-// docs/spec.md §4.6: 1 - (longest common subsequence) / min(n, m), in [0, 1]; samples match
-// when every component differs by at most epsilon > 0 and |i - j| <= delta (none: any).
-double lcss(const SeriesView& a, const SeriesView& b, double epsilon,
-            std::optional<std::size_t> delta = std::nullopt);
-
-// Dispatch on params.metric (validated first).
+// Dispatch on params.metric (validated first). The measures computed by their cells
+// (msm, erp, lcss: docs/spec.md §4.4-§4.6, common/measure_cells-inl.h) are reached through
+// this alone: float64 scalars, the band applied where the measure's row says it applies.
 double distance(const SeriesView& a, const SeriesView& b, const DistanceParams& params);
 
 // The reference Matcher backend: stream mode in float32 (SPRING, docs/spec.md §3.1), window
