@@ -31,7 +31,7 @@ CUDA_ARCHITECTURES ?=
 # mosquitto (the broker, with mosquitto_passwd) and openssl (test certificates) are for the
 # MQTT tests, which run a real broker.
 # python3-influxdb: InfluxData's Python client, the tests' independent writer of line protocol
-# (tests/stream/test_influx_client.cpp; Debian does not package Telegraf).
+# (tests/stream/sources/test_influx_client.cpp; Debian does not package Telegraf).
 DEB_PACKAGES := cmake g++ make pkg-config \
   libgtest-dev libyaml-cpp-dev libcli11-dev nlohmann-json3-dev \
   libspdlog-dev libfmt-dev libhwy-dev libzmq3-dev cppzmq-dev libboost-dev \

@@ -1,4 +1,4 @@
-// Writing result arrays as CSV and .npy (config/array_writer.cpp).
+// Writing result arrays as CSV and .npy (config/files/array_writer.cpp).
 #include <gtest/gtest.h>
 
 #include <bit>

@@ -1,4 +1,5 @@
-// NumPy .npy reading (config/npy.cpp) and loading series from it (config/series_file.cpp).
+// NumPy .npy reading (config/files/npy.cpp) and loading series from it
+// (config/files/series_file.cpp).
 #include <gtest/gtest.h>
 
 #include <bit>

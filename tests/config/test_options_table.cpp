@@ -1,4 +1,4 @@
-// The option table (config/options.cpp): consistent declarations, defaults that agree
+// The option table (config/options/options.cpp): consistent declarations, defaults that agree
 // with daemon_config.hpp, and docs/configuration.md's configuration reference generated from
 // it.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Loading series from delimited text files (config/series_file.cpp); .npy in test_npy.cpp.
+// Loading series from delimited text files (config/files/series_file.cpp); .npy in test_npy.cpp.
 #include <gtest/gtest.h>
 
 #include <cmath>

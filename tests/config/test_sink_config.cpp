@@ -1,4 +1,4 @@
-// The alert sinks' configuration (config/sink_config.cpp, options_sinks.cpp, http_url.cpp,
+// The alert sinks' configuration (config/sink_config.cpp, options/options_sinks.cpp, http_url.cpp,
 // and the sink plugins' rows, daemon/plugins/out_*/):
 // URLs, every option read into its value, the defaults, what a reload cannot apply, and
 // `warpwatch check-config`'s summary line (the error cases are in test_daemon_config.cpp).

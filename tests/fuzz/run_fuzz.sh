@@ -14,7 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 bin=$build/tests/fuzz
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  for f in "$here"/fuzz_*.cpp; do n=$(basename "$f" .cpp); targets+=("${n#fuzz_}"); done
+  for f in "$here"/targets/fuzz_*.cpp; do n=$(basename "$f" .cpp); targets+=("${n#fuzz_}"); done
 fi
 rows=()
 failed=0

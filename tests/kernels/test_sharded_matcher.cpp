@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "conformance/conformance.hpp"
-#include "switching_support.hpp"
+#include "matching/switching_support.hpp"
 #include "test_support.hpp"
 #include "warpwatch/kernels/cpu.hpp"
 #include "warpwatch/kernels/reference.hpp"

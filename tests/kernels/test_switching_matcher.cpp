@@ -14,7 +14,7 @@
 
 #include "common/matcher_state.hpp"
 #include "conformance/conformance.hpp"
-#include "switching_support.hpp"
+#include "matching/switching_support.hpp"
 #include "test_support.hpp"
 #include "warpwatch/kernels/backends.hpp"
 #include "warpwatch/kernels/cpu.hpp"

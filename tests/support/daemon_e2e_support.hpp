@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "in_pull/in_pull.hpp"
-#include "planted_support.hpp"
+#include "matching/planted_support.hpp"
 #include "test_support.hpp"
 #include "warpwatch/config/daemon_config.hpp"
 #include "warpwatch/kernels/reference.hpp"

@@ -1,5 +1,5 @@
 // The Alertmanager sink against a real Prometheus Alertmanager on loopback
-// (tests/support/alertmanager_process.hpp): alerts posted through the sink are read back
+// (tests/support/processes/alertmanager_process.hpp): alerts posted through the sink are read back
 // through Alertmanager's own API (GET /api/v2/alerts).
 #include <gtest/gtest.h>
 
@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "alerting_support.hpp"
-#include "alertmanager_process.hpp"
-#include "http_client.hpp"
+#include "http/http_client.hpp"
 #include "log_capture.hpp"
+#include "processes/alertmanager_process.hpp"
 #include "warpwatch/alerting/http_sink.hpp"
 #include "warpwatch/alerting/sink_payload.hpp"
 

@@ -1,5 +1,5 @@
 // Alert sinks (daemon/alerting/sink*.cpp, http_post.cpp): the payloads and the signature, and
-// a webhook sink against a real HTTP server on loopback (tests/support/http_receiver.hpp):
+// a webhook sink against a real HTTP server on loopback (tests/support/http/http_receiver.hpp):
 // what it sends, its retries and their backoff, giving up, the full queue, and stopping.
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "alerting_support.hpp"
-#include "http_receiver.hpp"
+#include "http/http_receiver.hpp"
 #include "log_capture.hpp"
 #include "warpwatch/alerting/http_sink.hpp"
 #include "warpwatch/alerting/sink_payload.hpp"

@@ -1,7 +1,7 @@
-// The Kafka event sink against librdkafka's mock cluster (tests/support/kafka_cluster.hpp):
-// the events of its rules arrive keyed by stream with the JSON `publish` sends; a full
-// queue refuses and counts; a broker that never answers leaves the events unsent at stop,
-// counted.
+// The Kafka event sink against librdkafka's mock cluster
+// (tests/support/processes/kafka_cluster.hpp): the events of its rules arrive keyed by stream
+// with the JSON `publish` sends; a full queue refuses and counts; a broker that never answers
+// leaves the events unsent at stop, counted.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "alerting_support.hpp"
-#include "kafka_cluster.hpp"
 #include "log_capture.hpp"
-#include "mosquitto_broker.hpp"  // wait_until
+#include "processes/kafka_cluster.hpp"
+#include "processes/mosquitto_broker.hpp"  // wait_until
 #include "test_support.hpp"
 #include "warpwatch/alerting/kafka_sink.hpp"
 #include "warpwatch/bench/loopback.hpp"

@@ -9,7 +9,7 @@
 #include "daemon_e2e_support.hpp"
 #include "in_mqtt/in_mqtt.hpp"
 #include "log_capture.hpp"
-#include "mosquitto_broker.hpp"
+#include "processes/mosquitto_broker.hpp"
 #include "source_counters.hpp"
 #include "test_support.hpp"
 #include "warpwatch/bench/load_generator.hpp"

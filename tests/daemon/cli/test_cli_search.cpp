@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "cli_test_support.hpp"
-#include "planted_support.hpp"
+#include "matching/planted_support.hpp"
 #include "test_support.hpp"
 
 namespace {

@@ -12,7 +12,7 @@
 
 #include "alerting_support.hpp"
 #include "config_error_support.hpp"
-#include "http_receiver.hpp"
+#include "http/http_receiver.hpp"
 #include "out_alertmanager/out_alertmanager.hpp"
 #include "out_kafka/out_kafka.hpp"
 #include "out_webhook/out_webhook.hpp"

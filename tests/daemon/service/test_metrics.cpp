@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "daemon_e2e_support.hpp"
-#include "http_client.hpp"
+#include "http/http_client.hpp"
 #include "in_sub/in_sub.hpp"
 #include "log_capture.hpp"
 #include "warpwatch/service/metrics.hpp"

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "log_capture.hpp"
-#include "notify_socket.hpp"
+#include "processes/notify_socket.hpp"
 #include "test_support.hpp"
 #include "warpwatch/service/service_notifier.hpp"
 

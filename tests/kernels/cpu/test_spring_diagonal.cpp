@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "cpu/stream/spring_diagonal.hpp"
+#include "matching/spring_pair_support.hpp"
 #include "reference/spring.hpp"
-#include "spring_pair_support.hpp"
 #include "test_support.hpp"
 
 namespace kernels = warpwatch::kernels;

@@ -22,7 +22,7 @@
 #include "common/window/window_grouping.hpp"
 #include "common/window/window_stats.hpp"
 #include "conformance/inputs.hpp"
-#include "matcher_test_support.hpp"
+#include "matching/matcher_test_support.hpp"
 #include "test_support.hpp"
 #include "warpwatch/bench/dense_data.hpp"
 #include "warpwatch/kernels/cpu.hpp"

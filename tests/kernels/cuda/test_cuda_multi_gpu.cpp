@@ -18,7 +18,7 @@
 
 #include "conformance/conformance.hpp"
 #include "gpu_test_support.hpp"
-#include "switching_support.hpp"
+#include "matching/switching_support.hpp"
 #include "warpwatch/kernels/backends.hpp"
 #include "warpwatch/kernels/cpu.hpp"
 #include "warpwatch/kernels/cuda.hpp"

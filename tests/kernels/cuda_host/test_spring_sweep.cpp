@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "cuda/stream/spring_sweep.hpp"
-#include "spring_pair_support.hpp"
+#include "matching/spring_pair_support.hpp"
 #include "test_support.hpp"
 
 namespace kernels = warpwatch::kernels;

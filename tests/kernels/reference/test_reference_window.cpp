@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "matcher_test_support.hpp"
+#include "matching/matcher_test_support.hpp"
 #include "test_support.hpp"
 #include "warpwatch/kernels/matcher.hpp"
 #include "warpwatch/kernels/reference.hpp"

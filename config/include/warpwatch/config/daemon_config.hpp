@@ -1,5 +1,5 @@
 // warpwatchd's configuration, typed (the YAML file is described in docs/configuration.md §2; the
-// option table in config/options.cpp declares each option once).
+// option table in config/options/options.cpp declares each option once).
 #pragma once
 
 #include <chrono>
@@ -119,7 +119,7 @@ struct Rule {
 };
 
 // What every alert sink has, whatever its kind (`sinks[].name`, `rules`, `queue`,
-// `timeout_ms`, `max_attempts`, `backoff_ms`, `max_backoff_ms`; config/options_sinks.cpp):
+// `timeout_ms`, `max_attempts`, `backoff_ms`, `max_backoff_ms`; config/options/options_sinks.cpp):
 // the settings of the sink base (alerting::AlertSink), read before the kind's own.
 struct SinkOptions {
   std::string name;                         // in /metrics and the log; unique; default: the kind's

@@ -1,7 +1,7 @@
 // What a driver of a real warpwatchd needs from the operating system: a child process with
 // its stderr in a file, /proc readings, a free loopback port, an HTTP GET and the text of
 // /metrics. `warpwatch bench e2e` uses it, and so do the tests that run the daemon as a
-// process (tests/support/daemon_process.hpp, http_client.hpp).
+// process (tests/support/processes/daemon_process.hpp, http/http_client.hpp).
 #pragma once
 
 #include <sys/resource.h>

@@ -7,7 +7,7 @@
 // Decoding is bounded: every size is checked against the bytes that remain before anything
 // is allocated, so damaged, truncated, foreign or hostile input costs at most its own size
 // and ends in a CheckpointError naming the reason, never a crash. What decodes encodes
-// again to the same bytes (tests/fuzz/fuzz_checkpoint.cpp checks both).
+// again to the same bytes (tests/fuzz/targets/fuzz_checkpoint.cpp checks both).
 #pragma once
 
 #include <cstdint>

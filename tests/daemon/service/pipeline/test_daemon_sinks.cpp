@@ -1,4 +1,4 @@
-// The alert sinks inside the daemon (daemon/service/pipeline.cpp): the rules' events reach
+// The alert sinks inside the daemon (daemon/service/pipeline/pipeline.cpp): the rules' events reach
 // a webhook exactly as published while a stalled webhook drops, without slowing matching;
 // their counters on /metrics; and a real Alertmanager fed by the pipeline.
 #include <gtest/gtest.h>
@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "alertmanager_process.hpp"
 #include "daemon_e2e_support.hpp"
-#include "http_client.hpp"
-#include "http_receiver.hpp"
+#include "http/http_client.hpp"
+#include "http/http_receiver.hpp"
 #include "log_capture.hpp"
 #include "out_alertmanager/out_alertmanager.hpp"
 #include "out_webhook/out_webhook.hpp"
+#include "processes/alertmanager_process.hpp"
 #include "test_support.hpp"
 #include "warpwatch/service/metrics.hpp"
 

@@ -1,4 +1,4 @@
-#include "kafka_cluster.hpp"
+#include "processes/kafka_cluster.hpp"
 
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>

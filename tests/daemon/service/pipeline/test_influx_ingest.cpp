@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "daemon_e2e_support.hpp"
-#include "http_client.hpp"
+#include "http/http_client.hpp"
 #include "in_influx/in_influx.hpp"
 #include "log_capture.hpp"
 

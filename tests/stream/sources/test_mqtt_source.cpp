@@ -1,5 +1,5 @@
 // The MQTT source against a real Mosquitto broker on a loopback port (started and stopped by
-// each test, tests/support/mosquitto_broker.hpp), messages published with libmosquitto:
+// each test, tests/support/processes/mosquitto_broker.hpp), messages published with libmosquitto:
 // topic levels become stream ids, the three payload formats arrive in order with their
 // times and values, bad payloads are counted per reason and the rest kept, QoS 1 with a
 // persistent session, reconnection after the broker is killed and restarted, credentials
@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "mosquitto_broker.hpp"
+#include "processes/mosquitto_broker.hpp"
 #include "test_support.hpp"
 #include "warpwatch/stream/decode/frame.hpp"
 #include "warpwatch/stream/ingest_hub.hpp"

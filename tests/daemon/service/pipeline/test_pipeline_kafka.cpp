@@ -1,5 +1,5 @@
 // The Pipeline with a `kafka` ingest entry and a `kafka` sink, in-process, against
-// librdkafka's mock cluster (tests/support/kafka_cluster.hpp): samples of two streams on
+// librdkafka's mock cluster (tests/support/processes/kafka_cluster.hpp): samples of two streams on
 // two partitions are matched, each event is published and produced to the events topic
 // (key = stream id, value = the event's JSON with its deterministic id), and /metrics shows
 // the source's and the sink's counters; /readyz waits for the group.
@@ -13,10 +13,10 @@
 
 #include "daemon_e2e_support.hpp"
 #include "in_kafka/in_kafka.hpp"
-#include "kafka_cluster.hpp"
 #include "log_capture.hpp"
-#include "mosquitto_broker.hpp"  // wait_until
 #include "out_kafka/out_kafka.hpp"
+#include "processes/kafka_cluster.hpp"
+#include "processes/mosquitto_broker.hpp"  // wait_until
 #include "source_counters.hpp"
 #include "test_support.hpp"
 #include "warpwatch/alerting/event.hpp"

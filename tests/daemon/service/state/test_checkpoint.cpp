@@ -12,7 +12,7 @@
 
 #include <zlib.h>
 
-#include "../../fuzz/checkpoint_corpus.hpp"
+#include "../../../fuzz/checkpoint_corpus.hpp"
 #include "test_support.hpp"
 #include "warpwatch/base/little_endian.hpp"
 #include "warpwatch/service/checkpoint.hpp"

@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "daemon_process.hpp"
-#include "kafka_cluster.hpp"
-#include "mosquitto_broker.hpp"  // wait_until
+#include "processes/daemon_process.hpp"
+#include "processes/kafka_cluster.hpp"
+#include "processes/mosquitto_broker.hpp"  // wait_until
 #include "test_support.hpp"
 #include "warpwatch/bench/loopback.hpp"
 #include "warpwatch/service/checkpoint.hpp"

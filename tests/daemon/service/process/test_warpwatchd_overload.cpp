@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "daemon_e2e_support.hpp"
-#include "daemon_process.hpp"
-#include "http_client.hpp"
-#include "notify_socket.hpp"
+#include "http/http_client.hpp"
+#include "processes/daemon_process.hpp"
+#include "processes/notify_socket.hpp"
 #include "test_support.hpp"
 
 namespace {

@@ -1,5 +1,5 @@
 // The Kafka source against librdkafka's mock cluster in this process (real brokers on
-// loopback ports, tests/support/kafka_cluster.hpp): the messages of several streams on
+// loopback ports, tests/support/processes/kafka_cluster.hpp): the messages of several streams on
 // several partitions arrive in order, keyed by stream; bad messages are counted per reason
 // and the rest kept; a full queue pauses the partitions and loses nothing; two sources in
 // one group split the partitions and each message is taken once; offsets are committed.
@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "ingest_support.hpp"
-#include "kafka_cluster.hpp"
 #include "log_capture.hpp"
-#include "mosquitto_broker.hpp"  // wait_until
+#include "processes/kafka_cluster.hpp"
+#include "processes/mosquitto_broker.hpp"  // wait_until
 #include "test_support.hpp"
 #include "warpwatch/alerting/kafka_sink.hpp"
 #include "warpwatch/stream/decode/frame.hpp"

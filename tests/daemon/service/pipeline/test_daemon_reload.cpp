@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "daemon_e2e_support.hpp"
-#include "http_client.hpp"
+#include "http/http_client.hpp"
 #include "log_capture.hpp"
 #include "test_support.hpp"
 
