@@ -443,8 +443,8 @@ TEST(DaemonConfig, PatternIsAPartOfARecording) {
       "streams: {auto_create: true, auto_dims: 2}\nlibraries:\n  - name: lib\n"
       "    defaults: {threshold: 1}\n    patterns:\n"
       "      - {id: p, file: rec.csv, layout: columns, time_column: 0, start: 1, end: 4}\n"
-      "      - {id: q, file: rec.csv, layout: columns, time_column: 0, value_columns: [2], "
-      "start: 3}\n");
+      "      - {id: q, file: rec.csv, layout: columns, time_column: 0, value_columns: [2, "
+      "1], start: 3}\n");
   const DaemonConfig c = warpwatch::plugins::load_daemon_config(path);
   ASSERT_EQ(c.live.libraries.size(), 1u);
   ASSERT_EQ(c.live.libraries[0].patterns.size(), 2u);
@@ -453,8 +453,8 @@ TEST(DaemonConfig, PatternIsAPartOfARecording) {
   EXPECT_EQ(p.values, (std::vector<float>{2, 20, 3, 30, 4, 40}));
   EXPECT_EQ(p.times, (std::vector<double>{0, 1, 2}));  // relative to the part's start
   const auto& q = c.live.libraries[0].patterns[1];
-  EXPECT_EQ(q.dims, 1u);
-  EXPECT_EQ(q.values, (std::vector<float>{40, 50}));
+  EXPECT_EQ(q.dims, 2u);
+  EXPECT_EQ(q.values, (std::vector<float>{40, 4, 50, 5}));  // in the order named
   const std::string message = warpwatch::testing::config_error_of(
       "streams: {auto_create: true}\nlibraries:\n  - name: lib\n    defaults: {threshold: 1}\n"
       "    patterns:\n      - {id: p, file: " +
