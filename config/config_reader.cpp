@@ -17,7 +17,8 @@
 namespace warpwatch::config {
 namespace {
 
-constexpr double max_device_index = 1023;  // cuda.devices: far above any host's GPUs
+constexpr double max_device_index = 1023;     // cuda.devices: far above any host's GPUs
+constexpr double max_column_index = 1 << 20;  // value_columns: as time_column's bound
 
 // Levenshtein distance, case-insensitive: near misses are usually one slip of a finger.
 std::size_t edit_distance(std::string_view a, std::string_view b) {
@@ -155,14 +156,22 @@ struct Converter {
     if (node.IsScalar() && node.Scalar() == "all") return {};
     if (!node.IsSequence() || node.size() == 0)
       fail(node, "must be `all` or a non-empty list of device indices");
+    return indices(node, "device", max_device_index);
+  }
+
+  // A non-empty list of `noun` indices, integers from 0 to `max`, each once.
+  std::vector<double> indices(const YAML::Node& node, std::string_view noun, double max) const {
+    const std::string what =
+        cat("a ", noun, " index (an integer from 0 to ", std::to_string(std::llround(max)), ")");
+    if (!node.IsSequence() || node.size() == 0)
+      fail(node, cat("must be a non-empty list of ", noun, " indices"));
     std::vector<double> out;
     for (const YAML::Node& item : node) {
-      const double d = number(item, "a device index (an integer from 0 to 1023)");
-      if (d != std::floor(d) || d < 0 || d > max_device_index)
-        fail(item, cat("must be a device index (an integer from 0 to 1023), got ",
-                       in_quotes(item.Scalar())));
+      const double d = number(item, what);
+      if (d != std::floor(d) || d < 0 || d > max)
+        fail(item, cat("must be ", what, ", got ", in_quotes(item.Scalar())));
       if (std::find(out.begin(), out.end(), d) != out.end())
-        fail(item, cat("lists device ", item.Scalar(), " twice"));
+        fail(item, cat("lists ", noun, " ", item.Scalar(), " twice"));
       out.push_back(d);
     }
     return out;
@@ -276,6 +285,9 @@ struct Converter {
         break;
       case OptionType::devices:
         v.numbers = devices(node);
+        break;
+      case OptionType::columns:
+        v.numbers = indices(node, "column", max_column_index);
         break;
       case OptionType::section:
       case OptionType::list:
@@ -420,6 +432,15 @@ void check_kind_keys(const PresentKeys& keys, std::string_view kind,
       who += cat(i == 0 ? "" : i + 1 == kinds.size() ? " and " : ", ", in_quotes(kinds[i]));
     throw ConfigError(it->second.key, cat(in_quotes(name), " applies to ", who, " entries only"));
   }
+}
+
+void check_series_file_keys(const PresentKeys& keys, const SeriesFileOptions& options) {
+  const bool columns = options.layout == SeriesLayout::columns;
+  for (const char* name : {"time_column", "value_columns"})
+    if (const auto it = keys.find(name); it != keys.end() && !columns)
+      throw ConfigError(it->second.key, cat("'", name, "' needs 'layout: columns'"));
+  if (const auto it = keys.find("labels"); it != keys.end() && columns)
+    throw ConfigError(it->second.key, "'labels' applies to 'layout: rows' only");
 }
 
 void check_kafka_keys(const PresentKeys& keys, std::initializer_list<const char*> required,

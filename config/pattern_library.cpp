@@ -63,7 +63,8 @@ struct PatternReader {
       throw ConfigError(
           has("file") ? key("values").key : where,
           cat("pattern ", in_quotes(src.id), " needs exactly one of 'file' and 'values'"));
-    for (const char* name : {"row", "layout", "labels", "time_column", "time_unit"})
+    for (const char* name :
+         {"row", "layout", "labels", "time_column", "value_columns", "time_unit", "start", "end"})
       if (has(name) && !has("file"))
         throw ConfigError(key(name).key,
                           cat("'", name, "' applies to patterns read from a 'file'"));
@@ -71,11 +72,30 @@ struct PatternReader {
       throw ConfigError(key("times").key,
                         "'times' applies to inline 'values' (a file's times "
                         "come from its 'time_column')");
-    const bool columns = src.file_options.layout == SeriesLayout::columns;
-    if (has("time_column") && !columns)
-      throw ConfigError(key("time_column").key, "'time_column' needs 'layout: columns'");
-    if (has("labels") && columns)
-      throw ConfigError(key("labels").key, "'labels' applies to 'layout: rows' only");
+    check_series_file_keys(keys, src.file_options);
+    if (src.start && src.end && *src.start >= *src.end)
+      throw ConfigError(key("end").value,
+                        cat("'end' ", std::to_string(*src.end), " must be greater than 'start' ",
+                            std::to_string(*src.start), " (end is exclusive)"));
+  }
+
+  // Samples [start, end) of `s`, as the entry's `start` and `end` say.
+  LoadedSeries part(const LoadedSeries& s) const {
+    if (!src.start && !src.end) return s;
+    const auto length = static_cast<std::int64_t>(s.length());
+    const auto range = [&] {
+      return cat(": ", s.name, " in ", src.file, " has ", std::to_string(length),
+                 " samples (indices 0 to ", std::to_string(length - 1), ")");
+    };
+    if (src.end && *src.end > length)
+      throw ConfigError(key("end").value,
+                        cat("'end' ", std::to_string(*src.end), " is beyond the series", range(),
+                            "; 'end' is exclusive, at most ", std::to_string(length)));
+    if (src.start && *src.start >= length)
+      throw ConfigError(key("start").value, cat("'start' ", std::to_string(*src.start),
+                                                " is beyond the series", range()));
+    return slice_series(s, static_cast<std::size_t>(src.start.value_or(0)),
+                        static_cast<std::size_t>(src.end.value_or(length)));
   }
 
   std::vector<kernels::PatternDef> from_file(const kernels::MatchParams& params) const {
@@ -92,7 +112,7 @@ struct PatternReader {
     std::vector<kernels::PatternDef> defs;
     for (std::size_t i = 0; i < series.size(); ++i) {
       if (src.row && static_cast<std::size_t>(*src.row) != i) continue;
-      const LoadedSeries& s = series[i];
+      const LoadedSeries s = part(series[i]);
       const bool one = src.row || series.size() == 1;
       kernels::PatternDef def;
       def.id = one ? src.id : cat(src.id, ":", std::to_string(i));

@@ -2,13 +2,16 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <stdexcept>
 #include <string_view>
+#include <system_error>
 
 #include "warpwatch/base/decimal.hpp"
 #include "warpwatch/config/config_error.hpp"
@@ -104,7 +107,32 @@ float checked_value(double v, const SourceLocation& where, const What& what) {
   return static_cast<float>(v);
 }
 
-float parse_value(std::string_view field, const SourceLocation& where) {
+// What to try when a field is not a number: the configuration keys and the CLI flags that
+// read the file another way (docs/configuration.md, docs/cli.md).
+std::string layout_hint(std::string_view field, std::size_t index,
+                        const SeriesFileOptions& options) {
+  const std::string i = std::to_string(index);
+  double seconds = 0;
+  const bool rows = options.layout == SeriesLayout::rows;
+  if (parse_datetime(field, seconds))
+    return rows ? "; if this file has one series per column with a time column, use `layout: "
+                  "columns` and `time_column: " +
+                      i + "` (CLI: --layout columns --time-column " + i + ")"
+                : "; it is a time: use `time_column: " + i + "` (CLI: --time-column " + i + ")";
+  if (rows && index == 0 && !options.label_column)
+    return "; if the first column is a class label, use `labels: true` (CLI: --labels yes)";
+  if (rows)
+    return "; if this file has one series per column, use `layout: columns`, with "
+           "`value_columns: [...]` naming the numeric columns (CLI: --layout columns "
+           "--value-columns ...)";
+  return "; leave column " + i +
+         " out with `value_columns: [...]` (CLI: --value-columns ...), or give it as "
+         "`time_column` if it holds times";
+}
+
+// A field's value; `hint` says, when the field is not a number, what else to try.
+template <typename Hint>
+float parse_value(std::string_view field, const SourceLocation& where, const Hint& hint) {
   double v = 0;
   switch (parse_number(field, v)) {
     case NumberStatus::ok:
@@ -115,7 +143,7 @@ float parse_value(std::string_view field, const SourceLocation& where) {
       break;
   }
   if (field.empty()) throw ConfigError(where, "empty field, expected a number");
-  throw ConfigError(where, quoted(field) + " is not a number");
+  throw ConfigError(where, quoted(field) + " is not a number" + hint());
 }
 
 bool parse_time_field(std::string_view field, double scale, double& seconds) {
@@ -247,13 +275,22 @@ struct TextFile {
   const std::string& stem;
   std::vector<Line> lines;
   Separator sep;
+  int header_line = 0;  // the line skipped as a header; 0 = none
   ConfigError empty() const { return ConfigError({path, 0, 0}, "empty file: no data rows"); }
   SourceLocation at(int line, std::size_t field_index) const {
     return {path, line, static_cast<int>(field_index + 1)};
   }
+  // What a field that is not a number says: what to try, and the header skipped.
+  std::string hint(std::string_view field, std::size_t index,
+                   const SeriesFileOptions& options) const {
+    std::string s = layout_hint(field, index, options);
+    if (header_line)
+      s += " (line " + std::to_string(header_line) + " was read as a header and skipped)";
+    return s;
+  }
 };
 
-std::vector<LoadedSeries> load_text_rows(const TextFile& f, const SeriesFileOptions& options) {
+std::vector<LoadedSeries> load_text_rows(TextFile& f, const SeriesFileOptions& options) {
   const std::size_t first_value = options.label_column ? 1 : 0;
   std::vector<std::string_view> fields;
   std::size_t start = 0;
@@ -264,6 +301,7 @@ std::vector<LoadedSeries> load_text_rows(const TextFile& f, const SeriesFileOpti
           fields.end(), is_name))
     start = 1;
   if (start == f.lines.size()) throw f.empty();
+  if (start) f.header_line = f.lines[0].number;
 
   std::vector<LoadedSeries> out;
   std::size_t expected = 0;
@@ -288,14 +326,15 @@ std::vector<LoadedSeries> load_text_rows(const TextFile& f, const SeriesFileOpti
     if (options.label_column) s.label = std::string(fields[0]);
     s.values.reserve(count);
     for (std::size_t i = first_value; i < fields.size(); ++i)
-      s.values.push_back(parse_value(fields[i], f.at(line.number, i)));
+      s.values.push_back(parse_value(fields[i], f.at(line.number, i),
+                                     [&] { return f.hint(fields[i], i, options); }));
     out.push_back(std::move(s));
   }
   for (std::size_t i = 0; i < out.size(); ++i) out[i].name = series_name(f.stem, i, out.size());
   return out;
 }
 
-std::vector<LoadedSeries> load_text_columns(const TextFile& f, const SeriesFileOptions& options) {
+std::vector<LoadedSeries> load_text_columns(TextFile& f, const SeriesFileOptions& options) {
   std::vector<std::string_view> fields;
   split(f.lines[0].text, f.sep, fields);
   const std::size_t columns = fields.size();
@@ -312,6 +351,7 @@ std::vector<LoadedSeries> load_text_columns(const TextFile& f, const SeriesFileO
                   [&](std::size_t c) { return is_name(fields[c]); });
   const std::size_t start = header ? 1 : 0;
   if (start == f.lines.size()) throw f.empty();
+  if (header) f.header_line = f.lines[0].number;
 
   LoadedSeries s;
   s.name = f.stem;
@@ -330,12 +370,15 @@ std::vector<LoadedSeries> load_text_columns(const TextFile& f, const SeriesFileO
       double t = 0;
       if (!parse_time_field(fields[c], options.time_scale, t))
         throw ConfigError(f.at(line.number, c),
-                          quoted(fields[c]) + " is not a number or a YYYY-MM-DD HH:MM:SS time");
+                          quoted(fields[c]) + " is not a number or a YYYY-MM-DD HH:MM:SS time" +
+                              " (column " + std::to_string(c) +
+                              " is the time column: is `time_column` the right one?)");
       s.times.push_back(t);
       check_increasing(s.times, f.at(line.number, c), [] { return std::string(); });
     }
     for (const std::size_t c : value_columns)
-      s.values.push_back(parse_value(fields[c], f.at(line.number, c)));
+      s.values.push_back(parse_value(fields[c], f.at(line.number, c),
+                                     [&] { return f.hint(fields[c], c, options); }));
   }
   std::vector<LoadedSeries> out;
   out.push_back(std::move(s));
@@ -347,8 +390,10 @@ std::vector<LoadedSeries> load_text(std::string_view text, const std::string& pa
   TextFile f{path, stem, content_lines(text), Separator::comma};
   if (f.lines.empty()) throw f.empty();
   f.sep = detect_separator(f.lines[0].text);
-  return options.layout == SeriesLayout::rows ? load_text_rows(f, options)
-                                              : load_text_columns(f, options);
+  auto series = options.layout == SeriesLayout::rows ? load_text_rows(f, options)
+                                                     : load_text_columns(f, options);
+  for (LoadedSeries& s : series) s.header_line = f.header_line;
+  return series;
 }
 
 // ---------------------------------------------------------------- .npy
@@ -436,6 +481,12 @@ void check_options(const std::string& path, const SeriesFileOptions& options) {
     throw ConfigError(where, "label_column applies to the rows layout only");
 }
 
+// The OS's reason ("No such file or directory"), or a general one when it gave none.
+std::string os_reason(int error) {
+  return error ? std::error_code(error, std::generic_category()).message()
+               : std::string("unknown reason");
+}
+
 }  // namespace
 
 bool is_whole_number(std::string_view field) {
@@ -443,14 +494,46 @@ bool is_whole_number(std::string_view field) {
   return parse_number(field, v) == NumberStatus::ok && std::isfinite(v) && v == std::trunc(v);
 }
 
+LoadedSeries slice_series(const LoadedSeries& s, std::size_t begin, std::size_t end) {
+  if (!(begin < end && end <= s.length()))
+    throw std::out_of_range("slice_series: [" + std::to_string(begin) + ", " + std::to_string(end) +
+                            ") is not within the series' " + std::to_string(s.length()) +
+                            " samples");
+  LoadedSeries out;
+  out.name = s.name;
+  out.dims = s.dims;
+  out.label = s.label;
+  out.file = s.file;
+  out.header_line = s.header_line;
+  const auto at = [](std::size_t i) { return static_cast<std::ptrdiff_t>(i); };
+  out.values.assign(s.values.begin() + at(begin * s.dims), s.values.begin() + at(end * s.dims));
+  if (!s.times.empty()) out.times.assign(s.times.begin() + at(begin), s.times.begin() + at(end));
+  return out;
+}
+
+std::optional<double> time_unit_seconds(std::string_view unit) {
+  if (unit == "s") return 1.0;
+  if (unit == "ms") return 1e-3;
+  if (unit == "us") return 1e-6;
+  if (unit == "ns") return 1e-9;
+  return std::nullopt;
+}
+
+std::optional<double> parse_time_text(std::string_view text, double time_scale) {
+  double seconds = 0;
+  if (!parse_time_field(text, time_scale, seconds)) return std::nullopt;
+  return seconds;
+}
+
 std::vector<LoadedSeries> load_series_file(const std::string& path,
                                            const SeriesFileOptions& options) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw ConfigError({path, 0, 0}, "is a directory, not a file");
+  errno = 0;  // std::ifstream opens with fopen, which sets it
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError({path, 0, 0}, "cannot open file");
+  if (!in) throw ConfigError({path, 0, 0}, "cannot open file: " + os_reason(errno));
   const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (in.bad()) throw ConfigError({path, 0, 0}, "read error");
+  if (in.bad()) throw ConfigError({path, 0, 0}, "read error: " + os_reason(errno));
   return load_series_bytes(bytes, path, options);
 }
 
@@ -459,8 +542,10 @@ std::vector<LoadedSeries> load_series_bytes(std::string_view bytes, const std::s
   check_options(path, options);
   const fs::path p(path);
   const std::string stem = p.stem().string();
-  return lower_extension(p) == ".npy" ? load_npy(bytes, path, stem, options)
-                                      : load_text(bytes, path, stem, options);
+  auto series = lower_extension(p) == ".npy" ? load_npy(bytes, path, stem, options)
+                                             : load_text(bytes, path, stem, options);
+  for (LoadedSeries& s : series) s.file = path;
+  return series;
 }
 
 std::vector<LoadedSeries> load_series_path(const std::string& file_or_dir,

@@ -238,13 +238,30 @@ std::vector<OptionInfo> matching_options() {
        .default_yaml = "s",
        .help = "`file`: unit of `time_column`",
        .choices = {"s", "ms", "us", "ns"},
+       .set = [](T& t,
+                 const V& v) { t.pattern->file_options.time_scale = *time_unit_seconds(v.text); }},
+      {.name = "libraries[].patterns[].value_columns",
+       .type = OT::columns,
+       .help = "`file`, `columns` layout: the value columns, in the order wanted; unset = every "
+               "column but `time_column`",
        .set =
            [](T& t, const V& v) {
-             t.pattern->file_options.time_scale = v.text == "s"    ? 1.0
-                                                  : v.text == "ms" ? 1e-3
-                                                  : v.text == "us" ? 1e-6
-                                                                   : 1e-9;
+             t.pattern->file_options.value_columns.assign(v.numbers.begin(), v.numbers.end());
            }},
+      {.name = "libraries[].patterns[].start",
+       .type = OT::integer,
+       .help = "`file`: the pattern is samples [start, end) of the series, a part cut out of a "
+               "recording (0-based sample index); unset = 0",
+       .min = 0,
+       .max = 1e12,
+       .set = [](T& t, const V& v) { t.pattern->start = v.integer; }},
+      {.name = "libraries[].patterns[].end",
+       .type = OT::integer,
+       .help = "`file`: the end of the part (0-based sample index, exclusive); unset = the "
+               "series' length",
+       .min = 1,
+       .max = 1e12,
+       .set = [](T& t, const V& v) { t.pattern->end = v.integer; }},
       {.name = "libraries[].patterns[].values",
        .type = OT::samples,
        .help = "inline pattern: numbers (1 dimension) or one `[v1, v2, ...]` per sample",

@@ -66,6 +66,8 @@ std::string_view to_string(OptionType type) {
       return "samples";
     case OptionType::devices:
       return "devices";
+    case OptionType::columns:
+      return "list of columns";
     case OptionType::section:
       return "section";
     case OptionType::list:
@@ -122,6 +124,8 @@ std::string allowed_values_text(const OptionInfo& option) {
     case OptionType::devices:
       return "`all`, or a list of device indices 0 to 1023 (each once, below the machine's "
              "device count)";
+    case OptionType::columns:
+      return "0-based column indices 0 to 1048576, each once";
     default:
       return "";
   }

@@ -18,6 +18,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   auto* backends = app.add_subcommand("backends", "list the matching backends of this build");
   DistanceCommand distance;
   SearchCommand search;
+  CutCommand cut;
   BenchCommand bench;
   CheckConfigCommand check_config;
   ReplayCommand replay;
@@ -28,6 +29,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   const std::vector<std::pair<CLI::App*, std::function<int()>>> verbs = {
       {add_distance_command(app, distance), [&] { return run_distance(distance, out, err); }},
       {add_search_command(app, search), [&] { return run_search(search, out, err); }},
+      {add_cut_command(app, cut), [&] { return run_cut(cut, out, err); }},
       {add_bench_command(app, bench), [&] { return run_bench(bench, out, err); }},
       {add_check_config_command(app, check_config),
        [&] { return run_check_config(check_config, out, err); }},

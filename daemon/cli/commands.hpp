@@ -50,6 +50,17 @@ struct SearchCommand {
 CLI::App* add_search_command(CLI::App& app, SearchCommand& cmd);
 int run_search(const SearchCommand& cmd, std::ostream& out, std::ostream& err);
 
+// `warpwatch cut`: samples [from, to) of a recording as a pattern file.
+struct CutCommand {
+  SeriesInputOptions input;
+  std::string file, output;
+  std::optional<std::size_t> from, to;            // sample indices, to exclusive
+  std::optional<std::string> from_time, to_time;  // times, as the time column writes them
+  std::optional<std::size_t> series;              // of a file of several series
+};
+CLI::App* add_cut_command(CLI::App& app, CutCommand& cmd);
+int run_cut(const CutCommand& cmd, std::ostream& out, std::ostream& err);
+
 // `warpwatch bench e2e`: the daemon driven end to end (daemon/bench/e2e.hpp).
 struct BenchE2eCommand {
   bench::E2eOptions options;  // the options set the fields they name

@@ -12,11 +12,22 @@ namespace warpwatch::cli {
 namespace {
 
 double seconds_per_unit(const std::string& unit) {
-  if (unit == "s") return 1.0;
-  if (unit == "ms") return 1e-3;
-  if (unit == "us") return 1e-6;
-  if (unit == "ns") return 1e-9;
+  if (const auto seconds = config::time_unit_seconds(unit)) return *seconds;
   throw std::runtime_error("--time-unit must be s, ms, us or ns (got '" + unit + "')");
+}
+
+// Says, once per file, the line that was skipped as a header: a first row of names is
+// left out without a word otherwise.
+std::vector<config::LoadedSeries> noting_headers(std::vector<config::LoadedSeries> series,
+                                                 std::ostream& err) {
+  std::string last;
+  for (const auto& s : series) {
+    if (!s.header_line || s.file == last) continue;
+    last = s.file;
+    err << s.file << ": line " << s.header_line
+        << " read as a header (column names) and skipped: 1 line\n";
+  }
+  return series;
 }
 
 }  // namespace
@@ -48,9 +59,7 @@ std::int64_t period_ms_to_ns(double period_ms) {
   return std::max<std::int64_t>(1, std::llround(period_ms * 1e6));
 }
 
-std::vector<config::LoadedSeries> load_series_for_cli(const std::string& path,
-                                                      const SeriesInputOptions& opts,
-                                                      std::ostream& err) {
+config::SeriesFileOptions series_file_options(const SeriesInputOptions& opts) {
   config::SeriesFileOptions file_opts;
   file_opts.layout =
       opts.layout == "columns" ? config::SeriesLayout::columns : config::SeriesLayout::rows;
@@ -58,6 +67,13 @@ std::vector<config::LoadedSeries> load_series_for_cli(const std::string& path,
   file_opts.value_columns = opts.value_columns;
   file_opts.time_scale = seconds_per_unit(opts.time_unit);
   file_opts.label_column = opts.labels == "yes";
+  return file_opts;
+}
+
+std::vector<config::LoadedSeries> load_series_for_cli(const std::string& path,
+                                                      const SeriesInputOptions& opts,
+                                                      std::ostream& err) {
+  config::SeriesFileOptions file_opts = series_file_options(opts);
   const bool try_labels = opts.labels == "auto" && file_opts.layout == config::SeriesLayout::rows &&
                           std::filesystem::path(path).extension() == ".tsv";
   if (try_labels) {
@@ -69,11 +85,11 @@ std::vector<config::LoadedSeries> load_series_for_cli(const std::string& path,
     if (all_whole) {
       err << path
           << ": first column read as class labels (UCR layout); --labels no reads it as data\n";
-      return labelled;
+      return noting_headers(std::move(labelled), err);
     }
     file_opts.label_column = false;
   }
-  return config::load_series_path(path, file_opts);
+  return noting_headers(config::load_series_path(path, file_opts), err);
 }
 
 namespace {

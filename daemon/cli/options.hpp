@@ -30,6 +30,10 @@ struct SeriesInputOptions {
 
 void add_series_input_options(CLI::App& cmd, SeriesInputOptions& opts);
 
+// The options as the file reader takes them (labels: `yes` only; `auto` is decided by
+// load_series_for_cli). Throws std::runtime_error on a bad --time-unit.
+config::SeriesFileOptions series_file_options(const SeriesInputOptions& opts);
+
 // Loads a file or directory. With labels=auto, a .tsv file whose first fields are all
 // whole numbers (config::is_whole_number) is read as UCR-style labelled rows; the choice is
 // reported on `err`.

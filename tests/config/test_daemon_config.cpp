@@ -174,6 +174,21 @@ const ErrorCase error_cases[] = {
      "'row' applies to patterns read from a 'file'"},
     {"time_column_in_rows_layout", PATTERNS "      - {id: p, file: two.csv, time_column: 0}\n", 6,
      32, "'time_column' needs 'layout: columns'"},
+    // a part of a recording: start/end
+    {"pattern_end_beyond_series", PATTERNS "      - {id: p, file: two.csv, start: 1, end: 9}\n", 6,
+     47, "'end' 9 is beyond the series: two:0 in "},  // the message goes on: test below
+    {"pattern_end_not_after_start", PATTERNS "      - {id: p, file: two.csv, start: 3, end: 2}\n",
+     6, 47, "'end' 2 must be greater than 'start' 3 (end is exclusive)"},
+    {"pattern_start_on_inline_values", PATTERNS "      - {id: p, values: [1, 2], start: 1}\n", 6,
+     33, "'start' applies to patterns read from a 'file'"},
+    // replay: how its file is read
+    {"replay_time_column_in_rows_layout",
+     "streams: {auto_create: true}\ningest:\n  - {replay: one.csv, stream: s, time_column: 0}\n", 3,
+     34, "'time_column' needs 'layout: columns'"},
+    {"replay_value_column_twice",
+     "streams: {auto_create: true}\ningest:\n  - {replay: m.csv, stream: s, layout: columns, "
+     "value_columns: [1, 1]}\n",
+     3, 68, "'ingest[].value_columns' lists column 1 twice"},
     // dims and shapes
     {"ragged_values", PATTERNS "      - {id: p, values: [[1, 2], [3]]}\n", 6, 34,
      "has samples of different dims: sample 1 has 1 values, sample 0 has 2"},
@@ -412,8 +427,78 @@ TEST(DaemonConfig, PatternFileErrorNamesBothFiles) {
     // The configuration's `file:` value, then the pattern file's row and field.
     EXPECT_EQ(std::string(e.what()),
               path + ":6:23: cannot load pattern file: " + (dir / "bad.csv").string() +
-                  ":2:2: 'oops' is not a number");
+                  ":2:2: 'oops' is not a number; if this file has one series per column, use "
+                  "`layout: columns`, with `value_columns: [...]` naming the numeric columns "
+                  "(CLI: --layout columns --value-columns ...)");
   }
+}
+
+// `start`/`end`: samples [start, end) of the file's series; past the end, the error says
+// the series' length and that `end` is exclusive.
+TEST(DaemonConfig, PatternIsAPartOfARecording) {
+  const fs::path dir = test_dir();
+  write_file(dir / "rec.csv", "t,a,b\n0,1,10\n1,2,20\n2,3,30\n3,4,40\n4,5,50\n");
+  const std::string path = write_file(
+      dir / "warpwatch.yaml",
+      "streams: {auto_create: true, auto_dims: 2}\nlibraries:\n  - name: lib\n"
+      "    defaults: {threshold: 1}\n    patterns:\n"
+      "      - {id: p, file: rec.csv, layout: columns, time_column: 0, start: 1, end: 4}\n"
+      "      - {id: q, file: rec.csv, layout: columns, time_column: 0, value_columns: [2, "
+      "1], start: 3}\n");
+  const DaemonConfig c = warpwatch::plugins::load_daemon_config(path);
+  ASSERT_EQ(c.live.libraries.size(), 1u);
+  ASSERT_EQ(c.live.libraries[0].patterns.size(), 2u);
+  const auto& p = c.live.libraries[0].patterns[0];
+  EXPECT_EQ(p.dims, 2u);
+  EXPECT_EQ(p.values, (std::vector<float>{2, 20, 3, 30, 4, 40}));
+  EXPECT_EQ(p.times, (std::vector<double>{0, 1, 2}));  // relative to the part's start
+  const auto& q = c.live.libraries[0].patterns[1];
+  EXPECT_EQ(q.dims, 2u);
+  EXPECT_EQ(q.values, (std::vector<float>{40, 4, 50, 5}));  // in the order named
+  const std::string message = warpwatch::testing::config_error_of(
+      "streams: {auto_create: true}\nlibraries:\n  - name: lib\n    defaults: {threshold: 1}\n"
+      "    patterns:\n      - {id: p, file: " +
+      (dir / "rec.csv").string() + ", layout: columns, value_columns: [1], end: 6}\n");
+  EXPECT_NE(message.find("'end' 6 is beyond the series: rec in " + (dir / "rec.csv").string() +
+                         " has 5 samples (indices 0 to 4); 'end' is exclusive, at most 5"),
+            std::string::npos)
+      << message;
+}
+
+// A replay entry reads its file as `warpwatch search` does: a multivariate CSV with a time
+// column, the values of the columns named in their order, the samples at the file's times.
+TEST(DaemonConfig, ReplayReadsColumnsOfAMultivariateFile) {
+  using warpwatch::plugins::in_replay::ReplayOptions;
+  const fs::path dir = test_dir();
+  write_file(dir / "m.csv",
+             "timestamp,x,y,z,label\n"
+             "1970-01-01 00:00:01.000,1,2,3,a\n"
+             "1970-01-01 00:00:01.500,4,5,6,b\n"
+             "1970-01-01 00:00:02.250,7,8,9,c\n");
+  const std::string path =
+      write_file(dir / "warpwatch.yaml",
+                 "streams: {auto_create: true, auto_dims: 2}\ningest:\n"
+                 "  - {replay: m.csv, stream: s, layout: columns, time_column: 0, "
+                 "value_columns: [3, 1]}\n");
+  const DaemonConfig c = warpwatch::plugins::load_daemon_config(path);
+  ASSERT_EQ(c.ingest.size(), 1u);
+  const ReplayOptions& replay = c.ingest[0].options_as<ReplayOptions>();
+  ASSERT_TRUE(replay.samples);
+  EXPECT_EQ(replay.samples->dims, 2u);
+  EXPECT_EQ(replay.samples->values, (std::vector<float>{3, 1, 6, 4, 9, 7}));
+  EXPECT_EQ(replay.samples->times_ns,
+            (std::vector<std::int64_t>{1'000'000'000, 1'500'000'000, 2'250'000'000}));
+  // Without `layout: columns` the date in the first column says what to write.
+  const std::string message = warpwatch::testing::config_error_of(
+      "streams: {auto_create: true}\ningest:\n  - {replay: " + (dir / "m.csv").string() +
+      ", stream: s}\n");
+  EXPECT_NE(message.find(":3:14: cannot load replay file: " + (dir / "m.csv").string() +
+                         ":2:1: '1970-01-01 00:00:01.000' is not a number; if this file has one "
+                         "series per column with a time column, use `layout: columns` and "
+                         "`time_column: 0` (CLI: --layout columns --time-column 0) (line 1 was "
+                         "read as a header and skipped)"),
+            std::string::npos)
+      << message;
 }
 
 TEST(DaemonConfig, NoSuggestionForAFarMiss) {

@@ -241,9 +241,64 @@ TEST(SeriesFile, DirectoryWithoutSeriesFilesIsAnError) {
 
 // ------------------------------------------------------------------ errors
 
-TEST(SeriesFile, CannotOpenFile) {
+TEST(SeriesFile, CannotOpenFileSaysWhy) {
   const std::string path = "/nonexistent/warpwatch/series.csv";
-  expect_error([&] { load_series_file(path); }, path, 0, 0, "cannot open file");
+  expect_error([&] { load_series_file(path); }, path, 0, 0,
+               "cannot open file: No such file or directory");
+}
+
+// A field that is not a number says which options read the file another way: the date of
+// a Daphnet-style export, a class label, a text column; and the header line skipped.
+TEST(SeriesFile, NotANumberSaysWhatToTry) {
+  TempDir dir;
+  const auto daphnet = dir.write("daphnet.csv",
+                                 "timestamp,ankle,knee,label\n"
+                                 "1970-01-01 00:04:40.000,101,1000,0\n");
+  expect_error([&] { load_series_file(daphnet); }, daphnet, 2, 1,
+               "'1970-01-01 00:04:40.000' is not a number; if this file has one series per "
+               "column with a time column, use `layout: columns` and `time_column: 0` (CLI: "
+               "--layout columns --time-column 0) (line 1 was read as a header and skipped)");
+  // columns layout, the date in a value column: name it the time column.
+  expect_error(
+      [&] {
+        load_series_file(daphnet, columns({}, {2, 0}));
+      },
+      daphnet, 2, 1, "; it is a time: use `time_column: 0` (CLI: --time-column 0)");
+  // columns layout, text in a value column: leave it out.
+  const auto text = dir.write("text.csv", "1,2,3\n4,5,x\n");
+  expect_error([&] { load_series_file(text, columns()); }, text, 2, 3,
+               "'x' is not a number; leave column 2 out with `value_columns: [...]` (CLI: "
+               "--value-columns ...)");
+  // rows layout, a label in the first field.
+  const auto labelled = dir.write("labelled.csv", "1,2,3\nB,4,5\n");
+  expect_error([&] { load_series_file(labelled); }, labelled, 2, 1,
+               "'B' is not a number; if the first column is a class label, use `labels: true` "
+               "(CLI: --labels yes)");
+}
+
+TEST(SeriesFile, HeaderLineSkippedIsReported) {
+  TempDir dir;
+  const auto with_header = dir.write("h.csv", "# exported\n\nt,a\n0,1\n1,2\n");
+  const auto series = load_series_file(with_header, columns(0));
+  ASSERT_EQ(series.size(), 1u);
+  EXPECT_EQ(series[0].header_line, 3);  // after the comment and the blank line
+  EXPECT_EQ(series[0].file, with_header);
+  EXPECT_EQ(series[0].values, (std::vector<float>{1, 2}));
+  const auto without = dir.write("n.csv", "0,1\n1,2\n");
+  EXPECT_EQ(load_series_file(without, columns(0))[0].header_line, 0);
+  EXPECT_EQ(load_series_file(without)[1].header_line, 0);
+}
+
+TEST(SeriesFile, SliceIsAPartWithItsTimes) {
+  TempDir dir;
+  const auto path = dir.write("s.csv", "0,1,5\n1,2,6\n2,3,7\n3,4,8\n");
+  const auto s = load_series_file(path, columns(0))[0];
+  const LoadedSeries part = slice_series(s, 1, 3);
+  EXPECT_EQ(part.dims, 2u);
+  EXPECT_EQ(part.values, (std::vector<float>{2, 6, 3, 7}));
+  EXPECT_EQ(part.times, (std::vector<double>{1, 2}));
+  EXPECT_THROW(slice_series(s, 2, 5), std::out_of_range);
+  EXPECT_THROW(slice_series(s, 2, 2), std::out_of_range);
 }
 
 TEST(SeriesFile, EmptyFiles) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <future>
 #include <ostream>
+#include <set>
 #include <stdexcept>
 #include <vector>
 
@@ -99,6 +100,37 @@ void run_top(const SearchCommand& cmd, kernels::Backend backend,
   }
 }
 
+// A pattern is searched in the series of its dims only: one that fits none is said on `err`,
+// and when no pattern fits any series the search is an error (it would print nothing).
+void check_dims(const std::vector<kernels::PatternDef>& patterns,
+                const std::vector<InputStream>& streams, std::ostream& err) {
+  const auto list = [](const std::set<std::size_t>& dims) {
+    std::string s;
+    for (const std::size_t d : dims) s += (s.empty() ? "" : ", ") + std::to_string(d);
+    return s;
+  };
+  std::set<std::size_t> input_dims, pattern_dims;
+  for (const auto& s : streams) input_dims.insert(s.def.dims);
+  std::vector<const kernels::PatternDef*> unfit;
+  for (const auto& p : patterns) {
+    pattern_dims.insert(p.dims);
+    if (!input_dims.count(p.dims)) unfit.push_back(&p);
+  }
+  const std::string input = "input series dims: " + list(input_dims);
+  if (unfit.empty() || streams.empty()) return;
+  if (unfit.size() < patterns.size()) {
+    for (const auto* p : unfit)
+      err << "warning: pattern '" << p->id << "' has " << p->dims
+          << " dims, which no input series has (" << input << "): not searched\n";
+    return;
+  }
+  throw std::runtime_error(
+      "no pattern has the dims of an input series (pattern dims: " + list(pattern_dims) + "; " +
+      input +
+      "): nothing to search; --layout columns reads a file as one series with a dimension per "
+      "column, --value-columns picks its columns");
+}
+
 }  // namespace
 
 CLI::App* add_search_command(CLI::App& app, SearchCommand& cmd) {
@@ -184,6 +216,7 @@ int run_search(const SearchCommand& cmd, std::ostream& out, std::ostream& err) {
   }
   const auto streams =
       to_streams(load_series_for_cli(cmd.input_path, cmd.input, err), cmd.period_s);
+  check_dims(patterns, streams, err);
   clock.read();
   if (device_ready.valid()) device_ready.get();  // rethrows what starting it threw
   const auto report = [&](std::string_view backend) {

@@ -1,6 +1,7 @@
 #include "in_replay/in_replay.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <limits>
 #include <sstream>
@@ -25,7 +26,9 @@ std::vector<OptionInfo> options() {
   return {
       {.name = "ingest[].replay",
        .type = OT::path,
-       .help = "a series file (CSV, TSV, .npy; one series) replayed as one stream",
+       .help = "a series file (CSV, TSV, .npy; one series) replayed as one stream; `layout`, "
+               "`time_column`, `value_columns`, `time_unit`, `labels` say how to read it, as "
+               "`warpwatch search`'s flags do",
        .set = [](OptionTargets& t,
                  const OptionValue& v) { t.source_options<ReplayOptions>().file = v.text; }},
       {.name = "ingest[].stream",
@@ -54,6 +57,57 @@ std::vector<OptionInfo> options() {
            [](OptionTargets& t, const OptionValue& v) {
              t.source_options<ReplayOptions>().period_ns = config::period_ns(v.number);
            }},
+      {.name = "ingest[].layout",
+       .type = OT::choice,
+       .default_yaml = "rows",
+       .help = "`replay` only: `rows` = the file's series is a row; `columns` = the file is one "
+               "series, a sample per row, a dimension per column (`--layout`)",
+       .choices = {"rows", "columns"},
+       .set =
+           [](OptionTargets& t, const OptionValue& v) {
+             t.source_options<ReplayOptions>().file_options.layout =
+                 v.text == "rows" ? config::SeriesLayout::rows : config::SeriesLayout::columns;
+           }},
+      {.name = "ingest[].labels",
+       .type = OT::boolean,
+       .default_yaml = "false",
+       .help = "`replay`, `rows` layout: the row's first field is a class label, not a value "
+               "(`--labels yes`)",
+       .set =
+           [](OptionTargets& t, const OptionValue& v) {
+             t.source_options<ReplayOptions>().file_options.label_column = v.boolean;
+           }},
+      {.name = "ingest[].time_column",
+       .type = OT::integer,
+       .help = "`replay`, `columns` layout: 0-based column of timestamps (numbers in "
+               "`time_unit`, or YYYY-MM-DD HH:MM:SS[.fff]); the samples keep these times, "
+               "`period_ms` is then not used (`--time-column`)",
+       .min = 0,
+       .max = 1 << 20,
+       .set =
+           [](OptionTargets& t, const OptionValue& v) {
+             t.source_options<ReplayOptions>().file_options.time_column =
+                 static_cast<std::size_t>(v.integer);
+           }},
+      {.name = "ingest[].value_columns",
+       .type = OT::columns,
+       .help = "`replay`, `columns` layout: the value columns, in the order wanted; unset = "
+               "every column but `time_column` (`--value-columns`)",
+       .set =
+           [](OptionTargets& t, const OptionValue& v) {
+             t.source_options<ReplayOptions>().file_options.value_columns.assign(v.numbers.begin(),
+                                                                                 v.numbers.end());
+           }},
+      {.name = "ingest[].time_unit",
+       .type = OT::choice,
+       .default_yaml = "s",
+       .help = "`replay`: unit of `time_column` (`--time-unit`)",
+       .choices = {"s", "ms", "us", "ns"},
+       .set =
+           [](OptionTargets& t, const OptionValue& v) {
+             t.source_options<ReplayOptions>().file_options.time_scale =
+                 *config::time_unit_seconds(v.text);
+           }},
   };
 }
 
@@ -67,7 +121,7 @@ std::shared_ptr<const stream::Samples> replay_samples(const ReplayOptions& src,
                                                       const config::SourceLocation& at) {
   std::vector<config::LoadedSeries> series;
   try {
-    series = config::load_series_file(src.file);
+    series = config::load_series_file(src.file, src.file_options);
   } catch (const ConfigError& e) {
     throw ConfigError(at, cat("cannot load replay file: ", e.what()));
   }
@@ -91,7 +145,17 @@ std::shared_ptr<const stream::Samples> replay_samples(const ReplayOptions& src,
   auto samples = std::make_shared<stream::Samples>();
   samples->dims = s.dims;
   samples->values = s.values;
-  samples->times_ns = stream::evenly_spaced_times(length, 0, src.period_ns);  // checked above
+  if (s.times.empty()) {
+    samples->times_ns = stream::evenly_spaced_times(length, 0, src.period_ns);  // checked above
+    return samples;
+  }
+  // The file's own times, in whole nanoseconds (the ingest validator checks their order).
+  for (const double t : s.times) {
+    if (!(std::fabs(t) * 1e9 < 9.2e18))
+      throw ConfigError(at, cat("replay file ", in_quotes(src.file), ": time ", std::to_string(t),
+                                " s is beyond the int64 nanosecond range"));
+    samples->times_ns.push_back(std::llround(t * 1e9));
+  }
   return samples;
 }
 
@@ -103,6 +167,7 @@ void check(config::PluginOptions& options, config::SourceCheck& check) {
   if (stream == check.keys.end())
     throw ConfigError(check.where, "missing required key 'stream' in a 'replay' entry");
   config::check_stream_id(src.stream, stream->second.value);
+  config::check_series_file_keys(check.keys, src.file_options);
   std::error_code ec;
   if (!std::filesystem::is_regular_file(src.file, ec))
     throw ConfigError(check.at, cat("cannot read replay file ", in_quotes(src.file)));

@@ -112,6 +112,11 @@ std::string_view entry_kind(const PresentKeys& keys, const std::vector<std::stri
 void check_kind_keys(const PresentKeys& keys, std::string_view kind,
                      const std::vector<std::pair<std::string_view, std::string_view>>& owners);
 
+// The keys that say how a series file is read (`layout`, `labels`, `time_column`,
+// `value_columns`; a pattern entry, a replay entry) fit together: throws at the key that
+// needs another layout ("'time_column' needs 'layout: columns'").
+void check_series_file_keys(const PresentKeys& keys, const SeriesFileOptions& options);
+
 // A `kafka` ingest entry or sink (the section `kafka` of `keys`): its `required` keys are
 // there, and `properties` are librdkafka's and none warpwatch sets itself.
 void check_kafka_keys(const PresentKeys& keys, std::initializer_list<const char*> required,

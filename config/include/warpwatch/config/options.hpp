@@ -35,6 +35,7 @@ enum class OptionType {
   number_list,  // a list of numbers
   samples,      // a list of numbers (1 dimension) or of equally long lists of numbers
   devices,      // `all` (numbers empty) or a list of device indices (integers 0..1023, each once)
+  columns,      // a non-empty list of 0-based column indices (integers 0..1048576, each once)
   section,      // a map of further options (the options named "<name>.<key>")
   list,         // a list of maps (the options named "<name>[].<key>"), read by its owner
 };

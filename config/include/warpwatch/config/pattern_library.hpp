@@ -25,6 +25,7 @@ struct PatternSource {
   std::string file;                         // resolved path; "" = inline values
   std::optional<std::int64_t> row;          // file: pick this series (0-based) instead of all
   SeriesFileOptions file_options;           // file: layout, label column, time column and unit
+  std::optional<std::int64_t> start, end;   // file: samples [start, end) of each series
   std::vector<std::vector<double>> values;  // inline: one row per sample
   std::vector<double> times;                // inline: relative seconds, one per sample
 };

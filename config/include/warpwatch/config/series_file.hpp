@@ -40,6 +40,8 @@ struct LoadedSeries {
   std::vector<float> values;  // length() x dims, row-major
   std::vector<double> times;  // seconds, one per sample; empty when the file has none
   std::string label;          // rows layout with label_column, else empty
+  std::string file;           // the file it was read from
+  int header_line = 0;        // text: the 1-based line skipped as a header (names); 0 = none
 
   std::size_t length() const { return dims == 0 ? 0 : values.size() / dims; }
   // Valid while this object lives and is not modified.
@@ -48,9 +50,22 @@ struct LoadedSeries {
   }
 };
 
+// Samples [begin, end) of `s` (0-based, end exclusive; begin < end <= s.length()), with
+// their times when it has them: a pattern cut out of a recording (`warpwatch cut`, a
+// pattern entry's `start`/`end`).
+LoadedSeries slice_series(const LoadedSeries& s, std::size_t begin, std::size_t end);
+
 // Whether a text field is a whole number in any notation the files use ("2", "+1", "-1",
 // "1.0", "-1.0000000e+00" as in UCR's ECG200): how class labels are told from values.
 bool is_whole_number(std::string_view field);
+
+// Seconds per unit of a time column: "s", "ms", "us", "ns"; nullopt for any other name.
+std::optional<double> time_unit_seconds(std::string_view unit);
+
+// A time as a time column holds it, in seconds: a number times `time_scale`, or a
+// "YYYY-MM-DD HH:MM:SS[.fff]" date-time (UTC) as seconds since the Unix epoch; nullopt when
+// it is neither.
+std::optional<double> parse_time_text(std::string_view text, double time_scale = 1.0);
 
 // Loads one file: ".npy" (by extension, case-insensitive) as NumPy, anything else as
 // delimited text. Every error is a ConfigError naming the file and, for text, the
