@@ -110,12 +110,12 @@ format-check: deps
 # `warpwatch tail` prints the events it publishes; the daemon drains and exits when the
 # replay is done, printing a summary.
 DEMO_ENDPOINT ?= tcp://127.0.0.1:5556
-demo: build
-	@echo "demo: warpwatchd finds the bump pattern planted at samples 500, 1400 and 2300 of sensor-1"
-	@$(BUILD_DIR)/bin/warpwatch tail --endpoint $(DEMO_ENDPOINT) --idle-exit-ms 3000 & tail_pid=$$!; \
-	sleep 0.5; \
-	$(BUILD_DIR)/bin/warpwatchd --config config/examples/demo.yaml --exit-when-replayed; status=$$?; \
-	wait $$tail_pid; exit $$status
+demo:
+	@mkdir -p $(BUILD_DIR)
+	@echo "demo: building (the output goes to $(BUILD_DIR)/demo-build.log) ..."
+	@$(MAKE) --no-print-directory build >$(BUILD_DIR)/demo-build.log 2>&1 || \
+	  { tail -n 40 $(BUILD_DIR)/demo-build.log; echo "demo: the build failed"; exit 1; }
+	@python3 config/examples/demo/demo.py --build-dir $(BUILD_DIR)
 
 # The soak (docs/operations.md §8.3): the real warpwatchd, a Mosquitto broker and `warpwatch load`
 # for SOAK_SECONDS with random faults, then it reconciles /metrics and the events file and

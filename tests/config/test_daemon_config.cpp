@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <chrono>
 #include <filesystem>
 
 #include "cli_test_support.hpp"
@@ -499,6 +500,45 @@ TEST(DaemonConfig, ReplayReadsColumnsOfAMultivariateFile) {
                          "read as a header and skipped)"),
             std::string::npos)
       << message;
+}
+
+// `start: now` shifts the replayed times so that the first is the wall clock when the file
+// is read, keeping their spacing (alerts carry real times, not 1970's).
+TEST(DaemonConfig, ReplayStartNowShiftsTheTimesToTheWallClock) {
+  using warpwatch::plugins::in_replay::ReplayOptions;
+  const fs::path dir = test_dir();
+  write_file(dir / "v.csv", "1,2,3\n");
+  write_file(dir / "m.csv", "t,x\n10,1\n10.5,2\n12,3\n");
+  const auto now_ns = [] {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  };
+  const std::int64_t before = now_ns();
+  const DaemonConfig c = warpwatch::plugins::load_daemon_config(write_file(
+      dir / "warpwatch.yaml",
+      "streams: {auto_create: true}\ningest:\n"
+      "  - {replay: v.csv, stream: a, period_ms: 10, start: now}\n"
+      "  - {replay: m.csv, stream: b, layout: columns, time_column: 0, start: now}\n"
+      "  - {replay: v.csv, stream: c, period_ms: 10}\n"));
+  const std::int64_t after = now_ns();
+  ASSERT_EQ(c.ingest.size(), 3u);
+  const auto times = [&](std::size_t k) {
+    return c.ingest[k].options_as<ReplayOptions>().samples->times_ns;
+  };
+  const auto a = times(0), b = times(1);
+  ASSERT_EQ(a.size(), 3u);
+  ASSERT_EQ(b.size(), 3u);
+  EXPECT_GE(a[0], before);
+  EXPECT_LE(a[0], after);
+  EXPECT_EQ(a[1] - a[0], 10'000'000);
+  EXPECT_EQ(a[2] - a[0], 20'000'000);
+  EXPECT_GE(b[0], before);
+  EXPECT_LE(b[0], after);
+  EXPECT_EQ(b[1] - b[0], 500'000'000);
+  EXPECT_EQ(b[2] - b[0], 2'000'000'000);
+  // The default, `file`: as read.
+  EXPECT_EQ(times(2), (std::vector<std::int64_t>{0, 10'000'000, 20'000'000}));
 }
 
 TEST(DaemonConfig, NoSuggestionForAFarMiss) {

@@ -38,4 +38,7 @@ for start, (drops, repeats) in zip((500, 1400, 2300), ((6, 0), (0, 10), (3, 5)))
 
 (HERE / "series.csv").write_text(",".join(f"{v:.6g}" for v in series) + "\n")
 (HERE / "bump.csv").write_text(",".join(f"{v:.6g}" for v in pattern) + "\n")
+# What was planted, for the demo's story (demo.py): first and last sample of each copy.
+(HERE / "planted.csv").write_text(
+    "start,end\n" + "".join(f"{a},{b}\n" for a, b in planted))
 print("planted occurrences (start, end):", planted)

@@ -1,6 +1,7 @@
 #include "in_replay/in_replay.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -56,6 +57,17 @@ std::vector<OptionInfo> options() {
        .set =
            [](OptionTargets& t, const OptionValue& v) {
              t.source_options<ReplayOptions>().period_ns = config::period_ns(v.number);
+           }},
+      {.name = "ingest[].start",
+       .type = OT::choice,
+       .default_yaml = "file",
+       .help = "`replay`: the samples' times: `file` as read (0, `period_ms`, ... or the time "
+               "column's), `now` shifted so that the first sample is at the wall clock when the "
+               "configuration is read (events and alerts then carry real times)",
+       .choices = {"file", "now"},
+       .set =
+           [](OptionTargets& t, const OptionValue& v) {
+             t.source_options<ReplayOptions>().start_now = v.text == "now";
            }},
       {.name = "ingest[].layout",
        .type = OT::choice,
@@ -115,6 +127,26 @@ std::unique_ptr<config::PluginOptions> make_options() {
   return std::make_unique<ReplayOptions>();
 }
 
+// `start: now`: every time shifted by one amount so that the first is the wall clock now.
+void shift_to_now(std::vector<std::int64_t>& times_ns, const std::string& file,
+                  const config::SourceLocation& at) {
+  const std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+  const std::int64_t first = times_ns.front();
+  // Every shifted time must stay within int64 nanoseconds (times and `first` both are
+  // within +-9.2e18, so the differences are computed in long double).
+  const auto [lo, hi] = std::minmax_element(times_ns.begin(), times_ns.end());
+  const long double top = static_cast<long double>(now) + (*hi - static_cast<long double>(first));
+  const long double bottom =
+      static_cast<long double>(now) + (*lo - static_cast<long double>(first));
+  if (top > 9.2e18L || bottom < -9.2e18L)
+    throw ConfigError(at, cat("replay file ", in_quotes(file),
+                              ": with 'start: now' its times, shifted to start now, leave the "
+                              "int64 nanosecond range"));
+  for (std::int64_t& t : times_ns) t = now + (t - first);
+}
+
 // The file as samples, sample i at i * period: one series, whose last timestamp fits in int64
 // nanoseconds.
 std::shared_ptr<const stream::Samples> replay_samples(const ReplayOptions& src,
@@ -147,15 +179,16 @@ std::shared_ptr<const stream::Samples> replay_samples(const ReplayOptions& src,
   samples->values = s.values;
   if (s.times.empty()) {
     samples->times_ns = stream::evenly_spaced_times(length, 0, src.period_ns);  // checked above
-    return samples;
+  } else {
+    // The file's own times, in whole nanoseconds (the ingest validator checks their order).
+    for (const double t : s.times) {
+      if (!(std::fabs(t) * 1e9 < 9.2e18))
+        throw ConfigError(at, cat("replay file ", in_quotes(src.file), ": time ", std::to_string(t),
+                                  " s is beyond the int64 nanosecond range"));
+      samples->times_ns.push_back(std::llround(t * 1e9));
+    }
   }
-  // The file's own times, in whole nanoseconds (the ingest validator checks their order).
-  for (const double t : s.times) {
-    if (!(std::fabs(t) * 1e9 < 9.2e18))
-      throw ConfigError(at, cat("replay file ", in_quotes(src.file), ": time ", std::to_string(t),
-                                " s is beyond the int64 nanosecond range"));
-    samples->times_ns.push_back(std::llround(t * 1e9));
-  }
+  if (src.start_now) shift_to_now(samples->times_ns, src.file, at);
   return samples;
 }
 

@@ -19,6 +19,10 @@ struct ReplayOptions : config::PluginOptionsOf<ReplayOptions> {
   std::string stream;                      // the stream id the file becomes
   double rate_hz = 0.0;                    // samples per second; 0 = as fast as possible
   std::int64_t period_ns = 1'000'000'000;  // spacing of the samples' timestamps
+  // `start: now`: the samples' times shifted so that the first is the wall clock when the
+  // configuration is read (alerts then carry real times); else as read (0, period, ... or
+  // the time column's).
+  bool start_now = false;
   // How the file is read, as `warpwatch search` reads it: layout, labels, time column
   // (whose times the samples then keep) and unit, value columns.
   config::SeriesFileOptions file_options;
@@ -31,7 +35,7 @@ struct ReplayOptions : config::PluginOptionsOf<ReplayOptions> {
       return std::tie(f.layout, f.label_column, f.time_column, f.value_columns, f.time_scale);
     };
     return a.file == b.file && a.stream == b.stream && a.rate_hz == b.rate_hz &&
-           a.period_ns == b.period_ns && read_as(a) == read_as(b);
+           a.period_ns == b.period_ns && a.start_now == b.start_now && read_as(a) == read_as(b);
   }
 };
 
