@@ -324,8 +324,6 @@ TEST(DaemonReload, ConfigurationThatCannotApplyIsRefusedBeforeAnythingChanges) {
   pipeline.shutdown();
 }
 
-}  // namespace
-
 // A reload says by name which libraries, patterns and rules it added, changed and removed,
 // and logs the new file's warnings with their file:line:column (issue 36: a pattern added
 // with no rule to publish it was matched and dropped in silence).
@@ -401,3 +399,5 @@ TEST(DaemonReload, ALoadCheckErrorKeepsTheRunningConfiguration) {
   EXPECT_EQ(pipeline.config().live.streams.size(), 3u);
   EXPECT_EQ(pipeline.config().live.libraries.at(0).patterns.size(), 1u);
 }
+
+}  // namespace
