@@ -21,7 +21,7 @@ class ConfigError : public std::runtime_error {
   SourceLocation where_;
 };
 
-// A setting that loads but cannot do all it seems to (docs/configuration.md §5, checks at
+// A setting that loads but cannot do all it seems to (docs/configuration.md §4, checks at
 // load time): what check-config prints and the daemon logs, at start and on reload.
 struct ConfigWarning {
   SourceLocation where;
