@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <map>
 #include <tuple>
 
 #include "warpwatch/config/config_reader.hpp"
@@ -30,11 +31,14 @@ std::vector<StreamDecl> read_streams(const PresentKeys& top, const ReadContext& 
   return streams;
 }
 
-std::vector<Rule> read_rules(const PresentKeys& top, const ReadContext& ctx) {
+// The rules, each checked against the streams and libraries of `live` (check_rule).
+std::vector<Rule> read_rules(const PresentKeys& top, const ReadContext& ctx, const LiveConfig& live,
+                             std::vector<ConfigWarning>& warnings) {
   std::vector<Rule> rules;
   UniqueNames names("rule name");
   read_list(top, ctx, "rules", &OptionTargets::rule, [&](Rule& rule, const PresentKeys& keys) {
     names.add(rule.name, keys.find("name")->second.value);
+    check_rule(rule, keys, live, ctx, warnings);
     rules.push_back(std::move(rule));
   });
   if (rules.empty()) {
@@ -112,21 +116,51 @@ std::vector<IngestSource> read_ingest(const PresentKeys& top, const ReadContext&
   return sources;
 }
 
-// Which pattern dims some stream can have, and the words to say so in an error.
-std::pair<std::set<std::size_t>, std::string> stream_dims(const DaemonConfig& config) {
-  std::set<std::size_t> dims;
-  for (const StreamDecl& s : config.live.streams) dims.insert(s.def.dims);
-  std::string text;
-  for (const std::size_t d : dims)
-    text += cat(text.empty() ? "declared streams have dims " : ", ", std::to_string(d));
-  if (text.empty()) text = "no streams are declared";
+// Which pattern dims some stream can have, and the words to say so in a message.
+StreamDims stream_dims(const DaemonConfig& config) {
+  StreamDims dims;
+  for (const StreamDecl& s : config.live.streams) dims.declared.insert(s.def.dims);
+  dims.any = dims.declared;
+  for (const std::size_t d : dims.declared)
+    dims.text += cat(dims.text.empty() ? "declared streams have dims " : ", ", std::to_string(d));
+  if (dims.text.empty()) dims.text = "no streams are declared";
   if (config.live.auto_create_streams) {
-    dims.insert(config.live.auto_dims);
-    text += cat("; auto-created streams have dims ", std::to_string(config.live.auto_dims));
+    dims.any.insert(config.live.auto_dims);
+    dims.text += cat("; auto-created streams have dims ", std::to_string(config.live.auto_dims));
   } else {
-    text += "; 'streams.auto_create' is false";
+    dims.text += "; 'streams.auto_create' is false";
   }
-  return {dims, text};
+  return dims;
+}
+
+std::vector<std::string> sorted(std::vector<std::string> names) {
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// added/changed/removed between two maps by name, `same` comparing a value kept.
+template <class Value, class Same>
+NamedChanges named_changes(const std::map<std::string, Value>& before,
+                           const std::map<std::string, Value>& after, Same same) {
+  NamedChanges out;
+  for (const auto& [name, value] : after) {
+    const auto it = before.find(name);
+    if (it == before.end())
+      out.added.push_back(name);
+    else if (!same(it->second, value))
+      out.changed.push_back(name);
+  }
+  for (const auto& [name, value] : before)
+    if (!after.count(name)) out.removed.push_back(name);
+  return out;
+}
+
+bool same_rule(const Rule* a, const Rule* b) {
+  const auto fields = [](const Rule& r) {
+    return std::tie(r.streams, r.patterns, r.libraries, r.threshold, r.cooldown, r.severity,
+                    r.labels, r.resolve);
+  };
+  return fields(*a) == fields(*b);
 }
 
 template <typename E, std::size_t N>
@@ -242,6 +276,33 @@ std::vector<std::string> startup_options_changed(const DaemonConfig& running,
   return changed;
 }
 
+LiveChanges live_changes(const LiveConfig& running, const LiveConfig& next) {
+  std::map<std::string, const kernels::PatternDef*> patterns[2];
+  std::map<std::string, const Library*> libraries[2];
+  std::map<std::string, const Rule*> rules[2];
+  const LiveConfig* live[2] = {&running, &next};
+  for (int k = 0; k < 2; ++k) {
+    for (const Library& library : live[k]->libraries) {
+      libraries[k][library.name] = &library;
+      for (const kernels::PatternDef& p : library.patterns) patterns[k][p.id] = &p;
+    }
+    for (const Rule& rule : live[k]->rules) rules[k][rule.name] = &rule;
+  }
+  const auto same_pattern = [](const kernels::PatternDef* a, const kernels::PatternDef* b) {
+    return *a == *b;
+  };
+  const auto same_library = [&](const Library* a, const Library* b) {
+    return std::equal(a->patterns.begin(), a->patterns.end(), b->patterns.begin(),
+                      b->patterns.end());
+  };
+  LiveChanges out{named_changes(patterns[0], patterns[1], same_pattern),
+                  named_changes(libraries[0], libraries[1], same_library),
+                  named_changes(rules[0], rules[1], same_rule)};
+  for (NamedChanges* c : {&out.patterns, &out.libraries, &out.rules})
+    for (auto* names : {&c->added, &c->changed, &c->removed}) *names = sorted(std::move(*names));
+  return out;
+}
+
 void check_cuda_devices(const DaemonConfig& config, int device_count) {
   if (device_count <= 0 || config.backend == kernels::Backend::cpu ||
       config.backend == kernels::Backend::reference)
@@ -277,9 +338,10 @@ DaemonConfig parse_daemon_config(const std::string& text, const std::string& pat
   targets.config = &config;
   const PresentKeys top = read_section(root, {path, 1, 1}, "", targets, ctx);
   config.live.streams = read_streams(top, ctx);
-  const auto [dims, dims_text] = stream_dims(config);
-  config.live.libraries = read_libraries(top, ctx, dims, dims_text, config.live.max_library_bytes);
-  config.live.rules = read_rules(top, ctx);
+  config.live.libraries =
+      read_libraries(top, ctx, stream_dims(config), config.live.max_library_bytes, config.warnings);
+  config.live.rules = read_rules(top, ctx, config.live, config.warnings);
+  check_unselected_patterns(config.live, config.warnings);
   config.sinks = read_sinks(top, ctx);
   read_curve(top, config.curve);
   config.ingest = read_ingest(top, ctx, config);

@@ -158,8 +158,7 @@ struct PatternReader {
     return def;
   }
 
-  void check_shape(const kernels::PatternDef& def, const std::set<std::size_t>& stream_dims,
-                   const std::string& stream_dims_text) const {
+  void check_shape(const kernels::PatternDef& def, const StreamDims& stream_dims) const {
     const SourceLocation& at = has("file") ? key("file").value : key("values").value;
     if (def.length() < 2)
       throw ConfigError(at,
@@ -168,18 +167,17 @@ struct PatternReader {
     if (def.dims > stream::max_dims)
       throw ConfigError(at, cat("pattern ", in_quotes(def.id), " has ", std::to_string(def.dims),
                                 " dims: at most 64 are supported"));
-    if (!stream_dims.count(def.dims))
+    if (!stream_dims.any.count(def.dims))
       throw ConfigError(at, cat("pattern ", in_quotes(def.id), " has ", std::to_string(def.dims),
-                                " dims, which no stream has (", stream_dims_text, ")"));
+                                " dims, which no stream has (", stream_dims.text, ")"));
   }
 };
 
 }  // namespace
 
 std::vector<Library> read_libraries(const PresentKeys& top, const ReadContext& ctx,
-                                    const std::set<std::size_t>& stream_dims,
-                                    const std::string& stream_dims_text,
-                                    std::size_t max_library_bytes) {
+                                    const StreamDims& stream_dims, std::size_t max_library_bytes,
+                                    std::vector<ConfigWarning>& warnings) {
   std::vector<Library> libraries;
   UniqueNames library_names("library name");
   UniqueNames pattern_ids("pattern id");
@@ -195,6 +193,7 @@ std::vector<Library> read_libraries(const PresentKeys& top, const ReadContext& c
     library_names.add(library.name, library_keys.find("name")->second.value);
 
     std::size_t library_bytes = 0;  // kernels::pattern_memory_bytes of its patterns
+    std::vector<PatternEntry> entries;
     for (const YAML::Node& pattern_entry : list_entries(library_keys, "patterns")) {
       const SourceLocation where = where_is(ctx, pattern_entry);
       PatternSource src;
@@ -216,11 +215,13 @@ std::vector<Library> read_libraries(const PresentKeys& top, const ReadContext& c
         throw ConfigError(param_error_location(e.what(), keys, library_keys, where),
                           cat("pattern ", in_quotes(src.id), ": ", e.what()));
       }
+      entries.push_back({src.id, params.match, keys});
+      check_pattern_entry(entries.back(), library_keys, warnings);
       const std::vector<kernels::PatternDef> defs =
           src.file.empty() ? std::vector{reader.from_values(params.match)}
                            : reader.from_file(params.match);
       for (const kernels::PatternDef& def : defs) {
-        reader.check_shape(def, stream_dims, stream_dims_text);
+        reader.check_shape(def, stream_dims);
         try {  // what depends on the pattern's length (ed: w = m), and all the Matcher checks
           kernels::check_pattern(def);
         } catch (const std::invalid_argument& e) {  // the message names the pattern
@@ -236,8 +237,10 @@ std::vector<Library> read_libraries(const PresentKeys& top, const ReadContext& c
                   " take an estimated ", std::to_string(library_bytes), " bytes"));
         library.patterns.push_back(def);
         library.patterns.back().library = library.name;
+        library.pattern_where.push_back(keys.find("id")->second.value);
       }
     }
+    check_library(library, entries, library_keys, stream_dims, warnings);
     libraries.push_back(std::move(library));
   }
   return libraries;

@@ -111,6 +111,10 @@ std::string format_location(const SourceLocation& where) {
 ConfigError::ConfigError(SourceLocation where, const std::string& message)
     : std::runtime_error(format_location(where) + ": " + message), where_(std::move(where)) {}
 
+std::string ConfigWarning::text() const {
+  return format_location(where) + ": warning: " + message;
+}
+
 SourceLocation location_of(const std::string& file, const YAML::Node& node) {
   return location_at(file, node.Mark());
 }

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "warpwatch/alerting/glob.hpp"
+#include "warpwatch/base/glob.hpp"
 #include "warpwatch/base/stream_id.hpp"
 #include "warpwatch/kernels/errors.hpp"
 
@@ -47,7 +47,7 @@ void HttpSink::offer(std::span<const SharedEvent> events) {
   {
     const std::lock_guard lock(mu_);
     for (const SharedEvent& event : events) {
-      if (!any_glob_matches(options_.rules, event->rule)) continue;
+      if (!stream::any_glob_matches(options_.rules, event->rule)) continue;
       if (stopping_) {
         ++unsent;
         continue;

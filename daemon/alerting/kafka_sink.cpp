@@ -8,7 +8,7 @@
 #include <array>
 #include <stdexcept>
 
-#include "warpwatch/alerting/glob.hpp"
+#include "warpwatch/base/glob.hpp"
 
 namespace warpwatch::alerting {
 namespace {
@@ -77,7 +77,7 @@ KafkaSink::~KafkaSink() {
 void KafkaSink::offer(std::span<const SharedEvent> events) {
   std::uint64_t dropped = 0;
   for (const SharedEvent& event : events) {
-    if (!any_glob_matches(options_.rules, event->rule)) continue;
+    if (!stream::any_glob_matches(options_.rules, event->rule)) continue;
     if (stopping_) {
       unsent_at_stop_.fetch_add(1, std::memory_order_relaxed);
       continue;

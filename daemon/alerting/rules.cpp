@@ -5,7 +5,7 @@
 #include <chrono>
 #include <stdexcept>
 
-#include "warpwatch/alerting/glob.hpp"
+#include "warpwatch/base/glob.hpp"
 
 namespace warpwatch::alerting {
 namespace {
@@ -25,9 +25,9 @@ RuleEngine::RuleEngine(std::vector<config::Rule> rules, std::string instance)
     : rules_(std::move(rules)), instance_(std::move(instance)), counters_(rules_.size()) {}
 
 bool RuleEngine::selects(const config::Rule& rule, const kernels::RawMatch& match) {
-  return any_glob_matches(rule.streams, match.stream_id()) &&
-         any_glob_matches(rule.patterns, match.pattern_id()) &&
-         any_glob_matches(rule.libraries, match.pattern->library);
+  return stream::any_glob_matches(rule.streams, match.stream_id()) &&
+         stream::any_glob_matches(rule.patterns, match.pattern_id()) &&
+         stream::any_glob_matches(rule.libraries, match.pattern->library);
 }
 
 std::vector<Event> RuleEngine::apply(const std::vector<kernels::RawMatch>& matches,

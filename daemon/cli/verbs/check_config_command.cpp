@@ -1,5 +1,6 @@
 // `warpwatch check-config FILE`: loads a daemon configuration as warpwatchd would and
-// prints a one-screen summary, or the first error as file:line:column: message.
+// prints its warnings (file:line:column: warning: message) and a one-screen summary, or the
+// first error as file:line:column: message (docs/cli.md: exit 0, or 1 on an error).
 // `--reference` prints the configuration reference (docs/configuration.md §3) from the option
 // table.
 #include <map>
@@ -54,7 +55,9 @@ void print_list(std::ostream& out, const char* title, const Items& items, Print 
 }
 
 void print_summary(const config::DaemonConfig& c, std::ostream& out) {
-  out << c.source_file << ": OK\n";
+  out << c.source_file << ": OK";
+  if (!c.warnings.empty()) out << ", " << c.warnings.size() << " warning(s)";
+  out << "\n";
   out << "instance " << c.instance << ", backend " << kernels::to_string(c.backend)
       << ", cpu threads " << (c.cpu_threads ? std::to_string(c.cpu_threads) : "all") << ", tick "
       << c.tick.count() << " ms, batch "
@@ -114,8 +117,9 @@ void print_summary(const config::DaemonConfig& c, std::ostream& out) {
 CLI::App* add_check_config_command(CLI::App& app, CheckConfigCommand& cmd) {
   auto* sub =
       app.add_subcommand("check-config",
-                         "validate a warpwatchd configuration file and summarize it; exit 1 on "
-                         "the first error (file:line:column: message)");
+                         "validate a warpwatchd configuration file and summarize it; warnings "
+                         "are printed (file:line:column: warning: message) and exit 0, the first "
+                         "error exits 1 (file:line:column: message)");
   sub->add_option("FILE", cmd.path, "the YAML configuration");
   sub->add_flag("--reference", cmd.reference,
                 "print the configuration reference (every option, its type, default and "
@@ -136,6 +140,7 @@ int run_check_config(const CheckConfigCommand& cmd, std::ostream& out, std::ostr
   try {
     const config::DaemonConfig config = plugins::load_daemon_config(cmd.path);
     config::check_cuda_devices(config);
+    for (const config::ConfigWarning& w : config.warnings) err << w.text() << "\n";
     print_summary(config, out);
   } catch (const config::ConfigError& e) {
     err << e.what() << "\n";  // file:line:column: message, as editors and compilers say it

@@ -41,6 +41,11 @@ std::vector<stream::StreamDef> declared_streams(const config::DaemonConfig& c) {
   return out;
 }
 
+void log_config_warnings(const Logger& log, const config::DaemonConfig& c) {
+  for (const config::ConfigWarning& w : c.warnings)
+    log->warn("{}: {}", config::format_location(w.where), w.message);
+}
+
 stream::RegistryOptions registry_options(const config::DaemonConfig& c) {
   stream::RegistryOptions options;
   options.auto_create = c.live.auto_create_streams;
@@ -66,6 +71,7 @@ Pipeline::Pipeline(config::DaemonConfig config, Logger log)
     : config_(std::move(config)),
       log_(log ? std::move(log) : stderr_logger()),
       instance_(config_.instance) {
+  log_config_warnings(log_, config_);
   registry_ = std::make_unique<stream::StreamRegistry>(
       declared_streams(config_), registry_options(config_),
       [this](std::string_view stream, stream::RejectReason reason, std::string_view detail) {

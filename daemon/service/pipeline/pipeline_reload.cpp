@@ -58,6 +58,25 @@ void check_live(const config::DaemonConfig& next) {
     }
 }
 
+// "reload: patterns added: 'a', 'b'", a line per kind of change that happened.
+void log_changes(const Logger& log, const config::LiveChanges& changes) {
+  const std::pair<const char*, const config::NamedChanges*> kinds[] = {
+      {"libraries", &changes.libraries},
+      {"patterns", &changes.patterns},
+      {"rules", &changes.rules},
+  };
+  for (const auto& [kind, c] : kinds)
+    for (const auto& [what, names] :
+         {std::pair{"added", &c->added}, std::pair{"changed", &c->changed},
+          std::pair{"removed", &c->removed}}) {
+      if (names->empty()) continue;
+      std::string list;
+      for (const std::string& name : *names)
+        list += (list.empty() ? "'" : ", '") + stream::printable(name) + "'";
+      log->info("reload: {} {}: {}", kind, what, list);
+    }
+}
+
 }  // namespace
 
 bool Pipeline::refuse_reload(std::string_view why) {
@@ -87,12 +106,12 @@ bool Pipeline::reload(config::DaemonConfig next) {
     return refuse_reload(e.what());
   }
   // Phase 2: applying.
+  log_config_warnings(log_, next);
   std::vector<kernels::RawMatch> flushed;
   stream::StreamChanges streams;
-  std::size_t replaced = 0;
   try {
     streams = reload_streams(next, flushed);
-    replaced = reload_patterns(next.live.libraries, config_.live.libraries, flushed);
+    reload_patterns(next.live.libraries, config_.live.libraries, flushed);
   } catch (const kernels::DeviceLost&) {
     throw;
   } catch (const std::exception& e) {
@@ -109,11 +128,14 @@ bool Pipeline::reload(config::DaemonConfig next) {
   rules->carry_counters_from(*rules_);   // and their /metrics counters
   rules_ = std::move(rules);
   track_patterns(next.live.libraries);
+  const config::LiveChanges changes = config::live_changes(config_.live, next.live);
+  log_changes(log_, changes);
   log_->info(
-      "configuration reloaded: streams {} added, {} restarted, {} removed; {} pattern(s) replaced "
-      "or removed; {} streams and {} patterns active",
-      streams.added.size(), streams.changed.size(), streams.removed.size(), replaced,
-      matcher_->stream_count(), matcher_->pattern_count());
+      "configuration reloaded: streams {} added, {} restarted, {} removed; patterns {} added, {} "
+      "changed, {} removed; {} streams and {} patterns active",
+      streams.added.size(), streams.changed.size(), streams.removed.size(),
+      changes.patterns.added.size(), changes.patterns.changed.size(),
+      changes.patterns.removed.size(), matcher_->stream_count(), matcher_->pattern_count());
   for (const std::string& option : config::startup_options_changed(config_, next))
     log_->warn("reload: '{}' changed in the file; it takes effect when warpwatchd restarts",
                option);
@@ -164,9 +186,9 @@ stream::StreamChanges Pipeline::reload_streams(const config::DaemonConfig& next,
   return std::move(r.changes);
 }
 
-std::size_t Pipeline::reload_patterns(const std::vector<config::Library>& wanted_libraries,
-                                      const std::vector<config::Library>& other_libraries,
-                                      std::vector<kernels::RawMatch>& flushed) {
+void Pipeline::reload_patterns(const std::vector<config::Library>& wanted_libraries,
+                               const std::vector<config::Library>& other_libraries,
+                               std::vector<kernels::RawMatch>& flushed) {
   // Patterns whose definition changed are replaced; unchanged ones keep their state. The
   // Matcher's patterns are what is compared (of the ids either configuration names), so
   // that this also restores a half-applied reload.
@@ -187,7 +209,6 @@ std::size_t Pipeline::reload_patterns(const std::vector<config::Library>& wanted
   }
   for (const auto& [id, p] : wanted)
     if (!matcher_->has_pattern(id)) matcher_->add_pattern(*p);
-  return removed.size();
 }
 
 }  // namespace warpwatch::service

@@ -21,6 +21,15 @@ class ConfigError : public std::runtime_error {
   SourceLocation where_;
 };
 
+// A setting that loads but cannot do all it seems to (docs/configuration.md §4, checks at
+// load time): what check-config prints and the daemon logs, at start and on reload.
+struct ConfigWarning {
+  SourceLocation where;
+  std::string message;
+  // "file:line:column: warning: message", as compilers say it.
+  std::string text() const;
+};
+
 // "file:line:column: message" (line and column left out when unknown).
 std::string format_location(const SourceLocation& where);
 

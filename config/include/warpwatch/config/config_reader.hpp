@@ -164,13 +164,62 @@ std::string near_miss(std::string_view word, const std::vector<std::string_view>
 // file (an Alertmanager's: the rules' label names) runs once when the file has one.
 std::vector<SinkConfig> read_sinks(const PresentKeys& top, const ReadContext& ctx);
 
+// Which dims a stream can have, and the words to say so in a message.
+struct StreamDims {
+  std::set<std::size_t> any;       // declared or auto-created
+  std::set<std::size_t> declared;  // of the declared streams
+  std::string text;  // "declared streams have dims 1, 3; 'streams.auto_create' is false"
+};
+
 // `libraries:`. Every pattern is read (files resolved, loaded), checked (ids unique across
-// libraries, m >= 2, dims in `stream_dims`, parameters by kernels::validate) and gets its
-// library's defaults with its own overrides. A library whose patterns take more than
-// `max_library_bytes` (kernels::pattern_memory_bytes) is refused at its entry.
+// libraries, m >= 2, dims in `dims.any`, parameters by kernels::validate, then the checks at
+// load time below) and gets its library's defaults with its own overrides. A library whose
+// patterns take more than `max_library_bytes` (kernels::pattern_memory_bytes) is refused at
+// its entry.
 std::vector<Library> read_libraries(const PresentKeys& top, const ReadContext& ctx,
-                                    const std::set<std::size_t>& stream_dims,
-                                    const std::string& stream_dims_text,
-                                    std::size_t max_library_bytes);
+                                    const StreamDims& dims, std::size_t max_library_bytes,
+                                    std::vector<ConfigWarning>& warnings);
+
+// --- The checks at load time (config_checks.cpp; docs/configuration.md §4): settings that
+// cannot do anything. An error throws ConfigError at the setting, a warning is appended to
+// `warnings` with its location.
+
+// Why the setting `key` (a key of a library's `defaults`; `warpwatch search` may ask with
+// the name of a flag it was given, without `--`) does nothing for a pattern of parameters
+// `p`, and whether that is an error: a parameter of window mode in stream mode is (nothing
+// makes it read), one of another measure a warning (a library's `defaults` may serve
+// several measures; twed's `band` was accepted before it was known to be ignored). nullopt
+// when the pattern reads it.
+struct UnreadSetting {
+  bool error;
+  std::string why;  // "'band' does nothing in stream mode (...): it applies to mode window"
+};
+std::optional<UnreadSetting> unread_setting(std::string_view key, const kernels::MatchParams& p);
+// Why `p.threshold` is outside the distances `p`'s measure can give (docs/configuration.md §4:
+// below, no match ever qualifies); nullopt when it is within them.
+std::optional<std::string> threshold_problem(const kernels::MatchParams& p);
+
+// A pattern entry as read: its id, its parameters (its library's defaults with its own keys
+// over them) and the keys it sets itself.
+struct PatternEntry {
+  std::string id;
+  kernels::MatchParams params;
+  PresentKeys keys;
+};
+// The entry's threshold within its measure's range of distances (at the threshold, its own
+// or its library's), and the keys it sets that its mode or its measure does not read.
+void check_pattern_entry(const PatternEntry& entry, const PresentKeys& library_keys,
+                         std::vector<ConfigWarning>& warnings);
+// A library: patterns at all, the keys of its `defaults` that none of its patterns reads, its
+// patterns' dims against the declared streams'.
+void check_library(const Library& library, const std::vector<PatternEntry>& entries,
+                   const PresentKeys& library_keys, const StreamDims& dims,
+                   std::vector<ConfigWarning>& warnings);
+// A rule of the file (`keys`: its entry's) against the streams, patterns and libraries of
+// `live`: every glob it writes selects something, it selects a pattern, its threshold can pass.
+void check_rule(const Rule& rule, const PresentKeys& keys, const LiveConfig& live,
+                const ReadContext& ctx, std::vector<ConfigWarning>& warnings);
+// The patterns that no rule of `live` selects.
+void check_unselected_patterns(const LiveConfig& live, std::vector<ConfigWarning>& warnings);
 
 }  // namespace warpwatch::config

@@ -99,6 +99,7 @@ struct Library {
   std::string name;
   std::vector<kernels::PatternDef> patterns;  // ids are unique across all libraries; each
                                               // names this library in PatternDef::library
+  std::vector<SourceLocation> pattern_where;  // patterns[i]'s `id` in the file
   SourceLocation where;
 };
 
@@ -210,7 +211,21 @@ struct DaemonConfig {
   std::vector<SinkConfig> sinks;  // alert sinks besides the PUB socket
   CurveConfig curve;
   LiveConfig live;
+  // What loads but cannot do all it seems to (docs/configuration.md §4): check-config prints
+  // them, the Pipeline logs them at start and on reload. The errors of the same checks throw.
+  std::vector<ConfigWarning> warnings;
 };
+
+// What a reload changes of the live configuration, by name (each list sorted).
+struct NamedChanges {
+  std::vector<std::string> added, changed, removed;
+};
+struct LiveChanges {
+  NamedChanges patterns;   // by id: changed = another definition (values, parameters, library)
+  NamedChanges libraries;  // by name: changed = other patterns, or one of them changed
+  NamedChanges rules;      // by name: changed = any setting of the rule
+};
+LiveChanges live_changes(const LiveConfig& running, const LiveConfig& next);
 
 // The options of `next` that a reload does not apply and that differ from `running`,
 // by option name ("backend", "publish.endpoint", ...), so that a reload can say which

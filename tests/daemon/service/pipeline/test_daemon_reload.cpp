@@ -324,4 +324,80 @@ TEST(DaemonReload, ConfigurationThatCannotApplyIsRefusedBeforeAnythingChanges) {
   pipeline.shutdown();
 }
 
+// A reload says by name which libraries, patterns and rules it added, changed and removed,
+// and logs the new file's warnings with their file:line:column (issue 36: a pattern added
+// with no rule to publish it was matched and dropped in silence).
+TEST(DaemonReload, LogsWhatItAddedChangedAndRemovedByName) {
+  TempDir dir;
+  const std::string head =
+      "backend: cpu\ncpu_threads: 1\ningest:\n  - pull: \"tcp://127.0.0.1:*\"\n"
+      "streams:\n  declared: [{id: s}]\npublish: {endpoint: \"tcp://127.0.0.1:*\"}\n";
+  const std::string path =
+      dir.write("warpwatch.yaml",
+                head +
+                    "libraries:\n  - name: shapes\n    defaults: {threshold: 1}\n    patterns:\n"
+                    "      - {id: blip, values: [5, -5]}\n      - {id: gone, values: [1, 2]}\n"
+                    "      - {id: same, values: [1, 3]}\n"
+                    "rules:\n  - {name: blips, patterns: [blip]}\n  - {name: rest}\n"
+                    "  - {name: old, patterns: [gone]}\n");
+  CapturedLog log;
+  service::Pipeline pipeline(warpwatch::plugins::load_daemon_config(path), log.logger());
+  EXPECT_EQ(log.count("warning: "), 0u) << log.joined();
+  pipeline.start();
+  dir.write("warpwatch.yaml",
+            head +
+                "libraries:\n  - name: shapes\n    defaults: {threshold: 1}\n    patterns:\n"
+                "      - {id: blip, values: [5, -4]}\n      - {id: same, values: [1, 3]}\n"
+                "  - name: extra\n    defaults: {threshold: 2}\n    patterns:\n"
+                "      - {id: orphan, values: [1, 2]}\n"
+                "rules:\n  - {name: blips, patterns: [blip], severity: critical}\n"
+                "  - {name: rest, libraries: [shapes]}\n  - {name: new, patterns: [same]}\n");
+  ASSERT_TRUE(pipeline.reload(path)) << log.joined();
+  EXPECT_EQ(log.count("info: reload: libraries added: 'extra'"), 1u) << log.joined();
+  EXPECT_EQ(log.count("info: reload: libraries changed: 'shapes'"), 1u) << log.joined();
+  EXPECT_EQ(log.count("info: reload: patterns added: 'orphan'"), 1u) << log.joined();
+  EXPECT_EQ(log.count("info: reload: patterns changed: 'blip'"), 1u) << log.joined();
+  EXPECT_EQ(log.count("info: reload: patterns removed: 'gone'"), 1u) << log.joined();
+  EXPECT_EQ(log.count("info: reload: rules added: 'new'"), 1u) << log.joined();
+  EXPECT_EQ(log.count("info: reload: rules changed: 'blips', 'rest'"), 1u) << log.joined();
+  EXPECT_EQ(log.count("info: reload: rules removed: 'old'"), 1u) << log.joined();
+  EXPECT_EQ(log.count("'same'"), 0u) << "unchanged: not named\n" << log.joined();
+  EXPECT_EQ(log.count("configuration reloaded: streams 0 added, 0 restarted, 0 removed; "
+                      "patterns 1 added, 1 changed, 1 removed; 1 streams and 3 patterns active"),
+            1u)
+      << log.joined();
+  EXPECT_EQ(log.count("warning: " + path +
+                      ":17:14: pattern 'orphan' is selected by no rule: its matches will be "
+                      "counted but not published"),
+            1u)
+      << log.joined();
+  pipeline.shutdown();
+  // At start, the same line (the Pipeline logs the warnings of the configuration it is given).
+  CapturedLog start_log;
+  const service::Pipeline started(warpwatch::plugins::load_daemon_config(path), start_log.logger());
+  EXPECT_EQ(start_log.count("warning: " + path + ":17:14: pattern 'orphan' is selected by no rule"),
+            1u)
+      << start_log.joined();
+}
+
+// A reload whose file has a setting that cannot do anything is refused at its place, and the
+// running configuration stays.
+TEST(DaemonReload, ALoadCheckErrorKeepsTheRunningConfiguration) {
+  TempDir dir;
+  const std::string path = dir.write("warpwatch.yaml", kBefore);
+  CapturedLog log;
+  service::Pipeline pipeline(warpwatch::plugins::load_daemon_config(path), log.logger());
+  dir.write("warpwatch.yaml", config("    - {id: keep, dims: 1, period_ms: 10}\n",
+                                     "      - {id: neg, values: [1, 2], threshold: -2.5}\n"));
+  EXPECT_FALSE(pipeline.reload(path));
+  EXPECT_EQ(log.count("reload refused, keeping the running configuration: " + path +
+                      ":15:46: pattern 'neg': threshold -2.5 can never be reached: dtw "
+                      "distances are >= 0"),
+            1u)
+      << log.joined();
+  EXPECT_EQ(pipeline.stats().reloads_refused, 1u);
+  EXPECT_EQ(pipeline.config().live.streams.size(), 3u);
+  EXPECT_EQ(pipeline.config().live.libraries.at(0).patterns.size(), 1u);
+}
+
 }  // namespace

@@ -156,10 +156,10 @@ class Pipeline {
                                        std::vector<kernels::RawMatch>& flushed);
   // Sets the Matcher's patterns to `wanted` (comparing the Matcher's patterns of the ids
   // that `wanted` or `other` names): changed and removed ones are flushed and removed,
-  // new ones added; returns how many were removed or replaced.
-  std::size_t reload_patterns(const std::vector<config::Library>& wanted,
-                              const std::vector<config::Library>& other,
-                              std::vector<kernels::RawMatch>& flushed);
+  // new ones added.
+  void reload_patterns(const std::vector<config::Library>& wanted,
+                       const std::vector<config::Library>& other,
+                       std::vector<kernels::RawMatch>& flushed);
   bool refuse_reload(std::string_view why);  // logs and counts a refused reload: false
   void add_patterns(const std::vector<config::Library>& libraries);
   // Where a batch of matches comes from: a batch collected from the Matcher (its events
