@@ -515,12 +515,12 @@ TEST(DaemonConfig, ReplayStartNowShiftsTheTimesToTheWallClock) {
         .count();
   };
   const std::int64_t before = now_ns();
-  const DaemonConfig c = warpwatch::plugins::load_daemon_config(write_file(
-      dir / "warpwatch.yaml",
-      "streams: {auto_create: true}\ningest:\n"
-      "  - {replay: v.csv, stream: a, period_ms: 10, start: now}\n"
-      "  - {replay: m.csv, stream: b, layout: columns, time_column: 0, start: now}\n"
-      "  - {replay: v.csv, stream: c, period_ms: 10}\n"));
+  const DaemonConfig c = warpwatch::plugins::load_daemon_config(
+      write_file(dir / "warpwatch.yaml",
+                 "streams: {auto_create: true}\ningest:\n"
+                 "  - {replay: v.csv, stream: a, period_ms: 10, start: now}\n"
+                 "  - {replay: m.csv, stream: b, layout: columns, time_column: 0, start: now}\n"
+                 "  - {replay: v.csv, stream: c, period_ms: 10}\n"));
   const std::int64_t after = now_ns();
   ASSERT_EQ(c.ingest.size(), 3u);
   const auto times = [&](std::size_t k) {
