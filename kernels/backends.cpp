@@ -296,6 +296,8 @@ void prepare_backend(Backend backend) {
 
 std::vector<TopWindow> top_windows(Backend backend, const TopWindowsRequest& request,
                                    const BackendOptions& options) {
+  // Stream mode's top K (docs/spec.md §3.3) has one implementation, the reference's.
+  if (request.pattern.params.mode == Mode::stream) return reference::top_windows(request);
   switch (backend) {
     case Backend::reference:
       return reference::top_windows(request);

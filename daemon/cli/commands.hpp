@@ -39,8 +39,9 @@ struct SearchCommand {
   SeriesInputOptions input;
   std::string patterns_path, input_path;
   kernels::Mode mode = kernels::Mode::stream;
-  std::optional<double> threshold;  // required unless --top
-  std::size_t top = 0;              // window mode: the top K windows instead of events
+  std::optional<double> threshold;  // required unless --top or --profile
+  std::size_t top = 0;              // the top K matches instead of events
+  std::string profile_path;         // --profile: the distance profiles' CSV file
   std::size_t window = 0, hop = 1;
   bool znorm = false;
   double period_s = 1.0;  // spacing of samples (and patterns) given without timestamps

@@ -39,6 +39,11 @@ class SpringPair {
   std::optional<std::uint64_t> oldest_live_start() const;
   // Start index of the pending candidate (valid while one is pending).
   bool has_candidate() const { return d_min_ <= eps_; }
+  // The table's last row after the latest step (after rule 1's resets, if one reported):
+  // D(t, m) and S(t, m). With a threshold below 0 nothing ever qualifies, so the table is
+  // never reset: these are docs/spec.md §3.3's stream profile.
+  float last_distance() const { return d_[m_ - 1]; }
+  std::uint64_t last_start() const { return s_[m_ - 1]; }
 
   // The state in the portable form (low 32 bits of the indices), and back: the absolute
   // indices are the ones at or before `next_index`, the pair's stream's next sample.

@@ -6,10 +6,14 @@
 #include <ostream>
 #include <set>
 #include <stdexcept>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "commands.hpp"
+#include "search_profile.hpp"
 #include "verb_clock.hpp"
+#include "warpwatch/config/config_reader.hpp"
 #include "warpwatch/kernels/backends.hpp"
 #include "warpwatch/stream/sources/replay.hpp"
 #include "warpwatch/stream/validator.hpp"
@@ -21,6 +25,7 @@ struct InputStream {
   kernels::StreamDef def;
   std::vector<float> values;
   std::vector<std::int64_t> times_ns;
+  bool has_times = false;  // the file gave them (else: --period apart)
 };
 
 // The series as streams, checked by the stream layer's validator (the one check of docs/spec.md
@@ -46,8 +51,10 @@ std::vector<InputStream> to_streams(const std::vector<config::LoadedSeries>& ser
     if (!valid.dropped.empty())
       throw std::runtime_error(s.name + ": " + valid.dropped.front().first + " (" +
                                std::string(stream::to_string(valid.dropped.front().reason)) + ")");
-    streams.push_back(
-        {{s.name, s.dims, period_ns}, std::move(samples.values), std::move(samples.times_ns)});
+    streams.push_back({{s.name, s.dims, period_ns},
+                       std::move(samples.values),
+                       std::move(samples.times_ns),
+                       !s.times.empty()});
   }
   return streams;
 }
@@ -79,8 +86,8 @@ void print_events(const std::vector<kernels::RawMatch>& matches, const SearchCom
   }
 }
 
-// --top K: per stream and pattern of its dims, the K best windows, as events in increasing
-// distance.
+// --top K: per stream and pattern of its dims, the K best windows (stream mode: subsequences,
+// docs/spec.md §3.3), as events in increasing distance.
 void run_top(const SearchCommand& cmd, kernels::Backend backend,
              const std::vector<kernels::PatternDef>& patterns,
              const std::vector<InputStream>& streams, std::ostream& out) {
@@ -145,11 +152,16 @@ CLI::App* add_search_command(CLI::App& app, SearchCommand& cmd) {
   add_choice(*sub, "--mode", cmd.mode, {kernels::Mode::stream, kernels::Mode::window},
              "stream = SPRING subsequence matching, window = sliding windows");
   sub->add_option("--threshold", cmd.threshold,
-                  "report distances <= threshold (required, unless --top is given)");
+                  "report distances <= threshold (required, unless --top or --profile is given)");
   sub->add_option("--top", cmd.top,
-                  "window mode, finite input: the K best windows of each (stream, pattern), no "
-                  "two overlapping by more than w/2 samples, in increasing distance (with "
+                  "finite input: the K best matches of each (stream, pattern) in increasing "
+                  "distance; window mode: windows no two overlapping by more than w/2 samples, "
+                  "stream mode: SPRING's best subsequences, no two sharing a sample (with "
                   "--threshold: only those at or under it)");
+  sub->add_option("--profile", cmd.profile_path,
+                  "write each (stream, pattern)'s distance profile to this CSV file: stream "
+                  "mode the best distance of a subsequence ending at each sample, window mode "
+                  "each window's distance");
   sub->add_option("--w", cmd.window, "window mode: window length (default: pattern length)");
   sub->add_option("--hop", cmd.hop, "window mode: a window ends every hop samples")
       ->capture_default_str();
@@ -173,8 +185,33 @@ std::string search_summary(const SearchCommand& cmd, const std::vector<InputStre
          std::to_string(total_samples(streams)) + " samples, " + std::to_string(patterns) +
          " pattern(s), " + std::string(kernels::to_string(cmd.metric.metric)) + " " +
          std::string(kernels::to_string(cmd.mode)) + " mode" +
-         (cmd.top ? ", top " + std::to_string(cmd.top) : "");
+         (cmd.top ? ", top " + std::to_string(cmd.top) : "") +
+         (cmd.profile_path.empty() ? "" : ", profile");
 }
+
+namespace {
+// The checks a configuration's pattern gets (docs/configuration.md §4), on the flags given:
+// a setting the mode never reads, or a threshold no distance of the measure can reach (or
+// that every distance passes), is an error; one the measure does not read a warning.
+void check_settings(const SearchCommand& cmd, const kernels::MatchParams& params,
+                    std::ostream& err) {
+  std::vector<std::string_view> given;
+  if (cmd.metric.band) given.emplace_back("band");
+  if (cmd.window != 0) given.emplace_back("w");
+  if (cmd.hop != 1) given.emplace_back("hop");
+  if (cmd.znorm) given.emplace_back("znorm");
+  for (const std::string_view flag : given) {
+    const std::string_view key = flag == "w" ? "window" : flag;
+    if (const auto unread = config::unread_setting(key, params)) {
+      if (unread->error) throw std::runtime_error("--" + std::string(flag) + ": " + unread->why);
+      err << "warning: --" << flag << ": " << unread->why << "\n";
+    }
+  }
+  if (cmd.threshold)
+    if (const auto problem = config::threshold_problem(params))
+      throw std::runtime_error("--threshold: " + *problem);
+}
+}  // namespace
 
 int run_search(const SearchCommand& cmd, std::ostream& out, std::ostream& err) {
   VerbClock clock;
@@ -182,10 +219,8 @@ int run_search(const SearchCommand& cmd, std::ostream& out, std::ostream& err) {
   // rounds to 0 would make every sample as old as the first).
   if (!(cmd.period_s * 1e9 >= 1.0 && cmd.period_s * 1e9 < 9.2e18))
     throw std::runtime_error("--period must be from 1e-9 s (1 ns) to 9.2e9 s");
-  if (!cmd.threshold && !cmd.top)
-    throw std::runtime_error("--threshold is required (or --top K with --mode window)");
-  if (cmd.top && cmd.mode != kernels::Mode::window)
-    throw std::runtime_error("--top needs --mode window (stream mode reports every match)");
+  if (!cmd.threshold && !cmd.top && cmd.profile_path.empty())
+    throw std::runtime_error("--threshold is required (or --top K, or --profile OUT.csv)");
   if (cmd.top && cmd.chunk)
     throw std::runtime_error(
         "--chunk does not apply to --top (a top-K search reads the whole "
@@ -203,6 +238,7 @@ int run_search(const SearchCommand& cmd, std::ostream& out, std::ostream& err) {
   params.hop = cmd.hop;
   params.normalize = cmd.znorm ? kernels::Normalize::znorm : kernels::Normalize::none;
   kernels::validate(params);
+  check_settings(cmd, params, err);
 
   std::vector<kernels::PatternDef> patterns;
   for (const auto& p : load_series_for_cli(cmd.patterns_path, cmd.input, err)) {
@@ -229,11 +265,22 @@ int run_search(const SearchCommand& cmd, std::ostream& out, std::ostream& err) {
                        .unit = "samples",
                        .tail = ""});
   };
-  if (cmd.top) {  // every backend has a top-K search; auto takes the cpu's
+  if (!cmd.profile_path.empty()) {
+    std::vector<ProfileSeries> series;
+    for (const auto& s : streams) series.push_back({&s.def, s.values, s.times_ns, s.has_times});
+    write_profiles(cmd.profile_path, series, patterns);
+  }
+  if (cmd.top) {  // every backend has a top-K window search (auto takes the cpu's)...
     const kernels::Backend backend =
-        cmd.backend == kernels::Backend::automatic ? kernels::Backend::cpu : cmd.backend;
+        cmd.mode == kernels::Mode::stream ? kernels::Backend::reference  // ...stream: one
+        : cmd.backend == kernels::Backend::automatic ? kernels::Backend::cpu
+                                                     : cmd.backend;
     run_top(cmd, backend, patterns, streams, out);
     report(kernels::to_string(backend));
+    return 0;
+  }
+  if (!cmd.threshold) {  // --profile alone: computed on the reference, no events
+    report(kernels::to_string(kernels::Backend::reference));
     return 0;
   }
   // auto's rule counts the pairs a batch runs: every stream with every pattern of its dims.

@@ -11,53 +11,12 @@
 #include <sstream>
 
 #include "cli_test_support.hpp"
-#include "matching/planted_support.hpp"
+#include "matching/planted_files.hpp"
 #include "test_support.hpp"
 
 namespace {
 
 using namespace warpwatch::testing;
-
-std::string csv_row(const std::vector<double>& v) {
-  std::ostringstream s;
-  s.precision(9);
-  for (std::size_t i = 0; i < v.size(); ++i) s << (i ? "," : "") << v[i];
-  return s.str() + "\n";
-}
-
-struct Planted {
-  std::string series_path, pattern_path;
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> occurrences;  // [start, end]
-};
-
-// Noise with three copies of the bump at 200, 700 and 1200: time-warped, or (warped false:
-// for ed, whose windows of the bump's length land on them exactly) as they are.
-Planted make_planted_files(const std::string& name, bool warped = true) {
-  std::mt19937_64 rng(test_seed());
-  std::normal_distribution<double> noise(0.0, 0.05);
-  const auto pattern = bump_pattern<double>();
-  std::vector<double> series(1500);
-  for (double& x : series) x = noise(rng);
-  Planted planted;
-  const std::size_t positions[] = {200, 700, 1200};
-  const std::pair<int, int> warps[] = {{6, 0}, {0, 10}, {3, 5}};  // lengths 34, 50, 42
-  for (int k = 0; k < 3; ++k) {
-    const auto copy = warped ? warp(pattern, warps[k].first, warps[k].second, rng) : pattern;
-    for (std::size_t i = 0; i < copy.size(); ++i) series[positions[k] + i] = copy[i] + noise(rng);
-    planted.occurrences.emplace_back(positions[k], positions[k] + copy.size() - 1);
-  }
-  const auto dir = temp_dir(name);
-  planted.series_path = write_file(dir / "series.csv", csv_row(series));
-  planted.pattern_path = write_file(dir / "bump.csv", csv_row(pattern));
-  return planted;
-}
-
-std::vector<nlohmann::json> parse_events(const std::string& out) {
-  std::vector<nlohmann::json> events;
-  std::istringstream lines(out);
-  for (std::string line; std::getline(lines, line);) events.push_back(nlohmann::json::parse(line));
-  return events;
-}
 
 void expect_exactly_planted(const std::vector<nlohmann::json>& events, const Planted& planted,
                             double threshold) {
@@ -183,6 +142,34 @@ TEST(CliSearch, StreamModeRefusesMsmErpLcss) {
   }
 }
 
+// The checks a configuration gets (docs/configuration.md §4), on search's flags: a window
+// setting in stream mode and an unreachable threshold are errors, twed's band a warning.
+TEST(CliSearch, SettingsThatDoNothingAreSaid) {
+  const auto dir = temp_dir("search_unread");
+  const auto p = write_file(dir / "p.csv", "1,2,3\n");
+  const auto s = write_file(dir / "s.csv", "0,1,2,3,0,0\n");
+  auto r = run_cli({"search", "--patterns", p, "--input", s, "--band", "2", "--threshold", "1"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("--band: 'band' does nothing in stream mode (SPRING has no Sakoe-Chiba "
+                       "band): it applies to mode window"),
+            std::string::npos)
+      << r.err;
+  r = run_cli({"search", "--patterns", p, "--input", s, "--znorm", "--threshold", "1"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("--znorm: 'znorm' does nothing in stream mode"), std::string::npos) << r.err;
+  r = run_cli({"search", "--patterns", p, "--input", s, "--threshold", "-2.5"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("--threshold: threshold -2.5 can never be reached: dtw distances are >= 0"),
+            std::string::npos)
+      << r.err;
+  r = run_cli({"search", "--patterns", p, "--input", s, "--mode", "window", "--metric", "twed",
+               "--band", "1", "--threshold", "100"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: --band: 'band' does nothing for the metric twed"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST(CliSearch, StreamModeRefusesTwedAndEd) {
   const auto dir = temp_dir("search_twed_stream");
   const auto p = write_file(dir / "p.csv", "1,2,3\n");
@@ -257,19 +244,18 @@ TEST(CliSearch, TopReportsTheBestWindowsInIncreasingDistance) {
   }
 }
 
-TEST(CliSearch, TopNeedsWindowModeAndThresholdOrTop) {
+TEST(CliSearch, TopRefusesChunkAndSearchNeedsThresholdOrTopOrProfile) {
   const auto dir = temp_dir("search_top_bad");
   const auto p = write_file(dir / "p.csv", "1,2,3\n");
-  const auto stream_top = run_cli({"search", "--patterns", p, "--input", p, "--top", "1"});
-  EXPECT_EQ(stream_top.status, 1);
-  EXPECT_NE(stream_top.err.find("--top needs --mode window"), std::string::npos) << stream_top.err;
   const auto chunked = run_cli(
       {"search", "--patterns", p, "--input", p, "--mode", "window", "--top", "1", "--chunk", "2"});
   EXPECT_EQ(chunked.status, 1);
   EXPECT_NE(chunked.err.find("--chunk does not apply to --top"), std::string::npos) << chunked.err;
   const auto neither = run_cli({"search", "--patterns", p, "--input", p, "--mode", "window"});
   EXPECT_EQ(neither.status, 1);
-  EXPECT_NE(neither.err.find("--threshold is required"), std::string::npos) << neither.err;
+  EXPECT_NE(neither.err.find("--threshold is required (or --top K, or --profile OUT.csv)"),
+            std::string::npos)
+      << neither.err;
 }
 
 TEST(CliSearch, EdWindowModeAndTopFindThePlantedCopiesOnBothBackends) {

@@ -170,7 +170,8 @@ void prepare_backend(Backend backend);
 
 // docs/spec.md §3.2's top K windows (top_windows.hpp) on any backend; `auto` is the cpu (the
 // cuda search covers dtw and dk on one-dimensional series: cuda.hpp). The cuda backend
-// fills options.timings when set.
+// fills options.timings when set. A stream-mode pattern: docs/spec.md §3.3's top K
+// subsequences, on the reference whatever the backend (options unused).
 std::vector<TopWindow> top_windows(Backend backend, const TopWindowsRequest& request,
                                    const BackendOptions& options = {});
 

@@ -2,7 +2,8 @@
 // smallest distance to a window-mode pattern such that no two overlap by more than w/2
 // samples, in increasing distance, ties to the earlier window; with a threshold, only
 // windows at or under it. A window with no alignment within the band (+inf) is no match. The UCR
-// Suite's task (K = 1: the best match).
+// Suite's task (K = 1: the best match). Stream mode's top K and the distance profiles of
+// both modes (docs/spec.md §3.3) are searches over a finite series too, and live here.
 #pragma once
 
 #include <array>
@@ -32,11 +33,22 @@ struct TopWindowsStats {
   std::array<std::uint64_t, kPruneStages> windows_pruned{};
 };
 
+// docs/spec.md §3.3: one point of a distance profile, by the sample it ends at.
+struct ProfilePoint {
+  // Stream mode: D(t, m), the float32 of SPRING's table without reports (finite from the
+  // first sample). Window mode: the window's distance, +inf when no alignment fits the
+  // band, NaN for a window skipped as flat under znorm.
+  double distance = 0.0;
+  std::uint64_t start_index = 0, end_index = 0;  // 0-based, inclusive; stream: S(t, m)
+
+  friend bool operator==(const ProfilePoint&, const ProfilePoint&) = default;
+};
+
 struct TopWindowsRequest {
   StreamDef stream;                        // dims and nominal period (twed's pattern clock)
   std::span<const float> values;           // samples x dims
   std::span<const std::int64_t> times_ns;  // strictly increasing
-  PatternDef pattern;                      // window mode; params.threshold read only when...
+  PatternDef pattern;                      // params.mode picks; params.threshold read only when...
   bool use_threshold = false;              // ...this is set
   std::size_t k = 1;
   TopWindowsStats* stats = nullptr;  // filled when set (cpu backend)
@@ -67,8 +79,16 @@ std::vector<TopWindow> top_windows_of(std::vector<TopCandidate> candidates, std:
 }  // namespace common
 
 namespace reference {
-// Every window aligned with the reference's distance (the oracle).
+// The top K of the request's mode: window mode's every window aligned with the reference's
+// distance; stream mode's (docs/spec.md §3.3) from SpringPair runs over the stretches of
+// the series that no match taken so far covers (k runs over at most the whole series each).
+// The oracle.
 std::vector<TopWindow> top_windows(const TopWindowsRequest& request);
+// docs/spec.md §3.3: the distance profile of request.pattern over the series (k and the
+// threshold are not read). Stream mode: a point per sample, from the SpringPair that the
+// reference matcher runs (bit for bit its D and S). Window mode: a point per window end (the
+// first at w - 1, then every hop), each window compared as window mode compares it.
+std::vector<ProfilePoint> profile(const TopWindowsRequest& request);
 }  // namespace reference
 
 }  // namespace warpwatch::kernels
