@@ -1,5 +1,9 @@
 #include "warpwatch/stream/sources/zmq_source.hpp"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -44,6 +48,14 @@ ZmqSource::ZmqSource(zmq::context_t& context, const ZmqSourceOptions& options, I
       }
       socket_.connect(options.endpoint);
     } else {
+      if (!options.curve && std::string_view(options.endpoint).starts_with("tcp://")) {
+        watch_ = std::make_unique<ConnectionWatch>();
+        watch_->on_not_zeromq = [this](const std::string& peer) { not_zeromq(peer); };
+        watch_->init(socket_, next_monitor_endpoint(),
+                     ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED |
+                         ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
+                         ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL);
+      }
       socket_.bind(options.endpoint);
     }
   } catch (const zmq::error_t& e) {
@@ -60,7 +72,44 @@ ZmqSource::~ZmqSource() {
 }
 
 bool ZmqSource::connected() const {
-  return !watch_ || watch_->up.load();
+  return options_.kind == ZmqSourceOptions::Kind::pull || !watch_ || watch_->up.load();
+}
+
+void ZmqSource::ConnectionWatch::on_event_accepted(const zmq_event_t& event, const char*) {
+  sockaddr_storage address{};
+  socklen_t size = sizeof address;
+  char host[INET6_ADDRSTRLEN] = "?";
+  int port = 0;
+  if (::getpeername(event.value, reinterpret_cast<sockaddr*>(&address), &size) == 0) {
+    if (address.ss_family == AF_INET) {
+      const auto& in = reinterpret_cast<const sockaddr_in&>(address);
+      ::inet_ntop(AF_INET, &in.sin_addr, host, sizeof host);
+      port = ntohs(in.sin_port);
+    } else if (address.ss_family == AF_INET6) {
+      const auto& in = reinterpret_cast<const sockaddr_in6&>(address);
+      ::inet_ntop(AF_INET6, &in.sin6_addr, host, sizeof host);
+      port = ntohs(in.sin6_port);
+    }
+  }
+  if (peers_.size() < 4096) peers_[event.value] = std::string(host) + ":" + std::to_string(port);
+}
+
+void ZmqSource::ConnectionWatch::on_event_disconnected(const zmq_event_t& event, const char*) {
+  up = false;
+  const auto it = peers_.find(event.value);
+  const std::string peer = it == peers_.end() ? "an unknown address" : it->second;
+  if (it != peers_.end()) peers_.erase(it);
+  if (failed_ == 0) return;
+  --failed_;
+  if (on_not_zeromq) on_not_zeromq(peer);
+}
+
+void ZmqSource::not_zeromq(const std::string& peer) {
+  hub_.offer_rejected({}, RejectReason::malformed_frame,
+                      describe() + ": from " + peer +
+                          ": not ZeroMQ (no ZMTP handshake: raw text or another protocol?); "
+                          "send [stream id][payload] messages from a ZeroMQ PUSH socket",
+                      1, "peer " + peer.substr(0, peer.rfind(':')));
 }
 
 std::string ZmqSource::describe() const {
@@ -107,19 +156,29 @@ bool ZmqSource::receive_one() {
       ++parts;
     }
   }
+  std::string peer;
+  if (parts != 2) {  // named in the log line: who sends such messages
+    const char* address = zmq_msg_gets(id_.handle(), "Peer-Address");
+    if (address) peer = address;
+  }
   deliver_zmq_message(hub_, source_, parts, id_.to_string_view(),
                       parts < 2
                           ? std::span<const std::byte>()
                           : std::span<const std::byte>(
-                                static_cast<const std::byte*>(payload_.data()), payload_.size()));
+                                static_cast<const std::byte*>(payload_.data()), payload_.size()),
+                      peer);
   return true;
 }
 
 void deliver_zmq_message(IngestHub& hub, SourceId source, std::size_t parts, std::string_view id,
-                         std::span<const std::byte> payload) {
+                         std::span<const std::byte> payload, std::string_view peer) {
   if (parts != 2) {
-    hub.offer_rejected(id, RejectReason::wrong_part_count,
-                       "expected 2 frames [stream id][payload], got " + std::to_string(parts));
+    std::string detail = "expected 2 frames [stream id][payload], got " + std::to_string(parts);
+    if (!peer.empty()) detail.append(" from ").append(peer);
+    // One part is no id: raw text sent as a single frame, quoted here.
+    if (parts == 1) detail.append(": ").append(quoted(id, 64));
+    hub.offer_rejected(parts == 1 ? std::string_view() : id, RejectReason::wrong_part_count, detail,
+                       1, peer.empty() ? "" : "peer " + std::string(peer));
     return;
   }
   hub.offer_message(source, id, payload);
