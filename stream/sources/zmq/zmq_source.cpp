@@ -65,6 +65,13 @@ ZmqSource::ZmqSource(zmq::context_t& context, const ZmqSourceOptions& options, I
   if (endpoint_.empty()) endpoint_ = options.endpoint;
   source_ = hub_.add_source(
       describe(), options.kind == ZmqSourceOptions::Kind::sub ? Overflow::drop : Overflow::wait);
+  // A pull socket's watch has a thread of its own, woken by each event: the peer's address
+  // is read from the accepted connection while it is open, which for a peer that sends and
+  // closes at once is not long. Started last: it reads endpoint_.
+  if (watch_ && options.kind == ZmqSourceOptions::Kind::pull)
+    peer_watch_ = std::jthread([this](std::stop_token stop) {
+      while (!stop.stop_requested()) watch_->check_event(100);
+    });
 }
 
 ZmqSource::~ZmqSource() {
@@ -80,7 +87,8 @@ void ZmqSource::ConnectionWatch::on_event_accepted(const zmq_event_t& event, con
   socklen_t size = sizeof address;
   char host[INET6_ADDRSTRLEN] = "?";
   int port = 0;
-  if (::getpeername(event.value, reinterpret_cast<sockaddr*>(&address), &size) == 0) {
+  if (::getpeername(event.value, reinterpret_cast<sockaddr*>(&address), &size) != 0) return;
+  {
     if (address.ss_family == AF_INET) {
       const auto& in = reinterpret_cast<const sockaddr_in&>(address);
       ::inet_ntop(AF_INET, &in.sin_addr, host, sizeof host);
@@ -97,7 +105,8 @@ void ZmqSource::ConnectionWatch::on_event_accepted(const zmq_event_t& event, con
 void ZmqSource::ConnectionWatch::on_event_disconnected(const zmq_event_t& event, const char*) {
   up = false;
   const auto it = peers_.find(event.value);
-  const std::string peer = it == peers_.end() ? "an unknown address" : it->second;
+  const std::string peer =
+      it == peers_.end() ? "an address not read in time (closed at once)" : it->second;
   if (it != peers_.end()) peers_.erase(it);
   if (failed_ == 0) return;
   --failed_;
@@ -129,7 +138,7 @@ void ZmqSource::run(std::stop_token stop) {
     zmq::poll(&item, 1, poll_interval);
     // At most a thousand messages between looks at pause and stop.
     if (item.revents & ZMQ_POLLIN) drain(1000);
-    if (watch_)
+    if (watch_ && !waits)  // a pull socket's watch has a thread of its own
       while (watch_->check_event(0)) {
       }
   }
@@ -175,10 +184,7 @@ void deliver_zmq_message(IngestHub& hub, SourceId source, std::size_t parts, std
   if (parts != 2) {
     std::string detail = "expected 2 frames [stream id][payload], got " + std::to_string(parts);
     if (!peer.empty()) detail.append(" from ").append(peer);
-    // One part is no id: raw text sent as a single frame, quoted here.
-    if (parts == 1) detail.append(": ").append(quoted(id, 64));
-    hub.offer_rejected(parts == 1 ? std::string_view() : id, RejectReason::wrong_part_count, detail,
-                       1, peer.empty() ? "" : "peer " + std::string(peer));
+    hub.offer_rejected(id, RejectReason::wrong_part_count, detail);
     return;
   }
   hub.offer_message(source, id, payload);

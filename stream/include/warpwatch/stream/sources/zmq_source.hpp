@@ -21,6 +21,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "warpwatch/stream/ingest_hub.hpp"
 #include "warpwatch/stream/source.hpp"
@@ -43,10 +44,9 @@ struct ZmqSourceOptions {
 
 // What a ZeroMQ source hands the hub for one message of `parts` parts, the first `id`, the
 // second `payload` (empty when there is none): a message of other than 2 parts is counted
-// as wrong_part_count under its first part (a message of one part has no id: the part is
-// quoted in the log line), one of 2 is offered as [stream id][payload]. `peer` (libzmq's
-// Peer-Address, "" when unknown) is named in the log line and keys its budget when there
-// is no id. Free of sockets, so that tests and the fuzz target call what the source calls.
+// as wrong_part_count under its first part (`peer`, libzmq's Peer-Address, named in the
+// log line when known), one of 2 is offered as [stream id][payload]. Free of sockets, so
+// that tests and the fuzz target call what the source calls.
 void deliver_zmq_message(IngestHub& hub, SourceId source, std::size_t parts, std::string_view id,
                          std::span<const std::byte> payload, std::string_view peer = {});
 
@@ -109,6 +109,7 @@ class ZmqSource final : public ThreadedSource {
   ZmqSourceOptions options_;
   zmq::socket_t socket_;
   std::unique_ptr<ConnectionWatch> watch_;  // sub over tcp or ipc; closed before socket_
+  std::jthread peer_watch_;                 // pull: reads watch_; joined before it closes
   IngestHub& hub_;
   std::string endpoint_;
   SourceId source_ = 0;
