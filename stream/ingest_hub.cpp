@@ -58,8 +58,8 @@ void IngestHub::offer_message(SourceId source, std::string_view id,
 }
 
 void IngestHub::offer_rejected(std::string_view id, RejectReason reason, std::string_view detail,
-                               std::uint64_t count) {
-  registry_.reject(id, reason, detail, count);
+                               std::uint64_t count, std::string_view log_key) {
+  registry_.reject(id, reason, detail, count, log_key);
 }
 
 void IngestHub::offer_samples(SourceId source, std::string_view id, const Samples& samples) {

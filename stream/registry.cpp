@@ -93,8 +93,7 @@ StreamChanges StreamRegistry::redeclare(const std::vector<StreamDef>& declared,
       if (s.declared || !options.auto_create) {
         if (!s.declared) --auto_created_;
         changes.removed.push_back(it->first);
-        std::erase_if(log_state_,
-                      [&](const auto& entry) { return entry.first.first == it->first; });
+        forget_log_keys_locked(it->first);
         it = streams_.erase(it);
         continue;
       }
@@ -239,16 +238,16 @@ void StreamRegistry::forget(std::string_view id) {
   const auto it = streams_.find(id);
   if (it == streams_.end() || it->second.declared) return;
   --auto_created_;
-  std::erase_if(log_state_, [&](const auto& entry) { return entry.first.first == id; });
+  forget_log_keys_locked(id);
   streams_.erase(it);
 }
 
 void StreamRegistry::reject(std::string_view id, RejectReason reason, std::string_view detail,
-                            std::uint64_t count) {
+                            std::uint64_t count, std::string_view log_key) {
   std::optional<PendingLine> line;
   {
     std::lock_guard lock(mu_);
-    line = count_locked(id, find_locked(id), reason, detail, count);
+    line = count_locked(id, find_locked(id), reason, detail, count, log_key);
   }
   emit(std::move(line));
 }
@@ -259,18 +258,17 @@ void StreamRegistry::count_accepted(std::string_view id, std::uint64_t samples) 
   if (StreamCounters* s = find_locked(id)) s->accepted_samples += samples;
 }
 
-std::optional<StreamRegistry::PendingLine> StreamRegistry::count_locked(std::string_view id,
-                                                                        StreamCounters* stream,
-                                                                        RejectReason reason,
-                                                                        std::string_view detail,
-                                                                        std::uint64_t count) {
+std::optional<StreamRegistry::PendingLine> StreamRegistry::count_locked(
+    std::string_view id, StreamCounters* stream, RejectReason reason, std::string_view detail,
+    std::uint64_t count, std::string_view log_key) {
   totals_.rejected.add(reason, count);
   if (stream) stream->rejected.add(reason, count);
   if (!log_ || count == 0) return std::nullopt;
 
   const auto now = clock_();
-  auto [it, first] = log_state_.try_emplace({stream ? std::string(id) : std::string(), reason});
-  LogState& state = it->second;
+  const auto [state_ptr, first] =
+      log_state_locked(stream || log_key.empty() ? id : log_key, stream != nullptr, reason, now);
+  LogState& state = *state_ptr;
   if (!first && now - state.last < options_.log_interval) {
     state.suppressed += count;
     totals_.log_suppressed += count;
@@ -285,6 +283,41 @@ std::optional<StreamRegistry::PendingLine> StreamRegistry::count_locked(std::str
   state.suppressed = 0;
   ++totals_.log_lines;
   return line;
+}
+
+std::pair<StreamRegistry::LogState*, bool> StreamRegistry::log_state_locked(
+    std::string_view key, bool has_stream, RejectReason reason,
+    std::chrono::steady_clock::time_point now) {
+  // An invalid id may be megabytes: its first 256 bytes are its key (a valid id has 255 at most).
+  std::pair<std::string, RejectReason> k{std::string(key.substr(0, 256)), reason};
+  if (const auto it = log_state_.find(k); it != log_state_.end()) return {&it->second, false};
+  if (!has_stream && streamless_log_keys_ >= max_log_keys) {
+    // Full: forget the entries that hold nothing back and whose interval is over (they
+    // would let the next line through anyway); if none is, share the reason's entry.
+    std::erase_if(log_state_, [&](const auto& entry) {
+      const LogState& s = entry.second;
+      const bool idle = s.streamless && s.suppressed == 0 && now - s.last >= options_.log_interval;
+      if (idle) --streamless_log_keys_;
+      return idle;
+    });
+    if (streamless_log_keys_ >= max_log_keys) {
+      k.first = others_log_key;
+      const auto [it, fresh] = log_state_.try_emplace(std::move(k));
+      return {&it->second, fresh};
+    }
+  }
+  const auto it = log_state_.emplace(std::move(k), LogState{}).first;
+  it->second.streamless = !has_stream;
+  if (!has_stream) ++streamless_log_keys_;
+  return {&it->second, true};
+}
+
+void StreamRegistry::forget_log_keys_locked(std::string_view id) {
+  std::erase_if(log_state_, [&](const auto& entry) {
+    if (entry.first.first != id) return false;
+    if (entry.second.streamless) --streamless_log_keys_;
+    return true;
+  });
 }
 
 void StreamRegistry::emit(std::optional<PendingLine> line) const {

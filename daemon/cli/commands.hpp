@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "ingest_feedback.hpp"
 #include "options.hpp"
 #include "warpwatch/bench/bench.hpp"
 #include "warpwatch/bench/e2e.hpp"
@@ -100,6 +101,7 @@ struct ReplayCommand {
   std::int64_t start_ns = 0;
   std::size_t chunk = 64;
   bool text = false;
+  FeedbackOptions feedback;  // what the daemon accepted (ingest_feedback.hpp)
 };
 CLI::App* add_replay_command(CLI::App& app, ReplayCommand& cmd);
 int run_replay(const ReplayCommand& cmd, std::ostream& out, std::ostream& err);
@@ -130,6 +132,7 @@ struct LoadCommand {
   std::size_t list = 10;
   CurveClientFiles curve;            // connecting: a CURVE client
   std::string allowed_clients_file;  // --bind with --key: a CURVE server accepting these keys
+  FeedbackOptions feedback;          // what the daemon accepted (ingest_feedback.hpp)
 };
 CLI::App* add_load_command(CLI::App& app, LoadCommand& cmd);
 int run_load(const LoadCommand& cmd, std::ostream& out, std::ostream& err);

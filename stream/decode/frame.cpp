@@ -221,6 +221,20 @@ std::string_view to_string(RejectReason reason) {
       return "unmapped_topic";
     case RejectReason::rate_limited:
       return "rate_limited";
+    case RejectReason::missing_field:
+      return "missing_field";
+    case RejectReason::missing_tag:
+      return "missing_tag";
+    case RejectReason::non_numeric_field:
+      return "non_numeric_field";
+    case RejectReason::value_out_of_range:
+      return "value_out_of_range";
+    case RejectReason::timestamp_range:
+      return "timestamp_range";
+    case RejectReason::line_too_long:
+      return "line_too_long";
+    case RejectReason::incomplete_line:
+      return "incomplete_line";
   }
   return "unknown_reason";  // not reached for a valid enumerator
 }

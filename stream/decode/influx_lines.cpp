@@ -87,14 +87,32 @@ std::string_view to_string(LineReject reason) {
 
 RejectReason registry_reason(LineReject reason) {
   switch (reason) {
+    case LineReject::syntax:
+      return RejectReason::malformed_frame;
+    case LineReject::line_too_long:
+      return RejectReason::line_too_long;
+    case LineReject::incomplete_line:
+      return RejectReason::incomplete_line;
+    case LineReject::timestamp_range:
+      return RejectReason::timestamp_range;
     case LineReject::missing_tag:
+      return RejectReason::missing_tag;
     case LineReject::invalid_stream_id:
       return RejectReason::invalid_stream_id;
     case LineReject::missing_field:
-      return RejectReason::wrong_dims;
-    default:
-      return RejectReason::malformed_frame;
+      return RejectReason::missing_field;
+    case LineReject::non_numeric_field:
+      return RejectReason::non_numeric_field;
+    case LineReject::value_out_of_range:
+      return RejectReason::value_out_of_range;
   }
+  return RejectReason::malformed_frame;  // not reached for a valid enumerator
+}
+
+std::string_view measurement_of(std::string_view line) {
+  std::size_t i = 0;
+  while (i < line.size() && line[i] != ',' && line[i] != ' ') i += line[i] == '\\' ? 2 : 1;
+  return line.substr(0, std::min(i, line.size()));
 }
 
 PointMapper::Built PointMapper::build_id(const Point& point, std::string_view field,
@@ -191,13 +209,12 @@ InfluxLineDecoder::InfluxLineDecoder(InfluxMapping mapping, IngestHub& hub, Sour
       counters_(counters),
       name_(std::move(name)) {}
 
-std::string InfluxLineDecoder::where(std::string_view peer, std::uint64_t line_no) const {
-  return std::string(name_)
-      .append(": from ")
-      .append(peer)
-      .append(", line ")
-      .append(std::to_string(line_no))
-      .append(": ");
+std::string InfluxLineDecoder::where(std::string_view peer, std::uint64_t line_no,
+                                     std::string_view measurement) const {
+  std::string out = std::string(name_).append(": from ").append(peer).append(", line ").append(
+      std::to_string(line_no));
+  if (!measurement.empty()) out.append(", measurement ").append(quoted(measurement, 64));
+  return out.append(": ");
 }
 
 std::int64_t InfluxLineDecoder::next_receive_time() {
@@ -221,28 +238,34 @@ void InfluxLineDecoder::line(std::string_view line, std::string_view peer, std::
 }
 
 InfluxLineDecoder::Rejections& InfluxLineDecoder::rejections(LineReject reason,
-                                                             std::string_view stream) {
+                                                             std::string_view stream,
+                                                             std::string_view peer) {
+  // A line without a stream id: its budget in the log is its sender's (host, not port).
+  const std::string key =
+      stream.empty() ? std::string("peer ").append(peer.substr(0, peer.rfind(':'))) : "";
   const auto it = std::find_if(rejected_.begin(), rejected_.end(), [&](const Rejections& r) {
-    return r.reason == reason && r.stream == stream;
+    return r.reason == reason && r.stream == stream && r.log_key == key;
   });
   if (it != rejected_.end()) return *it;
-  return rejected_.emplace_back(Rejections{reason, std::string(stream), 0, {}});
+  return rejected_.emplace_back(Rejections{reason, std::string(stream), key, 0, {}});
 }
 
 void InfluxLineDecoder::reject_line(LineReject reason, std::string_view peer, std::uint64_t line_no,
                                     std::string_view what) {
   ++counters_.lines;
   ++counters_.rejected[static_cast<std::size_t>(reason)];
-  Rejections& r = rejections(reason, "");
-  if (r.count++ == 0) r.first = where(peer, line_no).append(what);
+  Rejections& r = rejections(reason, "", peer);
+  if (r.count++ == 0) r.first = where(peer, line_no, {}).append(what);
 }
 
 void InfluxLineDecoder::reject(LineReject reason, std::string_view stream,
                                std::string_view subject) {
   ++counters_.rejected[static_cast<std::size_t>(reason)];
-  Rejections& r = rejections(reason, stream);
+  Rejections& r = rejections(reason, stream, peer_);
   if (r.count++ > 0) return;  // only the first is described (one log line at most)
-  r.first = where(peer_, line_no_).append(describe(reason, subject));
+  // Without a stream id the line is named by its measurement, when that much parses.
+  r.first = where(peer_, line_no_, stream.empty() ? measurement_of(line_) : std::string_view())
+                .append(describe(reason, subject));
   if (reason == LineReject::syntax)
     r.first.append(" at column ").append(std::to_string(syntax_.column));
   r.first.append(" in ").append(quoted(line_, max_quoted_line_bytes));
@@ -270,7 +293,7 @@ void InfluxLineDecoder::flush() {
   pending_.clear();
   pending_samples_ = 0;
   for (const Rejections& r : rejected_)
-    hub_.offer_rejected(r.stream, registry_reason(r.reason), r.first, r.count);
+    hub_.offer_rejected(r.stream, registry_reason(r.reason), r.first, r.count, r.log_key);
   rejected_.clear();
 }
 

@@ -170,31 +170,64 @@ TEST(Registry, LogHookIsRateLimitedPerStreamAndReason) {
   EXPECT_EQ(s.rejected[RejectReason::non_finite_value], 12u);  // counters never skip
 }
 
-TEST(Registry, IdsWithoutAStreamShareOneLogBudgetPerReason) {
+TEST(Registry, EachIdWithoutAStreamHasItsOwnLogBudgetUpToACap) {
   Harness h;
   StreamRegistry reg = h.make(pumps);
-  for (int i = 0; i < 100; ++i) (void)reg.admit(std::string("ghost-").append(std::to_string(i)), 1);
-  (void)reg.admit("bad id\n", 1);
-  (void)reg.admit("also bad", 1);
-  ASSERT_EQ(h.lines.size(), 2u);
+  (void)reg.admit("ghost-0", 1);
+  (void)reg.admit("ghost-0", 1);   // the same mistake again: held back
+  (void)reg.admit("ghost-1", 1);   // a second, different one: logged (issue 36)
+  (void)reg.admit("bad id\n", 1);  // another reason
+  (void)reg.admit("also bad", 1);  // another invalid id
+  ASSERT_EQ(h.lines.size(), 4u);
   EXPECT_EQ(h.lines[0], (LogLine{"ghost-0", RejectReason::unknown_stream,
                                  "not a declared stream, and auto-creation is off"}));
+  EXPECT_EQ(h.lines[1], (LogLine{"ghost-1", RejectReason::unknown_stream,
+                                 "not a declared stream, and auto-creation is off"}));
   // An invalid id is escaped for the log line: it may hold control bytes.
-  EXPECT_EQ(h.lines[1], (LogLine{"bad\\x20id\\x0a", RejectReason::invalid_stream_id,
+  EXPECT_EQ(h.lines[2], (LogLine{"bad\\x20id\\x0a", RejectReason::invalid_stream_id,
                                  "whitespace in stream id"}));
+  EXPECT_EQ(h.lines[3].stream, "also\\x20bad");
+  EXPECT_EQ(reg.snapshot().log_suppressed, 1u);
+
+  // Up to max_log_keys ids without a stream have a budget each (4 so far) ...
+  for (std::size_t k = 2; k < warpwatch::stream::max_log_keys - 2; ++k)
+    (void)reg.admit(std::string("ghost-").append(std::to_string(k)), 1);
+  ASSERT_EQ(h.lines.size(), warpwatch::stream::max_log_keys);
+  // ... the ones after them share one per reason while none of theirs is idle ...
+  (void)reg.admit("late-1", 1);
+  (void)reg.admit("late-2", 1);
+  ASSERT_EQ(h.lines.size(), warpwatch::stream::max_log_keys + 1);
+  EXPECT_EQ(h.lines.back().stream, "late-1");
+  EXPECT_EQ(reg.snapshot().log_suppressed, 2u);
+  // ... and once their interval is over, the idle ones are forgotten and a new id has its own.
   h.now += 10s;
-  (void)reg.admit("ghost-x", 1);
-  ASSERT_EQ(h.lines.size(), 3u);
-  EXPECT_EQ(h.lines[2].detail,
-            "not a declared stream, and auto-creation is off (99 more since the last line)");
+  (void)reg.admit("late-3", 1);
+  (void)reg.admit("late-4", 1);
+  ASSERT_EQ(h.lines.size(), warpwatch::stream::max_log_keys + 3);
+  EXPECT_EQ(h.lines.back(), (LogLine{"late-4", RejectReason::unknown_stream,
+                                     "not a declared stream, and auto-creation is off"}));
   EXPECT_EQ(reg.snapshot().streams.size(), 2u);
 
   // An invalid id of 1000 control bytes is printed as its first 64, escaped, then "...".
   (void)reg.admit(std::string(1000, '\x01'), 1);
-  ASSERT_EQ(h.lines.size(), 4u);
-  EXPECT_EQ(h.lines[3].stream.size(), 64u * 4 + 3);
-  EXPECT_EQ(h.lines[3].stream.substr(0, 8), "\\x01\\x01");
-  EXPECT_EQ(h.lines[3].detail, "stream id longer than 255 bytes (1 more since the last line)");
+  ASSERT_EQ(h.lines.size(), warpwatch::stream::max_log_keys + 4);
+  EXPECT_EQ(h.lines.back().stream.size(), 64u * 4 + 3);
+  EXPECT_EQ(h.lines.back().stream.substr(0, 8), "\\x01\\x01");
+  EXPECT_EQ(h.lines.back().detail, "stream id longer than 255 bytes");
+}
+
+TEST(Registry, InputWithoutAnIdHasALogBudgetPerPeer) {
+  Harness h;
+  StreamRegistry reg = h.make(pumps);
+  reg.reject("", RejectReason::malformed_frame, "from 10.0.0.1:5: not ZeroMQ", 1, "peer 10.0.0.1");
+  reg.reject("", RejectReason::malformed_frame, "from 10.0.0.1:6: not ZeroMQ", 1, "peer 10.0.0.1");
+  reg.reject("", RejectReason::malformed_frame, "from 10.0.0.2:5: not ZeroMQ", 1, "peer 10.0.0.2");
+  ASSERT_EQ(h.lines.size(), 2u);
+  EXPECT_EQ(h.lines[0],
+            (LogLine{"", RejectReason::malformed_frame, "from 10.0.0.1:5: not ZeroMQ"}));
+  EXPECT_EQ(h.lines[1],
+            (LogLine{"", RejectReason::malformed_frame, "from 10.0.0.2:5: not ZeroMQ"}));
+  EXPECT_EQ(reg.snapshot().rejected[RejectReason::malformed_frame], 3u);
 }
 
 TEST(Registry, NoHookStillCounts) {

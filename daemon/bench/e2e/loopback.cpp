@@ -140,6 +140,11 @@ ProcReading read_proc(pid_t pid) {
 
 std::optional<HttpResponse> http_get(int port, const std::string& target,
                                      std::chrono::milliseconds timeout) {
+  return http_get("127.0.0.1", port, target, timeout);
+}
+
+std::optional<HttpResponse> http_get(const std::string& host, int port, const std::string& target,
+                                     std::chrono::milliseconds timeout, std::string* why) {
   namespace beast = boost::beast;
   namespace http = beast::http;
   using boost::asio::ip::tcp;
@@ -147,26 +152,33 @@ std::optional<HttpResponse> http_get(int port, const std::string& target,
     boost::asio::io_context io;
     beast::tcp_stream stream(io);
     stream.expires_after(timeout);
-    stream.connect(
-        tcp::endpoint(boost::asio::ip::address_v4::loopback(), static_cast<unsigned short>(port)));
+    tcp::resolver resolver(io);
+    stream.connect(resolver.resolve(host, std::to_string(port)));
     http::request<http::empty_body> request{http::verb::get, target, 11};
-    request.set(http::field::host, "127.0.0.1");
+    request.set(http::field::host, host);
     request.set(http::field::connection, "close");
     // Asynchronous under the hood so that the stream's deadline applies to every step.
     beast::error_code error;
     http::async_write(stream, request, [&](beast::error_code ec, std::size_t) { error = ec; });
     io.run();
-    if (error) return std::nullopt;
+    if (error) {
+      if (why) *why = error.message();
+      return std::nullopt;
+    }
     io.restart();
     beast::flat_buffer buffer;
     http::response<http::string_body> response;
     http::async_read(stream, buffer, response,
                      [&](beast::error_code ec, std::size_t) { error = ec; });
     io.run();
-    if (error) return std::nullopt;
+    if (error) {
+      if (why) *why = error.message();
+      return std::nullopt;
+    }
     return HttpResponse{static_cast<int>(response.result_int()),
                         std::string(response[http::field::content_type]), response.body()};
-  } catch (const std::exception&) {  // refused, reset: nothing answered
+  } catch (const std::exception& e) {  // refused, reset: nothing answered
+    if (why) *why = e.what();
     return std::nullopt;
   }
 }

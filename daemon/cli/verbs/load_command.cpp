@@ -7,6 +7,7 @@
 #include <fstream>
 #include <memory>
 #include <ostream>
+#include <set>
 #include <stdexcept>
 
 #include "commands.hpp"
@@ -170,6 +171,7 @@ CLI::App* add_load_command(CLI::App& app, LoadCommand& cmd) {
                   "--key is then the server's secret key")
       ->check(CLI::ExistingFile);
   add_series_input_options(*sub, cmd.input);
+  add_feedback_options(*sub, cmd.feedback);
   return sub;
 }
 
@@ -228,6 +230,10 @@ int run_load(const LoadCommand& cmd, std::ostream& out, std::ostream& err) {
     if (!json) throw std::runtime_error("cannot write " + cmd.json_path);
   }
   const bench::LoadGenerator generator(std::move(o));
+  std::set<std::string> streams;
+  for (std::size_t k = 0; k < generator.options().streams; ++k)
+    streams.insert(generator.stream_id(k));
+  IngestFeedback feedback(cmd.feedback, std::move(streams));  // the counters before
   bench::LoadResult result;
   {
     InterruptScope interrupts;
@@ -241,7 +247,7 @@ int run_load(const LoadCommand& cmd, std::ostream& out, std::ostream& err) {
     json << bench::load_result_json(generator, result, cpu);
     if (!json.flush()) throw std::runtime_error("cannot write " + cmd.json_path);
   }
-  return 0;
+  return feedback.report(result.samples, out, err);
 }
 
 }  // namespace warpwatch::cli

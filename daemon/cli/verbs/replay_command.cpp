@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "ingest_feedback.hpp"
 #include "warpwatch/stream/decode/frame.hpp"
 #include "warpwatch/stream/sources/replay.hpp"
 
@@ -28,6 +29,7 @@ CLI::App* add_replay_command(CLI::App& app, ReplayCommand& cmd) {
   sub->add_option("--chunk", cmd.chunk, "samples per message")->capture_default_str();
   sub->add_flag("--text", cmd.text, "send text lines (t_ns,v1,...) instead of binary frames");
   add_series_input_options(*sub, cmd.input);
+  add_feedback_options(*sub, cmd.feedback);
   return sub;
 }
 
@@ -35,6 +37,7 @@ int run_replay(const ReplayCommand& cmd, std::ostream& out, std::ostream& err) {
   if (cmd.chunk == 0) throw std::runtime_error("--chunk must be >= 1");
   const auto series = load_series_for_cli(cmd.file, cmd.input, err);
   const config::LoadedSeries& s = series.front();
+  IngestFeedback feedback(cmd.feedback, {cmd.stream});  // the counters before
   zmq::context_t context;
   zmq::socket_t socket(context, zmq::socket_type::push);
   socket.set(zmq::sockopt::linger, 10000);  // deliver what is queued before exiting
@@ -59,9 +62,11 @@ int run_replay(const ReplayCommand& cmd, std::ostream& out, std::ostream& err) {
         zmq::send_multipart(socket, parts);
         return true;
       });
-  out << "replayed " << s.length() << " samples of " << s.name << " as stream '" << cmd.stream
+  socket.close();
+  context.close();  // waits up to the linger for what is queued to be delivered
+  out << "sent " << s.length() << " samples of " << s.name << " as stream '" << cmd.stream
       << "' in " << messages << " messages to " << cmd.endpoint << "\n";
-  return 0;
+  return feedback.report(s.length(), out, err);
 }
 
 }  // namespace warpwatch::cli

@@ -76,9 +76,15 @@ Pipeline::Pipeline(config::DaemonConfig config, Logger log)
       declared_streams(config_), registry_options(config_),
       [this](std::string_view stream, stream::RejectReason reason, std::string_view detail) {
         // Rate-limited by the registry (docs/ingest.md §9): at most one line per
-        // (stream, reason) every 10 s, so a flood of bad input cannot flood the log.
-        log_->warn("rejected input on stream '{}': {}{}{}", stream, stream::to_string(reason),
-                   detail.empty() ? "" : ": ", detail);
+        // (stream or peer, reason) every 10 s, so a flood of bad input cannot flood the log.
+        // Input without an id (a non-ZeroMQ peer, a line without a measurement) has its
+        // peer in the detail.
+        if (stream.empty())
+          log_->warn("rejected input without a stream id: {}{}{}", stream::to_string(reason),
+                     detail.empty() ? "" : ": ", detail);
+        else
+          log_->warn("rejected input on stream '{}': {}{}{}", stream, stream::to_string(reason),
+                     detail.empty() ? "" : ": ", detail);
       });
   hub_ = std::make_unique<stream::IngestHub>(
       *registry_, stream::QueueLimits{config_.max_message_bytes, config_.queue_bytes,

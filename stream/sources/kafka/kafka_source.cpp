@@ -60,15 +60,17 @@ std::string_view deliver_kafka_message(IngestHub& hub, SourceId source, PayloadF
            std::to_string(offset);
   };
   if (!has_key) {
+    // Counted as invalid_stream_id ingest-wide and no_key by the source: the line says both.
     hub.offer_rejected("", RejectReason::invalid_stream_id,
-                       where() + " has no key (the key is the stream id)");
+                       "no_key: " + where() + " has no key (the key is the stream id)", 1,
+                       "kafka partition " + std::to_string(partition));
     return "no_key";
   }
   if (payload_kind(value, format) == PayloadKind::json) {
     if (const auto other = other_stream(key, value)) {
-      hub.offer_rejected(
-          key, RejectReason::invalid_stream_id,
-          where() + ": its JSON names stream " + stream::quoted(*other) + ", its key another");
+      hub.offer_rejected(key, RejectReason::invalid_stream_id,
+                         "stream_mismatch: " + where() + ": its JSON names stream " +
+                             stream::quoted(*other) + ", its key another");
       return "stream_mismatch";
     }
   }

@@ -1,5 +1,9 @@
 #include "warpwatch/stream/sources/zmq_source.hpp"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -44,6 +48,14 @@ ZmqSource::ZmqSource(zmq::context_t& context, const ZmqSourceOptions& options, I
       }
       socket_.connect(options.endpoint);
     } else {
+      if (!options.curve && std::string_view(options.endpoint).starts_with("tcp://")) {
+        watch_ = std::make_unique<ConnectionWatch>();
+        watch_->on_not_zeromq = [this](const std::string& peer) { not_zeromq(peer); };
+        watch_->init(socket_, next_monitor_endpoint(),
+                     ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED |
+                         ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
+                         ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL);
+      }
       socket_.bind(options.endpoint);
     }
   } catch (const zmq::error_t& e) {
@@ -53,6 +65,13 @@ ZmqSource::ZmqSource(zmq::context_t& context, const ZmqSourceOptions& options, I
   if (endpoint_.empty()) endpoint_ = options.endpoint;
   source_ = hub_.add_source(
       describe(), options.kind == ZmqSourceOptions::Kind::sub ? Overflow::drop : Overflow::wait);
+  // A pull socket's watch has a thread of its own, woken by each event: the peer's address
+  // is read from the accepted connection while it is open, which for a peer that sends and
+  // closes at once is not long. Started last: it reads endpoint_.
+  if (watch_ && options.kind == ZmqSourceOptions::Kind::pull)
+    peer_watch_ = std::jthread([this](std::stop_token stop) {
+      while (!stop.stop_requested()) watch_->check_event(100);
+    });
 }
 
 ZmqSource::~ZmqSource() {
@@ -60,7 +79,46 @@ ZmqSource::~ZmqSource() {
 }
 
 bool ZmqSource::connected() const {
-  return !watch_ || watch_->up.load();
+  return options_.kind == ZmqSourceOptions::Kind::pull || !watch_ || watch_->up.load();
+}
+
+void ZmqSource::ConnectionWatch::on_event_accepted(const zmq_event_t& event, const char*) {
+  sockaddr_storage address{};
+  socklen_t size = sizeof address;
+  char host[INET6_ADDRSTRLEN] = "?";
+  int port = 0;
+  if (::getpeername(event.value, reinterpret_cast<sockaddr*>(&address), &size) != 0) return;
+  {
+    if (address.ss_family == AF_INET) {
+      const auto& in = reinterpret_cast<const sockaddr_in&>(address);
+      ::inet_ntop(AF_INET, &in.sin_addr, host, sizeof host);
+      port = ntohs(in.sin_port);
+    } else if (address.ss_family == AF_INET6) {
+      const auto& in = reinterpret_cast<const sockaddr_in6&>(address);
+      ::inet_ntop(AF_INET6, &in.sin6_addr, host, sizeof host);
+      port = ntohs(in.sin6_port);
+    }
+  }
+  if (peers_.size() < 4096) peers_[event.value] = std::string(host) + ":" + std::to_string(port);
+}
+
+void ZmqSource::ConnectionWatch::on_event_disconnected(const zmq_event_t& event, const char*) {
+  up = false;
+  const auto it = peers_.find(event.value);
+  const std::string peer =
+      it == peers_.end() ? "an address not read in time (closed at once)" : it->second;
+  if (it != peers_.end()) peers_.erase(it);
+  if (failed_ == 0) return;
+  --failed_;
+  if (on_not_zeromq) on_not_zeromq(peer);
+}
+
+void ZmqSource::not_zeromq(const std::string& peer) {
+  hub_.offer_rejected({}, RejectReason::malformed_frame,
+                      describe() + ": from " + peer +
+                          ": not ZeroMQ (no ZMTP handshake: raw text or another protocol?); "
+                          "send [stream id][payload] messages from a ZeroMQ PUSH socket",
+                      1, "peer " + peer.substr(0, peer.rfind(':')));
 }
 
 std::string ZmqSource::describe() const {
@@ -80,7 +138,7 @@ void ZmqSource::run(std::stop_token stop) {
     zmq::poll(&item, 1, poll_interval);
     // At most a thousand messages between looks at pause and stop.
     if (item.revents & ZMQ_POLLIN) drain(1000);
-    if (watch_)
+    if (watch_ && !waits)  // a pull socket's watch has a thread of its own
       while (watch_->check_event(0)) {
       }
   }
@@ -107,19 +165,26 @@ bool ZmqSource::receive_one() {
       ++parts;
     }
   }
+  std::string peer;
+  if (parts != 2) {  // named in the log line: who sends such messages
+    const char* address = zmq_msg_gets(id_.handle(), "Peer-Address");
+    if (address) peer = address;
+  }
   deliver_zmq_message(hub_, source_, parts, id_.to_string_view(),
                       parts < 2
                           ? std::span<const std::byte>()
                           : std::span<const std::byte>(
-                                static_cast<const std::byte*>(payload_.data()), payload_.size()));
+                                static_cast<const std::byte*>(payload_.data()), payload_.size()),
+                      peer);
   return true;
 }
 
 void deliver_zmq_message(IngestHub& hub, SourceId source, std::size_t parts, std::string_view id,
-                         std::span<const std::byte> payload) {
+                         std::span<const std::byte> payload, std::string_view peer) {
   if (parts != 2) {
-    hub.offer_rejected(id, RejectReason::wrong_part_count,
-                       "expected 2 frames [stream id][payload], got " + std::to_string(parts));
+    std::string detail = "expected 2 frames [stream id][payload], got " + std::to_string(parts);
+    if (!peer.empty()) detail.append(" from ").append(peer);
+    hub.offer_rejected(id, RejectReason::wrong_part_count, detail);
     return;
   }
   hub.offer_message(source, id, payload);

@@ -345,24 +345,55 @@ TEST(InfluxLineDecoder, BadLinesAreCountedPerReasonAndTheRestKept) {
 
   // The same rejections in the ingest-wide counters, under their registry reasons.
   const RegistrySnapshot snap = f.registry.snapshot();
-  EXPECT_EQ(snap.rejected[RejectReason::malformed_frame], 5u);  // syntax x2, string, range, long
-  EXPECT_EQ(snap.rejected[RejectReason::wrong_dims], 1u);       // the missing field
+  EXPECT_EQ(snap.rejected[RejectReason::malformed_frame], 2u);  // syntax x2
+  EXPECT_EQ(snap.rejected[RejectReason::non_numeric_field], 1u);
+  EXPECT_EQ(snap.rejected[RejectReason::value_out_of_range], 1u);
+  EXPECT_EQ(snap.rejected[RejectReason::line_too_long], 1u);
+  EXPECT_EQ(snap.rejected[RejectReason::missing_field], 1u);
+  EXPECT_EQ(snap.rejected[RejectReason::wrong_dims], 0u);
   ASSERT_EQ(snap.streams.size(), 1u);
-  EXPECT_EQ(snap.streams[0].rejected[RejectReason::wrong_dims], 1u) << "counted for 'acc'";
+  EXPECT_EQ(snap.streams[0].rejected[RejectReason::missing_field], 1u) << "counted for 'acc'";
 
   // One log line per (stream, reason), naming the source, the sender, the line, the reason.
   bool syntax_logged = false;
   for (const std::string& l : f.log)
-    if (l.find("malformed_frame|influx tcp://test: from 10.0.0.1:99, line 3: ") == 1 &&
+    if (l.find("malformed_frame|influx tcp://test: from 10.0.0.1:99, line 3, measurement "
+               "'garbage': ") == 1 &&
         l.find("'garbage'") != std::string::npos &&
         l.find("2 in this message") != std::string::npos)
       syntax_logged = true;
   EXPECT_TRUE(syntax_logged) << "log: " << ::testing::PrintToString(f.log);
   bool missing_logged = false;
   for (const std::string& l : f.log)
-    if (l.starts_with("acc|wrong_dims|") && l.find("line 2: no field 'y'") != std::string::npos)
+    if (l.starts_with("acc|missing_field|") && l.find("line 2: no field 'y'") != std::string::npos)
       missing_logged = true;
   EXPECT_TRUE(missing_logged) << "log: " << ::testing::PrintToString(f.log);
+}
+
+TEST(InfluxLineDecoder, LinesWithoutAStreamIdAreNamedByMeasurementOrSenderEachLogged) {
+  DecoderFixture f(mapping("{measurement}.{tag:host}", {"x"}));
+  f.decoder.received_at(5);
+  f.decoder.line("cpu,host=a x=oops 1", "10.0.0.1:99", 1);  // syntax: the measurement is read
+  f.decoder.line(",host=a x=1 2", "10.0.0.2:99", 7);        // no measurement: the sender only
+  f.decoder.line("cpu x=1 3", "10.0.0.3:99", 2);            // no tag host
+  f.decoder.flush();
+  ASSERT_EQ(f.log.size(), 3u) << ::testing::PrintToString(f.log);
+  EXPECT_EQ(f.log[0].rfind("|malformed_frame|influx tcp://test: from 10.0.0.1:99, line 1, "
+                           "measurement 'cpu': ",
+                           0),
+            0u)
+      << f.log[0];
+  EXPECT_EQ(f.log[1].rfind("|malformed_frame|influx tcp://test: from 10.0.0.2:99, line 7: ", 0), 0u)
+      << "another sender: logged too; " << f.log[1];
+  EXPECT_EQ(f.log[2],
+            "|missing_tag|influx tcp://test: from 10.0.0.3:99, line 2, measurement "
+            "'cpu': no tag 'host' for the stream id template in 'cpu x=1 3'");
+  const RegistrySnapshot snap = f.registry.snapshot();
+  EXPECT_EQ(snap.rejected[RejectReason::malformed_frame], 2u);
+  EXPECT_EQ(snap.rejected[RejectReason::missing_tag], 1u);
+  EXPECT_EQ(snap.rejected[RejectReason::missing_tag],
+            f.counters.rejected[static_cast<std::size_t>(LineReject::missing_tag)].load())
+      << "the ingest-wide counter and the source's say the same";
 }
 
 TEST(InfluxLineDecoder, LinesWithoutTimestampsGetStrictlyIncreasingReceiveTimes) {

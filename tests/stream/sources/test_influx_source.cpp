@@ -161,8 +161,9 @@ TEST_F(InfluxTcp, MalformedLinesAreCountedAndTheRestOfTheBatchKept) {
   // The registry's counts follow the read's samples (the rejections are handed over last).
   ASSERT_TRUE(eventually([&] { return registry.snapshot().rejected.total() == 4; }));
   const RegistrySnapshot snap = registry.snapshot();
-  EXPECT_EQ(snap.rejected[RejectReason::malformed_frame], 3u);
-  EXPECT_EQ(snap.rejected[RejectReason::wrong_dims], 1u);
+  EXPECT_EQ(snap.rejected[RejectReason::malformed_frame], 2u);
+  EXPECT_EQ(snap.rejected[RejectReason::non_numeric_field], 1u);
+  EXPECT_EQ(snap.rejected[RejectReason::missing_field], 1u);
 }
 
 TEST_F(InfluxTcp, SeveralConnectionsAtOnce) {

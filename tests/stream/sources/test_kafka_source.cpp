@@ -158,8 +158,12 @@ TEST_F(KafkaSourceTest, BadMessagesAreCountedPerReasonAndTheRestKept) {
   const auto rejected = registry.snapshot().rejected;
   EXPECT_EQ(rejected[RejectReason::invalid_stream_id], 3u);  // no key, two mismatches
   EXPECT_EQ(rejected[RejectReason::malformed_frame], 2u);    // the frame, the line
-  EXPECT_GE(log.count("has no key (the key is the stream id)"), 1u) << log.joined();
-  EXPECT_GE(log.count("its JSON names stream 'b', its key another"), 1u) << log.joined();
+  EXPECT_GE(log.count("invalid_stream_id: no_key: kafka message at partition 0 offset "), 1u)
+      << log.joined();
+  EXPECT_GE(log.count(" has no key (the key is the stream id)"), 1u) << log.joined();
+  EXPECT_GE(log.count("invalid_stream_id: stream_mismatch: kafka message at partition 0 "), 1u)
+      << log.joined();
+  EXPECT_GE(log.count(": its JSON names stream 'b', its key another"), 1u) << log.joined();
 }
 
 TEST_F(KafkaSourceTest, AFullQueuePausesThePartitionsAndLosesNothing) {

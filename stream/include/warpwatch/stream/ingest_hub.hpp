@@ -118,9 +118,10 @@ class IngestHub {
                      PayloadFormat format = PayloadFormat::frame_or_text);
   // Input rejected before it became samples (a ZeroMQ message of other than [stream
   // id][payload], bad lines of line protocol): `count` of them counted under `reason` for
-  // `id` (the stream's, or "") with `detail`, the first one's description. Thread-safe.
+  // `id` (the stream's, or "") with `detail`, the first one's description; `log_key` (the
+  // peer) keys the log's budget of input without an id (StreamRegistry::reject). Thread-safe.
   void offer_rejected(std::string_view id, RejectReason reason, std::string_view detail,
-                      std::uint64_t count = 1);
+                      std::uint64_t count = 1, std::string_view log_key = {});
   // Samples that need no decoding (the replay source). Thread-safe.
   void offer_samples(SourceId source, std::string_view id, const Samples& samples);
   // The stream's input is finite and has ended: its pending match candidates are to be

@@ -22,6 +22,10 @@
 
 namespace warpwatch::stream {
 
+// The log's rate limit (docs/operations.md): distinct ids without a stream that get a log
+// budget of their own; the others share one per reason.
+inline constexpr std::size_t max_log_keys = 1024;
+
 struct RegistryOptions {
   bool auto_create = false;              // accept undeclared ids, creating their streams
   std::size_t max_auto_streams = 10000;  // auto-created streams at most (declared not counted)
@@ -123,9 +127,11 @@ class StreamRegistry {
 
   // Counts `count` rejections for `reason` (decode errors, oversized messages, samples
   // the validator dropped) and offers one log line. An id that has no stream is counted
-  // in the totals only, so that random ids cannot grow memory.
+  // in the totals only, so that random ids cannot grow memory. The log's budget is kept
+  // per (reason, id); for an id without a stream, per (reason, log_key) when the caller
+  // names one (the peer, e.g. "peer 127.0.0.1": input that carries no usable id).
   void reject(std::string_view id, RejectReason reason, std::string_view detail,
-              std::uint64_t count = 1);
+              std::uint64_t count = 1, std::string_view log_key = {});
   void count_accepted(std::string_view id, std::uint64_t samples);
 
   // The dims a message for `id` must have: the stream's, auto_dims for an id that would
@@ -151,7 +157,10 @@ class StreamRegistry {
   struct LogState {
     std::chrono::steady_clock::time_point last;
     std::uint64_t suppressed = 0;
+    bool streamless = false;  // counted in streamless_log_keys_
   };
+  // Not a valid stream id (it holds a NUL byte): the shared entry beyond max_log_keys.
+  static constexpr std::string_view others_log_key{"\0others", 7};
   struct PendingLine {
     std::string stream, detail;
     RejectReason reason;
@@ -162,7 +171,12 @@ class StreamRegistry {
   // ingest).
   std::optional<PendingLine> count_locked(std::string_view id, StreamCounters* stream,
                                           RejectReason reason, std::string_view detail,
-                                          std::uint64_t count);
+                                          std::uint64_t count, std::string_view log_key = {});
+  // The log's rate-limit entry for (key, reason), and whether it is new.
+  std::pair<LogState*, bool> log_state_locked(std::string_view key, bool has_stream,
+                                              RejectReason reason,
+                                              std::chrono::steady_clock::time_point now);
+  void forget_log_keys_locked(std::string_view id);
   StreamCounters* find_locked(std::string_view id);
   StreamCounters& create_auto_locked(std::string_view id);  // counted in auto_created_
   static void check_declarations(const std::vector<StreamDef>& declared,
@@ -177,8 +191,12 @@ class StreamRegistry {
   std::unordered_map<std::string, StreamCounters, StreamIdHash, std::equal_to<>> streams_;
   std::size_t auto_created_ = 0;
   RegistrySnapshot totals_;  // streams left empty; filled by snapshot()
-  // Rate limit per (stream, reason); ids without a stream share the key "".
+  // The log's rate limit per (id, reason): a stream's id, or the id of a message that names
+  // no stream (an unknown or invalid id, a raw text's first frame, a line's measurement).
+  // Ids without a stream hold at most max_log_keys entries (idle ones are swept first);
+  // beyond that they share one entry per reason, others_log_key.
   std::map<std::pair<std::string, RejectReason>, LogState> log_state_;
+  std::size_t streamless_log_keys_ = 0;
 };
 
 }  // namespace warpwatch::stream

@@ -99,8 +99,8 @@ TEST(InfluxIngest, TelegrafLinesOverTcpAndUdpAreMatchedAndBadOnesCounted) {
         << "the ms timestamps in ns";
   }
   EXPECT_NE(sub.events[0].event.at("stream"), sub.events[1].event.at("stream"));
-  EXPECT_EQ(log.count("rejected input on stream '': malformed_frame: influx " + endpoints[0] +
-                      ": from 127.0.0.1:"),
+  EXPECT_EQ(log.count("rejected input without a stream id: malformed_frame: influx " +
+                      endpoints[0] + ": from 127.0.0.1:"),
             1u)
       << log.joined();
 

@@ -65,6 +65,9 @@ struct HttpResponse {
 // `timeout`.
 std::optional<HttpResponse> http_get(int port, const std::string& target,
                                      std::chrono::milliseconds timeout);
+// The same of http://host:port/target (a name or an address); `why` says what failed.
+std::optional<HttpResponse> http_get(const std::string& host, int port, const std::string& target,
+                                     std::chrono::milliseconds timeout, std::string* why = nullptr);
 
 // Prometheus text format: "name{labels}" -> value, comment lines and unreadable values
 // skipped.

@@ -34,9 +34,17 @@ enum class RejectReason {
   queue_full,                // a source that cannot push back overflowed the ingest queue
   unmapped_topic,            // an MQTT topic with fewer levels than the stream template uses
   rate_limited,              // samples over the stream's limits.max_stream_rate_hz
+  // Line protocol (stream/decode/influx_lines.hpp, LineReject: the same names).
+  missing_field,       // a configured field the line does not have
+  missing_tag,         // the line lacks a tag that the stream id template names
+  non_numeric_field,   // a configured field that is a string or a boolean
+  value_out_of_range,  // a value beyond the float32 range
+  timestamp_range,     // a timestamp beyond int64 nanoseconds at the configured precision
+  line_too_long,       // a line longer than max_line_bytes
+  incomplete_line,     // a line cut off before its '\n'
 };
 
-inline constexpr std::array<RejectReason, 14> all_reject_reasons = {
+inline constexpr std::array<RejectReason, 21> all_reject_reasons = {
     RejectReason::malformed_frame,   RejectReason::unknown_stream,
     RejectReason::wrong_dims,        RejectReason::non_increasing_timestamp,
     RejectReason::non_finite_value,  RejectReason::oversized_message,
@@ -44,6 +52,10 @@ inline constexpr std::array<RejectReason, 14> all_reject_reasons = {
     RejectReason::wrong_part_count,  RejectReason::unknown_payload,
     RejectReason::empty_payload,     RejectReason::queue_full,
     RejectReason::unmapped_topic,    RejectReason::rate_limited,
+    RejectReason::missing_field,     RejectReason::missing_tag,
+    RejectReason::non_numeric_field, RejectReason::value_out_of_range,
+    RejectReason::timestamp_range,   RejectReason::line_too_long,
+    RejectReason::incomplete_line,
 };
 
 std::string_view to_string(RejectReason reason);

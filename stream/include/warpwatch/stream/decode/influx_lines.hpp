@@ -44,9 +44,12 @@ inline constexpr std::array<LineReject, 9> all_line_rejects = {
     LineReject::missing_field,   LineReject::non_numeric_field, LineReject::value_out_of_range,
 };
 std::string_view to_string(LineReject reason);
-// malformed_frame (a bad text line) but for invalid_stream_id and missing_tag
-// (invalid_stream_id: no valid id) and missing_field (wrong_dims: too few values).
+// The one reason a line is counted and logged under, ingest-wide: the RejectReason of the
+// same name, but syntax, which is malformed_frame (not the format, as a bad text line).
 RejectReason registry_reason(LineReject reason);
+// The measurement a line starts with (up to its first unescaped ',' or ' '), as far as it
+// can be read: names a line whose stream id cannot be built in the log.
+std::string_view measurement_of(std::string_view line);
 
 // Cuts bytes into lines at '\n' (the '\n' not included), keeping an unfinished line between
 // calls: at most max_line_bytes are held, a longer line is reported once and skipped.
@@ -161,16 +164,18 @@ class InfluxLineDecoder final : private PointSink {
   void reject(LineReject reason, std::string_view stream, std::string_view subject) override;
   void ignored_field() override;
   std::int64_t next_receive_time();
-  // "<name>: from <peer>, line <n>: "
-  std::string where(std::string_view peer, std::uint64_t line_no) const;
+  // "<name>: from <peer>, line <n>[, measurement '<m>']: "
+  std::string where(std::string_view peer, std::uint64_t line_no,
+                    std::string_view measurement) const;
 
   struct Rejections {
     LineReject reason;
     std::string stream;
+    std::string log_key;  // without a stream: "peer <host>" (StreamRegistry::reject)
     std::uint64_t count = 0;
     std::string first;  // the first one's description
   };
-  Rejections& rejections(LineReject reason, std::string_view stream);
+  Rejections& rejections(LineReject reason, std::string_view stream, std::string_view peer);
 
   PointMapper mapper_;
   IngestHub& hub_;

@@ -14,11 +14,14 @@
 
 #include <atomic>
 #include <cstddef>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "warpwatch/stream/ingest_hub.hpp"
 #include "warpwatch/stream/source.hpp"
@@ -41,10 +44,11 @@ struct ZmqSourceOptions {
 
 // What a ZeroMQ source hands the hub for one message of `parts` parts, the first `id`, the
 // second `payload` (empty when there is none): a message of other than 2 parts is counted
-// as wrong_part_count under its first part, one of 2 is offered as [stream id][payload].
-// Free of sockets, so that tests and the fuzz target call what the source calls.
+// as wrong_part_count under its first part (`peer`, libzmq's Peer-Address, named in the
+// log line when known), one of 2 is offered as [stream id][payload]. Free of sockets, so
+// that tests and the fuzz target call what the source calls.
 void deliver_zmq_message(IngestHub& hub, SourceId source, std::size_t parts, std::string_view id,
-                         std::span<const std::byte> payload);
+                         std::span<const std::byte> payload, std::string_view peer = {});
 
 class ZmqSource final : public ThreadedSource {
  public:
@@ -64,15 +68,28 @@ class ZmqSource final : public ThreadedSource {
   bool connected() const override;
 
  private:
-  // libzmq's socket monitor of a sub socket: its events arrive on an inproc PAIR socket
-  // that the source's thread reads between polls.
+  // libzmq's socket monitor: its events arrive on an inproc PAIR socket that the source's
+  // thread reads between polls. A sub socket's tells whether it is connected; a plain pull
+  // socket's tell of peers that do not speak ZeroMQ (raw text over TCP: libzmq drops them
+  // at the handshake without a message), each counted as malformed_frame and logged with
+  // its address (got from the accepted connection's fd; the failed handshake is the next
+  // disconnection's).
   class ConnectionWatch final : public zmq::monitor_t {
    public:
     std::atomic<bool> up{false};
+    std::function<void(const std::string& peer)> on_not_zeromq;
 
    private:
     void on_event_handshake_succeeded(const zmq_event_t&, const char*) override { up = true; }
-    void on_event_disconnected(const zmq_event_t&, const char*) override { up = false; }
+    void on_event_accepted(const zmq_event_t& event, const char*) override;
+    void on_event_handshake_failed_no_detail(const zmq_event_t&, const char*) override {
+      ++failed_;
+    }
+    void on_event_handshake_failed_protocol(const zmq_event_t&, const char*) override { ++failed_; }
+    void on_event_disconnected(const zmq_event_t& event, const char*) override;
+
+    std::map<int, std::string> peers_;  // accepted connections: fd -> address
+    std::size_t failed_ = 0;            // failed handshakes not yet matched to a disconnection
   };
 
   // Receives until the stop, polling every 100 ms; paused, or (pull) while the hub's
@@ -86,10 +103,13 @@ class ZmqSource final : public ThreadedSource {
   // wrong_part_count, and frames after the second are read and discarded, not kept.
   // False when none was waiting.
   bool receive_one();
+  // A peer of a pull socket that failed the ZeroMQ handshake: counted and logged.
+  void not_zeromq(const std::string& peer);
 
   ZmqSourceOptions options_;
   zmq::socket_t socket_;
   std::unique_ptr<ConnectionWatch> watch_;  // sub over tcp or ipc; closed before socket_
+  std::jthread peer_watch_;                 // pull: reads watch_; joined before it closes
   IngestHub& hub_;
   std::string endpoint_;
   SourceId source_ = 0;
