@@ -199,13 +199,17 @@ void run_one(const Backend& backend) {
   expect_same_matches(
       sorted(got), sorted(want),
       cat(backend.name, ": restored at the cut vs uninterrupted (seed ", seed, ")"));
-  // The copies planted across the cut were in progress there, and are reported.
+  // The copies planted across the cut were in progress there, and are reported: a match
+  // of the pattern ends after the cut and starts before a pattern's length past it (window
+  // mode under znorm may report a window a few samples after the planted one, the best of
+  // the run of qualifying windows the copy began before the cut).
   for (std::size_t s = 0; s < streams.size(); ++s) {
     const auto it = kAcrossCut.find(streams[s].id);
     if (it == kAcrossCut.end()) continue;
+    const std::size_t length = named(patterns, it->second).length();
     const bool spans = std::any_of(want.begin(), want.end(), [&](const RawMatch& m) {
       return m.stream_id() == streams[s].id && m.pattern_id() == it->second &&
-             m.start_index < cut_pos[s] && m.end_index >= cut_pos[s];
+             m.start_index < cut_pos[s] + length && m.end_index >= cut_pos[s];
     });
     std::string near;
     for (const RawMatch& m : want)
@@ -213,8 +217,8 @@ void run_one(const Backend& backend) {
           m.start_index < cut_pos[s] + 100)
         near += describe(m) + "\n";
     EXPECT_TRUE(spans) << near << backend.name << ": no match of " << it->second << " on "
-                       << streams[s].id << " spans the cut at " << cut_pos[s] << " (seed " << seed
-                       << ")";
+                       << streams[s].id << " is in progress at the cut at " << cut_pos[s]
+                       << " (seed " << seed << ")";
   }
 }
 

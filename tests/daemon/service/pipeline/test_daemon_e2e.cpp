@@ -155,14 +155,20 @@ TEST(DaemonE2e, PlantedPatternsGiveExactlyTheReferenceEvents) {
   std::vector<Series> series;
   std::vector<std::string> ids;
   std::uniform_int_distribution<std::size_t> jitter(0, 60);
-  for (std::size_t k = 0; k < 20; ++k) {
-    ids.push_back(stream_name(k));
-    series.push_back(
-        make_series(ids.back(), 700, shapes,
-                    {{0, 100 + jitter(rng)}, {1, 300 + jitter(rng)}, {0, 500 + jitter(rng)}}, rng));
+  std::vector<kernels::RawMatch> want;
+  // The planted copies, and nothing else: 2 bumps and 1 wave per stream. A draw whose noise
+  // hides a copy from the reference (some seeds do) is drawn again, at most 5 times.
+  for (int draw = 0; draw < 5 && want.size() != 60; ++draw) {
+    series.clear();
+    ids.clear();
+    for (std::size_t k = 0; k < 20; ++k) {
+      ids.push_back(stream_name(k));
+      series.push_back(make_series(
+          ids.back(), 700, shapes,
+          {{0, 100 + jitter(rng)}, {1, 300 + jitter(rng)}, {0, 500 + jitter(rng)}}, rng));
+    }
+    want = reference_matches(series, patterns, true);
   }
-  const auto want = reference_matches(series, patterns, true);
-  // The planted copies, and nothing else: 2 bumps and 1 wave per stream.
   ASSERT_EQ(want.size(), 60u);
   ASSERT_EQ(std::count_if(want.begin(), want.end(),
                           [](const auto& m) { return m.pattern_id() == "bump"; }),
