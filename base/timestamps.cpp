@@ -1,5 +1,6 @@
 #include "warpwatch/base/timestamps.hpp"
 
+#include <chrono>
 #include <stdexcept>
 #include <string>
 
@@ -20,6 +21,12 @@ std::vector<std::int64_t> evenly_spaced_times(std::size_t n, std::int64_t start_
   for (std::size_t i = 0; i < n; ++i)
     times[i] = start_ns + static_cast<std::int64_t>(i) * period_ns;
   return times;
+}
+
+std::int64_t wall_clock_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 }  // namespace warpwatch::stream

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
-#include <chrono>
 #include <filesystem>
 
 #include "cli_test_support.hpp"
@@ -12,6 +11,7 @@
 #include "in_pull/in_pull.hpp"
 #include "in_replay/in_replay.hpp"
 #include "in_sub/in_sub.hpp"
+#include "warpwatch/base/timestamps.hpp"
 #include "warpwatch/config/daemon_config.hpp"
 #include "warpwatch/config/options.hpp"
 #include "warpwatch/plugins/registry.hpp"
@@ -509,19 +509,14 @@ TEST(DaemonConfig, ReplayStartNowShiftsTheTimesToTheWallClock) {
   const fs::path dir = test_dir();
   write_file(dir / "v.csv", "1,2,3\n");
   write_file(dir / "m.csv", "t,x\n10,1\n10.5,2\n12,3\n");
-  const auto now_ns = [] {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-  };
-  const std::int64_t before = now_ns();
+  const std::int64_t before = warpwatch::stream::wall_clock_ns();
   const DaemonConfig c = warpwatch::plugins::load_daemon_config(
       write_file(dir / "warpwatch.yaml",
                  "streams: {auto_create: true}\ningest:\n"
                  "  - {replay: v.csv, stream: a, period_ms: 10, start: now}\n"
                  "  - {replay: m.csv, stream: b, layout: columns, time_column: 0, start: now}\n"
                  "  - {replay: v.csv, stream: c, period_ms: 10}\n"));
-  const std::int64_t after = now_ns();
+  const std::int64_t after = warpwatch::stream::wall_clock_ns();
   ASSERT_EQ(c.ingest.size(), 3u);
   const auto times = [&](std::size_t k) {
     return c.ingest[k].options_as<ReplayOptions>().samples->times_ns;

@@ -25,6 +25,7 @@
 #include <thread>
 #include <tuple>
 
+#include "warpwatch/base/timestamps.hpp"
 #include "warpwatch/bench/loopback.hpp"
 #include "warpwatch/stream/decode/frame.hpp"
 
@@ -35,12 +36,6 @@ using Steady = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
 constexpr const char* probe_stream = "warpwatch-bench-probe";
-
-std::int64_t system_now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 double seconds_between(Steady::time_point a, Steady::time_point b) {
   return std::chrono::duration<double>(b - a).count();
@@ -200,7 +195,7 @@ class EventListener {
           parts.clear();
           if (!zmq::recv_multipart(socket, std::back_inserter(parts), zmq::recv_flags::dontwait))
             break;
-          const std::int64_t now = system_now_ns();
+          const std::int64_t now = stream::wall_clock_ns();
           if (parts.size() != 2) continue;
           const auto j = nlohmann::json::parse(parts[1].to_string_view());
           ReceivedEvent e;
@@ -359,7 +354,7 @@ class PointRun {
       run_.daemon_cpu_s = before_term.cpu_s;
       run_.daemon_peak_rss_bytes = before_term.peak_rss_bytes;
     }
-    const std::int64_t term_ns = system_now_ns();
+    const std::int64_t term_ns = stream::wall_clock_ns();
     const auto term = Steady::now();
     daemon.signal(SIGTERM);
     const auto status = daemon.wait_exit(ms(o_.exit_timeout_s));

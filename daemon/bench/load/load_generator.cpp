@@ -13,18 +13,13 @@
 #include <stdexcept>
 #include <thread>
 
+#include "warpwatch/base/timestamps.hpp"
 #include "warpwatch/stream/decode/frame.hpp"
 
 namespace warpwatch::bench {
 namespace {
 
 using Steady = std::chrono::steady_clock;
-
-std::int64_t system_now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 std::uint64_t splitmix64(std::uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
@@ -215,7 +210,7 @@ LoadGenerator::LoadGenerator(LoadOptions options) : options_(std::move(options))
                                   " would touch: the spacing must exceed the longest pattern (" +
                                   std::to_string(max_pattern_length_) + ") plus the jitter");
   }
-  if (options_.t0_ns == 0) options_.t0_ns = system_now_ns();
+  if (options_.t0_ns == 0) options_.t0_ns = stream::wall_clock_ns();
 
   // The ring: at most 4096 samples per stream, at most ~2^24 floats in all, a whole
   // number of frames when frames are small enough for templates.
@@ -338,7 +333,7 @@ LoadResult LoadGenerator::run(MessageSink& sink, const std::atomic<bool>* stop) 
   const auto slack = std::chrono::microseconds(200);  // ahead of schedule before sleeping
   const auto cpu0 = thread_cpu_seconds();
   const auto start = Steady::now();
-  r.started_ns = system_now_ns();
+  r.started_ns = stream::wall_clock_ns();
   const auto deadline =
       start + std::chrono::duration_cast<Steady::duration>(
                   std::chrono::duration<double>(o.duration_s > 0 ? o.duration_s : 0.0));
@@ -500,7 +495,7 @@ LoadResult LoadGenerator::run(MessageSink& sink, const std::atomic<bool>* stop) 
       r.payload_bytes += payload.size();
       r.id_bytes += ids[k].size();
       if (!completed.empty()) {
-        const std::int64_t now_ns = system_now_ns();
+        const std::int64_t now_ns = stream::wall_clock_ns();
         for (auto& p : completed) {
           p.sent_ns = now_ns;
           r.occurrences.push_back(p);
@@ -542,7 +537,7 @@ LoadResult LoadGenerator::run(MessageSink& sink, const std::atomic<bool>* stop) 
     }
   }
   const auto end = Steady::now();
-  r.finished_ns = system_now_ns();
+  r.finished_ns = stream::wall_clock_ns();
   r.seconds = std::chrono::duration<double>(end - start).count();
   r.blocked_seconds = std::chrono::duration<double>(blocked).count();
   r.cpu_seconds = thread_cpu_seconds() - cpu0;

@@ -1,7 +1,6 @@
 #include "in_replay/in_replay.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -130,9 +129,7 @@ std::unique_ptr<config::PluginOptions> make_options() {
 // `start: now`: every time shifted by one amount so that the first is the wall clock now.
 void shift_to_now(std::vector<std::int64_t>& times_ns, const std::string& file,
                   const config::SourceLocation& at) {
-  const std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                               std::chrono::system_clock::now().time_since_epoch())
-                               .count();
+  const std::int64_t now = stream::wall_clock_ns();
   const std::int64_t first = times_ns.front();
   // Every shifted time must stay within int64 nanoseconds (times and `first` both are
   // within +-9.2e18, so the differences are computed in long double).

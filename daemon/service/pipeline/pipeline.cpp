@@ -8,6 +8,7 @@
 #include <map>
 
 #include "pipeline_internal.hpp"
+#include "warpwatch/base/timestamps.hpp"
 #include "warpwatch/kernels/backends.hpp"
 #include "warpwatch/kernels/errors.hpp"
 #include "warpwatch/plugins/registry.hpp"
@@ -19,12 +20,6 @@ double thread_cpu_ms() {  // this thread's cpu time
   timespec ts{};
   ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
-}
-
-std::int64_t wall_clock_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 std::int64_t steady_ns() {
@@ -213,7 +208,7 @@ void Pipeline::publish(std::vector<kernels::RawMatch> matches, alerting::RuleEng
                        MatchOrigin origin) {
   const auto began = std::chrono::steady_clock::now();
   const double cpu_before = thread_cpu_ms();
-  std::vector<alerting::Event> events = rules.apply(matches, wall_clock_ns());
+  std::vector<alerting::Event> events = rules.apply(matches, stream::wall_clock_ns());
   sequence_.assign(events);
   if (origin == MatchOrigin::collected) time_events(events);
   const std::size_t produced = events.size();

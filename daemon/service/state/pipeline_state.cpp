@@ -6,20 +6,13 @@
 #include <set>
 #include <system_error>
 
+#include "warpwatch/base/timestamps.hpp"
 #include "warpwatch/kernels/errors.hpp"
 #include "warpwatch/kernels/stream_snapshot.hpp"
 #include "warpwatch/service/pipeline.hpp"
 
 namespace warpwatch::service {
-namespace {
-
-std::int64_t wall_clock_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::filesystem::path Pipeline::checkpoint_path() const {
   return std::filesystem::path(config_.state_dir) / "checkpoint.bin";
@@ -117,7 +110,7 @@ bool Pipeline::checkpoint() {
     for (std::string& id : matcher_->stream_ids())
       if (!kafka_owned.contains(id)) ids.push_back(std::move(id));
     Checkpoint c{.publisher_sequence = sequence_.last(),
-                 .written_ns = wall_clock_ns(),
+                 .written_ns = stream::wall_clock_ns(),
                  .streams = export_records(ids, false, false)};
     const std::string bytes = encode_checkpoint(c);
     write_file_atomically(path, bytes);
@@ -177,8 +170,8 @@ void Pipeline::restore_checkpoint() {
   log_->info(
       "state: restored {} of {} streams from {} (written {} s ago); events go on after "
       "sequence {}",
-      restored.size(), records, path.string(), (wall_clock_ns() - c.written_ns) / 1'000'000'000,
-      c.publisher_sequence);
+      restored.size(), records, path.string(),
+      (stream::wall_clock_ns() - c.written_ns) / 1'000'000'000, c.publisher_sequence);
 }
 
 }  // namespace warpwatch::service

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "warpwatch/base/timestamps.hpp"
 #include "warpwatch/stream/socket_address.hpp"
 
 namespace warpwatch::stream {
@@ -28,12 +29,6 @@ constexpr int datagrams_per_wake = 64;
 constexpr int drain_rounds = 1024;
 constexpr auto loop_period = std::chrono::milliseconds(100);
 constexpr auto accept_retry = std::chrono::milliseconds(100);
-
-std::int64_t wall_clock_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 template <typename Endpoint>
 std::string host_port(const Endpoint& endpoint) {
@@ -208,7 +203,7 @@ void InfluxSource::Io::on_readable(const ConnectionRef& c) {
   error_code ec;
   const std::size_t n = c->socket.read_some(asio::buffer(buffer), ec);
   if (ec == asio::error::would_block || ec == asio::error::try_again) return arm(c);
-  decoder->received_at(wall_clock_ns());
+  decoder->received_at(stream::wall_clock_ns());
   const auto on_line = [&](std::string_view line) { decoder->line(line, c->peer, ++c->lines); };
   if (ec == asio::error::eof) {
     c->framer.finish(on_line);  // the sender closed: its last line needs no '\n'
@@ -257,7 +252,7 @@ void InfluxSource::Io::arm_udp() {
 
 void InfluxSource::Io::on_udp_readable() {
   if (!reading_allowed()) return arm_udp();  // paused since the wait began
-  decoder->received_at(wall_clock_ns());
+  decoder->received_at(stream::wall_clock_ns());
   for (int i = 0; i < datagrams_per_wake; ++i) {
     error_code ec;
     const std::size_t n = datagrams.receive_from(asio::buffer(buffer), sender, 0, ec);

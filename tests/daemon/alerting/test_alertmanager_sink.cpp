@@ -15,6 +15,7 @@
 #include "processes/alertmanager_process.hpp"
 #include "warpwatch/alerting/http_sink.hpp"
 #include "warpwatch/alerting/sink_payload.hpp"
+#include "warpwatch/base/timestamps.hpp"
 
 namespace {
 
@@ -24,12 +25,6 @@ using namespace std::chrono_literals;
 using alerting::HttpSink;
 using alerting::SharedEvent;
 using nlohmann::json;
-
-std::int64_t wall_clock_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // Event `sequence` of rule pump-shapes on `stream`, labelled team=ops, detected at
 // `detected_ns` (now: Alertmanager drops an alert whose endsAt has passed), resolving after
@@ -75,7 +70,7 @@ TEST(AlertmanagerSink, AlertsReadBackWithLabelsAnnotationsAndTimes) {
   const AlertmanagerProcess am(bench::free_loopback_port());
   const auto c = alertmanager(am.url());
   HttpSink sink(c.sink, c.http, nullptr);
-  const std::int64_t now = wall_clock_ns();
+  const std::int64_t now = stream::wall_clock_ns();
   sink.offer(
       std::vector<SharedEvent>{event("pump-1", 1, now), event("pump-2", 2, now + 1'000'000)});
   ASSERT_TRUE(wait_counters(sink, [](const auto& k) { return k.sent == 2; }))
@@ -107,7 +102,7 @@ TEST(AlertmanagerSink, ALaterEventOfTheSameAlertExtendsIt) {
   const AlertmanagerProcess am(bench::free_loopback_port());
   const auto c = alertmanager(am.url());
   HttpSink sink(c.sink, c.http, nullptr);
-  const std::int64_t first = wall_clock_ns();
+  const std::int64_t first = stream::wall_clock_ns();
   sink.offer(std::vector<SharedEvent>{event("pump-1", 1, first)});
   ASSERT_TRUE(wait_counters(sink, [](const auto& k) { return k.sent == 1; }));
   const std::int64_t second = first + 2'000'000'000;
@@ -128,7 +123,7 @@ TEST(AlertmanagerSink, RetriesUntilAlertmanagerComesUp) {
   c.sink.max_attempts = 1000;
   CapturedLog log;
   HttpSink sink(c.sink, c.http, log.logger());
-  sink.offer(std::vector<SharedEvent>{event("pump-9", 1, wall_clock_ns())});
+  sink.offer(std::vector<SharedEvent>{event("pump-9", 1, stream::wall_clock_ns())});
   ASSERT_TRUE(wait_counters(sink, [](const auto& k) { return k.retried >= 2; }));
   EXPECT_EQ(sink.counters().sent, 0u);
   EXPECT_EQ(sink.counters().queued, 1u);
@@ -148,7 +143,7 @@ TEST(AlertmanagerSink, ARefusedBatchIsCountedNotRetried) {
   CapturedLog log;
   const auto c = alertmanager(am.url());
   HttpSink sink(c.sink, c.http, log.logger());
-  alerting::Event bad = *event("pump-1", 1, wall_clock_ns());
+  alerting::Event bad = *event("pump-1", 1, stream::wall_clock_ns());
   bad.labels = {{"bad-name", "x"}};
   sink.offer(std::vector<SharedEvent>{std::make_shared<const alerting::Event>(bad)});
   ASSERT_TRUE(

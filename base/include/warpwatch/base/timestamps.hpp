@@ -1,6 +1,6 @@
 // Timestamps made for samples that came without them: a replay file, a CLI series, a
-// pattern given as plain values. Signed 64-bit nanoseconds since the Unix epoch (docs/spec.md
-// §1).
+// pattern given as plain values; and the wall clock they are compared with. Signed 64-bit
+// nanoseconds since the Unix epoch (docs/spec.md §1).
 #pragma once
 
 #include <cstddef>
@@ -19,5 +19,8 @@ inline constexpr double max_replay_seconds = 1e9;
 // at a long period), naming both numbers.
 std::vector<std::int64_t> evenly_spaced_times(std::size_t n, std::int64_t start_ns,
                                               std::int64_t period_ns);
+
+// The wall clock (system_clock) now, in the timestamps' unit: int64 ns since the epoch.
+std::int64_t wall_clock_ns();
 
 }  // namespace warpwatch::stream
