@@ -71,6 +71,8 @@ plugins::RecordedInput load_series(const Recording& recording, const SeriesInput
   std::error_code ec;
   if (!std::filesystem::is_regular_file(recording.path, ec))
     throw std::runtime_error("cannot read recording " + in_quotes(recording.path));
+  if (std::filesystem::file_size(recording.path, ec) == 0)
+    throw std::runtime_error("recording " + in_quotes(recording.path) + " holds no samples");
   std::vector<config::LoadedSeries> series;
   try {
     series = load_series_for_cli(recording.path, input, err);
