@@ -158,7 +158,8 @@ struct BacktestCommand {
   std::string format = "auto";      // auto | series | line-protocol
   SeriesInputOptions input;
   std::string events_path = "-";
-  std::string table_path;  // "" = stderr
+  std::string table_path;   // "" = stderr
+  std::string report_path;  // "" = none
   std::optional<kernels::Backend> backend;
 };
 CLI::App* add_backtest_command(CLI::App& app, BacktestCommand& cmd);

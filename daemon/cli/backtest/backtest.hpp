@@ -91,4 +91,24 @@ std::vector<std::vector<std::string>> stream_rows(const TableInput& in,
                                                   std::vector<std::string>& header);
 void write_table(const TableInput& in, std::ostream& out);
 
+// --report: the samples as the Pipeline matched them (PipelineOptions::on_samples), kept in
+// memory, per stream.
+class ReportSamples {
+ public:
+  struct Kept {
+    std::size_t dims = 1;
+    std::vector<std::int64_t> times_ns;
+    std::vector<float> values;
+  };
+  void add(const stream::QueuedSamples& samples);
+  std::map<std::string, Kept> streams;
+};
+// The HTML page (daemon/report/, written all or nothing), titled with the configuration's
+// path: the command, `summary`, the tables,
+// each stream's series (thinned) with each event a span labelled with its pattern and rule.
+// Throws naming `path` when it cannot be written.
+void write_report(const std::string& path, const std::string& config_path,
+                  const std::string& command, const TableInput& in, const ReportSamples& samples,
+                  const std::string& summary);
+
 }  // namespace warpwatch::cli::backtest

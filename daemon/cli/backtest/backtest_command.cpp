@@ -1,7 +1,5 @@
 // `warpwatch backtest`: a whole configuration over recorded data, through the daemon's own
 // Pipeline run offline (no socket, no sink called, no state), as fast as the backend goes.
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -13,6 +11,7 @@
 #include "backtest.hpp"
 #include "commands.hpp"
 #include "warpwatch/config/config_reader.hpp"
+#include "warpwatch/files/files.hpp"
 #include "warpwatch/plugins/registry.hpp"
 #include "warpwatch/service/logging.hpp"
 
@@ -21,35 +20,17 @@ namespace {
 
 using backtest::Recording;
 
-// An output written whole or not at all: a temporary file beside it, renamed by commit().
-class AtomicOutput {
- public:
-  explicit AtomicOutput(std::string path)
-      : path_(std::move(path)), temp_(path_ + ".tmp." + std::to_string(::getpid())) {
-    file_.open(temp_, std::ios::binary | std::ios::trunc);
-    if (!file_) throw std::runtime_error("cannot write " + config::in_quotes(path_));
-  }
-  ~AtomicOutput() {
-    if (committed_) return;
-    file_.close();
-    std::error_code ec;
-    std::filesystem::remove(temp_, ec);
-  }
-  AtomicOutput(const AtomicOutput&) = delete;
-  AtomicOutput& operator=(const AtomicOutput&) = delete;
-  std::ostream& stream() { return file_; }
-  void commit() {
-    file_.close();
-    if (!file_) throw std::runtime_error("cannot write " + config::in_quotes(path_));
-    std::filesystem::rename(temp_, path_);
-    committed_ = true;
-  }
-
- private:
-  std::string path_, temp_;
-  std::ofstream file_;
-  bool committed_ = false;
-};
+// The command as given, for the report.
+std::string command_line(const BacktestCommand& cmd) {
+  std::string line = "warpwatch backtest --config " + cmd.config_path;
+  for (const std::string& input : cmd.inputs) line += " --input " + input;
+  if (cmd.format != "auto") line += " --format " + cmd.format;
+  if (cmd.backend) line += " --backend " + std::string(kernels::to_string(*cmd.backend));
+  if (cmd.events_path != "-") line += " --events " + cmd.events_path;
+  if (!cmd.table_path.empty()) line += " --table " + cmd.table_path;
+  line += " --report " + cmd.report_path;
+  return line;
+}
 
 // The configuration's first entry whose kind maps line protocol (an influx entry).
 std::optional<plugins::LineInput> line_input_of(const config::DaemonConfig& config) {
@@ -80,6 +61,9 @@ CLI::App* add_backtest_command(CLI::App& app, BacktestCommand& cmd) {
   sub->add_option("--events", cmd.events_path, "write the events here (JSON lines); - = stdout")
       ->capture_default_str();
   sub->add_option("--table", cmd.table_path, "write the table here instead of stderr");
+  sub->add_option("--report", cmd.report_path,
+                  "an HTML report: each stream's series with its events marked, the tables "
+                  "(the samples are kept in memory for it)");
   sub->add_option_function<std::string>(
       "--backend",
       [&cmd](const std::string& name) {
@@ -138,16 +122,21 @@ int run_backtest(const BacktestCommand& cmd, std::ostream& out, std::ostream& er
   }
   for (const plugins::RecordedInput& input : series) backtest::check_fits(input, config);
 
-  std::optional<AtomicOutput> events_file, table_file;
-  if (cmd.events_path != "-") events_file.emplace(cmd.events_path);
-  if (!cmd.table_path.empty()) table_file.emplace(cmd.table_path);
-  backtest::CollectingSink sink(events_file ? events_file->stream() : out);
+  // The outputs are written at the end, each whole (files::write_file_atomically), or not at
+  // all: nothing half-written when a recording turns out bad.
+  std::ostringstream events_text;
+  backtest::CollectingSink sink(cmd.events_path == "-" ? out : events_text);
+  backtest::ReportSamples drawn;
 
   const auto began = std::chrono::steady_clock::now();
   const double read_seconds = std::chrono::duration<double>(began - read_began).count();
   service::Pipeline pipeline(
       config, service::make_stream_logger("warpwatch backtest", err, false, spdlog::level::warn),
-      {.offline = true, .sinks = {&sink}});
+      {.offline = true,
+       .sinks = {&sink},
+       .on_samples = cmd.report_path.empty()
+                         ? std::function<void(const stream::QueuedSamples&)>{}
+                         : [&drawn](const stream::QueuedSamples& q) { drawn.add(q); }});
   stream::IngestHub& hub = pipeline.hub();
   const stream::SourceId source = hub.add_source("backtest", stream::Overflow::wait);
   std::uint64_t fed = 0;
@@ -201,13 +190,23 @@ int run_backtest(const BacktestCommand& cmd, std::ostream& out, std::ostream& er
     throw std::runtime_error("no sample of the recordings was accepted (" +
                              std::to_string(registry.rejected.total()) +
                              " rejected: see the lines above)");
-  backtest::write_table(table, table_file ? table_file->stream() : err);
-  if (events_file) events_file->commit();
-  if (table_file) table_file->commit();
-  err << "backtest: " << registry.accepted_samples << " samples of " << fed << " fed in " << seconds
-      << " s (" << static_cast<double>(registry.accepted_samples) / seconds << " samples/s) on the "
-      << pipeline.backend_name() << " backend; " << sink.events().size()
-      << " events; the series recordings read in " << read_seconds << " s\n";
+  std::ostringstream summary;
+  summary << registry.accepted_samples << " samples of " << fed << " fed in " << seconds << " s ("
+          << static_cast<double>(registry.accepted_samples) / seconds << " samples/s) on the "
+          << pipeline.backend_name() << " backend; " << sink.events().size() << " events";
+  if (!cmd.report_path.empty())
+    backtest::write_report(cmd.report_path, cmd.config_path, command_line(cmd), table, drawn,
+                           summary.str());
+  if (cmd.events_path != "-") files::write_file_atomically(cmd.events_path, events_text.str());
+  if (cmd.table_path.empty()) {
+    backtest::write_table(table, err);
+  } else {
+    std::ostringstream text;
+    backtest::write_table(table, text);
+    files::write_file_atomically(cmd.table_path, text.str());
+  }
+  err << "backtest: " << summary.str() << "; the series recordings read in " << read_seconds
+      << " s\n";
   return 0;
 }
 

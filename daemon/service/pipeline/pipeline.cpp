@@ -67,6 +67,7 @@ Pipeline::Pipeline(config::DaemonConfig config, Logger log, PipelineOptions opti
       log_(log ? std::move(log) : stderr_logger()),
       caller_sinks_(std::move(options.sinks)),
       offline_(options.offline),
+      on_samples_(options.offline ? std::move(options.on_samples) : nullptr),
       instance_(config_.instance) {
   if (options.offline) {  // nothing of the daemon's outside world: no state, no listener
     config_.state_dir.clear();
@@ -387,6 +388,7 @@ void Pipeline::process(stream::IngestBatch batch) {
       if (span.samples == 0) span.first_ns = q.times_ns.front();
       span.samples += q.times_ns.size();
       span.last_ns = q.times_ns.back();
+      if (on_samples_) on_samples_(q);
     }
     arrivals_.record(q.stream->id, batch.arrivals_of(q));
   }

@@ -229,8 +229,26 @@ TEST(Backtest, LineProtocolRecordingThroughTheVerbWithTheInfluxEntrysMapping) {
       "streams: {auto_create: true}\n"
       "libraries:\n  - name: l\n    defaults: {metric: dtw, mode: stream, threshold: 0.01}\n"
       "    patterns:\n      - {id: dip, values: [1.75, 1.25]}\n");
-  const CliResult r = run_cli({"backtest", "--config", config, "--input", file});
+  const std::string report = dir.file("report.html");
+  const CliResult r =
+      run_cli({"backtest", "--config", config, "--input", file, "--report", report});
   ASSERT_EQ(r.status, 0) << r.err;
+  // The report: the command and configuration named, the tables, a chart per stream with the
+  // event's span labelled with its pattern and rule; nothing fetched from elsewhere.
+  const std::string html = read_text(report);
+  EXPECT_NE(html.find("warpwatch backtest of " + config), std::string::npos);
+  EXPECT_NE(html.find("warpwatch backtest --config " + config + " --input " + file),
+            std::string::npos);
+  EXPECT_EQ(std::count(html.begin(), html.end(), '\0'), 0);
+  std::size_t charts = 0;
+  for (std::size_t at = html.find("<svg"); at != std::string::npos; at = html.find("<svg", at + 1))
+    ++charts;
+  EXPECT_EQ(charts, 5u);  // the five streams
+  EXPECT_NE(html.find("dip (default)"), std::string::npos);
+  EXPECT_NE(html.find("<th>events/h</th>"), std::string::npos) << "the rules' table";
+  EXPECT_NE(html.find("<td>cpu.web-2.idle</td>"), std::string::npos) << "the streams' table";
+  EXPECT_EQ(html.find("src=\"http"), std::string::npos);
+  EXPECT_EQ(html.find("href=\"http"), std::string::npos);
   const auto events = json_lines(r.out);
   ASSERT_EQ(events.size(), 1u) << r.out << r.err;
   EXPECT_EQ(events[0]["stream"], "cpu.web-1.usage");
@@ -265,11 +283,12 @@ std::string small_config(bool auto_create) {
 
 TEST(Backtest, BadInputsAreClearErrorsAndWriteNothing) {
   TempDir dir;
-  const std::string events = dir.file("events.jsonl"), table = dir.file("table.txt");
+  const std::string events = dir.file("events.jsonl"), table = dir.file("table.txt"),
+                    report = dir.file("report.html");
   const auto run = [&](const std::string& config, std::vector<std::string> inputs,
                        std::vector<std::string> more = {}) {
-    std::vector<std::string> args{"backtest", "--config", config, "--events",
-                                  events,     "--table",  table};
+    std::vector<std::string> args{"backtest", "--config", config,     "--events", events,
+                                  "--table",  table,      "--report", report};
     for (auto& i : inputs) {
       args.push_back("--input");
       args.push_back(i);
@@ -279,6 +298,7 @@ TEST(Backtest, BadInputsAreClearErrorsAndWriteNothing) {
     EXPECT_EQ(r.status, 1);
     EXPECT_FALSE(std::filesystem::exists(events));
     EXPECT_FALSE(std::filesystem::exists(table));
+    EXPECT_FALSE(std::filesystem::exists(report));
     return r.err;
   };
   const std::string good = dir.write("good.yaml", small_config(false));

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -61,6 +62,9 @@ struct PipelineOptions {
   // In-process event sinks (the caller's, outliving the Pipeline): offered each round's
   // events, numbered, after the publisher and the alert sinks; stopped at shutdown.
   std::vector<alerting::EventSink*> sinks;
+  // Offline: each stream's samples of a round, as they go to the Matcher (a backtest's report
+  // draws them). Null: none.
+  std::function<void(const stream::QueuedSamples&)> on_samples;
 };
 
 class Pipeline {
@@ -242,7 +246,8 @@ class Pipeline {
   std::vector<alerting::AlertSink*> alert_sinks_;
   std::vector<alerting::EventSink*> caller_sinks_;  // PipelineOptions::sinks, after sinks_
   bool offline_ = false;
-  std::map<std::string, MatchedSpan, std::less<>> spans_;  // offline only
+  std::function<void(const stream::QueuedSamples&)> on_samples_;  // offline only
+  std::map<std::string, MatchedSpan, std::less<>> spans_;         // offline only
   alerting::EventSequence sequence_;  // the events' numbers; the checkpoint keeps the last
   // Work the Kafka sources' threads need done on the scheduler's (their cuts and restores),
   // served in step() and while the pipeline stops; the changelogs that ask for it. Both
