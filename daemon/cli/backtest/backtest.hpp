@@ -1,4 +1,4 @@
-// `warpwatch backtest` (docs/cli.md §backtest): this room's shared parts. The verb runs the
+// `warpwatch backtest` (docs/cli.md §12): this room's shared parts. The verb runs the
 // daemon's own Pipeline offline (service::PipelineOptions): no socket, no sink called, events
 // caught by an in-process EventSink.
 #pragma once
