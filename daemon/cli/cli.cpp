@@ -25,6 +25,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   TailCommand tail;
   LoadCommand load;
   KeygenCommand keygen;
+  BacktestCommand backtest;
   // Each verb: its subcommand and how to run it once parsed.
   const std::vector<std::pair<CLI::App*, std::function<int()>>> verbs = {
       {add_distance_command(app, distance), [&] { return run_distance(distance, out, err); }},
@@ -36,7 +37,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       {add_replay_command(app, replay), [&] { return run_replay(replay, out, err); }},
       {add_tail_command(app, tail), [&] { return run_tail(tail, out, err); }},
       {add_load_command(app, load), [&] { return run_load(load, out, err); }},
-      {add_keygen_command(app, keygen), [&] { return run_keygen(keygen, out, err); }}};
+      {add_keygen_command(app, keygen), [&] { return run_keygen(keygen, out, err); }},
+      {add_backtest_command(app, backtest), [&] { return run_backtest(backtest, out, err); }}};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -148,6 +148,23 @@ struct TailCommand {
 CLI::App* add_tail_command(CLI::App& app, TailCommand& cmd);
 int run_tail(const TailCommand& cmd, std::ostream& out, std::ostream& err);
 
+// `warpwatch backtest`: a configuration over recordings through the daemon's Pipeline run
+// offline (daemon/cli/backtest/). Exit status 1 on a bad configuration (file:line:column on
+// `err`); other bad input throws (a recording that does not fit, an empty one); outputs are
+// written whole or not at all.
+struct BacktestCommand {
+  std::string config_path;
+  std::vector<std::string> inputs;  // ID=FILE or FILE
+  std::string format = "auto";      // auto | series | line-protocol
+  SeriesInputOptions input;
+  std::string events_path = "-";
+  std::string table_path;   // "" = stderr
+  std::string report_path;  // "" = none
+  std::optional<kernels::Backend> backend;
+};
+CLI::App* add_backtest_command(CLI::App& app, BacktestCommand& cmd);
+int run_backtest(const BacktestCommand& cmd, std::ostream& out, std::ostream& err);
+
 struct KeygenCommand {
   std::string prefix;
   bool force = false;

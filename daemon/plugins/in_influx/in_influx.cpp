@@ -118,6 +118,11 @@ MadeSource make(const config::IngestSource& entry, const SourceContext& context)
   return {std::move(source), std::move(endpoint)};
 }
 
+LineInput line_input(const config::IngestSource& entry) {
+  const auto& src = entry.options_as<InfluxOptions>();
+  return {src.mapping, src.max_line_bytes};
+}
+
 std::string describe(const config::IngestSource& entry) {
   const auto& src = entry.options_as<InfluxOptions>();
   std::string fields;
@@ -173,6 +178,7 @@ const SourcePlugin plugin{
     .make = make,
     .describe = describe,
     .families = families,
+    .line_input = line_input,
 };
 
 }  // namespace warpwatch::plugins::in_influx

@@ -9,6 +9,7 @@
 #include "warpwatch/base/timestamps.hpp"
 #include "warpwatch/config/series_file.hpp"
 #include "warpwatch/kernels/errors.hpp"
+#include "warpwatch/plugins/recorded_input.hpp"
 #include "warpwatch/stream/sources/replay_source.hpp"
 
 namespace warpwatch::plugins::in_replay {
@@ -161,29 +162,16 @@ std::shared_ptr<const stream::Samples> replay_samples(const ReplayOptions& src,
   const config::LoadedSeries& s = series.front();
   const std::size_t length = s.length();
   const auto last_index = static_cast<std::uint64_t>(length - 1);
-  if (last_index >
-      static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max() / src.period_ns))
-    throw ConfigError(at, cat("replay file ", in_quotes(src.file), " has ", std::to_string(length),
-                              " samples: at 'period_ms' ", std::to_string(src.period_ns / 1e6),
-                              " the last timestamp is beyond the int64 nanosecond range"));
   // The pacing's clock (steady_clock, int64 ns) must reach the last sample's time.
   if (src.rate_hz > 0 && static_cast<double>(last_index) / src.rate_hz > stream::max_replay_seconds)
     throw ConfigError(at, cat("replay file ", in_quotes(src.file), " has ", std::to_string(length),
                               " samples: at 'rate_hz' ", std::to_string(src.rate_hz),
                               " sending them would take more than 1e9 s"));
-  auto samples = std::make_shared<stream::Samples>();
-  samples->dims = s.dims;
-  samples->values = s.values;
-  if (s.times.empty()) {
-    samples->times_ns = stream::evenly_spaced_times(length, 0, src.period_ns);  // checked above
-  } else {
-    // The file's own times, in whole nanoseconds (the ingest validator checks their order).
-    for (const double t : s.times) {
-      if (!(std::fabs(t) * 1e9 < 9.2e18))
-        throw ConfigError(at, cat("replay file ", in_quotes(src.file), ": time ", std::to_string(t),
-                                  " s is beyond the int64 nanosecond range"));
-      samples->times_ns.push_back(std::llround(t * 1e9));
-    }
+  std::shared_ptr<stream::Samples> samples;
+  try {
+    samples = series_samples(s, src.period_ns, src.file);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(at, cat("replay ", e.what()));
   }
   if (src.start_now) shift_to_now(samples->times_ns, src.file, at);
   return samples;
@@ -229,6 +217,12 @@ MadeSource make(const config::IngestSource& entry, const SourceContext& context)
       std::nullopt};
 }
 
+RecordedInput recorded(const config::IngestSource& entry) {
+  const auto& replay = entry.options_as<ReplayOptions>();
+  WW_ASSERT(replay.samples, "a replay entry's samples are read with the configuration");
+  return {replay.stream, replay.samples, replay.file};
+}
+
 // Numbers as people write them: 10, 0.5, 100 (not 10.000000).
 std::string number(double v) {
   std::ostringstream s;
@@ -253,6 +247,7 @@ const SourcePlugin plugin{
     .make = make,
     .describe = describe,
     .finite = true,
+    .recorded = recorded,
 };
 
 }  // namespace warpwatch::plugins::in_replay

@@ -62,10 +62,17 @@ kernels::WorkShape work_shape(const config::DaemonConfig& c) {
   return shape;
 }
 
-Pipeline::Pipeline(config::DaemonConfig config, Logger log)
+Pipeline::Pipeline(config::DaemonConfig config, Logger log, PipelineOptions options)
     : config_(std::move(config)),
       log_(log ? std::move(log) : stderr_logger()),
+      caller_sinks_(std::move(options.sinks)),
+      offline_(options.offline),
+      on_samples_(options.offline ? std::move(options.on_samples) : nullptr),
       instance_(config_.instance) {
+  if (options.offline) {  // nothing of the daemon's outside world: no state, no listener
+    config_.state_dir.clear();
+    config_.metrics_listen.clear();
+  }
   log_config_warnings(log_, config_);
   registry_ = std::make_unique<stream::StreamRegistry>(
       declared_streams(config_), registry_options(config_),
@@ -106,6 +113,10 @@ Pipeline::Pipeline(config::DaemonConfig config, Logger log)
   add_patterns(config_.live.libraries);
   track_patterns(config_.live.libraries);
   rules_ = std::make_unique<alerting::RuleEngine>(config_.live.rules, config_.instance);
+  if (options.offline) {
+    refresh_stats();
+    return;  // no socket, no sink, no source: the caller feeds hub()
+  }
 
   security_ = std::make_unique<SocketSecurity>(context_, config_.curve, log_);
   alerting::PublisherOptions publish;
@@ -179,6 +190,16 @@ void Pipeline::add_patterns(const std::vector<config::Library>& libraries) {
     for (const auto& pattern : library.patterns) matcher_->add_pattern(pattern);
 }
 
+const std::string& Pipeline::publish_endpoint() const {
+  static const std::string none;
+  return publisher_ ? publisher_->endpoint() : none;
+}
+
+const alerting::Publisher& Pipeline::publisher() const {
+  WW_ASSERT(publisher_, "an offline Pipeline has no publisher");
+  return *publisher_;
+}
+
 std::vector<std::string> Pipeline::ingest_endpoints() const {
   return ingest_endpoints_;
 }
@@ -219,6 +240,7 @@ void Pipeline::publish(std::vector<kernels::RawMatch> matches, alerting::RuleEng
     for (alerting::Event& event : events)
       shared.push_back(std::make_shared<const alerting::Event>(std::move(event)));
     for (auto& sink : sinks_) sink->offer(shared);
+    for (alerting::EventSink* sink : caller_sinks_) sink->offer(shared);
   }
   publish_cpu_ms_ += thread_cpu_ms() - cpu_before;
   publish_ms_ +=
@@ -291,13 +313,13 @@ MetricsSnapshot Pipeline::metrics_snapshot() const {
           registry_->snapshot(),
           hub_->backlog(),
           MemoryReading{resident_bytes(), config_.memory_budget_bytes},
-          publisher_->counters(),
+          publisher_ ? publisher_->counters() : alerting::PublisherCounters{},
           sink_counters(),
           stats(),
           round_seconds_.Collect(),
           latency_seconds_.Collect(),
           source_families.take(),
-          security_->counters()};
+          security_ ? security_->counters() : std::vector<stream::ZapCounters>{}};
 }
 
 std::optional<std::string> Pipeline::unhealthy() const {
@@ -361,6 +383,13 @@ void Pipeline::process(stream::IngestBatch batch) {
   chunks.reserve(batch.streams.size());
   for (const stream::QueuedSamples& q : batch.streams) {
     chunks.push_back({q.stream->id, q.values, q.times_ns});
+    if (offline_ && !q.times_ns.empty()) {
+      MatchedSpan& span = spans_[q.stream->id];
+      if (span.samples == 0) span.first_ns = q.times_ns.front();
+      span.samples += q.times_ns.size();
+      span.last_ns = q.times_ns.back();
+      if (on_samples_) on_samples_(q);
+    }
     arrivals_.record(q.stream->id, batch.arrivals_of(q));
   }
   if (!chunks.empty()) {
@@ -448,6 +477,12 @@ void Pipeline::step() {
   last_round_ns_ = steady_ns();
 }
 
+void Pipeline::run_queued() {
+  do run_batch();  // at least one round: it takes the streams that ended
+  while (hub_->queued_samples() > 0);
+  collect_all();
+}
+
 bool Pipeline::replays_done() const {
   return !replays_.empty() && replay_batches_done_.load();
 }
@@ -500,6 +535,7 @@ PipelineSummary Pipeline::shutdown() {
   // Queued events get what is left of the grace to reach subscribers, no more; the alert
   // sinks deliver in parallel (a thread each) until the same deadline.
   for (auto& sink : sinks_) sink->stop(deadline);
+  for (alerting::EventSink* sink : caller_sinks_) sink->stop(deadline);
   return summary();
 }
 
@@ -516,7 +552,7 @@ void Pipeline::abandon() {
 
 PipelineSummary Pipeline::summary() const {
   const PipelineStats s = stats();
-  const auto counters = publisher_->counters();
+  const auto counters = publisher_ ? publisher_->counters() : alerting::PublisherCounters{};
   return {s.batches,
           s.samples,
           s.matches,

@@ -139,7 +139,7 @@ bool Pipeline::reload(config::DaemonConfig next) {
   for (const std::string& option : config::startup_options_changed(config_, next))
     log_->warn("reload: '{}' changed in the file; it takes effect when warpwatchd restarts",
                option);
-  security_->reload(next.curve);  // the allowed CURVE clients: the rest of `curve` waits
+  if (security_) security_->reload(next.curve);  // the allowed CURVE clients: the rest waits
   config_.live = std::move(next.live);
   {
     const std::lock_guard lock(stats_mu_);

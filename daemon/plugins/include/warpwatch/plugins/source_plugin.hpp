@@ -18,6 +18,7 @@
 #include "warpwatch/config/daemon_config.hpp"
 #include "warpwatch/config/source_kinds.hpp"
 #include "warpwatch/plugins/metric_families.hpp"
+#include "warpwatch/plugins/recorded_input.hpp"
 #include "warpwatch/service/logging.hpp"
 #include "warpwatch/stream/ingest_hub.hpp"
 #include "warpwatch/stream/source.hpp"
@@ -76,6 +77,11 @@ struct SourcePlugin {
   // checkpoint leaves them out. Null: none.
   void (*own_streams)(const stream::Source& source,
                       std::set<std::string, std::less<>>& streams) = nullptr;
+  // For `warpwatch backtest`, which makes no source: the entry's recorded input (a replay's
+  // file), and how the entry's line protocol becomes streams (an influx entry's mapping and line
+  // limit, which a backtest applies to `.lp` recordings). Null: the kind has none.
+  RecordedInput (*recorded)(const config::IngestSource& entry) = nullptr;
+  LineInput (*line_input)(const config::IngestSource& entry) = nullptr;
 };
 
 // An entry of the kind `Options::kind` made of its options (tests, and configurations made

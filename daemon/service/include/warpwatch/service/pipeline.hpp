@@ -9,6 +9,8 @@
 #include <atomic>
 #include <chrono>
 #include <deque>
+#include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -50,11 +52,27 @@ struct PipelineSummary {
   std::uint64_t unmatched = 0;  // accepted samples the shutdown's grace did not match
 };
 
+// How a Pipeline runs. The daemon's is the default: every socket of the configuration.
+struct PipelineOptions {
+  // Offline (`warpwatch backtest`): the same matcher, rules, event ids and sequence numbers,
+  // but nothing is bound, connected or written: the ingest sources, the publisher (its
+  // endpoint and events file), the alert sinks, the metrics listener, CURVE and state.dir are
+  // not made. The caller feeds hub() and calls run_queued(); events go to `sinks` only.
+  bool offline = false;
+  // In-process event sinks (the caller's, outliving the Pipeline): offered each round's
+  // events, numbered, after the publisher and the alert sinks; stopped at shutdown.
+  std::vector<alerting::EventSink*> sinks;
+  // Offline: each stream's samples of a round, as they go to the Matcher (a backtest's report
+  // draws them). Null: none.
+  std::function<void(const stream::QueuedSamples&)> on_samples;
+};
+
 class Pipeline {
  public:
   // Builds everything and binds/connects every socket, the metrics listener included
   // (std::runtime_error naming the endpoint when that fails); sources start with start().
-  Pipeline(config::DaemonConfig config, Logger log);
+  // With options.offline, none of them (PipelineOptions).
+  Pipeline(config::DaemonConfig config, Logger log, PipelineOptions options = {});
   ~Pipeline();
 
   void start();
@@ -80,6 +98,21 @@ class Pipeline {
   bool reload(config::DaemonConfig next);
   // Every replay source has sent its whole file and its samples were matched.
   bool replays_done() const;
+  // The ingest queues, for a caller that feeds samples itself (offline: a backtest's
+  // recordings, through IngestHub::offer_samples or a line-protocol decoder).
+  stream::IngestHub& hub() { return *hub_; }
+  // Rounds of at most batch_samples, without waiting for a tick, until the hub holds nothing
+  // (the streams that ended included); every batch is collected and its events offered.
+  void run_queued();
+  // Offline: per stream, the samples matched and the times of the first and the last (a
+  // backtest's hours of recording); empty for the daemon's Pipeline.
+  struct MatchedSpan {
+    std::uint64_t samples = 0;
+    std::int64_t first_ns = 0, last_ns = 0;
+  };
+  const std::map<std::string, MatchedSpan, std::less<>>& matched_spans() const { return spans_; }
+  // The most samples a round takes now (scheduler.batch_samples, or the running backend's).
+  std::size_t batch_samples() const { return batch_samples_; }
   // Stops ingest, matches what is queued for at most shutdown.drain_grace_ms (in rounds
   // of batch_samples; what is left then is counted and logged), reports the pending
   // candidates of what was matched (docs/spec.md §3.1), publishes with what is left of the
@@ -109,12 +142,13 @@ class Pipeline {
 
   // The configuration in effect (after the last successful reload).
   const config::DaemonConfig& config() const { return config_; }
-  const std::string& publish_endpoint() const { return publisher_->endpoint(); }
+  // "" offline (no publisher).
+  const std::string& publish_endpoint() const;
   // The addresses the ZeroMQ `pull`/`sub` and `influx` sources bound or connected (wildcard
   // ports resolved), in the configuration's order.
   std::vector<std::string> ingest_endpoints() const;
   const stream::StreamRegistry& registry() const { return *registry_; }
-  const alerting::Publisher& publisher() const { return *publisher_; }
+  const alerting::Publisher& publisher() const;  // not offline
   // The last event's sequence number (0 before the first; after a restart from a checkpoint,
   // the checkpoint's to begin with).
   std::uint64_t last_sequence() const { return sequence_.last(); }
@@ -208,8 +242,12 @@ class Pipeline {
   // first, then the alert sinks (`sinks:`, each with a thread). publisher_ and alert_sinks_
   // point into it, for what is theirs only (the endpoint, the counters).
   std::vector<std::unique_ptr<alerting::EventSink>> sinks_;
-  alerting::Publisher* publisher_ = nullptr;
+  alerting::Publisher* publisher_ = nullptr;  // null offline
   std::vector<alerting::AlertSink*> alert_sinks_;
+  std::vector<alerting::EventSink*> caller_sinks_;  // PipelineOptions::sinks, after sinks_
+  bool offline_ = false;
+  std::function<void(const stream::QueuedSamples&)> on_samples_;  // offline only
+  std::map<std::string, MatchedSpan, std::less<>> spans_;         // offline only
   alerting::EventSequence sequence_;  // the events' numbers; the checkpoint keeps the last
   // Work the Kafka sources' threads need done on the scheduler's (their cuts and restores),
   // served in step() and while the pipeline stops; the changelogs that ask for it. Both
