@@ -2,11 +2,13 @@
 #include "warpwatch/files/files.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <fstream>
 #include <sstream>
+#include <string>
 #include <system_error>
 #include <utility>
 
@@ -33,9 +35,22 @@ class Fd {
   int fd_;
 };
 
+// The process's umask, read without changing it (umask(2) can only set it, and setting it
+// for a moment would race with other threads creating files): Linux's /proc/self/status
+// says it since 4.7; 022 where it does not.
+mode_t current_umask() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("Umask:", 0) == 0)
+      return static_cast<mode_t>(std::stoul(line.substr(6), nullptr, 8));
+  return 022;
+}
+
 }  // namespace
 
-void write_file_atomically(const std::filesystem::path& path, std::string_view bytes) {
+void write_file_atomically(const std::filesystem::path& path, std::string_view bytes,
+                           unsigned mode) {
   const std::filesystem::path dir =
       path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
   // ".<name>.XXXXXX" (appended, not +: GCC 12 warns falsely, -Wrestrict, about + chains)
@@ -44,6 +59,10 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view b
   std::string temp = (dir / name).string();
   Fd fd(::mkstemp(temp.data()));
   if (fd.get() < 0) throw_errno("cannot create a temporary file beside", path);
+  if (::fchmod(fd.get(), static_cast<mode_t>(mode) & ~current_umask()) != 0) {
+    ::unlink(temp.c_str());
+    throw_errno("cannot set the permissions of", temp);
+  }
   try {
     for (std::size_t at = 0; at < bytes.size();) {
       const ssize_t n = ::write(fd.get(), bytes.data() + at, bytes.size() - at);

@@ -21,7 +21,8 @@ constexpr std::array<std::string_view, 8> kPalette = {"#1f77b4", "#ff7f0e", "#2c
                                                       "#9467bd", "#8c564b", "#e377c2", "#17becf"};
 constexpr std::string_view kSpanColor = "#e4572e";
 constexpr std::string_view kRuleColor = "#444444";
-constexpr double kLeft = 64, kRight = 16, kTop = 30, kBottom = 42;
+// The title's line, then the legend's, above the plot.
+constexpr double kLeft = 64, kRight = 16, kTop = 42, kBottom = 42, kTitleY = 15, kLegendY = 32;
 
 std::string px(double v) {
   char buf[32];
@@ -110,7 +111,7 @@ void axes(std::string& out, const Chart& c, const Canvas& k) {
            "\" y2=\"", px(y), "\" stroke=\"#eee\"/>");
     text(out, k.left() - 6, y + 4, number(v), "end");
   }
-  text(out, (k.left() + k.right()) / 2, 18, c.title, "middle", " font-weight=\"bold\"");
+  text(out, (k.left() + k.right()) / 2, kTitleY, c.title, "middle", " font-weight=\"bold\"");
   text(out, (k.left() + k.right()) / 2, c.height - 6, c.x_label, "middle");
   const double mid = (k.top() + k.bottom()) / 2;
   std::string turn;
@@ -177,15 +178,24 @@ void rules(std::string& out, const Chart& c, const Canvas& k) {
   }
 }
 
+// The legend on one line above the plot, from the left, so that it hides nothing drawn; the
+// names that do not fit are counted ("+3 more").
 void legend_box(std::string& out, const Canvas& k,
                 const std::vector<std::pair<std::string, std::string>>& legend) {
-  double y = k.top() + 14;
-  for (const auto& [name, color] : legend) {
-    const double x = k.right() - 150;
-    append(out, "<line x1=\"", px(x), "\" y1=\"", px(y - 4), "\" x2=\"", px(x + 18), "\" y2=\"",
-           px(y - 4), "\" stroke=\"", escape(color), "\" stroke-width=\"2\"/>");
-    text(out, x + 22, y, name, "start", " font-size=\"11\"");
-    y += 14;
+  double x = k.left();
+  for (std::size_t i = 0; i < legend.size(); ++i) {
+    const auto& [name, color] = legend[i];
+    const double width = 30 + 6.2 * static_cast<double>(name.size());  // 11px sans, roughly
+    if (x + width > k.right() && i > 0) {
+      std::string more(1, '+');
+      append(more, std::to_string(legend.size() - i), " more");
+      text(out, x, kLegendY, more, "start", " font-size=\"11\"");
+      break;
+    }
+    append(out, "<line x1=\"", px(x), "\" y1=\"", px(kLegendY - 4), "\" x2=\"", px(x + 18),
+           "\" y2=\"", px(kLegendY - 4), "\" stroke=\"", escape(color), "\" stroke-width=\"2\"/>");
+    text(out, x + 22, kLegendY, name, "start", " font-size=\"11\"");
+    x += width;
   }
 }
 

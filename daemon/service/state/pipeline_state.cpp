@@ -113,7 +113,7 @@ bool Pipeline::checkpoint() {
                  .written_ns = stream::wall_clock_ns(),
                  .streams = export_records(ids, false, false)};
     const std::string bytes = encode_checkpoint(c);
-    write_file_atomically(path, bytes);
+    write_file_atomically(path, bytes, 0600);  // the matching state: the daemon's own
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
     log_->debug("checkpoint: {} streams, {} bytes in {:.3f} s to {}", c.streams.size(),

@@ -3,6 +3,7 @@
 // (never a crash or a huge allocation), the atomic file write; and the fuzz target's corpus
 // (tests/fuzz/corpus/checkpoint/), which WARPWATCH_WRITE_FUZZ_CORPUS=1 writes again.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -189,6 +190,16 @@ TEST(CheckpointFile, WritesAtomicallyAndReadsBack) {
   EXPECT_THROW(service::write_file_atomically(path.parent_path() / "missing" / "x", "y"),
                std::system_error);
   EXPECT_THROW(service::read_whole_file(path.parent_path() / "missing"), std::system_error);
+  // Permissions: the mode asked for, less the umask, as open(2) gives them.
+  const mode_t mask = ::umask(027);
+  service::write_file_atomically(path, "shared");  // 0666 & ~027
+  EXPECT_EQ(std::filesystem::status(path).permissions(), std::filesystem::perms::owner_read |
+                                                             std::filesystem::perms::owner_write |
+                                                             std::filesystem::perms::group_read);
+  service::write_file_atomically(path, "own", 0600);
+  EXPECT_EQ(std::filesystem::status(path).permissions(),
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  ::umask(mask);
 }
 
 // The fuzz target's starting corpus (tests/fuzz/checkpoint_corpus.hpp): the files hold what

@@ -11,8 +11,11 @@ namespace warpwatch::files {
 // Replaces `path` atomically: the bytes go to a temporary file in the same folder, which is
 // fsynced, renamed over `path`, and the folder fsynced, so that a crash at any point leaves
 // the old file or the new one whole. Throws std::system_error naming the path on failure
-// (the temporary file is removed).
-void write_file_atomically(const std::filesystem::path& path, std::string_view bytes);
+// (the temporary file is removed). The file gets `mode` less the process's umask, as a file
+// open(2) creates would: 0666 (a report, a library, events: readable as the user's other
+// files) unless the caller keeps it to itself (the checkpoint: 0600).
+void write_file_atomically(const std::filesystem::path& path, std::string_view bytes,
+                           unsigned mode = 0666);
 // The whole file; std::system_error naming the path when it cannot be read.
 std::string read_whole_file(const std::filesystem::path& path);
 
