@@ -35,6 +35,8 @@ FORBIDDEN_LINKS = {
     # The plugins sit above the configuration, ingest and alerting, below the service: they
     # fill the configuration's option table and make the sources the service runs.
     "warpwatch_plugins": [r"^warpwatch_(service|cli|bench|checkpoint)$"],
+    # Learning (daemon/learn/) computes on the kernels alone: the CLI reads and writes files.
+    "warpwatch_learn": [r"^warpwatch_(?!base$|kernels$|project_options$)"] + IO_CLIENTS,
 }
 
 # Source folder -> the header rooms (`warpwatch/<room>/`) its files may include.
@@ -45,6 +47,7 @@ ALLOWED_INCLUDES = {
     "config": ["base", "kernels", "stream", "config"],
     "daemon/alerting": ["base", "kernels", "stream", "config", "alerting"],
     "daemon/plugins": ["base", "kernels", "stream", "config", "alerting", "plugins"],
+    "daemon/learn": ["base", "kernels", "learn"],
 }
 # Headers a folder may include outside its rooms: the loggers every daemon component is
 # handed (warpwatch_logging, a library of its own in daemon/service/).
