@@ -33,6 +33,7 @@ Scored evaluate(const MatchSettings& settings, std::span<const Series> positives
   const std::vector<Series> examples = prepared(positives, settings);
   TemplateOptions opts = options;
   opts.band = settings.band;
+  opts.max_iterations = std::min<std::size_t>(opts.max_iterations, 10);  // a comparison only
   const auto pos = held_out_scores(examples, opts, settings, folds);
   const Series tmpl = build_template(examples, opts).series;
   const auto table = threshold_table(tmpl, pos, negatives, settings, candidate_thresholds(pos));

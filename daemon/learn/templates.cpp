@@ -56,29 +56,38 @@ void run_dba(std::span<const Series> examples, const TemplateOptions& options,
   Series z = result.series;
   const std::size_t m = z.length(), d = z.dims;
   double current = result.objective.back();
-  for (std::size_t it = 0; it < options.max_iterations; ++it) {
+  for (std::size_t it = 0; it <= options.max_iterations; ++it) {
+    // z's paths: their costs summed are z's summed distance (bit for bit the reference's
+    // dtw), and their means the next template.
     std::vector<double> sums(m * d, 0.0);
     std::vector<std::size_t> counts(m, 0);
-    for (const auto& e : examples)
+    double value = 0.0;
+    for (const auto& e : examples) {
+      double along = 0.0;
       for (const auto& step :
            kernels::reference::dtw_path(e.view(), z.view(), kernels::Cost::sq, options.band)) {
+        along += step.cost;
         ++counts[step.j];
         for (std::size_t k = 0; k < d; ++k) sums[step.j * d + k] += e.values[step.i * d + k];
       }
-    Series next = z;
+      value += along;
+    }
+    if (it > 0) {
+      if (!(value <= current)) {  // float32 rounding undid a vanishing gain: keep the last
+        z = result.series;
+        break;
+      }
+      const bool go_on = decreased_enough(current, value, options.tolerance);
+      result.series = z;
+      current = value;
+      result.objective.push_back(value);
+      if (!go_on || it == options.max_iterations) break;
+    }
     for (std::size_t j = 0; j < m; ++j)
       if (counts[j])
         for (std::size_t k = 0; k < d; ++k)
-          next.values[j * d + k] = static_cast<float>(sums[j * d + k] / counts[j]);
-    const double value = dtw_sum(next, examples, options.band);
-    if (!(value <= current)) break;  // float32 rounding may undo a vanishing gain: keep z
-    const bool go_on = decreased_enough(current, value, options.tolerance);
-    z = std::move(next);
-    current = value;
-    result.objective.push_back(value);
-    if (!go_on) break;
+          z.values[j * d + k] = static_cast<float>(sums[j * d + k] / counts[j]);
   }
-  result.series = std::move(z);
 }
 
 // The soft-DTW barycenter (Cuturi & Blondel 2017) of the divergence: gradient steps, a step

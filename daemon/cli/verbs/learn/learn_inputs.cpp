@@ -140,6 +140,15 @@ std::vector<LearnClass> by_label(const std::vector<config::LoadedSeries>& series
     it->examples.push_back(series_of(s));
     it->names.push_back(s.name);
   }
+  // The classes in the order the labels were given (the first one's settings are shared).
+  const auto rank = [&](const LearnClass& c) {
+    return std::find_if(labels.begin(), labels.end(),
+                        [&](const auto& l) { return same_label(l, c.label); }) -
+           labels.begin();
+  };
+  if (!all)
+    std::stable_sort(classes.begin(), classes.end(),
+                     [&](const auto& a, const auto& b) { return rank(a) < rank(b); });
   if (!all)
     for (const auto& l : labels)
       if (std::none_of(classes.begin(), classes.end(),

@@ -30,12 +30,12 @@ struct SettingsChoice {
 };
 
 // With negatives, every setting not given is picked by its threshold table on the training
-// data only (held-out positives in `folds` folds against the Matcher's events over the
-// negatives: the best F1, ties to fewer false alarms per hour, then to the order below): mode
-// and znorm together (stream; window; window with znorm), then window mode's band (none, 5% or
-// 10% of the template's length). Without negatives: stream mode unless znorm is needed (the
-// positives' means differ by more than one within-example standard deviation: stream mode
-// cannot normalize), no band.
+// data only (templates of at most 10 iterations, held-out positives in `folds` folds against the
+// Matcher's events over the negatives: the best F1, ties to fewer false alarms per hour, then to
+// the order below): mode and znorm together (stream; window; window with znorm), then window mode's
+// band (none, 5% or 10% of the template's length). Without negatives: stream mode unless znorm is
+// needed (the positives' means differ by more than one within-example standard deviation: stream
+// mode cannot normalize), no band.
 SettingsChoice choose_settings(std::span<const Series> positives,
                                std::span<const Negative> negatives, const TemplateOptions& options,
                                const Given& given, std::size_t folds);
