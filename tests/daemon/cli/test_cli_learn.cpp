@@ -1,4 +1,4 @@
-// `warpwatch learn` (docs/cli.md §4.4): GunPoint learnt into a library that check-config
+// `warpwatch learn` (docs/cli.md §4.3): GunPoint learnt into a library that check-config
 // accepts as is, and every bad input an error naming the file with nothing written.
 #include <gtest/gtest.h>
 
