@@ -25,6 +25,8 @@ IO_CLIENTS = [r"rdkafka", r"mosquitto", r"zmq", r"yaml-cpp", r"spdlog", r"promet
               r"systemd", r"nlohmann", r"CLI11", r"ZLIB"]
 FORBIDDEN_LINKS = {
     "warpwatch_base": [r"^warpwatch_(?!project_options$)"] + IO_CLIENTS + [r"hwy", r"fftw"],
+    # The files written whole (base/files/): the bottom layer's one library with I/O.
+    "warpwatch_files": [r"^warpwatch_(?!project_options$)"] + IO_CLIENTS + [r"hwy", r"fftw"],
     "warpwatch_kernels": [r"^warpwatch_(?!base$|project_options$)"] + IO_CLIENTS,
     "warpwatch_stream_mapping": [r"^warpwatch_(?!base$|project_options$)", r"rdkafka", r"zmq"],
     "warpwatch_kafka_client": [r"^warpwatch_(?!base$|project_options$)", r"mosquitto", r"zmq"],
@@ -37,17 +39,20 @@ FORBIDDEN_LINKS = {
     "warpwatch_plugins": [r"^warpwatch_(service|cli|bench|checkpoint)$"],
     # Learning (daemon/learn/) computes on the kernels alone: the CLI reads and writes files.
     "warpwatch_learn": [r"^warpwatch_(?!base$|kernels$|project_options$)"] + IO_CLIENTS,
+    # The reports' charts and pages (daemon/report/): text in, text out, written whole.
+    "warpwatch_report": [r"^warpwatch_(?!files$|project_options$)"] + IO_CLIENTS,
 }
 
 # Source folder -> the header rooms (`warpwatch/<room>/`) its files may include.
 ALLOWED_INCLUDES = {
-    "base": ["base"],
+    "base": ["base", "files"],  # files/ is warpwatch_files (its links are checked apart)
     "kernels": ["base", "kernels"],
     "stream": ["base", "stream"],
     "config": ["base", "kernels", "stream", "config"],
     "daemon/alerting": ["base", "kernels", "stream", "config", "alerting"],
     "daemon/plugins": ["base", "kernels", "stream", "config", "alerting", "plugins"],
     "daemon/learn": ["base", "kernels", "learn"],
+    "daemon/report": ["files", "report"],
 }
 # Headers a folder may include outside its rooms: the loggers every daemon component is
 # handed (warpwatch_logging, a library of its own in daemon/service/).

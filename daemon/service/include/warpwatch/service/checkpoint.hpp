@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "warpwatch/files/files.hpp"
 #include "warpwatch/kernels/stream_snapshot.hpp"
 
 namespace warpwatch::service {
@@ -62,12 +63,8 @@ struct Checkpoint {
 std::string encode_checkpoint(const Checkpoint& checkpoint);
 Checkpoint decode_checkpoint(std::string_view bytes);
 
-// Replaces `path` atomically: the bytes go to a temporary file in the same folder, which is
-// fsynced, renamed over `path`, and the folder fsynced, so that a crash at any point leaves
-// the old file or the new one whole. Throws std::system_error naming the path on failure
-// (the temporary file is removed).
-void write_file_atomically(const std::filesystem::path& path, std::string_view bytes);
-// The whole file; std::system_error naming the path when it cannot be read.
-std::string read_whole_file(const std::filesystem::path& path);
+// The checkpoint file is written and read whole (files.hpp).
+using files::read_whole_file;
+using files::write_file_atomically;
 
 }  // namespace warpwatch::service
