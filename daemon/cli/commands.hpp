@@ -83,6 +83,7 @@ struct LearnCommand {
   double gamma = 1.0;
   double period_s = 1.0;  // spacing of series without timestamps
   std::string out_path, name;
+  std::string report_path;  // --report: the HTML page (verbs/learn/learn_report.hpp)
   kernels::Backend backend = kernels::Backend::automatic;
   std::vector<std::string> argv;  // the command line, for the library's header comment
 };

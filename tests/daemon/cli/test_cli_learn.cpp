@@ -39,7 +39,16 @@ TEST(CliLearn, GunPointLibraryIsAcceptedByCheckConfig) {
   ASSERT_EQ(learnt.status, 0) << learnt.err;
   EXPECT_NE(learnt.err.find("mode: "), std::string::npos) << learnt.err;
   EXPECT_NE(learnt.err.find("threshold: "), std::string::npos) << learnt.err;
-  EXPECT_EQ(files_in(dir), (std::vector<std::string>{"gun.gun.csv", "gun.yaml"}));
+  EXPECT_EQ(files_in(dir), (std::vector<std::string>{"gun.gun.csv", "gun.html", "gun.yaml"}));
+  // The report: self-contained (no external resource), its four charts inline.
+  std::ifstream page(dir / "gun.html");
+  const std::string html((std::istreambuf_iterator<char>(page)), {});
+  std::size_t charts = 0;
+  for (auto at = html.find("<svg"); at != std::string::npos; at = html.find("<svg", at + 1))
+    ++charts;
+  EXPECT_EQ(charts, 4u);
+  EXPECT_EQ(html.find("src=\"http"), std::string::npos);
+  EXPECT_NE(html.find("the template over the aligned positives"), std::string::npos);
   std::ifstream yaml(out);
   const std::string text((std::istreambuf_iterator<char>(yaml)), {});
   EXPECT_EQ(text.rfind("# Learnt by `warpwatch learn` on ", 0), 0u) << text;

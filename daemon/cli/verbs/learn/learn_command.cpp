@@ -11,6 +11,7 @@
 #include "commands.hpp"
 #include "learn_inputs.hpp"
 #include "learn_output.hpp"
+#include "learn_report.hpp"
 #include "warpwatch/config/series_file.hpp"
 #include "warpwatch/learn/settings.hpp"
 
@@ -81,7 +82,8 @@ void check_band(const LearnInputs& in, const LearnClass& c, std::size_t m,
 LearntPattern learn_class(const LearnCommand& cmd, const LearnInputs& in, const LearnClass& c,
                           std::vector<learn::Negative> negatives, const std::string& id,
                           const std::optional<learn::MatchSettings>& shared,
-                          std::vector<std::string>& header, std::ostream& err) {
+                          std::vector<std::string>& header, PatternReport* page,
+                          std::ostream& err) {
   const auto kind = learn::parse_template_kind(cmd.template_kind);
   learn::TemplateOptions options;
   options.kind = *kind;
@@ -153,6 +155,11 @@ LearntPattern learn_class(const LearnCommand& cmd, const LearnInputs& in, const 
       << (folds == c.examples.size() ? " (leave-one-out)" : "") << "\n";
   print_table(table, chosen.row, err);
   err << "  threshold: " << num(table[chosen.row].threshold, 6) << " — " << chosen.why << "\n";
+  if (page) {
+    *page = {id, examples, built.series, s, scores, {}, table, chosen.row, choice.why};
+    for (const auto& n : negatives)
+      page->negative_best.push_back(learn::best_match(built.series, n, s));
+  }
   header.push_back(id + ": " + row_text(table[chosen.row]));
   header.push_back(id + ": chosen by " + chosen.why);
   return {id, built.series, s, table[chosen.row].threshold};
@@ -215,6 +222,9 @@ CLI::App* add_learn_command(CLI::App& app, LearnCommand& cmd) {
   sub->add_option("--out", cmd.out_path, "the library YAML to write (patterns beside it)")
       ->required();
   sub->add_option("--name", cmd.name, "the library's name (default: --out's stem)");
+  sub->add_option("--report", cmd.report_path,
+                  "also write a self-contained HTML page: the template over the aligned "
+                  "positives, the distance distributions, precision/recall, false alarms");
   add_backend_option(*sub, cmd.backend);
   add_series_input_options(*sub, cmd.input);
   return sub;
@@ -237,6 +247,7 @@ int run_learn(const LearnCommand& cmd, std::ostream& out, std::ostream& err) {
   double hours = 0.0;
   for (const auto& n : in.negatives) hours += n.hours();
   std::vector<std::string> body;
+  std::vector<PatternReport> pages;
   for (std::size_t k = 0; k < in.classes.size(); ++k) {
     const auto& c = in.classes[k];
     // Several classes: the other classes' examples are this one's negatives too.
@@ -252,8 +263,10 @@ int run_learn(const LearnCommand& cmd, std::ostream& out, std::ostream& err) {
     // thresholds compare (the nearest template, docs/spec.md §5.1).
     const std::optional<learn::MatchSettings> shared =
         library.patterns.empty() ? std::nullopt : std::optional(library.patterns.front().settings);
-    library.patterns.push_back(
-        learn_class(cmd, in, c, std::move(negatives), id, shared, body, err));
+    PatternReport page;
+    library.patterns.push_back(learn_class(cmd, in, c, std::move(negatives), id, shared, body,
+                                           cmd.report_path.empty() ? nullptr : &page, err));
+    if (!cmd.report_path.empty()) pages.push_back(std::move(page));
   }
   library.header = {
       "Learnt by `warpwatch learn` on " + today() + ".", "command: " + command,
@@ -265,6 +278,10 @@ int run_learn(const LearnCommand& cmd, std::ostream& out, std::ostream& err) {
   for (const auto& f : files) err << "wrote " << f.string() << "\n";
   err << "wrote " << out_path.string() << " (check it: warpwatch check-config " << out_path.string()
       << ")\n";
+  if (!cmd.report_path.empty()) {
+    write_learn_report(cmd.report_path, "warpwatch learn: " + name, library.header, pages);
+    err << "wrote " << cmd.report_path << "\n";
+  }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   err << "learnt in " << num(seconds, 3) << " s\n";
