@@ -33,9 +33,10 @@ TEST(CliLearn, GunPointLibraryIsAcceptedByCheckConfig) {
   if (!fs::exists(train)) GTEST_SKIP() << "shared data set not present: " << train;
   const auto dir = temp_dir("learn_gunpoint");
   const std::string out = (dir / "gun.yaml").string();
-  const auto learnt = run_cli({"learn", "--positives", train.string(), "--label", "1",
-                               "--negatives", train.string(), "--negative-label", "2", "--out", out,
-                               "--template", "dba", "--folds", "6"});
+  const auto learnt =
+      run_cli({"learn", "--positives", train.string(), "--label", "1", "--negatives",
+               train.string(), "--negative-label", "2", "--out", out, "--template", "dba",
+               "--folds", "6", "--report", (dir / "gun.html").string()});
   ASSERT_EQ(learnt.status, 0) << learnt.err;
   EXPECT_NE(learnt.err.find("mode: "), std::string::npos) << learnt.err;
   EXPECT_NE(learnt.err.find("threshold: "), std::string::npos) << learnt.err;
