@@ -19,6 +19,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   DistanceCommand distance;
   SearchCommand search;
   CutCommand cut;
+  LearnCommand learn;
+  learn.argv.assign(argv, argv + argc);
   BenchCommand bench;
   CheckConfigCommand check_config;
   ReplayCommand replay;
@@ -31,6 +33,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       {add_distance_command(app, distance), [&] { return run_distance(distance, out, err); }},
       {add_search_command(app, search), [&] { return run_search(search, out, err); }},
       {add_cut_command(app, cut), [&] { return run_cut(cut, out, err); }},
+      {add_learn_command(app, learn), [&] { return run_learn(learn, out, err); }},
       {add_bench_command(app, bench), [&] { return run_bench(bench, out, err); }},
       {add_check_config_command(app, check_config),
        [&] { return run_check_config(check_config, out, err); }},

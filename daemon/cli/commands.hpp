@@ -63,6 +63,33 @@ struct CutCommand {
 CLI::App* add_cut_command(CLI::App& app, CutCommand& cmd);
 int run_cut(const CutCommand& cmd, std::ostream& out, std::ostream& err);
 
+// `warpwatch learn`: a library entry (template, mode, threshold) from examples
+// (verbs/learn/, docs/cli.md §4.3).
+struct LearnCommand {
+  SeriesInputOptions input;
+  std::string positives_path;       // --positives: series files (UCR rows with labels...)
+  std::vector<std::string> labels;  // --label L (repeated; `all`: every label)
+  std::string from_path;            // --from: a recording to cut positives from...
+  std::string segments;             // ...at --segments START:END,... (samples or times)
+  std::string segments_csv;         // ...or at the rows of --segments-csv (start,end[,label])
+  std::vector<std::string> negatives_paths;
+  std::vector<std::string> negative_labels;  // --negative-label: only these rows of them
+  std::string template_kind = "dba";
+  std::string mode = "auto";   // stream | window | auto
+  std::string znorm = "auto";  // on | off | auto
+  std::optional<double> band;
+  std::optional<double> target_recall, max_false_per_hour;
+  std::size_t folds = 10;
+  double gamma = 1.0;
+  double period_s = 1.0;  // spacing of series without timestamps
+  std::string out_path, name;
+  std::string report_path;  // --report: the HTML page (verbs/learn/learn_report.hpp)
+  kernels::Backend backend = kernels::Backend::automatic;
+  std::vector<std::string> argv;  // the command line, for the library's header comment
+};
+CLI::App* add_learn_command(CLI::App& app, LearnCommand& cmd);
+int run_learn(const LearnCommand& cmd, std::ostream& out, std::ostream& err);
+
 // `warpwatch bench e2e`: the daemon driven end to end (daemon/bench/e2e.hpp).
 struct BenchE2eCommand {
   bench::E2eOptions options;  // the options set the fields they name

@@ -145,6 +145,31 @@ double dtw(const SeriesView& a, const SeriesView& b, Cost cost, std::optional<do
   })(a.length, b.length);
 }
 
+std::vector<PathStep> dtw_path(const SeriesView& a, const SeriesView& b, Cost cost,
+                               std::optional<double> band) {
+  const auto sum = [](double c, double up, double left, double diag) {
+    return c + std::min({up, left, diag});
+  };
+  const Table d = warping_table(a, b, cost, band, sum);
+  const std::size_t n = a.length, m = b.length;
+  if (d(n, m) == inf) return {};
+  // Back from (n, m): the predecessor docs/spec.md §3.1 picks, in its order (i, j-1),
+  // (i-1, j-1), (i-1, j), a later one only when strictly smaller.
+  std::vector<PathStep> path;
+  std::size_t i = n, j = m;
+  while (true) {
+    path.push_back({i - 1, j - 1, local_cost(a.sample(i - 1), b.sample(j - 1), a.dims, cost)});
+    if (i == 1 && j == 1) break;
+    std::size_t pi = i, pj = j - 1;
+    double best = d(i, j - 1);
+    if (d(i - 1, j - 1) < best) pi = i - 1, pj = j - 1, best = d(i - 1, j - 1);
+    if (d(i - 1, j) < best) pi = i - 1, pj = j;
+    i = pi, j = pj;
+  }
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
 double dk(const SeriesView& a, const SeriesView& b, Cost cost, std::optional<double> band) {
   return warping_table(a, b, cost, band, [](double c, double up, double left, double diag) {
     return std::max(c, std::min({up, left, diag}));

@@ -37,6 +37,8 @@ FORBIDDEN_LINKS = {
     # The plugins sit above the configuration, ingest and alerting, below the service: they
     # fill the configuration's option table and make the sources the service runs.
     "warpwatch_plugins": [r"^warpwatch_(service|cli|bench|checkpoint)$"],
+    # Learning (daemon/learn/) computes on the kernels alone: the CLI reads and writes files.
+    "warpwatch_learn": [r"^warpwatch_(?!base$|kernels$|project_options$)"] + IO_CLIENTS,
     # The reports' charts and pages (daemon/report/): text in, text out, written whole.
     "warpwatch_report": [r"^warpwatch_(?!files$|project_options$)"] + IO_CLIENTS,
 }
@@ -49,6 +51,7 @@ ALLOWED_INCLUDES = {
     "config": ["base", "kernels", "stream", "config"],
     "daemon/alerting": ["base", "kernels", "stream", "config", "alerting"],
     "daemon/plugins": ["base", "kernels", "stream", "config", "alerting", "plugins"],
+    "daemon/learn": ["base", "kernels", "learn"],
     "daemon/report": ["files", "report"],
 }
 # Headers a folder may include outside its rooms: the loggers every daemon component is

@@ -25,6 +25,21 @@ double ed(const SeriesView& a, const SeriesView& b, Cost cost);
 double dtw(const SeriesView& a, const SeriesView& b, Cost cost,
            std::optional<double> band = std::nullopt);
 
+// One step of an alignment path: a's sample i and b's sample j (0-based) and their local cost.
+struct PathStep {
+  std::size_t i = 0, j = 0;
+  double cost = 0.0;
+  friend bool operator==(const PathStep&, const PathStep&) = default;
+};
+
+// docs/spec.md §7: dtw's optimal path from (0, 0) to (n-1, m-1), each step moving by (1,0),
+// (0,1) or (1,1), of the float64 table of dtw() above; ties broken by docs/spec.md §3.1's
+// predecessor order ((i, j-1), then (i-1, j-1), then (i-1, j): a later one only when strictly
+// smaller). Its costs summed from the first step on equal dtw() bit for bit. Empty when no
+// path fits the band (dtw() = +inf).
+std::vector<PathStep> dtw_path(const SeriesView& a, const SeriesView& b, Cost cost,
+                               std::optional<double> band = std::nullopt);
+
 // docs/spec.md §4.1: discrete Frechet ("dog-keeper") distance, max instead of sum along paths.
 double dk(const SeriesView& a, const SeriesView& b, Cost cost,
           std::optional<double> band = std::nullopt);

@@ -1,0 +1,144 @@
+// `warpwatch learn` (docs/cli.md §4.3): GunPoint learnt into a library that check-config
+// accepts as is, and every bad input an error naming the file with nothing written.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "cli_test_support.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace warpwatch::testing;
+
+const fs::path shared_data = fs::path(WARPWATCH_SOURCE_DIR "/../shared/data").lexically_normal();
+
+void write(const fs::path& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+std::vector<std::string> files_in(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+TEST(CliLearn, GunPointLibraryIsAcceptedByCheckConfig) {
+  const fs::path train = shared_data / "GunPoint_TRAIN.tsv";
+  if (!fs::exists(train)) GTEST_SKIP() << "shared data set not present: " << train;
+  const auto dir = temp_dir("learn_gunpoint");
+  const std::string out = (dir / "gun.yaml").string();
+  const auto learnt =
+      run_cli({"learn", "--positives", train.string(), "--label", "1", "--negatives",
+               train.string(), "--negative-label", "2", "--out", out, "--template", "dba",
+               "--folds", "6", "--report", (dir / "gun.html").string()});
+  ASSERT_EQ(learnt.status, 0) << learnt.err;
+  EXPECT_NE(learnt.err.find("mode: "), std::string::npos) << learnt.err;
+  EXPECT_NE(learnt.err.find("threshold: "), std::string::npos) << learnt.err;
+  EXPECT_EQ(files_in(dir), (std::vector<std::string>{"gun.gun.csv", "gun.html", "gun.yaml"}));
+  // The report: self-contained (no external resource), its four charts inline.
+  std::ifstream page(dir / "gun.html");
+  const std::string html((std::istreambuf_iterator<char>(page)), {});
+  std::size_t charts = 0;
+  for (auto at = html.find("<svg"); at != std::string::npos; at = html.find("<svg", at + 1))
+    ++charts;
+  EXPECT_EQ(charts, 4u);
+  EXPECT_EQ(html.find("src=\"http"), std::string::npos);
+  EXPECT_NE(html.find("the template over the aligned positives"), std::string::npos);
+  std::ifstream yaml(out);
+  const std::string text((std::istreambuf_iterator<char>(yaml)), {});
+  EXPECT_EQ(text.rfind("# Learnt by `warpwatch learn` on ", 0), 0u) << text;
+  EXPECT_NE(text.find("streams: {auto_create: true, auto_dims: 1}"), std::string::npos) << text;
+  EXPECT_NE(text.find("- {id: \"gun\", file: \"gun.gun.csv\", layout: columns}"), std::string::npos)
+      << text;
+  const auto checked = run_cli({"check-config", out});
+  EXPECT_EQ(checked.status, 0) << checked.err << checked.out;
+}
+
+struct BadCase {
+  std::string name;
+  std::vector<std::string> args;  // after `learn`; {dir} stands for the scratch folder
+  std::string message;            // the error holds it...
+  std::string file;               // ...and names this file ({dir}/...)
+};
+
+class CliLearnBadInput : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(CliLearnBadInput, SaysWhatAndWhereAndWritesNothing) {
+  const BadCase& c = GetParam();
+  const auto dir = temp_dir("learn_bad_" + c.name);
+  // Positives: three bumps of 20 samples; a 2-dim recording; a short series; series of
+  // different dims and of very different lengths.
+  write(dir / "pos.csv",
+        "1,0,1,2,3,4,5,4,3,2,1,0,0,0,0,0,0,0,0,0,0\n"
+        "1,0,0,1,2,3,4,5,4,3,2,1,0,0,0,0,0,0,0,0,0\n"
+        "2,0,0,0,1,2,3,4,5,4,3,2,1,0,0,0,0,0,0,0,0\n");
+  write(dir / "wide.csv", "1,2\n3,4\n5,6\n7,8\n");
+  fs::create_directory(dir / "mixed");
+  write(dir / "mixed" / "a.csv", "1\n2\n3\n");
+  write(dir / "mixed" / "b.csv", "1,2\n3,4\n5,6\n");
+  write(dir / "short.csv", "0,1,0,1,0\n");
+  fs::create_directory(dir / "lengths");  // 80 samples and 10: 8 times longer
+  std::string bumps;
+  for (int k = 0; k < 4; ++k) bumps += "0,1,2,3,4,5,4,3,2,1,0,0,0,0,0,0,0,0,0,0,";
+  bumps.pop_back();
+  write(dir / "lengths" / "a.csv", bumps + "\n");
+  write(dir / "lengths" / "b.csv", "0,1,0,1,0,1,0,1,0,1\n");
+  std::vector<std::string> args{"learn"};
+  for (auto a : c.args) {
+    if (const auto at = a.find("{dir}"); at != std::string::npos) a.replace(at, 5, dir.string());
+    args.push_back(a);
+  }
+  args.push_back("--out");
+  args.push_back((dir / "lib.yaml").string());
+  const auto before = files_in(dir);
+  const auto r = run_cli(args);
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
+  std::string file = c.file;
+  if (const auto at = file.find("{dir}"); at != std::string::npos)
+    file.replace(at, 5, dir.string());
+  EXPECT_NE(r.err.find(file), std::string::npos) << "the error names " << file << ": " << r.err;
+  EXPECT_EQ(files_in(dir), before) << "something was written";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Learn, CliLearnBadInput,
+    ::testing::Values(
+        BadCase{
+            "no_positives", {"--negatives", "{dir}/short.csv"}, "give the positive examples", ""},
+        BadCase{"label_not_in_file",
+                {"--positives", "{dir}/pos.csv", "--labels", "yes", "--label", "7"},
+                "no series has label '7'; the labels there: 1, 2",
+                "{dir}/pos.csv"},
+        BadCase{"positives_of_other_dims",
+                {"--positives", "{dir}/mixed", "--layout", "columns"},
+                "every example must have the same dims",
+                "{dir}/mixed"},
+        BadCase{"negatives_of_other_dims",
+                {"--positives", "{dir}/short.csv", "--negatives", "{dir}/wide.csv", "--layout",
+                 "columns"},
+                "give negatives of the same dims",
+                "{dir}/wide.csv"},
+        BadCase{"lengths_beyond_the_band",
+                {"--positives", "{dir}/lengths", "--mode", "window", "--band", "1"},
+                "too different for band 1",
+                "{dir}/lengths"},
+        BadCase{"negatives_shorter_than_the_template",
+                {"--positives", "{dir}/pos.csv", "--labels", "yes", "--label", "1", "--negatives",
+                 "{dir}/short.csv", "--mode", "stream"},
+                "fewer than the template's 20: give negatives at least as long",
+                "{dir}/short.csv"},
+        BadCase{"target_no_threshold_meets",
+                {"--positives", "{dir}/pos.csv", "--labels", "yes", "--label", "1", "--negatives",
+                 "{dir}/pos.csv", "--mode", "stream", "--max-false-per-hour", "0"},
+                "no threshold stays within --max-false-per-hour 0.000",
+                "{dir}/pos.csv"}),
+    [](const auto& info) { return info.param.name; });
+
+}  // namespace
