@@ -100,6 +100,9 @@ struct Library {
   std::vector<kernels::PatternDef> patterns;  // ids are unique across all libraries; each
                                               // names this library in PatternDef::library
   std::vector<SourceLocation> pattern_where;  // patterns[i]'s `id` in the file
+  // Nearest template (docs/spec.md §5.1): of overlapping matches of its patterns on one
+  // stream, only the closest becomes an event (alerting/nearest_template.hpp).
+  bool exclusive = false;
   SourceLocation where;
 };
 
