@@ -231,14 +231,14 @@ void check_settings(const SearchCommand& cmd, const kernels::MatchParams& params
 namespace {
 
 // The options that say how to match: with --library each pattern's own settings are used.
-constexpr std::string_view matching_flags[] = {
-    "--patterns", "--mode", "--threshold", "--top", "--profile", "--w", "--hop", "--znorm",
-    "--metric",   "--cost", "--band"};
+constexpr std::string_view matching_flags[] = {"--patterns", "--mode", "--threshold", "--top",
+                                               "--profile",  "--w",    "--hop",       "--znorm",
+                                               "--metric",   "--cost", "--band"};
 
 bool is_matching_flag(std::string_view name) {
   for (const std::string_view flag : matching_flags)
     if (name == flag) return true;
-  // The measures' parameters (--gamma, --nu, ...), one flag each (add_metric_options).
+      // The measures' parameters (--gamma, --nu, ...), one flag each (add_metric_options).
 #define WW_PARAM_NAME(field, which, kind, def, lower, open, help) \
   if (name == "--" #field) return true;
   WARPWATCH_MEASURE_PARAMS(WW_PARAM_NAME)
@@ -325,7 +325,8 @@ int run_search_library(const SearchCommand& cmd, std::ostream& out, std::ostream
         refused + " cannot be given with it");
   if (!(cmd.period_s * 1e9 >= 1.0 && cmd.period_s * 1e9 < 9.2e18))
     throw std::runtime_error("--period must be from 1e-9 s (1 ns) to 9.2e9 s");
-  const config::DaemonConfig config = plugins::load_daemon_config(cmd.library_path);
+  const config::DaemonConfig config =
+      plugins::load_daemon_config(cmd.library_path, {.patterns_of_any_dims = true});
   std::vector<kernels::PatternDef> patterns;
   std::set<std::string, std::less<>> exclusive;
   for (const config::Library& library : config.live.libraries) {
@@ -349,8 +350,7 @@ int run_search_library(const SearchCommand& cmd, std::ostream& out, std::ostream
   clock.report(err, {.verb = "search",
                      .what = std::to_string(streams.size()) + " stream(s) of " +
                              std::to_string(total_samples(streams)) + " samples, " +
-                             std::to_string(patterns.size()) + " pattern(s) of " +
-                             cmd.library_path,
+                             std::to_string(patterns.size()) + " pattern(s) of " + cmd.library_path,
                      .backend = matcher->running_backend(),
                      .done = "searched",
                      .amount = static_cast<double>(total_samples(streams)),

@@ -113,8 +113,8 @@ void Pipeline::restore_held(const kernels::StreamRef& stream, const std::vector<
           stream::printable(stream->id), h.pattern_id, h.start_index, h.end_index);
       continue;
     }
-    matches.push_back({stream, std::move(pattern), h.distance, h.start_index, h.end_index,
-                       h.start_ns, h.end_ns});
+    matches.push_back(
+        {stream, std::move(pattern), h.distance, h.start_index, h.end_index, h.start_ns, h.end_ns});
   }
   std::vector<kernels::RawMatch> passed;  // of a library not exclusive any more
   nearest_.restore(stream->id, std::move(matches), passed);

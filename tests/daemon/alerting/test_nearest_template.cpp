@@ -34,7 +34,7 @@ RawMatch match(const kernels::PatternRef& p, double distance, std::uint64_t star
                std::uint64_t end, const std::string& stream = "s") {
   kernels::StreamDef def;
   def.id = stream;
-  return {stream::make_stream(def), p, distance, start, end, static_cast<std::int64_t>(start),
+  return {stream::make_stream(def),      p, distance, start, end, static_cast<std::int64_t>(start),
           static_cast<std::int64_t>(end)};
 }
 
@@ -147,9 +147,9 @@ TEST(NearestTemplate, OtherLibrariesAndStreamsPassOrWaitApart) {
   const auto a = pattern("a", 1.0), b = pattern("b", 1.0);
   const auto m = pattern("m", 1.0, "M");  // a library that is not exclusive
   std::vector<RawMatch> out;
-  f.offer({match(a, 0.5, 0, 10), match(m, 0.9, 0, 10), match(b, 0.1, 0, 10, "t"),
-           match(m, 0.1, 2, 8)},
-          out);
+  f.offer(
+      {match(a, 0.5, 0, 10), match(m, 0.9, 0, 10), match(b, 0.1, 0, 10, "t"), match(m, 0.1, 2, 8)},
+      out);
   // M's matches pass at once, in order; a and b are on different streams: no rivals.
   EXPECT_EQ(names(out), (std::vector<std::string>{"m[0,10]", "m[2,8]"}));
   EXPECT_EQ(f.holding(), (std::vector<std::string>{"s", "t"}));

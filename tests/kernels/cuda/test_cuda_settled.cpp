@@ -68,7 +68,8 @@ void expect_cuda_settles_as_the_reference(kernels::Mode mode) {
     for (std::size_t i = 0; i < bump.size(); ++i)
       values[start + i] = bump[i] * (start % 700 == 200 ? 1.0f : 0.7f) + noise(rng);
   std::vector<std::int64_t> times(values.size());
-  for (std::size_t i = 0; i < times.size(); ++i) times[i] = static_cast<std::int64_t>(i) * 1'000'000;
+  for (std::size_t i = 0; i < times.size(); ++i)
+    times[i] = static_cast<std::int64_t>(i) * 1'000'000;
   for (const std::size_t step : {1u, 7u, 64u, 1500u}) {
     auto reference = kernels::reference::make_matcher();
     auto cuda = kernels::cuda::make_matcher();

@@ -153,8 +153,7 @@ TEST_F(PipelineState, HeldMatchesOfAnExclusiveLibraryTravelWithTheCheckpoint) {
   c.live.libraries[0].exclusive = true;
   config::Library other;
   other.name = "other";
-  other.patterns = {
-      make_pattern("slow", std::vector<float>(30, 0.5f), kernels::Mode::stream, 7.0)};
+  other.patterns = {make_pattern("slow", std::vector<float>(30, 0.5f), kernels::Mode::stream, 7.0)};
   other.patterns[0].library = "other";
   c.live.libraries.push_back(other);
   {
