@@ -141,10 +141,10 @@ TEST_F(PipelineState, RestartMidOccurrenceReportsItOnceWhereAnUninterruptedRunDo
 // docs/spec.md §5.1: the matches an exclusive library holds at a restart travel with the
 // stream's record and are decided after it as an uninterrupted run decides them. "ramp" and
 // "shifted" (the ramp plus 0.5: distance 2.5 over threshold 10, closeness 0.25 against
-// ramp's 0) both match each copy; "slow" (another library: 30 samples of 0.5 at threshold
-// 7, never matched, as every sample costs it 0.25 at least) keeps cells alive for about 28
-// samples, so the stream settles that late and at the cut (copy 100-109 ended 10 samples
-// before) both matches of the second copy are held.
+// ramp's 0) both match each copy; "slow" (another library: window mode, 30 samples of 50,
+// never matched) can still report a window starting 29 samples back, so the stream settles
+// that late and at the cut (copy 100-109 ended 10 samples before) both matches of the
+// second copy are held.
 TEST_F(PipelineState, HeldMatchesOfAnExclusiveLibraryTravelWithTheCheckpoint) {
   constexpr std::size_t cut = 120;
   std::vector<float> shifted_values;
@@ -153,7 +153,8 @@ TEST_F(PipelineState, HeldMatchesOfAnExclusiveLibraryTravelWithTheCheckpoint) {
   c.live.libraries[0].exclusive = true;
   config::Library other;
   other.name = "other";
-  other.patterns = {make_pattern("slow", std::vector<float>(30, 0.5f), kernels::Mode::stream, 7.0)};
+  other.patterns = {
+      make_pattern("slow", std::vector<float>(30, 50.0f), kernels::Mode::window, 1.0)};
   other.patterns[0].library = "other";
   c.live.libraries.push_back(other);
   {
