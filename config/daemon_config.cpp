@@ -340,9 +340,8 @@ DaemonConfig parse_daemon_config(const std::string& text, const std::string& pat
   targets.config = &config;
   const PresentKeys top = read_section(root, {path, 1, 1}, "", targets, ctx);
   config.live.streams = read_streams(top, ctx);
-  config.live.libraries =
-      read_libraries(top, ctx, stream_dims(config, as), config.live.max_library_bytes,
-                     config.warnings);
+  config.live.libraries = read_libraries(top, ctx, stream_dims(config, as),
+                                         config.live.max_library_bytes, config.warnings);
   config.live.rules = read_rules(top, ctx, config.live, config.warnings);
   check_unselected_patterns(config.live, config.warnings);
   config.sinks = read_sinks(top, ctx);

@@ -263,7 +263,6 @@ DaemonConfig load_daemon_config(const std::string& path, ReadAs as = {});
 
 // The same from the file's text (what load_daemon_config does once it has read the file):
 // `path` names the file in errors and its folder resolves relative paths.
-DaemonConfig parse_daemon_config(const std::string& text, const std::string& path,
-                                 ReadAs as = {});
+DaemonConfig parse_daemon_config(const std::string& text, const std::string& path, ReadAs as = {});
 
 }  // namespace warpwatch::config
