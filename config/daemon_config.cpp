@@ -117,10 +117,12 @@ std::vector<IngestSource> read_ingest(const PresentKeys& top, const ReadContext&
 }
 
 // Which pattern dims some stream can have, and the words to say so in a message.
-StreamDims stream_dims(const DaemonConfig& config) {
+StreamDims stream_dims(const DaemonConfig& config, ReadAs as) {
   StreamDims dims;
+  if (as.patterns_of_any_dims)  // the input's series are the streams
+    for (std::size_t d = 1; d <= stream::max_dims; ++d) dims.any.insert(d);
   for (const StreamDecl& s : config.live.streams) dims.declared.insert(s.def.dims);
-  dims.any = dims.declared;
+  dims.any.insert(dims.declared.begin(), dims.declared.end());
   for (const std::size_t d : dims.declared)
     dims.text += cat(dims.text.empty() ? "declared streams have dims " : ", ", std::to_string(d));
   if (dims.text.empty()) dims.text = "no streams are declared";
@@ -324,11 +326,11 @@ void check_cuda_devices(const DaemonConfig& config) {
   check_cuda_devices(config, kernels::cuda_status().device_count);
 }
 
-DaemonConfig load_daemon_config(const std::string& path) {
-  return parse_daemon_config(read_config_text(path), path);
+DaemonConfig load_daemon_config(const std::string& path, ReadAs as) {
+  return parse_daemon_config(read_config_text(path), path, as);
 }
 
-DaemonConfig parse_daemon_config(const std::string& text, const std::string& path) {
+DaemonConfig parse_daemon_config(const std::string& text, const std::string& path, ReadAs as) {
   const YAML::Node root = parse_yaml(text, path);
   // Absolute, so that resolved paths survive a change of working directory.
   const ReadContext ctx{path, std::filesystem::absolute(std::filesystem::path(path)).parent_path()};
@@ -338,8 +340,8 @@ DaemonConfig parse_daemon_config(const std::string& text, const std::string& pat
   targets.config = &config;
   const PresentKeys top = read_section(root, {path, 1, 1}, "", targets, ctx);
   config.live.streams = read_streams(top, ctx);
-  config.live.libraries =
-      read_libraries(top, ctx, stream_dims(config), config.live.max_library_bytes, config.warnings);
+  config.live.libraries = read_libraries(top, ctx, stream_dims(config, as),
+                                         config.live.max_library_bytes, config.warnings);
   config.live.rules = read_rules(top, ctx, config.live, config.warnings);
   check_unselected_patterns(config.live, config.warnings);
   config.sinks = read_sinks(top, ctx);

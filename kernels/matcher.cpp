@@ -580,6 +580,37 @@ std::vector<RawMatch> Matcher::flush() {
   return out;
 }
 
+std::vector<std::uint64_t> Matcher::settled_before(std::span<const std::string> stream_ids) {
+  require_none_outstanding("settled_before()");
+  MatcherState& s = *state_;
+  std::vector<StreamState*> streams;
+  streams.reserve(stream_ids.size());
+  for (const std::string& id : stream_ids)
+    streams.push_back(find_or_fail(s.streams, id, "stream")->second.get());
+  // The hook works on state().trim_streams: pointed at these streams for the call, then
+  // given back as it was (the next trim's list is untouched).
+  std::vector<StreamState*> trim_streams = std::move(s.trim_streams);
+  s.trim_streams = streams;
+  s.keep_from.assign(s.slot_count, 0);
+  for (StreamState* stream : streams) s.keep_from[stream->slot] = stream->next_index();
+  try {
+    lower_to_live_starts(s.keep_from);
+  } catch (...) {
+    s.trim_streams = std::move(trim_streams);
+    throw;
+  }
+  s.trim_streams = std::move(trim_streams);
+  std::vector<std::uint64_t> out;
+  out.reserve(streams.size());
+  for (StreamState* stream : streams) {
+    std::uint64_t settled = s.keep_from[stream->slot];
+    for (const Pair* pair : stream->window_pairs)
+      settled = std::min(settled, pair->window->oldest_start(stream->next_index()));
+    out.push_back(settled);
+  }
+  return out;
+}
+
 // Keeps, per stream, only the samples a future window or report can still need. A stream
 // without samples since the last trim is left as it is (all: every stream, as at the end of
 // input): its pairs' state is what it was then, or fresh (a fresh pair needs nothing older

@@ -110,6 +110,13 @@ std::vector<OptionInfo> matching_options() {
        .help = "library name (events carry it; rules select on it); unique",
        .min = 1,
        .set = [](T& t, const V& v) { t.library->name = v.text; }},
+      {.name = "libraries[].exclusive",
+       .type = OT::boolean,
+       .default_yaml = "false",
+       .help = "nearest template (docs/spec.md §5.1): of overlapping matches of this library's "
+               "patterns on one stream, only the closest (distance over its threshold) becomes "
+               "an event; the others are counted as superseded",
+       .set = [](T& t, const V& v) { t.library->exclusive = v.boolean; }},
       {.name = "libraries[].defaults",
        .type = OT::section,
        .help =

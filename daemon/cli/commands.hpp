@@ -39,6 +39,9 @@ struct SearchCommand {
   MetricOptions metric;
   SeriesInputOptions input;
   std::string patterns_path, input_path;
+  // --library: a configuration file's libraries, each pattern as configured (docs/cli.md §4).
+  std::string library_path;
+  std::vector<std::string> given;  // the options given on the command line, by name
   kernels::Mode mode = kernels::Mode::stream;
   std::optional<double> threshold;  // required unless --top or --profile
   std::size_t top = 0;              // the top K matches instead of events

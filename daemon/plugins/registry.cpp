@@ -60,14 +60,15 @@ void register_builtin_plugins() {
   });
 }
 
-config::DaemonConfig load_daemon_config(const std::string& path) {
+config::DaemonConfig load_daemon_config(const std::string& path, config::ReadAs as) {
   register_builtin_plugins();
-  return config::load_daemon_config(path);
+  return config::load_daemon_config(path, as);
 }
 
-config::DaemonConfig parse_daemon_config(const std::string& text, const std::string& path) {
+config::DaemonConfig parse_daemon_config(const std::string& text, const std::string& path,
+                                         config::ReadAs as) {
   register_builtin_plugins();
-  return config::parse_daemon_config(text, path);
+  return config::parse_daemon_config(text, path, as);
 }
 
 }  // namespace warpwatch::plugins

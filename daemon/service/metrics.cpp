@@ -121,6 +121,10 @@ void pipeline_families(Families& f, const PipelineStats& p) {
   f.counter("pattern_matches_total", "Raw matches per configured pattern, before the rules");
   for (const auto& [pattern, c] : p.pattern_matches)
     f.add(d(c.matches), {{"library", c.library}, {"pattern", pattern}});
+  f.counter("superseded_total",
+            "Matches of exclusive libraries dropped for a closer overlapping match of another "
+            "pattern of the library (nearest template)");
+  for (const auto& [library, n] : p.superseded) f.add(d(n), {{"library", library}});
   f.counter("detection_latency_untimed_total",
             "Events whose match ended before the arrivals kept per stream (not in the "
             "latency histogram)")

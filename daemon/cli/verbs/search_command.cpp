@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <functional>
 #include <future>
 #include <ostream>
 #include <set>
@@ -13,8 +14,11 @@
 #include "commands.hpp"
 #include "search_profile.hpp"
 #include "verb_clock.hpp"
+#include "warpwatch/alerting/nearest_template.hpp"
 #include "warpwatch/config/config_reader.hpp"
+#include "warpwatch/config/daemon_config.hpp"
 #include "warpwatch/kernels/backends.hpp"
+#include "warpwatch/plugins/registry.hpp"
 #include "warpwatch/stream/sources/replay.hpp"
 #include "warpwatch/stream/validator.hpp"
 
@@ -65,23 +69,24 @@ std::size_t total_samples(const std::vector<InputStream>& streams) {
   return samples;
 }
 
-nlohmann::ordered_json threshold_json(const SearchCommand& cmd) {
-  return cmd.threshold ? nlohmann::ordered_json(*cmd.threshold) : nlohmann::ordered_json(nullptr);
-}
-
+// The events as JSON lines: what each match's pattern was matched with (its measure, mode
+// and threshold: null when none was given, --top alone), and with --library its library.
 void print_events(const std::vector<kernels::RawMatch>& matches, const SearchCommand& cmd,
                   std::ostream& out) {
+  const bool library = !cmd.library_path.empty();
   for (const auto& m : matches) {
-    const nlohmann::ordered_json event = {{"stream", m.stream_id()},
-                                          {"pattern", m.pattern_id()},
-                                          {"metric", kernels::to_string(cmd.metric.metric)},
-                                          {"mode", kernels::to_string(cmd.mode)},
-                                          {"distance", m.distance},
-                                          {"threshold", threshold_json(cmd)},
-                                          {"start_index", m.start_index},
-                                          {"end_index", m.end_index},
-                                          {"start_ns", m.start_ns},
-                                          {"end_ns", m.end_ns}};
+    const kernels::MatchParams& params = m.pattern->params;
+    nlohmann::ordered_json event = {{"stream", m.stream_id()}, {"pattern", m.pattern_id()}};
+    if (library) event["library"] = m.pattern->library;
+    event["metric"] = kernels::to_string(params.distance.metric);
+    event["mode"] = kernels::to_string(params.mode);
+    event["distance"] = m.distance;
+    event["threshold"] = library || cmd.threshold ? nlohmann::ordered_json(params.threshold)
+                                                  : nlohmann::ordered_json(nullptr);
+    event["start_index"] = m.start_index;
+    event["end_index"] = m.end_index;
+    event["start_ns"] = m.start_ns;
+    event["end_ns"] = m.end_ns;
     out << event.dump() << "\n";
   }
 }
@@ -144,9 +149,19 @@ CLI::App* add_search_command(CLI::App& app, SearchCommand& cmd) {
   auto* sub = app.add_subcommand("search",
                                  "find a pattern library's matches in series files; "
                                  "prints events as JSON lines");
-  sub->add_option("--patterns", cmd.patterns_path,
-                  "pattern file or directory (each series is a pattern)")
-      ->required();
+  auto* patterns = sub->add_option("--patterns", cmd.patterns_path,
+                                   "pattern file or directory (each series is a pattern)");
+  auto* library = sub->add_option(
+      "--library", cmd.library_path,
+      "a configuration file whose `libraries:` are searched as the daemon matches them: each "
+      "pattern with its own measure, mode, parameters and threshold, `exclusive` applied "
+      "(docs/cli.md §4); instead of --patterns and the matching flags");
+  patterns->excludes(library);
+  sub->parse_complete_callback([sub, &cmd] {
+    cmd.given.clear();
+    for (const CLI::Option* option : sub->get_options())
+      if (option->count() > 0) cmd.given.push_back(option->get_name());
+  });
   sub->add_option("--input", cmd.input_path, "series file or directory (each series is a stream)")
       ->required();
   add_choice(*sub, "--mode", cmd.mode, {kernels::Mode::stream, kernels::Mode::window},
@@ -213,7 +228,142 @@ void check_settings(const SearchCommand& cmd, const kernels::MatchParams& params
 }
 }  // namespace
 
+namespace {
+
+// The options that say how to match: with --library each pattern's own settings are used.
+constexpr std::string_view matching_flags[] = {"--patterns", "--mode", "--threshold", "--top",
+                                               "--profile",  "--w",    "--hop",       "--znorm",
+                                               "--metric",   "--cost", "--band"};
+
+bool is_matching_flag(std::string_view name) {
+  for (const std::string_view flag : matching_flags)
+    if (name == flag) return true;
+      // The measures' parameters (--gamma, --nu, ...), one flag each (add_metric_options).
+#define WW_PARAM_NAME(field, which, kind, def, lower, open, help) \
+  if (name == "--" #field) return true;
+  WARPWATCH_MEASURE_PARAMS(WW_PARAM_NAME)
+#undef WW_PARAM_NAME
+  return false;
+}
+
+std::size_t longest_stream(const std::vector<InputStream>& streams) {
+  std::size_t longest = 0;
+  for (const auto& s : streams) longest = std::max(longest, s.times_ns.size());
+  return longest;
+}
+
+// The Matcher of a search in chunks of `step` samples (auto's rule counts the pairs a batch
+// runs: every stream with every pattern of its dims), the patterns and streams added.
+std::unique_ptr<kernels::Matcher> search_matcher(kernels::Backend backend,
+                                                 const std::vector<kernels::PatternDef>& patterns,
+                                                 const std::vector<InputStream>& streams,
+                                                 std::size_t step, std::ostream& err) {
+  kernels::WorkShape shape{.pairs = 0, .chunk = step};
+  for (const auto& s : streams)
+    for (const auto& p : patterns) kernels::count_pair(shape, p, s.def.dims);
+  resolve_cli_backend(backend, err, shape);  // says what auto starts on
+  auto matcher = kernels::make_matcher(backend, {.shape = shape});
+  for (const auto& def : patterns) matcher->add_pattern(def);
+  for (const auto& s : streams) matcher->add_stream(s.def);
+  return matcher;
+}
+
+// Feeds the streams to the Matcher in chunks of `step` samples, handing `matched` each
+// chunk's matches, then (end = true) those of the end of input (pending candidates).
+void feed_chunks(kernels::Matcher& matcher, const std::vector<InputStream>& streams,
+                 std::size_t step,
+                 const std::function<void(std::vector<kernels::RawMatch>, bool end)>& matched) {
+  const std::size_t longest = longest_stream(streams);
+  for (std::size_t offset = 0; offset < longest; offset += step) {
+    std::vector<kernels::StreamChunk> batch;
+    for (const auto& s : streams) {
+      const std::size_t begin = std::min(offset, s.times_ns.size());
+      const std::size_t count = std::min(step, s.times_ns.size() - begin);
+      batch.push_back(
+          {s.def.id,
+           std::span<const float>(s.values).subspan(begin * s.def.dims, count * s.def.dims),
+           std::span<const std::int64_t>(s.times_ns).subspan(begin, count)});
+    }
+    matched(matcher.process(batch), false);
+  }
+  matched(matcher.flush(), true);
+}
+
+// Prints the events of a library search: matches of exclusive libraries through the
+// nearest-template filter (docs/spec.md §5.1), settled after each chunk as the daemon
+// settles after each round.
+void search_library_streams(kernels::Matcher& matcher, alerting::NearestTemplate& nearest,
+                            const std::vector<InputStream>& streams, std::size_t step,
+                            const SearchCommand& cmd, std::ostream& out) {
+  feed_chunks(matcher, streams, step, [&](std::vector<kernels::RawMatch> matches, bool end) {
+    std::vector<kernels::RawMatch> passed;
+    nearest.offer(std::move(matches), passed);
+    if (end) {
+      nearest.flush(passed);
+    } else {
+      const std::vector<std::string> holding = nearest.holding();
+      const std::vector<std::uint64_t> settled = matcher.settled_before(holding);
+      for (std::size_t k = 0; k < holding.size(); ++k)
+        nearest.settle(holding[k], settled[k], passed);
+    }
+    kernels::sort_matches(passed);
+    print_events(passed, cmd, out);
+  });
+}
+
+// `search --library FILE`: the file read as the daemon reads its configuration (errors name
+// file:line:column), every pattern of its libraries matched as configured.
+int run_search_library(const SearchCommand& cmd, std::ostream& out, std::ostream& err) {
+  VerbClock clock;
+  std::string refused;
+  for (const std::string& name : cmd.given)
+    if (is_matching_flag(name)) refused += (refused.empty() ? "" : ", ") + name;
+  if (!refused.empty())
+    throw std::runtime_error(
+        "--library matches each pattern with its own measure, mode, parameters and threshold "
+        "from the file: " +
+        refused + " cannot be given with it");
+  if (!(cmd.period_s * 1e9 >= 1.0 && cmd.period_s * 1e9 < 9.2e18))
+    throw std::runtime_error("--period must be from 1e-9 s (1 ns) to 9.2e9 s");
+  const config::DaemonConfig config =
+      plugins::load_daemon_config(cmd.library_path, {.patterns_of_any_dims = true});
+  std::vector<kernels::PatternDef> patterns;
+  std::set<std::string, std::less<>> exclusive;
+  for (const config::Library& library : config.live.libraries) {
+    patterns.insert(patterns.end(), library.patterns.begin(), library.patterns.end());
+    if (library.exclusive) exclusive.insert(library.name);
+  }
+  if (patterns.empty())
+    throw std::runtime_error(cmd.library_path + ": no pattern in its `libraries:`");
+  const auto streams =
+      to_streams(load_series_for_cli(cmd.input_path, cmd.input, err), cmd.period_s);
+  check_dims(patterns, streams, err);
+  clock.read();
+  const std::size_t step =
+      cmd.chunk ? cmd.chunk : std::max<std::size_t>(longest_stream(streams), 1);
+  auto matcher = search_matcher(cmd.backend, patterns, streams, step, err);
+  alerting::NearestTemplate nearest;
+  std::vector<kernels::RawMatch> none;
+  nearest.set_exclusive(std::move(exclusive), none);
+  search_library_streams(*matcher, nearest, streams, step, cmd, out);
+  clock.computed();
+  clock.report(err, {.verb = "search",
+                     .what = std::to_string(streams.size()) + " stream(s) of " +
+                             std::to_string(total_samples(streams)) + " samples, " +
+                             std::to_string(patterns.size()) + " pattern(s) of " + cmd.library_path,
+                     .backend = matcher->running_backend(),
+                     .done = "searched",
+                     .amount = static_cast<double>(total_samples(streams)),
+                     .unit = "samples",
+                     .tail = ""});
+  return 0;
+}
+
+}  // namespace
+
 int run_search(const SearchCommand& cmd, std::ostream& out, std::ostream& err) {
+  if (!cmd.library_path.empty()) return run_search_library(cmd, out, err);
+  if (cmd.patterns_path.empty()) throw std::runtime_error("--patterns or --library is required");
   VerbClock clock;
   // In whole nanoseconds of int64, as the timestamps are: at least 1 ns (a period that
   // rounds to 0 would make every sample as old as the first).
@@ -283,32 +433,14 @@ int run_search(const SearchCommand& cmd, std::ostream& out, std::ostream& err) {
     report(kernels::to_string(kernels::Backend::reference));
     return 0;
   }
-  // auto's rule counts the pairs a batch runs: every stream with every pattern of its dims.
-  std::size_t longest = 0;
-  for (const auto& s : streams) longest = std::max(longest, s.times_ns.size());
-  const std::size_t step = cmd.chunk ? cmd.chunk : std::max<std::size_t>(longest, 1);
-  kernels::WorkShape shape{.pairs = 0, .chunk = step};
-  for (const auto& s : streams)
-    for (const auto& p : patterns) kernels::count_pair(shape, p, s.def.dims);
-  resolve_cli_backend(cmd.backend, err, shape);  // says what auto starts on
-  auto matcher = kernels::make_matcher(cmd.backend, {.shape = shape});
-  for (const auto& def : patterns) matcher->add_pattern(def);
-  for (const auto& s : streams) matcher->add_stream(s.def);
-
-  for (std::size_t offset = 0; offset < longest; offset += step) {
-    std::vector<kernels::StreamChunk> batch;
-    for (const auto& s : streams) {
-      const std::size_t begin = std::min(offset, s.times_ns.size());
-      const std::size_t count = std::min(step, s.times_ns.size() - begin);
-      batch.push_back(
-          {s.def.id,
-           std::span<const float>(s.values).subspan(begin * s.def.dims, count * s.def.dims),
-           std::span<const std::int64_t>(s.times_ns).subspan(begin, count)});
-    }
-    print_events(matcher->process(batch), cmd, out);
-  }
-  print_events(matcher->flush(), cmd, out);  // end of input: pending candidates too
-  report(matcher->running_backend());        // auto: the backend of the last batch
+  const std::size_t step =
+      cmd.chunk ? cmd.chunk : std::max<std::size_t>(longest_stream(streams), 1);
+  auto matcher = search_matcher(cmd.backend, patterns, streams, step, err);
+  // Each chunk's events, then the end of input's: pending candidates too.
+  feed_chunks(*matcher, streams, step, [&](std::vector<kernels::RawMatch> matches, bool) {
+    print_events(matches, cmd, out);
+  });
+  report(matcher->running_backend());  // auto: the backend of the last batch
   return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <set>
 
 #include "pipeline_internal.hpp"
 #include "warpwatch/base/timestamps.hpp"
@@ -113,6 +114,7 @@ Pipeline::Pipeline(config::DaemonConfig config, Logger log, PipelineOptions opti
   add_patterns(config_.live.libraries);
   track_patterns(config_.live.libraries);
   rules_ = std::make_unique<alerting::RuleEngine>(config_.live.rules, config_.instance);
+  set_exclusive(config_.live.libraries);
   if (options.offline) {
     refresh_stats();
     return;  // no socket, no sink, no source: the caller feeds hub()
@@ -225,10 +227,54 @@ void Pipeline::track_patterns(const std::vector<config::Library>& libraries) {
   stats_.pattern_matches = std::move(tracked);
 }
 
+std::vector<kernels::RawMatch> Pipeline::take(std::vector<kernels::RawMatch> raw) {
+  {
+    const std::lock_guard lock(stats_mu_);
+    stats_.matches += raw.size();
+    for (const kernels::RawMatch& m : raw) {
+      // A pattern a reload removed still owes its flushed matches; the next
+      // track_patterns() drops it.
+      const auto it =
+          stats_.pattern_matches.try_emplace(m.pattern_id(), PatternMatches{m.pattern->library, 0})
+              .first;
+      ++it->second.matches;
+    }
+  }
+  if (!nearest_.active()) return raw;
+  std::vector<kernels::RawMatch> passed;
+  nearest_.offer(std::move(raw), passed);
+  return passed;
+}
+
+std::vector<kernels::RawMatch> Pipeline::end_of_stream(const std::string& id,
+                                                       std::vector<kernels::RawMatch> flushed) {
+  std::vector<kernels::RawMatch> out = take(std::move(flushed));
+  nearest_.flush(id, out);
+  return out;
+}
+
+void Pipeline::set_exclusive(const std::vector<config::Library>& libraries) {
+  std::set<std::string, std::less<>> exclusive;
+  for (const config::Library& library : libraries)
+    if (library.exclusive) exclusive.insert(library.name);
+  std::vector<kernels::RawMatch> released;
+  nearest_.set_exclusive(std::move(exclusive), released);
+  if (!released.empty()) publish(std::move(released), *rules_);
+}
+
 void Pipeline::publish(std::vector<kernels::RawMatch> matches, alerting::RuleEngine& rules,
                        MatchOrigin origin) {
   const auto began = std::chrono::steady_clock::now();
   const double cpu_before = thread_cpu_ms();
+  if (nearest_.held_count() > 0 && matcher_->outstanding() == 0) {
+    // What the filter can decide now: one question to the Matcher for all its streams.
+    std::vector<std::string> settle, gone;
+    for (std::string& id : nearest_.holding())
+      (matcher_->has_stream(id) ? settle : gone).push_back(std::move(id));
+    for (const std::string& id : gone) nearest_.flush(id, matches);
+    const std::vector<std::uint64_t> settled = matcher_->settled_before(settle);
+    for (std::size_t k = 0; k < settle.size(); ++k) nearest_.settle(settle[k], settled[k], matches);
+  }
   std::vector<alerting::Event> events = rules.apply(matches, stream::wall_clock_ns());
   sequence_.assign(events);
   if (origin == MatchOrigin::collected) time_events(events);
@@ -246,16 +292,8 @@ void Pipeline::publish(std::vector<kernels::RawMatch> matches, alerting::RuleEng
   publish_ms_ +=
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count();
   const std::lock_guard lock(stats_mu_);
-  stats_.matches += matches.size();
   stats_.events += produced;
-  for (const kernels::RawMatch& m : matches) {
-    // A pattern a reload removed still owes its flushed matches; the next
-    // track_patterns() drops it.
-    const auto it =
-        stats_.pattern_matches.try_emplace(m.pattern_id(), PatternMatches{m.pattern->library, 0})
-            .first;
-    ++it->second.matches;
-  }
+  stats_.superseded = nearest_.superseded();
 }
 
 void Pipeline::time_events(const std::vector<alerting::Event>& events) {
@@ -405,7 +443,7 @@ void Pipeline::process(stream::IngestBatch batch) {
     std::vector<kernels::RawMatch> flushed;
     for (const std::string& id : batch.ended)
       if (matcher_->has_stream(id)) {
-        auto f = matcher_->remove_stream(id);
+        auto f = end_of_stream(id, matcher_->remove_stream(id));
         flushed.insert(flushed.end(), f.begin(), f.end());
         arrivals_.forget(id);
       }
@@ -414,7 +452,10 @@ void Pipeline::process(stream::IngestBatch batch) {
   // The newest batch stays on the device while the next round is taken only when a whole
   // next round is already queued (under load: the next wait returns at once); otherwise it
   // is collected now, so a light input never waits a tick for its events.
-  const std::size_t keep = hub_->queued_samples() >= batch_samples_ ? 1 : 0;
+  // Matches the nearest-template filter holds are decided only with no batch outstanding
+  // (Matcher::settled_before): then every round collects all.
+  const std::size_t keep =
+      hub_->queued_samples() >= batch_samples_ && nearest_.held_count() == 0 ? 1 : 0;
   const auto collect_began = Clock::now();
   while (in_flight_.size() > keep) collect_one();
   const double collect_ms = ms_since(collect_began);
@@ -447,8 +488,9 @@ void Pipeline::follow_running_backend() {
 void Pipeline::collect_one() {
   const InFlight batch = in_flight_.front();
   in_flight_.pop_front();
-  std::vector<kernels::RawMatch> matches = matcher_->collect();
-  if (!matches.empty()) publish(std::move(matches), *rules_, MatchOrigin::collected);
+  std::vector<kernels::RawMatch> matches = take(matcher_->collect());
+  if (!matches.empty() || nearest_.held_count() > 0)
+    publish(std::move(matches), *rules_, MatchOrigin::collected);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - batch.began).count();
   const std::lock_guard lock(stats_mu_);
@@ -525,7 +567,9 @@ PipelineSummary Pipeline::shutdown() {
   }
   if (config_.state_dir.empty()) {
     // Pending candidates of what was matched are final (docs/spec.md §3.1).
-    publish(matcher_->flush(), *rules_);
+    std::vector<kernels::RawMatch> matches = take(matcher_->flush());
+    nearest_.flush(matches);  // the end of every stream's input
+    publish(std::move(matches), *rules_);
   } else {
     // They go on after the restart instead: a flush would report occurrences that have not
     // ended (the restart reports each once, when it ends).

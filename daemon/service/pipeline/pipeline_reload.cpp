@@ -127,6 +127,7 @@ bool Pipeline::reload(config::DaemonConfig next) {
   rules->carry_cooldowns_from(*rules_);  // rules kept by name keep their cooldowns
   rules->carry_counters_from(*rules_);   // and their /metrics counters
   rules_ = std::move(rules);
+  set_exclusive(next.live.libraries);  // what a library no longer exclusive held passes
   track_patterns(next.live.libraries);
   const config::LiveChanges changes = config::live_changes(config_.live, next.live);
   log_changes(log_, changes);
@@ -159,7 +160,8 @@ stream::StreamChanges Pipeline::reload_streams(const config::DaemonConfig& next,
   collect_all();  // streams and patterns change below: no batch may be outstanding
   const auto end_stream = [&](const std::string& id) {
     if (!matcher_->has_stream(id)) return;
-    auto f = matcher_->remove_stream(id);  // its pending candidates are final (docs/spec.md §3.1)
+    // Its pending candidates are final (docs/spec.md §3.1), and so are its held matches.
+    auto f = end_of_stream(id, matcher_->remove_stream(id));
     flushed.insert(flushed.end(), f.begin(), f.end());
     arrivals_.forget(id);  // a stream added again starts at sample index 0
   };
@@ -204,7 +206,7 @@ void Pipeline::reload_patterns(const std::vector<config::Library>& wanted_librar
         if (have && (it == wanted.end() || !(*it->second == *have))) removed.insert(p.id);
       }
   for (const auto& id : removed) {
-    auto f = matcher_->remove_pattern(id);
+    auto f = take(matcher_->remove_pattern(id));
     flushed.insert(flushed.end(), f.begin(), f.end());
   }
   for (const auto& [id, p] : wanted)

@@ -1,6 +1,6 @@
 // The checkpoint formats (checkpoint.hpp). Version 1, all integers little-endian:
 //
-// record   "WWSR" u16 version u16 flags(0) u64 payload bytes u32 crc32(payload) payload
+// record   "WWSR" u16 version u16 flags(0 or 1) u64 payload bytes u32 crc32(payload) payload
 // payload  str id, u16 dims, i64 nominal period, u64 next index, i64 last ns, u64 first index,
 //          f32 x kept x dims values, i64 x kept times (kept = next - first),
 //          u32 pairs { str pattern, u64 fingerprint, u8 kind,
@@ -9,7 +9,10 @@
 //                                       [f64 distance, u64 start, u64 end, i64 start ns, i64 end
 //                                       ns] }
 //          u32 cooldowns { str rule, i64 end ns }, i64 validator's last ns,
-//          u32 positions { str key, i64 value } (keys in increasing order)
+//          u32 positions { str key, i64 value } (keys in increasing order),
+//          and with flag 1 set: u32 held (>= 1) { str pattern, f64 distance, u64 start,
+//          u64 end, i64 start ns, i64 end ns } (the nearest-template filter's held
+//          matches, docs/spec.md §5.1; a record without any has flags 0, as before them)
 // str      u32 bytes, the bytes
 // file     "WWCK" u16 version u16 flags(0) u64 payload bytes u32 crc32(payload) payload
 // payload  u64 publisher sequence, i64 written ns, u64 records, each u64 bytes + a record
@@ -135,6 +138,17 @@ std::string record_payload(const StreamRecord& r) {
     w.str(key);
     w.i64(value);
   }
+  if (!r.held.empty()) {
+    w.u(r.held.size(), 4);
+    for (const HeldMatch& m : r.held) {
+      w.str(m.pattern_id);
+      w.f64(m.distance);
+      w.u(m.start_index, 8);
+      w.u(m.end_index, 8);
+      w.i64(m.start_ns);
+      w.i64(m.end_ns);
+    }
+  }
   return std::move(w.out());
 }
 
@@ -203,15 +217,17 @@ class Reader {
   std::string what_;
 };
 
-// The header of a record or file: magic, version and flags; the rest is the caller's.
-void read_preamble(Reader& r, std::string_view magic) {
+// The header of a record or file: magic, version and flags (at most `flags_allowed`,
+// returned); the rest is the caller's.
+std::uint64_t read_preamble(Reader& r, std::string_view magic, std::uint64_t flags_allowed = 0) {
   if (r.take(magic.size(), "magic") != magic) r.fail("bad magic (not a warpwatch checkpoint)");
   const std::uint64_t version = r.u(2, "version");
   if (version != format_version)
     r.fail("unsupported version " + std::to_string(version) + " (this reader knows " +
            std::to_string(format_version) + ")");
   const std::uint64_t flags = r.u(2, "flags");
-  if (flags != 0) r.out_of_range("flags", flags);
+  if (flags > flags_allowed) r.out_of_range("flags", flags);
+  return flags;
 }
 
 // The payload after its size and CRC: all of the rest, checked.
@@ -255,7 +271,7 @@ WindowTrackState read_track(Reader& r) {
   return track;
 }
 
-StreamRecord read_record_payload(Reader& r) {
+StreamRecord read_record_payload(Reader& r, bool with_held) {
   StreamRecord out;
   StreamSnapshot& s = out.matcher;
   s.def.id = r.str("stream id");
@@ -304,14 +320,28 @@ StreamRecord read_record_payload(Reader& r) {
       r.fail("field out of range: position keys not in increasing order");
     out.positions.emplace(std::move(key), r.i64("position value"));
   }
+  if (with_held) {
+    const std::uint64_t held = r.count(4, 4 + 8 * 5, "held matches");
+    if (held == 0) r.out_of_range("held matches", held);  // flags 1 says there are some
+    out.held.reserve(std::min<std::size_t>(held, 1024));  // a count read off the input
+    for (std::uint64_t k = 0; k < held; ++k) {
+      HeldMatch& m = out.held.emplace_back();
+      m.pattern_id = r.str("held pattern id");
+      m.distance = r.f64("held distance");
+      m.start_index = r.u(8, "held start");
+      m.end_index = r.u(8, "held end");
+      m.start_ns = r.i64("held start ns");
+      m.end_ns = r.i64("held end ns");
+    }
+  }
   r.done();
   return out;
 }
 
-void write_header(Writer& w, std::string_view magic) {
+void write_header(Writer& w, std::string_view magic, std::uint64_t flags = 0) {
   w.bytes(magic);
   w.u(format_version, 2);
-  w.u(0, 2);
+  w.u(flags, 2);
 }
 
 void write_checked_payload(Writer& w, std::string_view payload) {
@@ -324,16 +354,16 @@ void write_checked_payload(Writer& w, std::string_view payload) {
 
 std::string encode_stream_record(const StreamRecord& record) {
   Writer w;
-  write_header(w, record_magic);
+  write_header(w, record_magic, record.held.empty() ? 0 : 1);
   write_checked_payload(w, record_payload(record));
   return std::move(w.out());
 }
 
 StreamRecord decode_stream_record(std::string_view bytes) {
   Reader header(bytes, "stream record");
-  read_preamble(header, record_magic);
+  const bool with_held = read_preamble(header, record_magic, 1) == 1;
   Reader payload(read_checked_payload(header), "stream record");
-  return read_record_payload(payload);
+  return read_record_payload(payload, with_held);
 }
 
 std::string encode_checkpoint(const Checkpoint& checkpoint) {

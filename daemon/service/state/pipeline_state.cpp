@@ -6,6 +6,7 @@
 #include <set>
 #include <system_error>
 
+#include "warpwatch/base/stream_id.hpp"
 #include "warpwatch/base/timestamps.hpp"
 #include "warpwatch/kernels/errors.hpp"
 #include "warpwatch/kernels/stream_snapshot.hpp"
@@ -39,8 +40,13 @@ std::vector<StreamRecord> Pipeline::export_records(std::span<const std::string> 
     r.cooldowns = rules_->cooldowns_of(id);
     r.validator_last_ns =
         drained ? hub_->last_timestamp_ns(id).value_or(no_timestamp) : no_timestamp;
+    for (const kernels::RawMatch& m : nearest_.held(id))
+      r.held.push_back(
+          {m.pattern_id(), m.distance, m.start_index, m.end_index, m.start_ns, m.end_ns});
     if (!release) continue;
-    matcher_->remove_stream(id);  // its pending candidates travel with the state: not reported
+    // Its pending candidates and held matches travel with the state: not reported.
+    matcher_->remove_stream(id);
+    nearest_.forget(id);
     hub_->forget_stream(id);
     registry_->forget(id);
     arrivals_.forget(id);
@@ -83,6 +89,7 @@ std::vector<std::string> Pipeline::import_streams(std::vector<StreamRecord> reco
         s.next_index > 0 ? std::max(s.last_ns, r.validator_last_ns) : r.validator_last_ns;
     if (last != no_timestamp) hub_->continue_after(stream, last);
     rules_->restore_cooldowns(id, r.cooldowns);
+    restore_held(stream ? stream : matcher_->find_stream(id), r.held);
     for (const auto& fresh : pairs.fresh)
       log_->info("stream '{}', pattern '{}': starts fresh ({})", id, fresh.pattern_id,
                  fresh.reason);
@@ -93,6 +100,25 @@ std::vector<std::string> Pipeline::import_streams(std::vector<StreamRecord> reco
   }
   refresh_stats();
   return restored;
+}
+
+void Pipeline::restore_held(const kernels::StreamRef& stream, const std::vector<HeldMatch>& held) {
+  std::vector<kernels::RawMatch> matches;
+  for (const HeldMatch& h : held) {
+    kernels::PatternRef pattern = matcher_->find_pattern(h.pattern_id);
+    if (!pattern) {
+      log_->warn(
+          "stream '{}': a held match of pattern '{}' (samples {}..{}) dropped: no such pattern "
+          "now",
+          stream::printable(stream->id), h.pattern_id, h.start_index, h.end_index);
+      continue;
+    }
+    matches.push_back(
+        {stream, std::move(pattern), h.distance, h.start_index, h.end_index, h.start_ns, h.end_ns});
+  }
+  std::vector<kernels::RawMatch> passed;  // of a library not exclusive any more
+  nearest_.restore(stream->id, std::move(matches), passed);
+  if (!passed.empty()) publish(std::move(passed), *rules_);
 }
 
 bool Pipeline::checkpoint() {

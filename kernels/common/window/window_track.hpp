@@ -59,6 +59,14 @@ class WindowTrack {
     schedule_.first = state.first_index;
     zone_.restore(state.pending);
   }
+  // The oldest start index a match of this pair may still have when `next` is the
+  // stream's next index: its pending occurrence's, or the next window's (it ends at `next`
+  // or later). Matcher::settled_before reads it.
+  std::uint64_t oldest_start(std::uint64_t next) const {
+    std::uint64_t oldest = next + 1 > schedule_.w ? next + 1 - schedule_.w : 0;
+    if (const auto& pending = zone_.pending()) oldest = std::min(oldest, pending->start_index);
+    return oldest;
+  }
   // The oldest sample a future window needs when `next` is the stream's next index: the
   // next window ends at `next` or later and reaches w-1 samples back, and under znorm the
   // cpu backend's moments start from an anchor window up to WindowStats::lookback() earlier.

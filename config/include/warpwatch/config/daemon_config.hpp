@@ -100,6 +100,9 @@ struct Library {
   std::vector<kernels::PatternDef> patterns;  // ids are unique across all libraries; each
                                               // names this library in PatternDef::library
   std::vector<SourceLocation> pattern_where;  // patterns[i]'s `id` in the file
+  // Nearest template (docs/spec.md §5.1): of overlapping matches of its patterns on one
+  // stream, only the closest becomes an event (alerting/nearest_template.hpp).
+  bool exclusive = false;
   SourceLocation where;
 };
 
@@ -246,13 +249,20 @@ void check_cuda_devices(const DaemonConfig& config, int device_count);
 // devices and the backend may use one.
 void check_cuda_devices(const DaemonConfig& config);
 
+// How a file is read: as the daemon reads it, or for `warpwatch search --library`
+// (docs/cli.md §4), whose input series are the streams: a pattern's dims then need no
+// stream of the file (its `streams:` may be absent).
+struct ReadAs {
+  bool patterns_of_any_dims = false;
+};
+
 // Reads and validates the whole file; every error is a ConfigError naming
 // file:line:column. Pattern files are resolved relative to the config file's folder. The
 // file is read within the limits of yaml_file.hpp (size, alias expansion).
-DaemonConfig load_daemon_config(const std::string& path);
+DaemonConfig load_daemon_config(const std::string& path, ReadAs as = {});
 
 // The same from the file's text (what load_daemon_config does once it has read the file):
 // `path` names the file in errors and its folder resolves relative paths.
-DaemonConfig parse_daemon_config(const std::string& text, const std::string& path);
+DaemonConfig parse_daemon_config(const std::string& text, const std::string& path, ReadAs as = {});
 
 }  // namespace warpwatch::config

@@ -98,6 +98,16 @@ class Matcher {
   // the daemon's shutdown drain and the end of `warpwatch search` do.
   std::vector<RawMatch> flush();
 
+  // How far each stream is settled (docs/spec.md §5.1), for the ids given, in that order:
+  // the oldest start index a match of the stream may still have. Stream-mode pairs: their
+  // pending candidate or live cells (the backend's lower_to_live_starts, the hook every
+  // backend has for trimming); window-mode pairs: their pending occurrence or the next
+  // window; at most the stream's next index. No match starting before it can appear any
+  // more. The backend looks at these streams' pairs once per call (the nearest-template
+  // filter asks once per batch for the streams it holds matches of). Needs none
+  // outstanding (std::logic_error); throws std::invalid_argument for an unknown id.
+  std::vector<std::uint64_t> settled_before(std::span<const std::string> stream_ids);
+
   // One stream's whole state (stream_snapshot.hpp: its definition, next index, kept
   // history, every pair's state), changing nothing. Needs none outstanding; throws
   // std::invalid_argument for an unknown id.

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "daemon_e2e_support.hpp"
+#include "http/http_client.hpp"
 #include "log_capture.hpp"
 #include "test_support.hpp"
 #include "warpwatch/service/pipeline.hpp"
@@ -47,6 +48,13 @@ Series ramp_series() {
 struct Run {
   std::vector<nlohmann::json> events;  // from the events file, both runs
 };
+
+// warpwatch_superseded_total{library="shapes"} as /metrics shows it (0 when absent).
+std::uint64_t render_superseded(const service::Pipeline& p) {
+  const auto metrics = parse_prometheus_text(service::render_metrics(p.metrics_snapshot()));
+  const auto it = metrics.find(R"(warpwatch_superseded_total{library="shapes"})");
+  return it == metrics.end() ? 0 : static_cast<std::uint64_t>(it->second);
+}
 
 class PipelineState : public ::testing::Test {
  protected:
@@ -128,6 +136,59 @@ TEST_F(PipelineState, RestartMidOccurrenceReportsItOnceWhereAnUninterruptedRunDo
     EXPECT_EQ(got[k].at("distance"), want[k].distance);
     EXPECT_EQ(got[k].at("sequence"), k + 1) << "the sequence goes on after the restart";
   }
+}
+
+// docs/spec.md §5.1: the matches an exclusive library holds at a restart travel with the
+// stream's record and are decided after it as an uninterrupted run decides them. "ramp" and
+// "shifted" (the ramp plus 0.5: distance 2.5 over threshold 10, closeness 0.25 against
+// ramp's 0) both match each copy; "slow" (another library: window mode, 30 samples of 50,
+// never matched) can still report a window starting 29 samples back, so the stream settles
+// that late and at the cut (copy 100-109 ended 10 samples before) both matches of the
+// second copy are held.
+TEST_F(PipelineState, HeldMatchesOfAnExclusiveLibraryTravelWithTheCheckpoint) {
+  constexpr std::size_t cut = 120;
+  std::vector<float> shifted_values;
+  for (int i = 0; i < 10; ++i) shifted_values.push_back(static_cast<float>(i) + 0.5f);
+  auto c = config({ramp(), make_pattern("shifted", shifted_values, kernels::Mode::stream, 10.0)});
+  c.live.libraries[0].exclusive = true;
+  config::Library other;
+  other.name = "other";
+  other.patterns = {
+      make_pattern("slow", std::vector<float>(30, 50.0f), kernels::Mode::window, 1.0)};
+  other.patterns[0].library = "other";
+  c.live.libraries.push_back(other);
+  {
+    service::Pipeline p(c, log_.logger());
+    p.start();
+    feed(p, 0, cut);
+    EXPECT_EQ(p.stats().matches, 4u) << "ramp and shifted on both copies";
+    p.shutdown();
+  }
+  ASSERT_EQ(events().size(), 1u) << log_.joined();
+  EXPECT_EQ(events()[0].at("pattern"), "ramp");
+  EXPECT_EQ(events()[0].at("end_index"), 29);
+  const service::Checkpoint saved =
+      service::decode_checkpoint(service::read_whole_file(checkpoint_file()));
+  ASSERT_EQ(saved.streams.size(), 1u);
+  ASSERT_EQ(saved.streams[0].held.size(), 2u) << "both matches of the second copy are held";
+  EXPECT_EQ(saved.streams[0].held[0].pattern_id, "ramp");  // the closer first
+  EXPECT_EQ(saved.streams[0].held[0].end_index, 109u);
+  EXPECT_EQ(saved.streams[0].held[1].pattern_id, "shifted");
+  {
+    service::Pipeline p(c, log_.logger());
+    p.start();
+    feed(p, cut, kLength);
+    p.shutdown();
+    EXPECT_EQ(render_superseded(p), 1u) << "shifted on the second copy, after the restart";
+  }
+  const auto got = events();
+  ASSERT_EQ(got.size(), 2u) << "nothing lost, nothing twice\n" << log_.joined();
+  EXPECT_EQ(got[1].at("pattern"), "ramp");
+  EXPECT_EQ(got[1].at("end_index"), 109);
+  EXPECT_EQ(got[1].at("sequence"), 2);
+  // The record with held matches reads back as it was written.
+  EXPECT_EQ(service::decode_stream_record(service::encode_stream_record(saved.streams[0])),
+            saved.streams[0]);
 }
 
 TEST_F(PipelineState, ARefusedFileIsLoggedMovedAsideAndTheDaemonStartsFresh) {

@@ -30,7 +30,8 @@ void register_builtin_plugins();
 
 // config::load_daemon_config and parse_daemon_config with the plugins registered: what the
 // daemon, the CLI and the tests read configurations with.
-config::DaemonConfig load_daemon_config(const std::string& path);
-config::DaemonConfig parse_daemon_config(const std::string& text, const std::string& path);
+config::DaemonConfig load_daemon_config(const std::string& path, config::ReadAs as = {});
+config::DaemonConfig parse_daemon_config(const std::string& text, const std::string& path,
+                                         config::ReadAs as = {});
 
 }  // namespace warpwatch::plugins

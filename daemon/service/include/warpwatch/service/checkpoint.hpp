@@ -35,6 +35,17 @@ class CheckpointError : public std::runtime_error {
 // StreamRecord::validator_last_ns of a stream that has accepted no sample yet.
 inline constexpr std::int64_t no_timestamp = std::numeric_limits<std::int64_t>::min();
 
+// A match the nearest-template filter holds (docs/spec.md §5.1: alerting/nearest_template.hpp),
+// travelling with its stream: the match but its stream and pattern definitions (the pattern
+// by id: restored with the pattern of that id configured then).
+struct HeldMatch {
+  std::string pattern_id;
+  double distance = 0.0;
+  std::uint64_t start_index = 0, end_index = 0;
+  std::int64_t start_ns = 0, end_ns = 0;
+  friend bool operator==(const HeldMatch&, const HeldMatch&) = default;
+};
+
 struct StreamRecord {
   kernels::StreamSnapshot matcher;
   // Per rule (by name): the end_ns of its last event for this stream (its cooldown).
@@ -43,6 +54,8 @@ struct StreamRecord {
   std::int64_t validator_last_ns = no_timestamp;
   // Opaque here: where a source stood (Kafka: {"partition": p, "offset": next offset}).
   std::map<std::string, std::int64_t> positions;
+  // The nearest-template filter's held matches of the stream, in its order.
+  std::vector<HeldMatch> held;
   friend bool operator==(const StreamRecord&, const StreamRecord&) = default;
 };
 

@@ -44,6 +44,9 @@ struct PipelineStats {
   std::uint64_t unmatched_at_shutdown = 0;  // accepted, not matched within the grace
   // By pattern id, every pattern configured now (a reload drops the ones it removes).
   std::map<std::string, PatternMatches> pattern_matches;
+  // Matches of exclusive libraries the nearest-template filter superseded, by library
+  // (docs/spec.md §5.1).
+  std::map<std::string, std::uint64_t, std::less<>> superseded;
   // Events whose match ended before the arrivals kept (ArrivalLog): not in the latency
   // histogram.
   std::uint64_t untimed_events = 0;

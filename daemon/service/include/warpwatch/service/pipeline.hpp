@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "warpwatch/alerting/event_sink.hpp"
+#include "warpwatch/alerting/nearest_template.hpp"
 #include "warpwatch/alerting/publisher.hpp"
 #include "warpwatch/alerting/rules.hpp"
 #include "warpwatch/config/daemon_config.hpp"
@@ -200,8 +201,25 @@ class Pipeline {
   // are timed from their last sample's arrival), or a flush at the end of some input (they
   // waited for that end, not for matching: not timed).
   enum class MatchOrigin { collected, flushed };
+  // Every match the Matcher reports goes through here first: counted (raw matches, per
+  // pattern), then offered to the nearest-template filter (docs/spec.md §5.1), which holds
+  // those of exclusive libraries; returns the others.
+  std::vector<kernels::RawMatch> take(std::vector<kernels::RawMatch> raw);
+  // The end of a stream's input for the filter: the stream left the Matcher (its pending
+  // candidates taken); its held matches decided. Returns what passes.
+  std::vector<kernels::RawMatch> end_of_stream(const std::string& id,
+                                               std::vector<kernels::RawMatch> flushed);
+  // Publishes matches that went through take(), with what the filter can decide now
+  // (when no batch is outstanding: how far each stream holding matches is settled,
+  // Matcher::settled_before; streams the Matcher no longer has are ended).
   void publish(std::vector<kernels::RawMatch> matches, alerting::RuleEngine& rules,
                MatchOrigin origin = MatchOrigin::flushed);
+  // The filter's libraries from the configuration (start, reload); what a library no
+  // longer exclusive held is published.
+  void set_exclusive(const std::vector<config::Library>& libraries);
+  // A restored stream's held matches given back to the filter (import_streams), each with
+  // the pattern of its id configured now; one whose pattern is gone is logged and dropped.
+  void restore_held(const kernels::StreamRef& stream, const std::vector<HeldMatch>& held);
   // The detection latency of events just published.
   void time_events(const std::vector<alerting::Event>& events);
   // warpwatch_pattern_matches_total's series: one per pattern of `libraries`, those of
@@ -238,6 +256,7 @@ class Pipeline {
   // round line: whether publishing computes or waits).
   double publish_ms_ = 0, publish_cpu_ms_ = 0;
   std::unique_ptr<alerting::RuleEngine> rules_;
+  alerting::NearestTemplate nearest_;  // between the Matcher and the rules (publish())
   // Where events go, each round's offered to every one in order: the publisher (`publish:`)
   // first, then the alert sinks (`sinks:`, each with a thread). publisher_ and alert_sinks_
   // point into it, for what is theirs only (the endpoint, the counters).
