@@ -4,11 +4,15 @@
 #include <bit>
 #include <cctype>
 #include <cstdint>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <sstream>
 #include <stdexcept>
 #include <string_view>
+#include <system_error>
 
 #include "output_file.hpp"
 #include "warpwatch/config/config_error.hpp"
@@ -154,8 +158,20 @@ class HeaderParser {
 NpyArray read_npy(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError({path, 0, 0}, "cannot open file");
-  const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  // In one read of the file's size (a series file runs to hundreds of MB: a byte at a time
+  // through istreambuf_iterator took as long as matching it); what a read returns short
+  // (a file that changed size) is read on to the end.
+  std::string bytes;
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (!ec) bytes.resize(static_cast<std::size_t>(size));
+  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  bytes.resize(static_cast<std::size_t>(in.gcount()));
+  if (in.eof() && !in.bad()) in.clear();
+  std::ostringstream rest;
+  rest << in.rdbuf();
   if (in.bad()) throw ConfigError({path, 0, 0}, "read error");
+  bytes += std::move(rest).str();
   return parse_npy(bytes, path);
 }
 
@@ -213,6 +229,18 @@ NpyArray parse_npy(std::string_view bytes, const std::string& path) {
 
   array.data.resize(count);
   const char* p = bytes.data() + data_start;
+  if constexpr (std::endian::native == std::endian::little) {  // the file's order: copy
+    if (array.item_bytes == 8) {
+      std::memcpy(array.data.data(), p, need);
+    } else {
+      for (std::size_t i = 0; i < count; ++i, p += 4) {
+        float v;
+        std::memcpy(&v, p, 4);
+        array.data[i] = v;
+      }
+    }
+    return array;
+  }
   for (std::size_t i = 0; i < count; ++i, p += array.item_bytes) {
     array.data[i] =
         array.item_bytes == 8
