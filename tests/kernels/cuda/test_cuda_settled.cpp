@@ -28,7 +28,8 @@ kernels::PatternDef pattern(const std::string& id, std::vector<float> values, ke
   p.params.distance.metric = kernels::Metric::dtw;
   p.params.mode = mode;
   p.params.threshold = 40.0;
-  p.library = "L";
+  p.library =
+      std::string("shapes");  // (not a one-letter literal: GCC 12 warns falsely, -Wrestrict)
   return p;
 }
 
