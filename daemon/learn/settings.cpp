@@ -157,6 +157,19 @@ SettingsChoice choose_settings(std::span<const Series> positives,
   const auto perfect = [](const Scored& c) {
     return c.separation.f1 >= 1.0 && c.separation.false_per_hour <= 0.0;
   };
+  // One candidate and no measure to choose after it: nothing to compare, nothing run.
+  const bool measure_fixed = given.band || given.band_fixed || given.metric;
+  if (candidates.size() == 1 &&
+      (candidates.front().mode == kernels::Mode::stream || measure_fixed)) {
+    s = candidates.front();
+    out.why.push_back(std::string("mode: ") + std::string(kernels::to_string(s.mode)) + " — " +
+                      (given.mode ? "given" : "the only mode for the settings given"));
+    out.why.push_back(std::string("znorm: ") + (s.znorm ? "on" : "off") + " — " +
+                      (given.znorm ? "given" : "stream mode does not normalize"));
+    out.why.push_back("measure: " + describe_measure(s) + " — " +
+                      (measure_fixed ? "given" : "stream mode: dtw without a band"));
+    return out;
+  }
   std::vector<Scored> scored;
   for (const auto& c : candidates) {
     scored.push_back(evaluate(c, positives, compared, options, folds));
@@ -220,7 +233,7 @@ SettingsChoice choose_settings(std::span<const Series> positives,
                       ")");
   } else {
     out.why.push_back("measure: " + describe_measure(s) + " — " +
-                      (given.band || given.band_fixed || given.metric ? "given"
+                      (measure_fixed ? "given"
                        : s.mode == kernels::Mode::stream
                            ? "stream mode: dtw without a band"
                            : "dtw without a band separates the training data perfectly"));
