@@ -215,7 +215,7 @@ SettingsChoice choose_settings(std::span<const Series> positives,
       for (const double share : {0.0, 0.05, 0.1}) {
         MatchSettings l = MatchSettings::window(s.znorm, std::nullopt);
         l.metric = kernels::Metric::lcss;
-        l.epsilon = eps * sd;
+        l.epsilon = std::stod(num(eps * sd));  // 3 significant digits, as printed
         if (share > 0) l.delta = static_cast<std::size_t>(std::max(1.0, std::round(share * m)));
         measures.push_back(l);
       }
