@@ -136,8 +136,8 @@ SettingsChoice choose_settings(std::span<const Series> positives,
                       (given.znorm ? "given"
                                    : "the positives' means differ by " + num(spread) +
                                          " within-example standard deviations (znorm above 1)"));
-    out.why.push_back("band: " + (s.band ? num(*s.band) : std::string("none")) + " — " +
-                      (given.band ? "given" : "no negatives to compare bands on"));
+    out.why.push_back("measure: " + describe_measure(s) + " — " +
+                      (given.band ? "given" : "no negatives to compare measures on"));
     return out;
   }
   const std::vector<Negative> compared = subsample(negatives, kCompareSamples);
