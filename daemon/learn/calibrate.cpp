@@ -37,30 +37,58 @@ kernels::PatternDef pattern_of(const Series& tmpl, const MatchSettings& settings
   return p;
 }
 
-}  // namespace
-
-double best_match(const Series& tmpl, const Negative& n, const MatchSettings& settings) {
-  if (n.series.length() < tmpl.length() && settings.mode == kernels::Mode::window) return inf;
+// docs/spec.md §3.3's top 1 of `tmpl` in `series` (cpu backend: its bounds and fast paths,
+// not the scalar reference), +inf when nothing matches.
+double top_one(const Series& tmpl, const Series& series, std::span<const std::int64_t> times_ns,
+               const MatchSettings& settings) {
   kernels::TopWindowsRequest request;
-  request.stream = {"negative", n.series.dims, 1};
-  request.values = n.series.values;
-  request.times_ns = n.times_ns;
+  request.stream = {"series", series.dims, 1};
+  request.values = series.values;
+  request.times_ns = times_ns;
   request.pattern = pattern_of(tmpl, settings, 0.0, "template");
   const auto top = kernels::top_windows(kernels::Backend::cpu, request);
   return top.empty() ? inf : top.front().distance;
 }
 
+}  // namespace
+
+double best_match(const Series& tmpl, const Negative& n, const MatchSettings& settings) {
+  if (n.series.length() < tmpl.length() && settings.mode == kernels::Mode::window) return inf;
+  return top_one(tmpl, n.series, n.times_ns, settings);
+}
+
 kernels::MatchParams MatchSettings::params(double threshold) const {
   kernels::MatchParams p;
-  p.distance.metric = kernels::Metric::dtw;
+  p.distance.metric = metric;
   p.distance.cost = kernels::Cost::sq;
   p.mode = mode;
   p.threshold = threshold;
   if (mode == kernels::Mode::window) {
-    p.distance.band = band;
+    if (metric == kernels::Metric::lcss) {
+      p.distance.epsilon = epsilon;
+      p.distance.delta = delta;
+    } else {
+      p.distance.band = band;
+    }
     p.normalize = znorm ? kernels::Normalize::znorm : kernels::Normalize::none;
   }
   return p;
+}
+
+MatchSettings MatchSettings::window(bool znorm, std::optional<double> band) {
+  MatchSettings s;
+  s.mode = kernels::Mode::window;
+  s.znorm = znorm;
+  s.band = band;
+  return s;
+}
+
+std::optional<double> template_band(const MatchSettings& settings,
+                                    std::span<const Series> examples) {
+  if (settings.metric != kernels::Metric::lcss) return settings.band;
+  for (const auto& e : examples)
+    if (e.length() != examples.front().length()) return std::nullopt;
+  return 0.0;
 }
 
 double Negative::hours() const {
@@ -82,19 +110,11 @@ double score(const Series& tmpl, const Series& example, const MatchSettings& set
   if (settings.mode == kernels::Mode::window && example.length() < m) {
     const Series a = settings.znorm ? znormed(example) : example;
     const Series b = settings.znorm ? znormed(tmpl) : tmpl;
-    return kernels::reference::dtw(a.view(), b.view(), kernels::Cost::sq, settings.band);
+    return kernels::reference::distance(a.view(), b.view(), settings.params(0.0).distance);
   }
   std::vector<std::int64_t> times(example.length());
   for (std::size_t i = 0; i < times.size(); ++i) times[i] = static_cast<std::int64_t>(i);
-  kernels::TopWindowsRequest request;
-  request.stream = {"example", example.dims, 1};
-  request.values = example.values;
-  request.times_ns = times;
-  request.pattern = pattern_of(tmpl, settings, 0.0, "template");
-  double best = inf;
-  for (const auto& point : kernels::reference::profile(request))
-    if (point.distance < best) best = point.distance;  // NaN (a flat window) never is
-  return best;
+  return top_one(tmpl, example, times, settings);  // a flat window (NaN) is never the best
 }
 
 std::vector<double> held_out_scores(std::span<const Series> positives,

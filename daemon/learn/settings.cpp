@@ -8,16 +8,29 @@
 namespace warpwatch::learn {
 namespace {
 
+// The most background samples the settings are compared on (subsample()).
+constexpr std::size_t kCompareSamples = 100'000;
+
 std::string num(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3g", v);
   return buf;
 }
 
+}  // namespace
+
+std::string describe_measure(const MatchSettings& s) {
+  if (s.metric == kernels::Metric::lcss)
+    return "lcss epsilon " + num(s.epsilon) + " delta " +
+           (s.delta ? std::to_string(*s.delta) : std::string("none"));
+  return std::string("dtw band ") + (s.band ? num(*s.band) : std::string("none"));
+}
+
+namespace {
+
 std::string describe(const MatchSettings& s) {
   if (s.mode == kernels::Mode::stream) return "stream";
-  return std::string("window") + (s.znorm ? " with znorm" : "") +
-         (s.band ? ", band " + num(*s.band) : "");
+  return std::string("window") + (s.znorm ? " with znorm" : "") + ", " + describe_measure(s);
 }
 
 struct Scored {
@@ -32,7 +45,7 @@ Scored evaluate(const MatchSettings& settings, std::span<const Series> positives
                 std::size_t folds) {
   const std::vector<Series> examples = prepared(positives, settings);
   TemplateOptions opts = options;
-  opts.band = settings.band;
+  opts.band = template_band(settings, examples);
   opts.max_iterations = std::min<std::size_t>(opts.max_iterations, 10);  // a comparison only
   const auto pos = held_out_scores(examples, opts, settings, folds);
   const Series tmpl = build_template(examples, opts).series;
@@ -41,6 +54,41 @@ Scored evaluate(const MatchSettings& settings, std::span<const Series> positives
   for (const auto& row : table)
     if (row.f1 > best.f1) best = {row.f1, row.false_per_hour};
   return {settings, best};
+}
+
+// The positives' spread (as prepared under `settings`): the root of the mean within-example
+// variance, over the components; lcss's epsilon is a share of it.
+double spread(std::span<const Series> positives, const MatchSettings& settings) {
+  double var = 0.0;
+  std::size_t count = 0;
+  for (const auto& p : prepared(positives, settings)) {
+    const std::size_t d = p.dims, n = p.length();
+    for (std::size_t k = 0; k < d; ++k) {
+      double mean = 0.0, sq = 0.0;
+      for (std::size_t i = 0; i < n; ++i) mean += p.values[i * d + k];
+      mean /= static_cast<double>(n);
+      for (std::size_t i = 0; i < n; ++i) sq += std::pow(p.values[i * d + k] - mean, 2);
+      var += sq / static_cast<double>(n), ++count;
+    }
+  }
+  const double sd = count ? std::sqrt(var / static_cast<double>(count)) : 0.0;
+  return sd > 0 ? sd : 1.0;
+}
+
+// The negatives the settings are compared on: at most `most` samples in all, each negative
+// cut to its share (its first samples), so that comparing many settings over a long
+// background costs a part of one calibration (the chosen setting's table uses them whole).
+std::vector<Negative> subsample(std::span<const Negative> negatives, std::size_t most) {
+  std::size_t total = 0;
+  for (const auto& n : negatives) total += n.series.length();
+  std::vector<Negative> out(negatives.begin(), negatives.end());
+  if (total <= most) return out;
+  for (auto& n : out) {
+    const std::size_t keep = std::max<std::size_t>(1, n.series.length() * most / total);
+    n.series.values.resize(keep * n.series.dims);
+    n.times_ns.resize(keep);
+  }
+  return out;
 }
 
 // The spread of the positives' means against their own standard deviations: the largest
@@ -88,26 +136,45 @@ SettingsChoice choose_settings(std::span<const Series> positives,
                       (given.znorm ? "given"
                                    : "the positives' means differ by " + num(spread) +
                                          " within-example standard deviations (znorm above 1)"));
-    out.why.push_back("band: " + (s.band ? num(*s.band) : std::string("none")) + " — " +
-                      (given.band ? "given" : "no negatives to compare bands on"));
+    out.why.push_back("measure: " + describe_measure(s) + " — " +
+                      (given.band ? "given" : "no negatives to compare measures on"));
     return out;
   }
+  const std::vector<Negative> compared = subsample(negatives, kCompareSamples);
   std::vector<MatchSettings> candidates;
-  for (const auto& c : {MatchSettings{kernels::Mode::stream, false, std::nullopt},
-                        MatchSettings{kernels::Mode::window, false, given.band},
-                        MatchSettings{kernels::Mode::window, true, given.band}}) {
+  for (const auto& c : {MatchSettings{}, MatchSettings::window(false, given.band),
+                        MatchSettings::window(true, given.band)}) {
     if (given.mode && c.mode != *given.mode) continue;
     if (given.znorm && c.mode == kernels::Mode::window && c.znorm != *given.znorm) continue;
     if (given.znorm && *given.znorm && c.mode == kernels::Mode::stream) continue;
     candidates.push_back(c);
   }
-  std::vector<Scored> scored;
-  for (const auto& c : candidates)
-    scored.push_back(evaluate(c, positives, negatives, options, folds));
   const auto better = [](const Scored& a, const Scored& b) {
     if (a.separation.f1 != b.separation.f1) return a.separation.f1 > b.separation.f1;
     return a.separation.false_per_hour < b.separation.false_per_hour;
   };
+  // Nothing is better than F1 1 without a false alarm: the candidates after one are not run.
+  const auto perfect = [](const Scored& c) {
+    return c.separation.f1 >= 1.0 && c.separation.false_per_hour <= 0.0;
+  };
+  // One candidate and no measure to choose after it: nothing to compare, nothing run.
+  const bool measure_fixed = given.band || given.band_fixed || given.metric;
+  if (candidates.size() == 1 &&
+      (candidates.front().mode == kernels::Mode::stream || measure_fixed)) {
+    s = candidates.front();
+    out.why.push_back(std::string("mode: ") + std::string(kernels::to_string(s.mode)) + " — " +
+                      (given.mode ? "given" : "the only mode for the settings given"));
+    out.why.push_back(std::string("znorm: ") + (s.znorm ? "on" : "off") + " — " +
+                      (given.znorm ? "given" : "stream mode does not normalize"));
+    out.why.push_back("measure: " + describe_measure(s) + " — " +
+                      (measure_fixed ? "given" : "stream mode: dtw without a band"));
+    return out;
+  }
+  std::vector<Scored> scored;
+  for (const auto& c : candidates) {
+    scored.push_back(evaluate(c, positives, compared, options, folds));
+    if (perfect(scored.back())) break;
+  }
   std::stable_sort(scored.begin(), scored.end(), better);  // ties: the simpler, listed first
   std::string table;
   for (const auto& c : scored)
@@ -116,34 +183,60 @@ SettingsChoice choose_settings(std::span<const Series> positives,
   s = scored.front().settings;
   const std::string basis =
       "the best F1 of the threshold table on the training data (held-out positives against "
-      "the events over the negatives: " +
-      table + ")";
+      "the events over the negatives" +
+      std::string(compared[0].series.length() < negatives[0].series.length()
+                      ? ", compared on their first " + std::to_string(kCompareSamples) + " samples"
+                      : "") +
+      ": " + table + ")";
   out.why.push_back(std::string("mode: ") + std::string(kernels::to_string(s.mode)) + " — " +
                     (given.mode ? "given" : basis));
   out.why.push_back(std::string("znorm: ") + (s.znorm ? "on" : "off") + " — " +
                     (given.znorm                       ? "given"
                      : s.mode == kernels::Mode::stream ? "stream mode does not normalize"
                                                        : "the better of the two above"));
-  if (s.mode == kernels::Mode::window && !given.band && !given.band_fixed) {
-    // Bands of 5% and 10% of the length against none: a band also keeps a window that is
-    // shifted against the shape from warping onto it.
+  if (s.mode == kernels::Mode::window && !given.band && !given.band_fixed && !given.metric &&
+      !perfect(scored.front())) {
+    // The measure: dtw with bands 0 (equal lengths: the template is the examples' mean),
+    // 5% and 10% of the length against none (a band keeps a window shifted against the
+    // shape from warping onto it), and lcss with epsilon a share of the positives' spread
+    // and delta none, 5% or 10% of the length (lcss counts the samples that match within
+    // epsilon: a few far-off samples cost no more than a miss each).
     Scored best = scored.front();
     std::string tried;
     const double m = static_cast<double>(positives[medoid(positives, std::nullopt)].length());
-    for (const double share : {0.05, 0.1}) {
-      MatchSettings banded = s;
-      banded.band = std::max(1.0, std::round(share * m));
-      const Scored b = evaluate(banded, positives, negatives, options, folds);
-      tried += "; band " + num(*banded.band) + " F1 " + num(b.separation.f1);
+    std::vector<MatchSettings> measures;
+    bool one_length = true;
+    for (const auto& p : positives) one_length = one_length && p.length() == positives[0].length();
+    if (one_length) measures.push_back(MatchSettings::window(s.znorm, 0.0));
+    for (const double share : {0.05, 0.1})
+      measures.push_back(MatchSettings::window(s.znorm, std::max(1.0, std::round(share * m))));
+    const double sd = spread(positives, s);
+    for (const double eps : {0.05, 0.1, 0.2, 0.3})
+      for (const double share : {0.0, 0.05, 0.1}) {
+        MatchSettings l = MatchSettings::window(s.znorm, std::nullopt);
+        l.metric = kernels::Metric::lcss;
+        l.epsilon = std::stod(num(eps * sd));  // 3 significant digits, as printed
+        if (share > 0) l.delta = static_cast<std::size_t>(std::max(1.0, std::round(share * m)));
+        measures.push_back(l);
+      }
+    for (const auto& c : measures) {
+      const Scored b = evaluate(c, positives, compared, options, folds);
+      tried += "; " + describe_measure(c) + " F1 " + num(b.separation.f1);
       if (better(b, best)) best = b;
+      if (perfect(best)) break;
     }
     s = best.settings;
-    out.why.push_back("band: " + (s.band ? num(*s.band) : std::string("none")) +
-                      " — the best F1 of the threshold table (none F1 " +
-                      num(scored.front().separation.f1) + tried + ")");
+    out.why.push_back("measure: " + describe_measure(s) +
+                      " — the best F1 of the threshold table (dtw band none F1 " +
+                      num(scored.front().separation.f1) + tried +
+                      "; lcss epsilon as a share 0.05-0.3 of the positives' spread " + num(sd) +
+                      ")");
   } else {
-    out.why.push_back("band: " + (s.band ? num(*s.band) : std::string("none")) + " — " +
-                      (given.band || given.band_fixed ? "given" : "stream mode has no band"));
+    out.why.push_back("measure: " + describe_measure(s) + " — " +
+                      (measure_fixed ? "given"
+                       : s.mode == kernels::Mode::stream
+                           ? "stream mode: dtw without a band"
+                           : "dtw without a band separates the training data perfectly"));
   }
   return out;
 }

@@ -3,7 +3,7 @@
 
 For each data set: a library learnt from TRAIN only (the positive class against TRAIN's other
 class as negatives), then the learnt pattern run over the TEST series laid end to end as one
-stream with `warpwatch search` and the library's own mode, band, znorm and threshold. An event
+stream with `warpwatch search --library` (the learnt YAML as it is). An event
 counts for the TEST series holding most of its span; F1 is over TEST series (series of the
 positive class with an event against series of the other class with one). Then the timing
 case: 100 examples of 150 samples and 10^6 samples of background, under /usr/bin/time.
@@ -45,15 +45,6 @@ def run(cmd, **kw):
     return r, time.monotonic() - start
 
 
-def search_flags(pattern):
-    flags = ["--mode", pattern["mode"], "--threshold", repr(float(pattern["threshold"]))]
-    if pattern.get("znorm"):
-        flags.append("--znorm")
-    if pattern.get("band") is not None:
-        flags += ["--band", repr(float(pattern["band"]))]
-    return flags
-
-
 def learn_library(build, folder, stem, args, template):
     """`warpwatch learn` into folder/stem.yaml: its stderr, seconds, and the library."""
     os.makedirs(folder, exist_ok=True)
@@ -61,7 +52,7 @@ def learn_library(build, folder, stem, args, template):
     learn, seconds = run([f"{build}/bin/warpwatch", "learn"] + args +
                          ["--template", template, "--out", lib])
     with open(lib) as f:
-        return learn, seconds, yaml.safe_load(f)["libraries"][0]
+        return learn, seconds, lib, yaml.safe_load(f)["libraries"][0]
 
 
 def test_stream(data, out, name):
@@ -101,12 +92,12 @@ def patterns_of(library):
 def bench_set(build, data, out, name, pos, neg, what, template):
     train = f"{data}/{name}_TRAIN.tsv"
     folder = f"{out}/{name}"
-    learn, seconds, library = learn_library(
+    learn, seconds, lib, library = learn_library(
         build, folder, what, ["--positives", train, "--label", pos, "--negatives", train,
                               "--negative-label", neg], template)
     pattern = next(patterns_of(library))
     rows, stream, owner = test_stream(data, out, name)
-    events = search_events(build, folder, pattern, stream)
+    events = search_events(build, lib, stream)
     flagged, positive, tp, fp, recall, precision, f1 = judge(events, rows, owner, pos)
     print(f"## {name}: '{what}' = label {pos}, TRAIN label {neg} as negatives, template {template}")
     print()
@@ -115,72 +106,60 @@ def bench_set(build, data, out, name, pos, neg, what, template):
     print(learn.stderr.rstrip())
     print("```")
     print()
-    print("| data set | mode | znorm | band | threshold | TEST events | series flagged | "
+    print("| data set | mode | znorm | measure | threshold | TEST events | series flagged | "
           f"{what} found | false series | recall | precision | F1 | learn s |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     print(f"| {name} | {pattern['mode']} | {pattern.get('znorm', False)} | "
-          f"{pattern.get('band', 'none')} | {float(pattern['threshold']):.6g} | {len(events)} | "
+          f"{measure_text(pattern)} | {float(pattern['threshold']):.6g} | {len(events)} | "
           f"{len(flagged)} | {tp} / {len(positive)} | {fp} / {len(rows) - len(positive)} | "
           f"{recall:.3f} | {precision:.3f} | **{f1:.3f}** | {seconds:.2f} |")
     print()
     return f1
 
 
-def search_events(build, folder, pattern, stream):
-    found, _ = run([f"{build}/bin/warpwatch", "search", "--patterns",
-                    f"{folder}/{pattern['file']}", "--input", stream, "--layout", "columns",
-                    "--backend", "cpu"] + search_flags(pattern))
+def measure_text(pattern):
+    if pattern.get("metric", "dtw") == "lcss":
+        return f"lcss epsilon {pattern['epsilon']:.4g} delta {pattern.get('delta', 'none')}"
+    return f"dtw band {pattern.get('band', 'none')}"
+
+
+def search_events(build, lib, stream):
+    """The learnt library as it is, through `warpwatch search --library` (its measure, mode,
+    parameters, thresholds and `exclusive` flag, as the daemon runs it)."""
+    found, _ = run([f"{build}/bin/warpwatch", "search", "--library", lib, "--input", stream,
+                    "--layout", "columns", "--backend", "cpu"])
     return [json.loads(line) for line in found.stdout.splitlines() if line.strip()]
-
-
-def nearest_template(events):
-    """docs/spec.md §5.1 on one stream's events: of overlapping events of different patterns,
-    the one of the smallest distance / threshold (ties: earlier end, then pattern id)."""
-    ranked = sorted(events, key=lambda e: (e["distance"] / e["threshold"] if e["threshold"] else
-                                           e["distance"], e["end_index"], e["pattern"]))
-    kept = []
-    for e in ranked:
-        if all(k["pattern"] == e["pattern"] or k["end_index"] < e["start_index"] or
-               e["end_index"] < k["start_index"] for k in kept):
-            kept.append(e)
-    return kept
 
 
 def bench_both(build, data, out, name, pos, neg, what, template):
     """Both classes learnt into one exclusive library; the nearest template's events only."""
     train = f"{data}/{name}_TRAIN.tsv"
     folder = f"{out}/{name}_both"
-    learn, seconds, library = learn_library(
+    learn, seconds, lib, library = learn_library(
         build, folder, name.lower(), ["--positives", train, "--label", pos, "--label", neg],
         template)
     rows, stream, owner = test_stream(data, out, name)
-    events = []
-    for pattern in patterns_of(library):
-        for e in search_events(build, folder, pattern, stream):
-            e["threshold"] = float(pattern["threshold"])
-            e["pattern"] = pattern["id"]  # search names a pattern by its file
-            events.append(e)
-    kept = nearest_template(events)
+    events = search_events(build, lib, stream)  # the nearest template's events only
     target = f"{library['name']}.{pos}"  # the positive class's pattern
     _, positive, tp, fp, recall, precision, f1 = judge(
-        [e for e in kept if e["pattern"] == target], rows, owner, pos)
+        [e for e in events if e["pattern"] == target], rows, owner, pos)
+    _, negative, tp2, fp2, recall2, precision2, f1_2 = judge(
+        [e for e in events if e["pattern"] == f"{library['name']}.{neg}"], rows, owner, neg)
     print(f"## {name}, both classes (labels {pos} and {neg}), nearest template "
-          f"(`exclusive: true`, emulated)")
-    print()
-    print("`search --library` and the `exclusive` flag are on branch `exclusive`, not merged "
-          "here: each pattern is run with `search` and docs/spec.md §5.1's rule (of "
-          "overlapping events, the smallest distance / threshold) is applied by this script.")
+          f"(`exclusive: true`, through `search --library`)")
     print()
     print("```")
     print(learn.stderr.rstrip())
     print("```")
     print()
-    print(f"| data set | events (all patterns) | kept | {what} series flagged | false series | "
-          "recall | precision | F1 | learn s |")
+    print("| data set | class | events kept | series found | false series | recall | precision | "
+          "F1 | learn s |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-    print(f"| {name} | {len(events)} | {len(kept)} | {tp} / {len(positive)} | "
-          f"{fp} / {len(rows) - len(positive)} | {recall:.3f} | {precision:.3f} | **{f1:.3f}** | "
-          f"{seconds:.2f} |")
+    for label, n, t, f_, r_, p_, f1_ in ((pos, len(positive), tp, fp, recall, precision, f1),
+                                        (neg, len(negative), tp2, fp2, recall2, precision2, f1_2)):
+        kept = sum(1 for e in events if e["pattern"] == f"{library['name']}.{label}")
+        print(f"| {name} | {label} | {kept} | {t} / {n} | {f_} / {len(rows) - n} | {r_:.3f} | "
+              f"{p_:.3f} | **{f1_:.3f}** | {seconds:.2f} |")
     print()
     return f1
 

@@ -4,7 +4,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cli_test_support.hpp"
@@ -58,6 +60,63 @@ TEST(CliLearn, GunPointLibraryIsAcceptedByCheckConfig) {
       << text;
   const auto checked = run_cli({"check-config", out});
   EXPECT_EQ(checked.status, 0) << checked.err << checked.out;
+}
+
+// Both classes: one library with `exclusive: true`, the thresholds chosen jointly on the
+// nearest-template decision (docs/spec.md §8), run as it is by `search --library`: of
+// overlapping events only one pattern's is kept.
+TEST(CliLearn, BothClassesCalibratedJointlyAndRunBySearchLibrary) {
+  const fs::path train = shared_data / "GunPoint_TRAIN.tsv";
+  if (!fs::exists(train)) GTEST_SKIP() << "shared data set not present: " << train;
+  const auto dir = temp_dir("learn_gunpoint_both");
+  const std::string out = (dir / "gp.yaml").string();
+  const auto learnt = run_cli({"learn", "--positives", train.string(), "--label", "1", "--label",
+                               "2", "--out", out, "--folds", "6"});
+  ASSERT_EQ(learnt.status, 0) << learnt.err;
+  EXPECT_NE(learnt.err.find("joint calibration (the nearest template on the 50 training series"),
+            std::string::npos)
+      << learnt.err;
+  EXPECT_NE(learnt.err.find("  gp.1: threshold "), std::string::npos) << learnt.err;
+  EXPECT_NE(learnt.err.find("  gp.2: threshold "), std::string::npos) << learnt.err;
+  std::ifstream yaml(out);
+  const std::string text((std::istreambuf_iterator<char>(yaml)), {});
+  EXPECT_NE(text.find("    exclusive: true\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("(jointly)"), std::string::npos) << text;
+  // Six training series laid end to end, a sample a line.
+  std::ifstream rows(train);
+  std::string stream_text, line;
+  for (int k = 0; k < 6 && std::getline(rows, line); ++k) {
+    std::istringstream fields(line);
+    std::string v;
+    fields >> v;  // the label
+    while (fields >> v) stream_text += v + "\n";
+  }
+  write(dir / "stream.csv", stream_text);
+  const auto found = run_cli({"search", "--library", out, "--input", (dir / "stream.csv").string(),
+                              "--layout", "columns", "--backend", "cpu"});
+  ASSERT_EQ(found.status, 0) << found.err;
+  std::vector<std::tuple<long, long, std::string>> events;
+  std::istringstream lines(found.out);
+  while (std::getline(lines, line)) {
+    const auto number = [&](const std::string& key) {
+      const auto at = line.find("\"" + key + "\":");
+      return at == std::string::npos ? -1L : std::stol(line.substr(at + key.size() + 3));
+    };
+    const auto at = line.find("\"pattern\":\"");
+    ASSERT_NE(at, std::string::npos) << line;
+    events.emplace_back(number("start_index"), number("end_index"),
+                        line.substr(at + 11, line.find('"', at + 11) - at - 11));
+  }
+  ASSERT_FALSE(events.empty()) << found.err;
+  for (std::size_t a = 0; a < events.size(); ++a)
+    for (std::size_t b = a + 1; b < events.size(); ++b) {
+      const auto& [s1, e1, p1] = events[a];
+      const auto& [s2, e2, p2] = events[b];
+      if (p1 != p2) {
+        EXPECT_TRUE(e1 < s2 || e2 < s1) << p1 << " [" << s1 << ", " << e1 << "] overlaps " << p2
+                                        << " [" << s2 << ", " << e2 << "]";
+      }
+    }
 }
 
 struct BadCase {

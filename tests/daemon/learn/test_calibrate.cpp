@@ -59,7 +59,7 @@ TEST(LearnCalibrate, TableByHand) {
 }
 
 TEST(LearnCalibrate, WindowModeCountsTheDaemonsEvents) {
-  learn::MatchSettings window{kernels::Mode::window, false, std::nullopt};
+  learn::MatchSettings window = learn::MatchSettings::window(false, std::nullopt);
   const std::vector<learn::Negative> negatives{recording()};
   const std::vector<double> thresholds{0.1, 0.3};
   const auto table =

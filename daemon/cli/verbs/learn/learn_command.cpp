@@ -13,6 +13,7 @@
 #include "learn_output.hpp"
 #include "learn_report.hpp"
 #include "warpwatch/config/series_file.hpp"
+#include "warpwatch/learn/joint.hpp"
 #include "warpwatch/learn/settings.hpp"
 
 namespace warpwatch::cli {
@@ -34,6 +35,23 @@ std::string today() {
   std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm);
   return buf;
 }
+
+// Where the time goes (printed on stderr at the end: the timing target's profile).
+struct Phases {
+  double settings = 0, templates = 0, held_out = 0, tables = 0, joint = 0, output = 0;
+  using clock = std::chrono::steady_clock;
+  static double since(clock::time_point t) {
+    return std::chrono::duration<double>(clock::now() - t).count();
+  }
+};
+
+// What the joint calibration of several classes reads of each class (learn::ClassColumn).
+struct ClassFit {
+  learn::Series tmpl;
+  learn::MatchSettings settings;
+  std::vector<double> scores, thresholds;
+  std::vector<learn::ThresholdRow> background;  // the table over the background negatives
+};
 
 // A class label as a pattern id's suffix: whole numbers as plain integers ("-1.0e+00" -> -1).
 std::string label_text(const std::string& label) {
@@ -82,8 +100,8 @@ void check_band(const LearnInputs& in, const LearnClass& c, std::size_t m,
 LearntPattern learn_class(const LearnCommand& cmd, const LearnInputs& in, const LearnClass& c,
                           std::vector<learn::Negative> negatives, const std::string& id,
                           const std::optional<learn::MatchSettings>& shared,
-                          std::vector<std::string>& header, PatternReport* page,
-                          std::ostream& err) {
+                          std::vector<std::string>& header, PatternReport* page, Phases& phases,
+                          ClassFit* fit, std::ostream& err) {
   const auto kind = learn::parse_template_kind(cmd.template_kind);
   learn::TemplateOptions options;
   options.kind = *kind;
@@ -93,11 +111,6 @@ LearntPattern learn_class(const LearnCommand& cmd, const LearnInputs& in, const 
   if (cmd.mode != "auto") given.mode = kernels::parse_mode(cmd.mode);
   if (cmd.znorm != "auto") given.znorm = cmd.znorm == "on";
   given.band = cmd.band;
-  if (shared) {
-    given = {shared->mode, shared->znorm, shared->band, true};
-    err << "  settings: the first class's (several classes share them, so that their distances "
-           "over their thresholds compare)\n";
-  }
   if (given.mode && *given.mode == kernels::Mode::stream &&
       (given.znorm.value_or(false) || cmd.band))
     throw std::runtime_error("--mode stream has no --znorm on or --band (window mode only)");
@@ -105,17 +118,29 @@ LearntPattern learn_class(const LearnCommand& cmd, const LearnInputs& in, const 
       << " negative series\n";
   const std::size_t medoid_len = c.examples[learn::medoid(c.examples, cmd.band)].length();
   if (cmd.band) {
-    learn::MatchSettings probe{kernels::Mode::window, false, cmd.band};
+    const auto probe = learn::MatchSettings::window(false, cmd.band);
     check_band(in, c, medoid_len, probe);
   }
   const std::size_t folds = std::min(cmd.folds, c.examples.size());
-  const auto choice = learn::choose_settings(c.examples, negatives, options, given,
-                                             std::min<std::size_t>(folds, 5));
+  auto t = Phases::clock::now();
+  learn::SettingsChoice choice;
+  if (shared) {
+    choice.settings = *shared;
+    choice.why.push_back("settings: the first class's, " + learn::describe_measure(*shared) +
+                         " (several classes share them, so that their distances over their "
+                         "thresholds compare)");
+  } else {
+    choice = learn::choose_settings(c.examples, negatives, options, given,
+                                    std::min<std::size_t>(folds, 5));
+  }
+  phases.settings += Phases::since(t);
   const learn::MatchSettings& s = choice.settings;
   check_band(in, c, medoid_len, s);
-  options.band = s.band;
   const auto examples = learn::prepared(c.examples, s);
+  options.band = learn::template_band(s, examples);
+  t = Phases::clock::now();
   const auto built = learn::build_template(examples, options);
+  phases.templates += Phases::since(t);
   const std::size_t m = built.series.length();
   const std::string length_why =
       "length: " + std::to_string(m) + " — the medoid's (example " + c.names[built.medoid] + ")";
@@ -139,11 +164,21 @@ LearntPattern learn_class(const LearnCommand& cmd, const LearnInputs& in, const 
           ": negative " + negatives[i].name + " has " +
           std::to_string(negatives[i].series.length()) + " samples, fewer than the template's " +
           std::to_string(m) + ": give negatives at least as long as the positives");
+  t = Phases::clock::now();
   const auto scores = learn::held_out_scores(examples, options, s, folds);
+  phases.held_out += Phases::since(t);
   const auto thresholds = learn::candidate_thresholds(scores);
-  const auto table = learn::threshold_table(
-      built.series, scores, negatives, s, thresholds,
-      cmd.backend == kernels::Backend::automatic ? kernels::Backend::cpu : cmd.backend);
+  t = Phases::clock::now();
+  const auto backend =
+      cmd.backend == kernels::Backend::automatic ? kernels::Backend::cpu : cmd.backend;
+  const auto table =
+      learn::threshold_table(built.series, scores, negatives, s, thresholds, backend);
+  if (fit) {
+    *fit = {built.series, s, scores, thresholds, {}};
+    fit->background =
+        learn::threshold_table(built.series, scores, in.negatives, s, thresholds, backend);
+  }
+  phases.tables += Phases::since(t);
   learn::Target target{cmd.target_recall, cmd.max_false_per_hour};
   learn::Choice chosen;
   try {
@@ -163,6 +198,51 @@ LearntPattern learn_class(const LearnCommand& cmd, const LearnInputs& in, const 
   header.push_back(id + ": " + row_text(table[chosen.row]));
   header.push_back(id + ": chosen by " + chosen.why);
   return {id, built.series, s, table[chosen.row].threshold};
+}
+
+// docs/spec.md §8, several classes: each class's template against every training series
+// (its own held out), the nearest-template decision's table, the thresholds that maximize
+// the mean F1 over the classes (learn::choose_jointly), printed and put in the library.
+void calibrate_jointly(const LearnInputs& in, const std::vector<ClassFit>& fits,
+                       LearntLibrary& library, std::vector<PatternReport>& pages,
+                       std::vector<std::string>& header, std::ostream& err) {
+  std::vector<std::size_t> label_of;
+  std::vector<learn::Series> series;
+  for (std::size_t k = 0; k < in.classes.size(); ++k)
+    for (const auto& e : in.classes[k].examples) {
+      label_of.push_back(k);
+      series.push_back(e);
+    }
+  std::vector<learn::ClassColumn> columns(fits.size());
+  for (std::size_t k = 0; k < fits.size(); ++k) {
+    auto& col = columns[k];
+    col.thresholds = fits[k].thresholds;
+    for (const auto& row : fits[k].background) col.background_false.push_back(row.false_alarms);
+    const auto prepared = learn::prepared(series, fits[k].settings);
+    std::size_t own = 0;
+    for (std::size_t i = 0; i < series.size(); ++i)
+      col.distances.push_back(label_of[i] == k
+                                  ? fits[k].scores[own++]
+                                  : learn::score(fits[k].tmpl, prepared[i], fits[k].settings));
+  }
+  const auto choice = learn::choose_jointly(columns, label_of);
+  err << "joint calibration (the nearest template on the " << series.size()
+      << " training series, each class's own held out: the thresholds of the best mean F1 "
+      << num(choice.mean_f1, 3) << ", " << choice.rounds << " round(s)):\n";
+  for (std::size_t k = 0; k < fits.size(); ++k) {
+    const auto& r = choice.classes[k];
+    auto& p = library.patterns[k];
+    p.threshold = columns[k].thresholds[r.row];
+    std::string line = "threshold " + num(p.threshold, 6) + " (jointly): recall " +
+                       num(r.recall, 3) + " (" + std::to_string(r.found) + " found), precision " +
+                       num(r.precision, 3) + ", false alarms " + std::to_string(r.wrong) + ", F1 " +
+                       num(r.f1, 3);
+    err << "  " << p.id << ": " << line << "\n";
+    header.push_back(p.id + ": " + line +
+                     " — chosen with the other classes' on the nearest-template decision "
+                     "(replaces the row above)");
+    if (k < pages.size()) pages[k].chosen = r.row;
+  }
 }
 
 }  // namespace
@@ -248,6 +328,12 @@ int run_learn(const LearnCommand& cmd, std::ostream& out, std::ostream& err) {
   for (const auto& n : in.negatives) hours += n.hours();
   std::vector<std::string> body;
   std::vector<PatternReport> pages;
+  Phases phases;
+  // Several classes under the nearest template: their thresholds chosen together.
+  // (A target given picks each class's row of its own table instead.)
+  const bool joint =
+      library.exclusive && in.classes.size() > 1 && !cmd.target_recall && !cmd.max_false_per_hour;
+  std::vector<ClassFit> fits;
   for (std::size_t k = 0; k < in.classes.size(); ++k) {
     const auto& c = in.classes[k];
     // Several classes: the other classes' examples are this one's negatives too.
@@ -264,9 +350,16 @@ int run_learn(const LearnCommand& cmd, std::ostream& out, std::ostream& err) {
     const std::optional<learn::MatchSettings> shared =
         library.patterns.empty() ? std::nullopt : std::optional(library.patterns.front().settings);
     PatternReport page;
+    fits.emplace_back();
     library.patterns.push_back(learn_class(cmd, in, c, std::move(negatives), id, shared, body,
-                                           cmd.report_path.empty() ? nullptr : &page, err));
+                                           cmd.report_path.empty() ? nullptr : &page, phases,
+                                           joint ? &fits.back() : nullptr, err));
     if (!cmd.report_path.empty()) pages.push_back(std::move(page));
+  }
+  if (joint) {
+    const auto t = Phases::clock::now();
+    calibrate_jointly(in, fits, library, pages, body, err);
+    phases.joint += Phases::since(t);
   }
   library.header = {
       "Learnt by `warpwatch learn` on " + today() + ".", "command: " + command,
@@ -274,6 +367,7 @@ int run_learn(const LearnCommand& cmd, std::ostream& out, std::ostream& err) {
           std::to_string(in.classes.size()) + " class(es))",
       "negatives: " + std::to_string(in.negatives.size()) + " series, " + num(hours, 4) + " h"};
   library.header.insert(library.header.end(), body.begin(), body.end());
+  auto t = Phases::clock::now();
   const auto files = write_library(library, out_path);
   for (const auto& f : files) err << "wrote " << f.string() << "\n";
   err << "wrote " << out_path.string() << " (check it: warpwatch check-config " << out_path.string()
@@ -282,9 +376,14 @@ int run_learn(const LearnCommand& cmd, std::ostream& out, std::ostream& err) {
     write_learn_report(cmd.report_path, "warpwatch learn: " + name, library.header, pages);
     err << "wrote " << cmd.report_path << "\n";
   }
+  phases.output += Phases::since(t);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  err << "learnt in " << num(seconds, 3) << " s\n";
+  err << "learnt in " << num(seconds, 3) << " s (settings compared " << num(phases.settings, 3)
+      << " s, templates " << num(phases.templates, 3) << " s, held-out scores "
+      << num(phases.held_out, 3) << " s, threshold tables " << num(phases.tables, 3) << " s"
+      << (joint ? ", joint calibration " + num(phases.joint, 3) + " s" : std::string())
+      << ", output " << num(phases.output, 3) << " s)\n";
   out << out_path.string() << "\n";
   return 0;
 }

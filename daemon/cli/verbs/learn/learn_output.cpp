@@ -1,13 +1,12 @@
 // `warpwatch learn`'s output.
 #include "learn_output.hpp"
 
+#include "warpwatch/files/files.hpp"
+
 #include <cstdio>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <system_error>
-
-#include <unistd.h>
 
 namespace warpwatch::cli {
 namespace {
@@ -22,10 +21,16 @@ std::string exact(double v) {
 
 // The matching keys of a pattern (or of the defaults): metric, mode and what the mode reads.
 std::string settings_keys(const LearntPattern& p) {
-  std::string s = "metric: dtw, mode: " + std::string(kernels::to_string(p.settings.mode));
+  std::string s = "metric: " + std::string(kernels::to_string(p.settings.metric)) +
+                  ", mode: " + std::string(kernels::to_string(p.settings.mode));
   if (p.settings.mode == kernels::Mode::window) {
     s += std::string(", znorm: ") + (p.settings.znorm ? "true" : "false");
-    if (p.settings.band) s += ", band: " + exact(*p.settings.band);
+    if (p.settings.metric == kernels::Metric::lcss) {
+      s += ", epsilon: " + exact(p.settings.epsilon);
+      if (p.settings.delta) s += ", delta: " + std::to_string(*p.settings.delta);
+    } else if (p.settings.band) {
+      s += ", band: " + exact(*p.settings.band);
+    }
   }
   return s + ", threshold: " + exact(p.threshold);
 }
@@ -50,14 +55,6 @@ std::string yaml_string(const std::string& text) {
     out += c;
   }
   return out + "\"";
-}
-
-void write_file(const fs::path& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) throw std::runtime_error(path.string() + ": cannot write (is the folder there?)");
-  f << text;
-  f.close();
-  if (!f) throw std::runtime_error(path.string() + ": write failed");
 }
 
 }  // namespace
@@ -87,27 +84,24 @@ std::vector<fs::path> write_library(const LearntLibrary& library, const fs::path
     throw std::runtime_error(out.string() + ": the folder " + dir.string() +
                              " does not exist (create it first)");
   std::vector<std::string> names;
-  std::vector<fs::path> finals, temps;
+  std::vector<fs::path> finals;
   for (const auto& p : library.patterns) {
     names.push_back(out.stem().string() + "." + p.id + ".csv");
     finals.push_back(dir / names.back());
   }
-  finals.push_back(out);
-  const std::string suffix = ".tmp-" + std::to_string(::getpid());
+  // Each file whole (files::write_file_atomically), the pattern files first and the YAML
+  // that names them last: a failure removes the files this run wrote, so that nothing of a
+  // half-written group stays.
+  std::size_t written = 0;
   try {
-    for (std::size_t i = 0; i < library.patterns.size(); ++i) {
-      temps.push_back(finals[i].string() + suffix);
-      write_file(temps.back(), pattern_csv(library.patterns[i].tmpl));
-    }
-    temps.push_back(out.string() + suffix);
-    write_file(temps.back(), library_yaml(library, names));
-    for (std::size_t i = 0; i < temps.size(); ++i) fs::rename(temps[i], finals[i]);
+    for (; written < library.patterns.size(); ++written)
+      files::write_file_atomically(finals[written], pattern_csv(library.patterns[written].tmpl));
+    files::write_file_atomically(out, library_yaml(library, names));
   } catch (...) {
     std::error_code ignored;
-    for (const auto& t : temps) fs::remove(t, ignored);
+    for (std::size_t i = 0; i < written; ++i) fs::remove(finals[i], ignored);
     throw;
   }
-  finals.pop_back();
   return finals;
 }
 

@@ -30,7 +30,8 @@ struct LearntLibrary {
 std::string library_yaml(const LearntLibrary& library, const std::vector<std::string>& file_names);
 
 // Writes `out` and a CSV per pattern beside it (<stem>.<id>.csv: a sample per line, a column
-// per dim), each first to a temporary file, then renamed; on any error nothing new is left.
+// per dim), each whole (files::write_file_atomically), the YAML last; on any error the files
+// this call wrote are removed.
 // Returns the pattern files' paths.
 std::vector<std::filesystem::path> write_library(const LearntLibrary& library,
                                                  const std::filesystem::path& out);

@@ -13,14 +13,26 @@
 
 namespace warpwatch::learn {
 
-// How the daemon will match the template: stream mode (SPRING) or window mode (windows of
-// the template's length, optionally z-normalized, dtw with an optional band).
+// How the daemon will match the template: stream mode (SPRING, dtw) or window mode (windows
+// of the template's length, optionally z-normalized, dtw with an optional band or lcss with
+// its epsilon and delta).
 struct MatchSettings {
   kernels::Mode mode = kernels::Mode::stream;
-  bool znorm = false;          // window mode only
-  std::optional<double> band;  // window mode only (stream mode has none)
+  bool znorm = false;                             // window mode only
+  std::optional<double> band;                     // window mode's dtw only
+  kernels::Metric metric = kernels::Metric::dtw;  // lcss: window mode only
+  double epsilon = 1.0;                           // lcss
+  std::optional<std::size_t> delta;               // lcss (unset: no limit)
   kernels::MatchParams params(double threshold) const;
+  // Window mode with dtw.
+  static MatchSettings window(bool znorm, std::optional<double> band);
 };
+
+// The band of the template's dtw alignments (DBA, the medoid) under `settings`: dtw's own
+// band; lcss (no band) 0 when every example has one length (DBA with band 0 is their
+// arithmetic mean), else none.
+std::optional<double> template_band(const MatchSettings& settings,
+                                    std::span<const Series> examples);
 
 // A series where any event is a false alarm: its samples and times (strictly increasing).
 struct Negative {

@@ -15,8 +15,12 @@ struct Given {
   std::optional<kernels::Mode> mode;
   std::optional<bool> znorm;
   std::optional<double> band;
-  bool band_fixed = false;  // `band` as it is, also when unset (no band): not chosen
+  bool band_fixed = false;                // `band` as it is, also when unset (no band): not chosen
+  std::optional<kernels::Metric> metric;  // dtw: not chosen (lcss only with its parameters)
 };
+
+// "dtw band 8", "lcss epsilon 0.05 delta 15" (delta "none": no limit).
+std::string describe_measure(const MatchSettings& settings);
 
 // How well a setting separates on the training data: the best F1 of its threshold table
 // and that row's false alarms per hour (the tie-break: fewer).
@@ -31,11 +35,14 @@ struct SettingsChoice {
 
 // With negatives, every setting not given is picked by its threshold table on the training
 // data only (templates of at most 10 iterations, held-out positives in `folds` folds against the
-// Matcher's events over the negatives: the best F1, ties to fewer false alarms per hour, then to
-// the order below): mode and znorm together (stream; window; window with znorm), then window mode's
-// band (none, 5% or 10% of the template's length). Without negatives: stream mode unless znorm is
-// needed (the positives' means differ by more than one within-example standard deviation: stream
-// mode cannot normalize), no band.
+// Matcher's events over the negatives, at most their first 100000 samples in all: the best F1,
+// ties to fewer false alarms per hour, then to the order below; F1 1 without a false alarm ends
+// the search): mode and znorm together (stream; window; window with znorm), then window mode's
+// measure: dtw with no band against band 0 (examples of one length), 5% and 10% of the
+// template's length, and lcss with epsilon 0.05, 0.1, 0.2 or 0.3 of the positives' spread
+// (after znorm when it is on) and delta none, 5% or 10% of the length. Without negatives:
+// stream mode unless znorm is needed (the positives' means differ by more than one
+// within-example standard deviation: stream mode cannot normalize), dtw, no band.
 SettingsChoice choose_settings(std::span<const Series> positives,
                                std::span<const Negative> negatives, const TemplateOptions& options,
                                const Given& given, std::size_t folds);
