@@ -135,6 +135,7 @@ TEST(ReportHtml, APageIsOneDocumentThatFetchesNothing) {
   const std::string h = p.html();
   EXPECT_EQ(h.rfind("<!DOCTYPE html>", 0), 0u);
   EXPECT_NE(h.find("<title>learn &lt;gun&gt;</title>"), std::string::npos);
+  EXPECT_EQ(count(h, "<h1>"), 1u);  // the title, once: a page's heading is its own
   EXPECT_NE(h.find("<p>a &amp; b</p>"), std::string::npos);
   EXPECT_NE(h.find("<td>1.5</td><td>0.9</td>"), std::string::npos);
   EXPECT_NE(h.find("<figcaption>cap</figcaption>"), std::string::npos);

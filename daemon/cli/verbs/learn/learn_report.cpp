@@ -49,7 +49,6 @@ void write_learn_report(const std::filesystem::path& path, const std::string& ti
                         const std::vector<std::string>& header,
                         const std::vector<PatternReport>& patterns) {
   report::Page page(title);
-  page.heading(title, 1);
   std::string how;
   for (const auto& line : header) how += line + "\n";
   page.preformatted(how);
