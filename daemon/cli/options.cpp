@@ -53,6 +53,11 @@ void add_series_input_options(CLI::App& cmd, SeriesInputOptions& opts) {
       ->capture_default_str();
 }
 
+std::size_t first_sample_at(const config::LoadedSeries& s, double seconds) {
+  return static_cast<std::size_t>(std::lower_bound(s.times.begin(), s.times.end(), seconds) -
+                                  s.times.begin());
+}
+
 std::int64_t period_ms_to_ns(double period_ms) {
   if (!(period_ms > 0 && period_ms < 9e12))
     throw std::runtime_error("--period-ms must be > 0 and below 9e12");

@@ -41,6 +41,11 @@ std::vector<config::LoadedSeries> load_series_for_cli(const std::string& path,
                                                       const SeriesInputOptions& opts,
                                                       std::ostream& err);
 
+// The index of the first sample of `s` at or after `seconds` (s.size() when none is): how a
+// time given on the command line (cut --from-time, learn --segments) becomes a sample index.
+// `s` must have times.
+std::size_t first_sample_at(const config::LoadedSeries& s, double seconds);
+
 // A --period-ms value as whole nanoseconds, at least 1: throws std::runtime_error unless
 // it is > 0 and fits in int64 nanoseconds (below 9e12 ms, about 104 days), where the
 // conversion would be undefined behaviour.

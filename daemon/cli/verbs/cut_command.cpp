@@ -51,14 +51,10 @@ std::pair<std::size_t, std::size_t> sample_range(const config::LoadedSeries& s,
           "--from-time/--to-time need times: give the file's time column with --layout "
           "columns --time-column N (or cut by sample index with --from/--to)");
     if (cmd.from_time) {
-      const double t = time_value("--from-time", *cmd.from_time, scale);
-      begin = static_cast<std::size_t>(std::lower_bound(s.times.begin(), s.times.end(), t) -
-                                       s.times.begin());
+      begin = first_sample_at(s, time_value("--from-time", *cmd.from_time, scale));
     }
     if (cmd.to_time) {
-      const double t = time_value("--to-time", *cmd.to_time, scale);
-      end = static_cast<std::size_t>(std::lower_bound(s.times.begin(), s.times.end(), t) -
-                                     s.times.begin());
+      end = first_sample_at(s, time_value("--to-time", *cmd.to_time, scale));
     }
   }
   const std::string range = "[" + std::to_string(begin) + ", " + std::to_string(end) + ")";

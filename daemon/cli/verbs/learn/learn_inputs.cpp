@@ -76,8 +76,7 @@ std::size_t segment_index(const config::LoadedSeries& s, const std::string& text
                                "' is not a sample index (the file has no time column)");
     return static_cast<std::size_t>(*v);
   }
-  return static_cast<std::size_t>(std::lower_bound(s.times.begin(), s.times.end(), *v) -
-                                  s.times.begin());
+  return first_sample_at(s, *v);
 }
 
 // Positives cut from the recording at --from.
