@@ -179,14 +179,17 @@ learn::Negative as_negative(const std::string& name, const learn::Series& s,
 
 LearnInputs read_learn_inputs(const LearnCommand& cmd, std::ostream& err) {
   LearnInputs in;
+  // The positives' file as read, for negatives taken from the same file (UCR rows of the
+  // other class): read once, and its layout said once.
+  std::vector<config::LoadedSeries> positives;
   if (cmd.positives_path.empty() == cmd.from_path.empty())
     throw std::runtime_error(
         "give the positive examples: --positives FILE (series, e.g. UCR rows with --label L), "
         "or --from RECORDING with --segments START:END,... or --segments-csv FILE");
   if (!cmd.positives_path.empty()) {
     in.positives_file = cmd.positives_path;
-    in.classes = by_label(load_series_for_cli(cmd.positives_path, cmd.input, err), cmd.labels,
-                          cmd.positives_path);
+    positives = load_series_for_cli(cmd.positives_path, cmd.input, err);
+    in.classes = by_label(positives, cmd.labels, cmd.positives_path);
   } else {
     in.positives_file = cmd.from_path;
     in.classes = cut_positives(cmd, err);
@@ -218,7 +221,10 @@ LearnInputs read_learn_inputs(const LearnCommand& cmd, std::ostream& err) {
                                  ": every example must have the same dims (--value-columns picks "
                                  "the columns)");
   for (const auto& path : cmd.negatives_paths) {
-    for (const auto& s : load_series_for_cli(path, cmd.input, err)) {
+    const bool positives_file = !positives.empty() && path == cmd.positives_path;
+    std::vector<config::LoadedSeries> read;
+    if (!positives_file) read = load_series_for_cli(path, cmd.input, err);
+    for (const auto& s : positives_file ? positives : read) {
       if (!cmd.negative_labels.empty() &&
           std::none_of(cmd.negative_labels.begin(), cmd.negative_labels.end(),
                        [&](const auto& l) { return same_label(l, s.label); }))
