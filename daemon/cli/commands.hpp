@@ -77,6 +77,7 @@ struct LearnCommand {
   std::string segments_csv;         // ...or at the rows of --segments-csv (start,end[,label])
   std::vector<std::string> negatives_paths;
   std::vector<std::string> negative_labels;  // --negative-label: only these rows of them
+  bool negatives_apart = false;  // --negatives-apart: untimed series not laid end to end
   std::string template_kind = "dba";
   std::string mode = "auto";   // stream | window | auto
   std::string znorm = "auto";  // on | off | auto

@@ -57,6 +57,26 @@ double best_match(const Series& tmpl, const Negative& n, const MatchSettings& se
   return top_one(tmpl, n.series, n.times_ns, settings);
 }
 
+std::vector<double> best_match_per_series(const Series& tmpl, const Negative& n,
+                                          const MatchSettings& settings) {
+  if (n.joins.empty()) return {best_match(tmpl, n, settings)};
+  std::vector<double> out;
+  const std::size_t len = n.series.length(), d = n.series.dims, m = tmpl.length();
+  for (std::size_t k = 0; k <= n.joins.size(); ++k) {
+    const std::size_t begin = k == 0 ? 0 : n.joins[k - 1];
+    const std::size_t end =
+        k == n.joins.size() ? len : std::min(len, n.joins[k] + (m > 0 ? m - 1 : 0));
+    Negative part;
+    part.series.dims = d;
+    part.series.values.assign(n.series.values.begin() + static_cast<std::ptrdiff_t>(begin * d),
+                              n.series.values.begin() + static_cast<std::ptrdiff_t>(end * d));
+    part.times_ns.assign(n.times_ns.begin() + static_cast<std::ptrdiff_t>(begin),
+                         n.times_ns.begin() + static_cast<std::ptrdiff_t>(end));
+    out.push_back(best_match(tmpl, part, settings));
+  }
+  return out;
+}
+
 kernels::MatchParams MatchSettings::params(double threshold) const {
   kernels::MatchParams p;
   p.distance.metric = metric;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 namespace warpwatch::learn {
 namespace {
@@ -87,6 +88,7 @@ std::vector<Negative> subsample(std::span<const Negative> negatives, std::size_t
     const std::size_t keep = std::max<std::size_t>(1, n.series.length() * most / total);
     n.series.values.resize(keep * n.series.dims);
     n.times_ns.resize(keep);
+    std::erase_if(n.joins, [keep](std::size_t j) { return j >= keep; });
   }
   return out;
 }
@@ -180,40 +182,34 @@ SettingsChoice choose_settings(std::span<const Series> positives,
   for (const auto& c : scored)
     table += (table.empty() ? "" : "; ") + describe(c.settings) + " F1 " + num(c.separation.f1) +
              " at " + num(c.separation.false_per_hour) + " false/h";
-  s = scored.front().settings;
-  const std::string basis =
-      "the best F1 of the threshold table on the training data (held-out positives against "
-      "the events over the negatives" +
-      std::string(compared[0].series.length() < negatives[0].series.length()
-                      ? ", compared on their first " + std::to_string(kCompareSamples) + " samples"
-                      : "") +
-      ": " + table + ")";
-  out.why.push_back(std::string("mode: ") + std::string(kernels::to_string(s.mode)) + " — " +
-                    (given.mode ? "given" : basis));
-  out.why.push_back(std::string("znorm: ") + (s.znorm ? "on" : "off") + " — " +
-                    (given.znorm                       ? "given"
-                     : s.mode == kernels::Mode::stream ? "stream mode does not normalize"
-                                                       : "the better of the two above"));
-  if (s.mode == kernels::Mode::window && !given.band && !given.band_fixed && !given.metric &&
-      !perfect(scored.front())) {
+  // The window settings' measure is chosen before the mode: stream mode is compared with
+  // window mode at its best measure, not at dtw without a band only.
+  const auto window_it = std::find_if(scored.begin(), scored.end(), [](const Scored& c) {
+    return c.settings.mode == kernels::Mode::window;
+  });
+  std::optional<Scored> window;
+  if (window_it != scored.end()) window = *window_it;
+  std::string measure_why;
+  if (window && !given.band && !given.band_fixed && !given.metric && !perfect(scored.front())) {
     // The measure: dtw with bands 0 (equal lengths: the template is the examples' mean),
     // 5% and 10% of the length against none (a band keeps a window shifted against the
     // shape from warping onto it), and lcss with epsilon a share of the positives' spread
     // and delta none, 5% or 10% of the length (lcss counts the samples that match within
     // epsilon: a few far-off samples cost no more than a miss each).
-    Scored best = scored.front();
+    const Scored none = *window;
     std::string tried;
     const double m = static_cast<double>(positives[medoid(positives, std::nullopt)].length());
     std::vector<MatchSettings> measures;
     bool one_length = true;
     for (const auto& p : positives) one_length = one_length && p.length() == positives[0].length();
-    if (one_length) measures.push_back(MatchSettings::window(s.znorm, 0.0));
+    const bool z = none.settings.znorm;
+    if (one_length) measures.push_back(MatchSettings::window(z, 0.0));
     for (const double share : {0.05, 0.1})
-      measures.push_back(MatchSettings::window(s.znorm, std::max(1.0, std::round(share * m))));
-    const double sd = spread(positives, s);
+      measures.push_back(MatchSettings::window(z, std::max(1.0, std::round(share * m))));
+    const double sd = spread(positives, none.settings);
     for (const double eps : {0.05, 0.1, 0.2, 0.3})
       for (const double share : {0.0, 0.05, 0.1}) {
-        MatchSettings l = MatchSettings::window(s.znorm, std::nullopt);
+        MatchSettings l = MatchSettings::window(z, std::nullopt);
         l.metric = kernels::Metric::lcss;
         l.epsilon = std::stod(num(eps * sd));  // 3 significant digits, as printed
         if (share > 0) l.delta = static_cast<std::size_t>(std::max(1.0, std::round(share * m)));
@@ -222,15 +218,39 @@ SettingsChoice choose_settings(std::span<const Series> positives,
     for (const auto& c : measures) {
       const Scored b = evaluate(c, positives, compared, options, folds);
       tried += "; " + describe_measure(c) + " F1 " + num(b.separation.f1);
-      if (better(b, best)) best = b;
-      if (perfect(best)) break;
+      if (better(b, *window)) window = b;
+      if (perfect(*window)) break;
     }
-    s = best.settings;
-    out.why.push_back("measure: " + describe_measure(s) +
-                      " — the best F1 of the threshold table (dtw band none F1 " +
-                      num(scored.front().separation.f1) + tried +
-                      "; lcss epsilon as a share 0.05-0.3 of the positives' spread " + num(sd) +
-                      ")");
+    measure_why = "the best F1 of the threshold table in window mode" +
+                  std::string(z ? " with znorm" : "") + " (dtw band none F1 " +
+                  num(none.separation.f1) + tried +
+                  "; lcss epsilon as a share 0.05-0.3 of the positives' spread " + num(sd) + ")";
+  }
+  const auto stream_it = std::find_if(scored.begin(), scored.end(), [](const Scored& c) {
+    return c.settings.mode == kernels::Mode::stream;
+  });
+  const bool stream_wins = stream_it != scored.end() && (!window || !better(*window, *stream_it));
+  s = stream_wins ? stream_it->settings : window->settings;
+  const std::string basis =
+      "the best F1 of the threshold table on the training data (held-out positives against "
+      "the events over the negatives" +
+      std::string(compared[0].series.length() < negatives[0].series.length()
+                      ? ", compared on their first " + std::to_string(kCompareSamples) + " samples"
+                      : "") +
+      ": " + table +
+      (measure_why.empty() || stream_it == scored.end()
+           ? std::string()
+           : "; window at its best measure below F1 " + num(window->separation.f1) + " at " +
+                 num(window->separation.false_per_hour) + " false/h") +
+      ")";
+  out.why.push_back(std::string("mode: ") + std::string(kernels::to_string(s.mode)) + " — " +
+                    (given.mode ? "given" : basis));
+  out.why.push_back(std::string("znorm: ") + (s.znorm ? "on" : "off") + " — " +
+                    (given.znorm                       ? "given"
+                     : s.mode == kernels::Mode::stream ? "stream mode does not normalize"
+                                                       : "the better of the two above"));
+  if (s.mode == kernels::Mode::window && !measure_why.empty()) {
+    out.why.push_back("measure: " + describe_measure(s) + " — " + measure_why);
   } else {
     out.why.push_back("measure: " + describe_measure(s) + " — " +
                       (measure_fixed ? "given"

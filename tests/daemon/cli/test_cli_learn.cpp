@@ -119,6 +119,62 @@ TEST(CliLearn, BothClassesCalibratedJointlyAndRunBySearchLibrary) {
     }
 }
 
+// Negatives given as several series without timestamps are laid end to end, as a stream
+// carries them (docs/spec.md §8): two flat series, one ending with the rise of the bump and
+// one starting with its fall, hold no bump alone but one across their boundary, a false
+// alarm that --negatives-apart does not see.
+TEST(CliLearn, NegativeSeriesAreScoredEndToEndUnlessApart) {
+  const auto dir = temp_dir("learn_end_to_end");
+  write(dir / "pos.csv",
+        "1,0,1,2,3,4,6,4,3,2,1,0,0,0,0,0,0,0,0,0,0\n"
+        "1,0,0,1,2,3,4,5,4,3,2,1,0,0,0,0,0,0,0,0,0\n"
+        "1,0,0,0,1,2,4,4,5,4,3,2,1,0,0,0,0,0,0,0,0\n");
+  write(dir / "neg.csv",
+        "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,2,3,4,5\n"
+        "4,3,2,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n");
+  const auto learn = [&](bool apart) {
+    std::vector<std::string> args{"learn",
+                                  "--positives",
+                                  (dir / "pos.csv").string(),
+                                  "--labels",
+                                  "yes",
+                                  "--label",
+                                  "1",
+                                  "--mode",
+                                  "stream",
+                                  "--negatives",
+                                  (dir / "neg.csv").string(),
+                                  "--max-false-per-hour",
+                                  "1000000",
+                                  "--out",
+                                  (dir / (apart ? "apart.yaml" : "joined.yaml")).string()};
+    if (apart) args.push_back("--negatives-apart");
+    return run_cli(args);
+  };
+  const auto joined = learn(false);
+  ASSERT_EQ(joined.status, 0) << joined.err;
+  EXPECT_NE(joined.err.find("1 negative recording(s) of 56 samples"), std::string::npos)
+      << joined.err;
+  EXPECT_NE(joined.err.find("negatives: neg:0 .. neg:1 (2 series end to end)"), std::string::npos)
+      << joined.err;
+  const auto apart = learn(true);
+  ASSERT_EQ(apart.status, 0) << apart.err;
+  EXPECT_NE(apart.err.find("2 negative recording(s) of 56 samples"), std::string::npos)
+      << apart.err;
+  // The chosen row (the largest threshold, every one allowed): the bump across the boundary
+  // is a false alarm when the series are joined, and there is none apart.
+  const auto chosen_false = [](const std::string& err) {
+    const auto at = err.find("\n* ");
+    if (at == std::string::npos) return std::string("no chosen row");
+    std::istringstream row(err.substr(at + 3));
+    std::string threshold, recall, precision, false_alarms;
+    row >> threshold >> recall >> precision >> false_alarms;
+    return false_alarms;
+  };
+  EXPECT_EQ(chosen_false(joined.err), "1") << joined.err;
+  EXPECT_EQ(chosen_false(apart.err), "0") << apart.err;
+}
+
 struct BadCase {
   std::string name;
   std::vector<std::string> args;  // after `learn`; {dir} stands for the scratch folder

@@ -19,7 +19,7 @@ learn::Negative recording() {
   Series s{std::vector<float>(100, 0.0f), 1};
   for (std::size_t i = 0; i < 5; ++i) s.values[20 + i] = s.values[60 + i] = bump.values[i];
   s.values[62] = 2.5f;
-  learn::Negative n{"rec", s, {}};
+  learn::Negative n{"rec", s, {}, {}};
   for (std::size_t i = 0; i < 100; ++i)
     n.times_ns.push_back(static_cast<std::int64_t>(i) * 1000000000);
   return n;
@@ -56,6 +56,28 @@ TEST(LearnCalibrate, TableByHand) {
               std::string::npos)
         << e.what();
   }
+}
+
+// A negative of series laid end to end (joins at 40 and 70): each series' best match is over
+// the windows that start in it, so the copy at 20 counts for the first, the one at 60 (0.25
+// away) for the second, and a bump straddling the join at 70 (starting at 68) for the second
+// too; the third holds only zeros (dtw of the bump against zeros: 1 + 4 + 1 = 6).
+TEST(LearnCalibrate, BestMatchPerSeriesOfANegativeLaidEndToEnd) {
+  learn::Negative n = recording();
+  n.joins = {40, 70};
+  learn::MatchSettings window = learn::MatchSettings::window(false, std::nullopt);
+  EXPECT_EQ(learn::best_match_per_series(bump, n, window), (std::vector<double>{0.0, 0.25, 6.0}));
+  for (std::size_t i = 0; i < 5; ++i) n.series.values[68 + i] = bump.values[i];
+  // The third now starts with the bump's tail: its best is that of its own samples alone.
+  learn::Negative third{
+      "third", {{n.series.values.begin() + 70, n.series.values.end()}, 1}, {}, {}};
+  third.times_ns.assign(n.times_ns.begin() + 70, n.times_ns.end());
+  const double tail = learn::best_match(bump, third, window);
+  EXPECT_GT(tail, 0.0);
+  EXPECT_LT(tail, 6.0);
+  EXPECT_EQ(learn::best_match_per_series(bump, n, window), (std::vector<double>{0.0, 0.0, tail}));
+  n.joins.clear();
+  EXPECT_EQ(learn::best_match_per_series(bump, n, window), (std::vector<double>{0.0}));
 }
 
 TEST(LearnCalibrate, WindowModeCountsTheDaemonsEvents) {

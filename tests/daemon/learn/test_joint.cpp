@@ -81,7 +81,7 @@ TEST(LearnSettings, LcssChosenWhereSpikesSpoilDtw) {
   for (std::size_t k = 0; k < 8; ++k) positives.push_back(spiked(k, 0.0f, 3 + 5 * k));
   std::vector<learn::Negative> negatives;
   for (std::size_t k = 0; k < 8; ++k) {
-    learn::Negative n{std::to_string(k), spiked(k + 1, 0.5f, 7 + 3 * k), {}};
+    learn::Negative n{std::to_string(k), spiked(k + 1, 0.5f, 7 + 3 * k), {}, {}};
     for (std::size_t i = 0; i < m; ++i)
       n.times_ns.push_back(static_cast<std::int64_t>(i) * 1'000'000'000);
     negatives.push_back(n);

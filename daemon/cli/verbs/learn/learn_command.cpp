@@ -114,8 +114,12 @@ LearntPattern learn_class(const LearnCommand& cmd, const LearnInputs& in, const 
   if (given.mode && *given.mode == kernels::Mode::stream &&
       (given.znorm.value_or(false) || cmd.band))
     throw std::runtime_error("--mode stream has no --znorm on or --band (window mode only)");
+  std::size_t negative_samples = 0;
+  for (const auto& n : negatives) negative_samples += n.series.length();
   err << "pattern '" << id << "': " << c.examples.size() << " positive(s), " << negatives.size()
-      << " negative series\n";
+      << " negative recording(s) of " << negative_samples << " samples\n";
+  if (!negatives.empty() && negatives.size() <= 3)
+    for (const auto& n : negatives) err << "  negatives: " << n.name << "\n";
   const std::size_t medoid_len = c.examples[learn::medoid(c.examples, cmd.band)].length();
   if (cmd.band) {
     const auto probe = learn::MatchSettings::window(false, cmd.band);
@@ -193,7 +197,8 @@ LearntPattern learn_class(const LearnCommand& cmd, const LearnInputs& in, const 
   if (page) {
     *page = {id, examples, built.series, s, scores, {}, table, chosen.row, choice.why};
     for (const auto& n : negatives)
-      page->negative_best.push_back(learn::best_match(built.series, n, s));
+      for (const double d : learn::best_match_per_series(built.series, n, s))
+        page->negative_best.push_back(d);
   }
   header.push_back(id + ": " + row_text(table[chosen.row]));
   header.push_back(id + ": chosen by " + chosen.why);
@@ -268,6 +273,9 @@ CLI::App* add_learn_command(CLI::App& app, LearnCommand& cmd) {
                   "series or recordings where any event is a false alarm (repeatable)");
   sub->add_option("--negative-label", cmd.negative_labels,
                   "only the rows of --negatives with this label (repeatable)");
+  sub->add_flag("--negatives-apart", cmd.negatives_apart,
+                "score each negative series without timestamps on its own (default: a file's "
+                "such series laid end to end, as a stream carries them)");
   sub->add_option("--template", cmd.template_kind, "medoid | dba | softdtw")
       ->check(CLI::IsMember({"medoid", "dba", "softdtw"}))
       ->capture_default_str();
@@ -337,12 +345,17 @@ int run_learn(const LearnCommand& cmd, std::ostream& out, std::ostream& err) {
   for (std::size_t k = 0; k < in.classes.size(); ++k) {
     const auto& c = in.classes[k];
     // Several classes: the other classes' examples are this one's negatives too.
+    // Laid end to end by class, as --negatives are (unless --negatives-apart).
     std::vector<learn::Negative> negatives = in.negatives;
-    for (std::size_t o = 0; o < in.classes.size(); ++o)
-      if (o != k)
-        for (std::size_t i = 0; i < in.classes[o].examples.size(); ++i)
-          negatives.push_back(
-              as_negative(in.classes[o].names[i], in.classes[o].examples[i], {}, cmd.period_s));
+    for (std::size_t o = 0; o < in.classes.size(); ++o) {
+      if (o == k) continue;
+      const auto& other = in.classes[o];
+      if (cmd.negatives_apart || other.examples.size() == 1)
+        for (std::size_t i = 0; i < other.examples.size(); ++i)
+          negatives.push_back(as_negative(other.names[i], other.examples[i], {}, cmd.period_s));
+      else
+        negatives.push_back(end_to_end(other.examples, other.names, cmd.period_s));
+    }
     const std::string id =
         in.classes.size() == 1 && !library.exclusive ? name : name + "." + label_text(c.label);
     // Several classes share the first class's settings, so that their distances over their
@@ -361,11 +374,11 @@ int run_learn(const LearnCommand& cmd, std::ostream& out, std::ostream& err) {
     calibrate_jointly(in, fits, library, pages, body, err);
     phases.joint += Phases::since(t);
   }
-  library.header = {
-      "Learnt by `warpwatch learn` on " + today() + ".", "command: " + command,
-      "positives: " + in.positives_file + " (" + std::to_string(positives) + " example(s), " +
-          std::to_string(in.classes.size()) + " class(es))",
-      "negatives: " + std::to_string(in.negatives.size()) + " series, " + num(hours, 4) + " h"};
+  library.header = {"Learnt by `warpwatch learn` on " + today() + ".", "command: " + command,
+                    "positives: " + in.positives_file + " (" + std::to_string(positives) +
+                        " example(s), " + std::to_string(in.classes.size()) + " class(es))",
+                    "negatives: " + std::to_string(in.negatives.size()) + " recording(s), " +
+                        num(hours, 4) + " h"};
   library.header.insert(library.header.end(), body.begin(), body.end());
   auto t = Phases::clock::now();
   const auto files = write_library(library, out_path);

@@ -167,13 +167,30 @@ bool same_label(const std::string& a, const std::string& b) {
 
 learn::Negative as_negative(const std::string& name, const learn::Series& s,
                             const std::vector<double>& times_s, double period_s) {
-  learn::Negative n{name, s, {}};
+  learn::Negative n{name, s, {}, {}};
   const std::size_t len = s.length();
   n.times_ns.resize(len);
   const auto period_ns = std::max<std::int64_t>(1, std::llround(period_s * 1e9));
   for (std::size_t i = 0; i < len; ++i)
     n.times_ns[i] =
         times_s.empty() ? static_cast<std::int64_t>(i) * period_ns : std::llround(times_s[i] * 1e9);
+  return n;
+}
+
+learn::Negative end_to_end(std::span<const learn::Series> series,
+                           std::span<const std::string> names, double period_s) {
+  learn::Series all;
+  all.dims = series.front().dims;
+  std::vector<std::size_t> joins;
+  for (const auto& s : series) {
+    if (!all.values.empty()) joins.push_back(all.length());
+    all.values.insert(all.values.end(), s.values.begin(), s.values.end());
+  }
+  std::string name = names.front();
+  if (series.size() > 1)
+    name += " .. " + names.back() + " (" + std::to_string(series.size()) + " series end to end)";
+  auto n = as_negative(name, all, {}, period_s);
+  n.joins = std::move(joins);
   return n;
 }
 
@@ -224,6 +241,9 @@ LearnInputs read_learn_inputs(const LearnCommand& cmd, std::ostream& err) {
     const bool positives_file = !positives.empty() && path == cmd.positives_path;
     std::vector<config::LoadedSeries> read;
     if (!positives_file) read = load_series_for_cli(path, cmd.input, err);
+    // The file's series without timestamps, laid end to end (unless --negatives-apart).
+    std::vector<learn::Series> untimed;
+    std::vector<std::string> untimed_names;
     for (const auto& s : positives_file ? positives : read) {
       if (!cmd.negative_labels.empty() &&
           std::none_of(cmd.negative_labels.begin(), cmd.negative_labels.end(),
@@ -233,7 +253,19 @@ LearnInputs read_learn_inputs(const LearnCommand& cmd, std::ostream& err) {
         throw std::runtime_error(path + ": negative " + s.name + " has " + std::to_string(s.dims) +
                                  " dims, the positives " + std::to_string(in.dims) +
                                  ": give negatives of the same dims");
+      if (s.times.empty() && !cmd.negatives_apart) {
+        untimed.push_back(series_of(s));
+        untimed_names.push_back(s.name);
+        continue;
+      }
       in.negatives.push_back(as_negative(s.name, series_of(s), s.times, cmd.period_s));
+      in.negative_files.push_back(path);
+    }
+    if (untimed.size() == 1) {
+      in.negatives.push_back(as_negative(untimed_names.front(), untimed.front(), {}, cmd.period_s));
+      in.negative_files.push_back(path);
+    } else if (!untimed.empty()) {
+      in.negatives.push_back(end_to_end(untimed, untimed_names, cmd.period_s));
       in.negative_files.push_back(path);
     }
   }

@@ -4,6 +4,7 @@
 
 #include <iosfwd>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -35,5 +36,11 @@ bool same_label(const std::string& a, const std::string& b);
 // A series of `s.dims` dims as a negative, its times from the file or `period_s` apart.
 learn::Negative as_negative(const std::string& name, const learn::Series& s,
                             const std::vector<double>& times_s, double period_s);
+
+// Series without timestamps laid end to end, in their order, as one negative (as a stream
+// carries them one after another: windows across their boundaries are scored too), named
+// "first .. last (k series end to end)".
+learn::Negative end_to_end(std::span<const learn::Series> series,
+                           std::span<const std::string> names, double period_s);
 
 }  // namespace warpwatch::cli

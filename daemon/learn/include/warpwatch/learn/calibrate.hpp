@@ -39,6 +39,8 @@ struct Negative {
   std::string name;
   Series series;
   std::vector<std::int64_t> times_ns;
+  // Series laid end to end: the first sample of each after the first (empty: one series).
+  std::vector<std::size_t> joins;
   double hours() const;  // its duration: last - first time plus one period (the mean spacing)
 };
 
@@ -55,6 +57,11 @@ double score(const Series& tmpl, const Series& example, const MatchSettings& set
 // stream mode the best subsequence, window mode the best window, +inf for a series shorter
 // than a window): no threshold under it has an event there.
 double best_match(const Series& tmpl, const Negative& n, const MatchSettings& settings);
+
+// best_match of each series of a negative laid end to end (Negative::joins): over the windows
+// (subsequences) that start in it, so that one straddling into the next counts for it.
+std::vector<double> best_match_per_series(const Series& tmpl, const Negative& n,
+                                          const MatchSettings& settings);
 
 // Each positive's score against a template built without it: the positives split into
 // min(folds, k) folds by index modulo, a template built from the others for each fold

@@ -37,10 +37,11 @@ struct SettingsChoice {
 // data only (templates of at most 10 iterations, held-out positives in `folds` folds against the
 // Matcher's events over the negatives, at most their first 100000 samples in all: the best F1,
 // ties to fewer false alarms per hour, then to the order below; F1 1 without a false alarm ends
-// the search): mode and znorm together (stream; window; window with znorm), then window mode's
-// measure: dtw with no band against band 0 (examples of one length), 5% and 10% of the
-// template's length, and lcss with epsilon 0.05, 0.1, 0.2 or 0.3 of the positives' spread
-// (after znorm when it is on) and delta none, 5% or 10% of the length. Without negatives:
+// the search): znorm by window mode without and with it (dtw, no band), then window mode's
+// measure under that znorm: dtw with no band against band 0 (examples of one length), 5% and
+// 10% of the template's length, and lcss with epsilon 0.05, 0.1, 0.2 or 0.3 of the positives'
+// spread (after znorm when it is on) and delta none, 5% or 10% of the length; last the mode:
+// stream mode against window mode at its best measure. Without negatives:
 // stream mode unless znorm is needed (the positives' means differ by more than one
 // within-example standard deviation: stream mode cannot normalize), dtw, no band.
 SettingsChoice choose_settings(std::span<const Series> positives,
