@@ -175,7 +175,13 @@ NpyArray read_npy(const std::string& path) {
   return parse_npy(bytes, path);
 }
 
-NpyArray parse_npy(std::string_view bytes, const std::string& path) {
+std::size_t npy_header_bytes(std::string_view first) {
+  if (first.size() < 12 || first.substr(0, 6) != magic) return 12;
+  const int major = static_cast<unsigned char>(first[6]);
+  return major == 1 ? 10 + read_le(first.data() + 8, 2) : 12 + read_le(first.data() + 8, 4);
+}
+
+NpyHeader parse_npy_header(std::string_view bytes, const std::string& path) {
   const auto error = [&](const std::string& message) { return ConfigError({path, 0, 0}, message); };
 
   if (bytes.size() < 10 || bytes.substr(0, 6) != magic)
@@ -198,11 +204,11 @@ NpyArray parse_npy(std::string_view bytes, const std::string& path) {
   if (bytes.size() - header_start < header_len) throw error("truncated .npy header");
   const Header h = HeaderParser(bytes.substr(header_start, header_len), path).parse();
 
-  NpyArray array;
+  NpyHeader out;
   if (h.descr == "<f8") {
-    array.item_bytes = 8;
+    out.item_bytes = 8;
   } else if (h.descr == "<f4") {
-    array.item_bytes = 4;
+    out.item_bytes = 4;
   } else {
     throw error("unsupported dtype '" + h.descr +
                 "': only little-endian float32 '<f4' and float64 '<f8' are supported");
@@ -211,42 +217,53 @@ NpyArray parse_npy(std::string_view bytes, const std::string& path) {
     throw error(
         "fortran_order True is not supported: save the array in C order "
         "(numpy.ascontiguousarray)");
-  array.shape = h.shape;
-
-  std::size_t count = 1;
+  out.shape = h.shape;
   for (const std::size_t n : h.shape) {
-    if (n != 0 && count > std::numeric_limits<std::size_t>::max() / n / array.item_bytes)
+    if (n != 0 && out.count > std::numeric_limits<std::size_t>::max() / n / out.item_bytes)
       throw error("shape " + shape_text(h.shape) + " is too large");
-    count *= n;
+    out.count *= n;
   }
-  const std::size_t data_start = header_start + header_len;
-  const std::size_t need = count * array.item_bytes;
-  const std::size_t have = bytes.size() - data_start;
-  if (have < need)
-    throw error("truncated data: shape " + shape_text(h.shape) + " of '" + h.descr + "' needs " +
-                std::to_string(need) + " bytes, the file has " + std::to_string(have));
-  // Bytes past the end are ignored, as numpy.load does.
+  out.data_offset = header_start + header_len;
+  return out;
+}
 
-  array.data.resize(count);
-  const char* p = bytes.data() + data_start;
-  if constexpr (std::endian::native == std::endian::little) {  // the file's order: copy
-    if (array.item_bytes == 8) {
-      std::memcpy(array.data.data(), p, need);
-    } else {
-      for (std::size_t i = 0; i < count; ++i, p += 4) {
-        float v;
-        std::memcpy(&v, p, 4);
-        array.data[i] = v;
-      }
+double npy_element(const char* p, std::size_t item_bytes) {
+  if constexpr (std::endian::native == std::endian::little) {
+    if (item_bytes == 8) {
+      double v;
+      std::memcpy(&v, p, 8);
+      return v;
     }
+    float v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  return item_bytes == 8
+             ? std::bit_cast<double>(read_le(p, 8))
+             : static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(read_le(p, 4))));
+}
+
+NpyArray parse_npy(std::string_view bytes, const std::string& path) {
+  const NpyHeader h = parse_npy_header(bytes, path);
+  NpyArray array;
+  array.shape = h.shape;
+  array.item_bytes = h.item_bytes;
+  const std::size_t need = h.count * h.item_bytes;
+  const std::size_t have = bytes.size() - h.data_offset;
+  if (have < need)
+    throw ConfigError({path, 0, 0}, "truncated data: shape " + shape_text(h.shape) + " of '" +
+                                        (h.item_bytes == 8 ? "<f8" : "<f4") + "' needs " +
+                                        std::to_string(need) + " bytes, the file has " +
+                                        std::to_string(have));
+  // Bytes past the end are ignored, as numpy.load does.
+  array.data.resize(h.count);
+  const char* p = bytes.data() + h.data_offset;
+  if (std::endian::native == std::endian::little && h.item_bytes == 8) {
+    std::memcpy(array.data.data(), p, need);  // the file's order: copy
     return array;
   }
-  for (std::size_t i = 0; i < count; ++i, p += array.item_bytes) {
-    array.data[i] =
-        array.item_bytes == 8
-            ? std::bit_cast<double>(read_le(p, 8))
-            : static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(read_le(p, 4))));
-  }
+  for (std::size_t i = 0; i < h.count; ++i, p += h.item_bytes)
+    array.data[i] = npy_element(p, h.item_bytes);
   return array;
 }
 

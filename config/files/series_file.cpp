@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <span>
 #include <stdexcept>
 #include <string_view>
 #include <system_error>
@@ -407,6 +408,26 @@ std::string sample_text(std::size_t series, std::size_t sample) {
   return s;
 }
 
+// Rows [first, first + count) of a .npy's columns layout (their elements from `row_data`,
+// `cols` a row) appended to `s`: the value columns checked, the time column's times
+// increasing (`s.times` may hold the previous part's last time to check the first against).
+void append_npy_rows(const double* row_data, std::size_t count, std::size_t first, std::size_t cols,
+                     std::span<const std::size_t> value_columns, const SeriesFileOptions& options,
+                     const SourceLocation& where, LoadedSeries& s) {
+  for (std::size_t k = 0; k < count; ++k) {
+    const double* row = row_data + k * cols;
+    const std::size_t i = first + k;
+    if (options.time_column) {
+      s.times.push_back(row[*options.time_column] * options.time_scale);
+      check_increasing(s.times, where, [&] { return sample_text(0, i) + ": "; });
+    }
+    for (const std::size_t c : value_columns)
+      s.values.push_back(checked_value(row[c], where, [&] {
+        return sample_text(0, i) + ", column " + std::to_string(c) + ": ";
+      }));
+  }
+}
+
 std::vector<LoadedSeries> load_npy(std::string_view bytes, const std::string& path,
                                    const std::string& stem, const SeriesFileOptions& options) {
   const NpyArray a = parse_npy(bytes, path);
@@ -449,17 +470,7 @@ std::vector<LoadedSeries> load_npy(std::string_view bytes, const std::string& pa
   s.name = stem;
   s.dims = value_columns.size();
   s.values.reserve(rows * s.dims);
-  for (std::size_t i = 0; i < rows; ++i) {
-    const double* row = a.data.data() + i * cols;
-    if (options.time_column) {
-      s.times.push_back(row[*options.time_column] * options.time_scale);
-      check_increasing(s.times, where, [&] { return sample_text(0, i) + ": "; });
-    }
-    for (const std::size_t c : value_columns)
-      s.values.push_back(checked_value(row[c], where, [&] {
-        return sample_text(0, i) + ", column " + std::to_string(c) + ": ";
-      }));
-  }
+  append_npy_rows(a.data.data(), rows, 0, cols, value_columns, options, where, s);
   out.push_back(std::move(s));
   return out;
 }
@@ -572,6 +583,123 @@ std::vector<LoadedSeries> load_series_path(const std::string& file_or_dir,
     std::move(part.begin(), part.end(), std::back_inserter(out));
   }
   return out;
+}
+
+// ---------------------------------------------------------------- SeriesReader
+
+struct SeriesReader::Npy {
+  std::ifstream in;
+  NpyHeader header;
+  std::size_t cols = 1;
+  std::vector<std::size_t> value_columns;
+  std::vector<char> bytes;      // one part's rows as the file holds them
+  std::vector<double> widened;  // the same as doubles
+};
+
+SeriesReader::SeriesReader(const std::string& path, const SeriesFileOptions& options)
+    : path_(path), options_(options) {
+  check_options(path, options);
+  const fs::path p(path);
+  if (lower_extension(p) == ".npy") {
+    auto npy = std::make_unique<Npy>();
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) throw ConfigError({path, 0, 0}, "is a directory, not a file");
+    errno = 0;
+    npy->in.open(path, std::ios::binary);
+    if (!npy->in) throw ConfigError({path, 0, 0}, "cannot open file: " + os_reason(errno));
+    std::string head(12, '\0');
+    npy->in.read(head.data(), 12);
+    head.resize(static_cast<std::size_t>(npy->in.gcount()));
+    const std::size_t need = npy_header_bytes(head);
+    if (need > head.size() && npy->in) {
+      const std::size_t had = head.size();
+      head.resize(need);
+      npy->in.read(head.data() + had, static_cast<std::streamsize>(need - had));
+      head.resize(had + static_cast<std::size_t>(npy->in.gcount()));
+    }
+    npy->header = parse_npy_header(head, path);
+    const auto& shape = npy->header.shape;
+    const bool one_series =
+        shape.size() == 1 || (shape.size() == 2 && options.layout == SeriesLayout::columns);
+    if (one_series) {
+      const SourceLocation where{path, 0, 0};
+      const std::size_t rows = shape[0];
+      if (rows == 0) throw ConfigError(where, "empty array: the series needs at least 1 sample");
+      npy->cols = shape.size() == 2 ? shape[1] : 1;
+      if (shape.size() == 2 || options.layout == SeriesLayout::columns) {
+        npy->value_columns = resolve_value_columns(options, npy->cols, where);
+      } else {
+        npy->value_columns = {0};  // 1-D in the rows layout: one series of its values
+        options_.time_column.reset();
+      }
+      const std::uint64_t size = fs::file_size(path, ec);
+      if (!ec && size < npy->header.data_offset + npy->header.count * npy->header.item_bytes)
+        throw ConfigError(where, "truncated data: the header's shape needs " +
+                                     std::to_string(npy->header.count * npy->header.item_bytes) +
+                                     " bytes, the file has " +
+                                     std::to_string(size - std::min<std::uint64_t>(
+                                                               size, npy->header.data_offset)));
+      name_ = p.stem().string();
+      dims_ = npy->value_columns.size();
+      length_ = rows;
+      npy->in.seekg(static_cast<std::streamoff>(npy->header.data_offset));
+      npy_ = std::move(npy);
+      return;
+    }
+  }
+  // Anything else is read whole and handed out in parts.
+  auto series = load_series_file(path, options);
+  if (series.size() != 1)
+    throw ConfigError({path, 0, 0}, "holds " + std::to_string(series.size()) +
+                                        " series: a recording is one series (the columns "
+                                        "layout reads a sample per row)");
+  whole_ = std::move(series.front());
+  name_ = whole_.name;
+  dims_ = whole_.dims;
+  length_ = whole_.length();
+}
+
+SeriesReader::~SeriesReader() = default;
+
+bool SeriesReader::has_times() const {
+  return npy_ ? options_.time_column.has_value() : !whole_.times.empty();
+}
+
+std::size_t SeriesReader::next(std::size_t n, LoadedSeries& part) {
+  const std::size_t take = std::min(n, length_ - read_);
+  part.name = name_;
+  part.dims = dims_;
+  part.file = path_;
+  part.values.clear();
+  part.times.clear();
+  if (take == 0) return 0;
+  if (!npy_) {
+    const LoadedSeries slice = slice_series(whole_, read_, read_ + take);
+    part.values = slice.values;
+    part.times = slice.times;
+    read_ += take;
+    return take;
+  }
+  Npy& f = *npy_;
+  const SourceLocation where{path_, 0, 0};
+  const std::size_t elements = take * f.cols;
+  f.bytes.resize(elements * f.header.item_bytes);
+  f.in.read(f.bytes.data(), static_cast<std::streamsize>(f.bytes.size()));
+  if (static_cast<std::size_t>(f.in.gcount()) != f.bytes.size())
+    throw ConfigError(where, "truncated data: the file ends at sample " +
+                                 std::to_string(read_ + static_cast<std::size_t>(f.in.gcount()) /
+                                                            (f.cols * f.header.item_bytes)) +
+                                 " of the " + std::to_string(length_) + " its header says");
+  f.widened.resize(elements);
+  for (std::size_t i = 0; i < elements; ++i)
+    f.widened[i] = npy_element(f.bytes.data() + i * f.header.item_bytes, f.header.item_bytes);
+  if (last_time_) part.times.push_back(*last_time_);  // the first is checked against it
+  part.values.reserve(take * dims_);
+  append_npy_rows(f.widened.data(), take, read_, f.cols, f.value_columns, options_, where, part);
+  if (last_time_) part.times.erase(part.times.begin());
+  if (!part.times.empty()) last_time_ = part.times.back();
+  read_ += take;
+  return take;
 }
 
 }  // namespace warpwatch::config

@@ -246,3 +246,69 @@ TEST(Npy, RoundTripThroughWriteArray) {
     EXPECT_EQ(std::vector<double>(cols.values.begin(), cols.values.end()), data);
   }
 }
+
+// SeriesReader: the parts of a series, concatenated, are load_series_file's series (values
+// and times), whatever the part size; .npy files are read part by part, others whole first.
+TEST(SeriesReader, PartsConcatenatedAreTheWholeSeries) {
+  TempDir dir;
+  std::string f4, f8;
+  std::vector<float> values;
+  for (int i = 0; i < 1001; ++i) {
+    const float v = static_cast<float>(std::sin(i * 0.1) * 3);
+    values.push_back(v);
+    f4 += f4_bytes({v});
+    f8 += f8_bytes({i * 0.5, v, -v});
+  }
+  std::string text;
+  for (int i = 0; i < 1001; ++i) text += std::to_string(i) + "," + std::to_string(values[i]) + "\n";
+  const auto one = dir.write("one.npy", npy_file(1, dict("<f4", "(1001,)"), f4));
+  const auto timed = dir.write("timed.npy", npy_file(2, dict("<f8", "(1001, 3)"), f8));
+  const auto csv = dir.write("text.csv", text);
+  SeriesFileOptions picked = columns(0);
+  picked.value_columns = {2};
+  const std::vector<std::pair<std::string, SeriesFileOptions>> cases{{one, SeriesFileOptions{}},
+                                                                     {one, columns()},
+                                                                     {timed, columns(0)},
+                                                                     {timed, picked},
+                                                                     {csv, columns(0)}};
+  for (const auto& [path, options] : cases) {
+    for (const std::size_t part : {1u, 7u, 1000u, 5000u}) {
+      SCOPED_TRACE(path + ", parts of " + std::to_string(part));
+      const LoadedSeries whole = load_series_file(path, options).front();
+      SeriesReader reader(path, options);
+      EXPECT_EQ(reader.streamed(), path != csv);
+      EXPECT_EQ(reader.dims(), whole.dims);
+      EXPECT_EQ(reader.length(), whole.length());
+      EXPECT_EQ(reader.has_times(), !whole.times.empty());
+      LoadedSeries all, next;
+      while (reader.next(part, next) > 0) {
+        EXPECT_LE(next.length(), part);
+        all.values.insert(all.values.end(), next.values.begin(), next.values.end());
+        all.times.insert(all.times.end(), next.times.begin(), next.times.end());
+      }
+      EXPECT_EQ(all.values, whole.values);
+      EXPECT_EQ(all.times, whole.times);
+      EXPECT_EQ(next.name, whole.name);
+    }
+  }
+}
+
+TEST(SeriesReader, BadFilesAreErrorsNamingThem) {
+  TempDir dir;
+  // The header says 10 samples, the file holds 9: found before any part is read.
+  const auto short_file = dir.write(
+      "short.npy", npy_file(1, dict("<f4", "(10,)"), f4_bytes({1, 2, 3, 4, 5, 6, 7, 8, 9})));
+  expect_error([&] { SeriesReader r(short_file); }, short_file,
+               "truncated data: the header's shape needs 40 bytes, the file has 36");
+  // Times that stop increasing across two parts: the part that holds the fault says where.
+  const auto back = dir.write(
+      "back.npy", npy_file(1, dict("<f8", "(4, 2)"), f8_bytes({0, 1, 1, 2, 2, 3, 1.5, 4})));
+  SeriesReader r(back, columns(0));
+  LoadedSeries part;
+  EXPECT_EQ(r.next(3, part), 3u);
+  expect_error([&] { r.next(3, part); }, back, "series 0, sample 3: time 1.5 s does not increase");
+  // Several series are not a recording.
+  const auto rows =
+      dir.write("rows.npy", npy_file(1, dict("<f4", "(2, 2)"), f4_bytes({1, 2, 3, 4})));
+  expect_error([&] { SeriesReader r2(rows); }, rows, "holds 2 series: a recording is one series");
+}

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <iosfwd>
 #include <map>
 #include <memory>
@@ -17,6 +18,7 @@
 #include "warpwatch/alerting/event.hpp"
 #include "warpwatch/alerting/event_sink.hpp"
 #include "warpwatch/config/daemon_config.hpp"
+#include "warpwatch/config/series_file.hpp"
 #include "warpwatch/plugins/recorded_input.hpp"
 #include "warpwatch/service/pipeline.hpp"
 #include "warpwatch/stream/decode/influx_lines.hpp"
@@ -33,13 +35,48 @@ struct Recording {
 // file ends in .lp. Throws std::runtime_error on an unknown format.
 Recording parse_input(const std::string& argument, const std::string& format);
 
+// A series recording fed a round at a time. A .npy file is read in parts
+// (config::SeriesReader: memory holds a round or two, not the file), the part after the one
+// handed out read on another thread meanwhile, so that reading overlaps matching; other
+// files, and a configuration's replay entries, are read whole first and handed out in parts.
+// Sample i at i * the stream's period (declared, or streams.auto_period) unless the file has
+// times.
+class SeriesFeed {
+ public:
+  // A replay entry's samples, as its plugin read them.
+  explicit SeriesFeed(plugins::RecordedInput whole);
+  // A .npy file, its header read and checked (the first next() begins its reads).
+  SeriesFeed(std::unique_ptr<config::SeriesReader> reader, std::string stream,
+             std::int64_t period_ns, std::string origin);
+  ~SeriesFeed();
+  SeriesFeed(SeriesFeed&&) noexcept;
+  SeriesFeed& operator=(SeriesFeed&&) noexcept;
+
+  const std::string& stream() const { return stream_; }
+  const std::string& origin() const { return origin_; }
+  std::size_t dims() const { return dims_; }
+  std::size_t length() const { return length_; }
+  // The next at most `n` samples (empty once all were handed out). A part that turns out
+  // bad (a truncated file, a value out of range) throws std::runtime_error naming the file.
+  stream::Samples next(std::size_t n);
+
+ private:
+  void read_ahead(std::size_t n);
+  std::string stream_, origin_;
+  std::size_t dims_ = 1, length_ = 0, handed_ = 0;
+  std::shared_ptr<const stream::Samples> whole_;  // read whole
+  std::unique_ptr<config::SeriesReader> reader_;  // read in parts
+  std::int64_t period_ns_ = 0;
+  std::future<stream::Samples> ahead_;  // the part after the last handed out
+  std::size_t ahead_n_ = 0;
+};
+
 // A series recording checked against the configuration: the stream declared (or auto-created),
-// the file's dims the stream's, not empty. Sample i at i * the stream's period (declared, or
-// streams.auto_period) unless the file has times. Throws std::runtime_error naming the file.
-plugins::RecordedInput load_series(const Recording& recording, const SeriesInputOptions& input,
-                                   const config::DaemonConfig& config, std::ostream& err);
-// The same checks for a configuration's own replay entry.
-void check_fits(const plugins::RecordedInput& input, const config::DaemonConfig& config);
+// the file's dims the stream's, not empty. Throws std::runtime_error naming the file.
+SeriesFeed load_series(const Recording& recording, const SeriesInputOptions& input,
+                       const config::DaemonConfig& config, std::ostream& err);
+// The same checks for a configuration's own replay entry, or any feed.
+void check_fits(const SeriesFeed& feed, const config::DaemonConfig& config);
 
 // A line-protocol file through the live influx source's decoder (stream/decode/influx_lines),
 // read in the source's read size: every sample into the hub, every bad line counted and

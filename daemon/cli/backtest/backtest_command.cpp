@@ -88,12 +88,12 @@ int run_backtest(const BacktestCommand& cmd, std::ostream& out, std::ostream& er
 
   const auto read_began = std::chrono::steady_clock::now();
   // Every recording read and checked before anything is matched or written.
-  std::vector<plugins::RecordedInput> series;
+  std::vector<backtest::SeriesFeed> series;
   std::vector<Recording> line_files;
   if (cmd.inputs.empty()) {
     for (const config::IngestSource& entry : config.ingest) {
       const plugins::SourcePlugin& plugin = plugins::source_plugin(entry.kind);
-      if (plugin.recorded) series.push_back(plugin.recorded(entry));
+      if (plugin.recorded) series.emplace_back(plugin.recorded(entry));
     }
     if (series.empty())
       throw std::runtime_error(
@@ -120,7 +120,7 @@ int run_backtest(const BacktestCommand& cmd, std::ostream& out, std::ostream& er
         throw std::runtime_error("cannot read recording " + config::in_quotes(r.path));
     }
   }
-  for (const plugins::RecordedInput& input : series) backtest::check_fits(input, config);
+  for (const backtest::SeriesFeed& feed : series) backtest::check_fits(feed, config);
 
   // The outputs are written at the end, each whole (files::write_file_atomically), or not at
   // all: nothing half-written when a recording turns out bad.
@@ -141,26 +141,19 @@ int run_backtest(const BacktestCommand& cmd, std::ostream& out, std::ostream& er
   const stream::SourceId source = hub.add_source("backtest", stream::Overflow::wait);
   std::uint64_t fed = 0;
 
-  // Series: each stream's next batch_samples at a time, all streams a round, then matched.
+  // Series: each stream's next batch_samples at a time, all streams a round, then matched
+  // (a .npy recording's next part is read meanwhile: SeriesFeed).
   std::vector<std::size_t> offset(series.size(), 0);
   for (bool more = !series.empty(); more;) {
     more = false;
     for (std::size_t i = 0; i < series.size(); ++i) {
-      const stream::Samples& all = *series[i].samples;
-      const std::size_t n = std::min(pipeline.batch_samples(), all.size() - offset[i]);
-      if (n == 0) continue;
-      stream::Samples part;
-      part.dims = all.dims;
-      part.times_ns.assign(all.times_ns.begin() + static_cast<std::ptrdiff_t>(offset[i]),
-                           all.times_ns.begin() + static_cast<std::ptrdiff_t>(offset[i] + n));
-      part.values.assign(
-          all.values.begin() + static_cast<std::ptrdiff_t>(offset[i] * all.dims),
-          all.values.begin() + static_cast<std::ptrdiff_t>((offset[i] + n) * all.dims));
-      hub.offer_samples(source, series[i].stream, part);
-      offset[i] += n;
-      fed += n;
-      if (offset[i] == all.size()) hub.end_stream(series[i].stream);  // as a replay ends
-      more = more || offset[i] < all.size();
+      if (offset[i] == series[i].length()) continue;
+      const stream::Samples part = series[i].next(pipeline.batch_samples());
+      hub.offer_samples(source, series[i].stream(), part);
+      offset[i] += part.size();
+      fed += part.size();
+      if (offset[i] == series[i].length()) hub.end_stream(series[i].stream());  // as a replay ends
+      more = more || offset[i] < series[i].length();
     }
     pipeline.run_queued();
   }
@@ -180,7 +173,7 @@ int run_backtest(const BacktestCommand& cmd, std::ostream& out, std::ostream& er
   std::map<std::string, backtest::StreamSpan> spans;
   for (const auto& [id, span] : pipeline.matched_spans())
     spans[id] = {span.samples, span.first_ns, span.last_ns, ""};
-  for (const plugins::RecordedInput& input : series) spans[input.stream].origin = input.origin;
+  for (const backtest::SeriesFeed& feed : series) spans[feed.stream()].origin = feed.origin();
   for (const Recording& r : line_files)
     for (auto& [id, span] : spans)
       if (span.origin.empty()) span.origin = r.path;
@@ -205,8 +198,8 @@ int run_backtest(const BacktestCommand& cmd, std::ostream& out, std::ostream& er
     backtest::write_table(table, text);
     files::write_file_atomically(cmd.table_path, text.str());
   }
-  err << "backtest: " << summary.str() << "; the series recordings read in " << read_seconds
-      << " s\n";
+  err << "backtest: " << summary.str() << "; the recordings opened and checked in " << read_seconds
+      << " s (.npy recordings are read part by part while matching)\n";
   return 0;
 }
 

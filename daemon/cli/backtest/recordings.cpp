@@ -50,29 +50,109 @@ Recording parse_input(const std::string& argument, const std::string& format) {
   return r;
 }
 
-void check_fits(const plugins::RecordedInput& input, const config::DaemonConfig& config) {
-  const config::StreamDecl* decl = declared(config, input.stream);
+void check_fits(const SeriesFeed& feed, const config::DaemonConfig& config) {
+  const config::StreamDecl* decl = declared(config, feed.stream());
   if (!decl && !config.live.auto_create_streams)
     throw std::runtime_error(
-        "recording " + in_quotes(input.origin) + ": stream " + in_quotes(input.stream) +
+        "recording " + in_quotes(feed.origin()) + ": stream " + in_quotes(feed.stream()) +
         " is not declared in 'streams.declared' (declared: " + declared_ids(config) +
         ") and 'streams.auto_create' is false; name it with --input ID=FILE");
   const std::size_t dims = decl ? decl->def.dims : config.live.auto_dims;
-  if (input.samples->dims != dims)
-    throw std::runtime_error("recording " + in_quotes(input.origin) + " has " +
-                             std::to_string(input.samples->dims) + " values per sample, stream " +
-                             in_quotes(input.stream) + " " + std::to_string(dims));
-  if (input.samples->size() == 0)
-    throw std::runtime_error("recording " + in_quotes(input.origin) + " holds no samples");
+  if (feed.dims() != dims)
+    throw std::runtime_error("recording " + in_quotes(feed.origin()) + " has " +
+                             std::to_string(feed.dims()) + " values per sample, stream " +
+                             in_quotes(feed.stream()) + " " + std::to_string(dims));
+  if (feed.length() == 0)
+    throw std::runtime_error("recording " + in_quotes(feed.origin()) + " holds no samples");
 }
 
-plugins::RecordedInput load_series(const Recording& recording, const SeriesInputOptions& input,
-                                   const config::DaemonConfig& config, std::ostream& err) {
+SeriesFeed::SeriesFeed(plugins::RecordedInput whole)
+    : stream_(std::move(whole.stream)),
+      origin_(std::move(whole.origin)),
+      dims_(whole.samples->dims),
+      length_(whole.samples->size()),
+      whole_(std::move(whole.samples)) {}
+
+SeriesFeed::SeriesFeed(std::unique_ptr<config::SeriesReader> reader, std::string stream,
+                       std::int64_t period_ns, std::string origin)
+    : stream_(std::move(stream)),
+      origin_(std::move(origin)),
+      dims_(reader->dims()),
+      length_(reader->length()),
+      reader_(std::move(reader)),
+      period_ns_(period_ns) {}
+
+SeriesFeed::~SeriesFeed() {
+  if (ahead_.valid()) ahead_.wait();  // the reader outlives its last read
+}
+SeriesFeed::SeriesFeed(SeriesFeed&&) noexcept = default;
+SeriesFeed& SeriesFeed::operator=(SeriesFeed&&) noexcept = default;
+
+void SeriesFeed::read_ahead(std::size_t n) {
+  const std::uint64_t first = handed_;
+  ahead_n_ = n;
+  // Not `this`: a feed may move while its part is read (the reader stays where it is).
+  ahead_ = std::async(std::launch::async, [reader = reader_.get(), origin = origin_,
+                                           period_ns = period_ns_, n, first] {
+    config::LoadedSeries part;
+    try {
+      reader->next(n, part);
+    } catch (const std::exception& e) {
+      throw std::runtime_error("cannot load recording " + in_quotes(origin) + ": " + e.what());
+    }
+    try {
+      return std::move(*plugins::series_samples(part, period_ns, origin, first));
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(std::string("recording ") + e.what());
+    }
+  });
+}
+
+stream::Samples SeriesFeed::next(std::size_t n) {
+  n = std::min(n, length_ - handed_);
+  stream::Samples part;
+  part.dims = dims_;
+  if (n == 0) return part;
+  if (whole_) {
+    part.times_ns.assign(whole_->times_ns.begin() + static_cast<std::ptrdiff_t>(handed_),
+                         whole_->times_ns.begin() + static_cast<std::ptrdiff_t>(handed_ + n));
+    part.values.assign(whole_->values.begin() + static_cast<std::ptrdiff_t>(handed_ * dims_),
+                       whole_->values.begin() + static_cast<std::ptrdiff_t>((handed_ + n) * dims_));
+    handed_ += n;
+    return part;
+  }
+  if (!ahead_.valid()) read_ahead(n);
+  // Parts are read in the size asked first; a smaller ask (the last) takes what was read.
+  part = ahead_.get();
+  handed_ += part.size();
+  if (handed_ < length_) read_ahead(ahead_n_);
+  return part;
+}
+
+SeriesFeed load_series(const Recording& recording, const SeriesInputOptions& input,
+                       const config::DaemonConfig& config, std::ostream& err) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(recording.path, ec))
     throw std::runtime_error("cannot read recording " + in_quotes(recording.path));
   if (std::filesystem::file_size(recording.path, ec) == 0)
     throw std::runtime_error("recording " + in_quotes(recording.path) + " holds no samples");
+  const config::StreamDecl* decl = declared(config, recording.stream);
+  const std::int64_t period_ns = decl ? decl->def.nominal_period_ns : config.live.auto_period_ns;
+  std::string extension = std::filesystem::path(recording.path).extension().string();
+  std::transform(extension.begin(), extension.end(), extension.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (extension == ".npy") {  // read in parts
+    std::unique_ptr<config::SeriesReader> reader;
+    try {
+      reader = std::make_unique<config::SeriesReader>(recording.path, series_file_options(input));
+    } catch (const std::exception& e) {
+      throw std::runtime_error("cannot load recording " + in_quotes(recording.path) + ": " +
+                               e.what());
+    }
+    SeriesFeed feed(std::move(reader), recording.stream, period_ns, recording.path);
+    check_fits(feed, config);
+    return feed;
+  }
   std::vector<config::LoadedSeries> series;
   try {
     series = load_series_for_cli(recording.path, input, err);
@@ -87,16 +167,15 @@ plugins::RecordedInput load_series(const Recording& recording, const SeriesInput
                              std::to_string(series.size()) +
                              " series: a recording is one series (--layout columns reads a "
                              "sample per row)");
-  const config::StreamDecl* decl = declared(config, recording.stream);
-  const std::int64_t period_ns = decl ? decl->def.nominal_period_ns : config.live.auto_period_ns;
-  plugins::RecordedInput out{recording.stream, nullptr, recording.path};
+  plugins::RecordedInput whole{recording.stream, nullptr, recording.path};
   try {
-    out.samples = plugins::series_samples(series.front(), period_ns, recording.path);
+    whole.samples = plugins::series_samples(series.front(), period_ns, recording.path);
   } catch (const std::invalid_argument& e) {
     throw std::runtime_error(std::string("recording ") + e.what());
   }
-  check_fits(out, config);
-  return out;
+  SeriesFeed feed(std::move(whole));
+  check_fits(feed, config);
+  return feed;
 }
 
 LineFile read_line_protocol(const std::string& path, const plugins::LineInput& input,

@@ -9,8 +9,10 @@
 #include <boost/asio/write.hpp>
 #include <nlohmann/json.hpp>
 
+#include <bit>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <random>
 #include <sstream>
@@ -143,6 +145,87 @@ TEST(Backtest, SameEventsAsTheLiveDaemonOverTheSameRecording) {
   // Nothing of the daemon's outside world: no events file of the configuration written.
   EXPECT_EQ(files_in(dir.path()),
             (std::vector<std::string>{"backtest.jsonl", "bt.yaml", "live.jsonl", "s1.csv"}));
+}
+
+// A .npy recording is read in parts while the parts before are matched (SeriesFeed): its
+// events are those of the same samples in a CSV read whole, over rounds of 700 samples that
+// do not divide its 8,000; float32 1-D and float64 2-D with a time column alike. A value
+// that turns out bad half-way is an error naming the file and the sample, nothing written.
+void put_le(std::string& out, std::uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
+}
+std::string npy_bytes(const std::string& descr, const std::string& shape, const std::string& data) {
+  std::string header =
+      "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ');
+  header += '\n';
+  std::string out = "\x93NUMPY";
+  out += '\x01';
+  out += '\0';
+  put_le(out, header.size(), 2);
+  return out + header + data;
+}
+
+TEST(Backtest, NpyRecordingReadInPartsGivesTheEventsOfTheSameCsv) {
+  TempDir dir;
+  std::vector<float> zigzag;
+  for (int i = 0; i < 12; ++i) zigzag.push_back(i % 2 ? 3.0f : -3.0f);
+  std::mt19937_64 rng(test_seed());
+  const Series s = make_series("s1", 8000, {wave_pattern(), zigzag},
+                               {{0, 1000}, {1, 2500}, {0, 4000}, {1, 6000}, {0, 7960}}, rng,
+                               /*warped=*/false);
+  // The CSV with every float32 exactly (9 significant digits), a sample per row with its time.
+  std::ostringstream csv, timed;
+  csv.precision(9);
+  timed.precision(17);
+  std::string f4, f8;
+  for (std::size_t i = 0; i < s.values.size(); ++i) {
+    csv << s.values[i] << "\n";
+    const double t = 100.0 + 0.01 * static_cast<double>(i);
+    timed << t << "," << static_cast<double>(s.values[i]) << "\n";
+    put_le(f4, std::bit_cast<std::uint32_t>(s.values[i]), 4);
+    put_le(f8, std::bit_cast<std::uint64_t>(t), 8);
+    put_le(f8, std::bit_cast<std::uint64_t>(static_cast<double>(s.values[i])), 8);
+  }
+  // Its replay entry is not run (--input replaces it), but must load: a row of the samples.
+  const std::string csv_file = dir.write("s1.csv", csv.str());
+  const std::string config =
+      dir.write("bt.yaml", replay_config(dir.write("row.csv", csv_row(s.values)), dir.file("x")));
+  const auto events_of = [&](const std::string& input, std::vector<std::string> more) {
+    const std::string out = dir.file("events.jsonl");
+    std::filesystem::remove(out);
+    std::vector<std::string> args{"backtest", "--config", config, "--input",
+                                  input,      "--events", out};
+    args.insert(args.end(), more.begin(), more.end());
+    const CliResult r = run_cli(args);
+    EXPECT_EQ(r.status, 0) << r.err;
+    auto events = json_lines(read_text(out));
+    for (auto& e : events) e.erase("detected_ns");
+    return events;
+  };
+  const auto whole = events_of("s1=" + csv_file, {"--layout", "columns"});
+  ASSERT_GE(whole.size(), 5u);  // the five planted (one ending 8 samples before the end)
+  EXPECT_EQ(events_of("s1=" + dir.write("s1.npy", npy_bytes("<f4", "(8000,)", f4)), {}), whole);
+  const auto timed_whole = events_of("s1=" + dir.write("t.csv", timed.str()),
+                                     {"--layout", "columns", "--time-column", "0"});
+  ASSERT_EQ(timed_whole.size(), whole.size());
+  EXPECT_EQ(events_of("s1=" + dir.write("t.npy", npy_bytes("<f8", "(8000, 2)", f8)),
+                      {"--layout", "columns", "--time-column", "0"}),
+            timed_whole);
+
+  // A NaN at sample 5000 of 8000: found when its part is read, after rounds were matched.
+  std::string bad = f4;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  bad.replace(5000 * 4, 4, std::string(reinterpret_cast<const char*>(&nan), 4));
+  const std::string bad_file = dir.write("bad.npy", npy_bytes("<f4", "(8000,)", bad));
+  const std::string out = dir.file("bad-events.jsonl");
+  const CliResult r =
+      run_cli({"backtest", "--config", config, "--input", "s1=" + bad_file, "--events", out});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("cannot load recording '" + bad_file + "'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("sample 5000"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("NaN or infinite value"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
 }
 
 // A day of Telegraf-like lines, some bad: the streams and samples the live source gives.

@@ -17,6 +17,22 @@ struct NpyArray {
   std::size_t item_bytes = 8;      // 4 for '<f4', 8 for '<f8'
 };
 
+// A .npy file's header: its shape, its element size and where its data starts.
+struct NpyHeader {
+  std::vector<std::size_t> shape;
+  std::size_t item_bytes = 8;   // 4 for '<f4', 8 for '<f8'
+  std::size_t data_offset = 0;  // bytes from the file's start
+  std::size_t count = 1;        // elements: the product of the shape
+};
+// The header of a .npy file from its first bytes (at least the preamble and the header);
+// the same errors as parse_npy for what the header says. The data is not looked at.
+NpyHeader parse_npy_header(std::string_view bytes, const std::string& path);
+// The bytes `parse_npy_header` needs: the preamble's header length read from the first 12
+// bytes (fewer: 12).
+std::size_t npy_header_bytes(std::string_view first_bytes);
+// One element of the data, little-endian whatever the host, widened to double.
+double npy_element(const char* p, std::size_t item_bytes);
+
 // Reads a whole .npy file. Throws ConfigError naming the file for a file that cannot be
 // opened, a bad magic or header, a dtype other than '<f4'/'<f8', fortran_order True, or
 // fewer data bytes than the shape needs. The number of dimensions is not checked here.

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -66,6 +67,40 @@ std::optional<double> time_unit_seconds(std::string_view unit);
 // "YYYY-MM-DD HH:MM:SS[.fff]" date-time (UTC) as seconds since the Unix epoch; nullopt when
 // it is neither.
 std::optional<double> parse_time_text(std::string_view text, double time_scale = 1.0);
+
+// One series of a file, read a part at a time (`warpwatch backtest`'s recordings). A .npy
+// file of one series (1-D, or 2-D in the columns layout) is read part by part, each part
+// checked as load_series_file checks the whole (values finite and within float32, times
+// increasing, across parts too), so that memory holds a part, not the file; its header is
+// read and checked at construction. Any other file is read whole there (load_series_file)
+// and handed out in parts. Errors are ConfigErrors naming the file; a file that holds
+// several series is one ("a recording is one series").
+class SeriesReader {
+ public:
+  SeriesReader(const std::string& path, const SeriesFileOptions& options = {});
+  ~SeriesReader();
+  SeriesReader(const SeriesReader&) = delete;
+  SeriesReader& operator=(const SeriesReader&) = delete;
+
+  const std::string& name() const { return name_; }  // the file's stem
+  std::size_t dims() const { return dims_; }
+  std::size_t length() const { return length_; }  // samples in all
+  bool has_times() const;
+  bool streamed() const { return npy_ != nullptr; }  // read part by part
+  // The next at most `n` samples into `part` (its values and times replaced, name, dims and
+  // file set): how many; 0 once every sample was read.
+  std::size_t next(std::size_t n, LoadedSeries& part);
+
+ private:
+  struct Npy;
+  std::string path_;
+  SeriesFileOptions options_;
+  std::unique_ptr<Npy> npy_;
+  LoadedSeries whole_;  // the files read whole
+  std::string name_;
+  std::size_t dims_ = 1, length_ = 0, read_ = 0;
+  std::optional<double> last_time_;
+};
 
 // Loads one file: ".npy" (by extension, case-insensitive) as NumPy, anything else as
 // delimited text. Every error is a ConfigError naming the file and, for text, the

@@ -28,9 +28,11 @@ struct LineInput {
 };
 
 // One series of a file as samples: its own times (seconds, rounded to whole ns), or sample i
-// at i * period_ns. Throws std::invalid_argument naming `file` when a time, or the last of
+// at i * period_ns (`first_index`: the index of its first sample, for a part of a file read
+// in parts). Throws std::invalid_argument naming `file` when a time, or the last of
 // i * period_ns, is beyond the int64 nanosecond range.
 std::shared_ptr<stream::Samples> series_samples(const config::LoadedSeries& series,
-                                                std::int64_t period_ns, const std::string& file);
+                                                std::int64_t period_ns, const std::string& file,
+                                                std::uint64_t first_index = 0);
 
 }  // namespace warpwatch::plugins
