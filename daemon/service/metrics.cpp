@@ -125,6 +125,9 @@ void pipeline_families(Families& f, const PipelineStats& p) {
             "Matches of exclusive libraries dropped for a closer overlapping match of another "
             "pattern of the library (nearest template)");
   for (const auto& [library, n] : p.superseded) f.add(d(n), {{"library", library}});
+  f.gauge("held_matches",
+          "Matches of exclusive libraries held until no rival can appear (nearest template)")
+      .add(d(p.held_matches));
   f.counter("detection_latency_untimed_total",
             "Events whose match ended before the arrivals kept per stream (not in the "
             "latency histogram)")

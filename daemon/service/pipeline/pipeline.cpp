@@ -294,6 +294,7 @@ void Pipeline::publish(std::vector<kernels::RawMatch> matches, alerting::RuleEng
   const std::lock_guard lock(stats_mu_);
   stats_.events += produced;
   stats_.superseded = nearest_.superseded();
+  stats_.held_matches = nearest_.held_count();
 }
 
 void Pipeline::time_events(const std::vector<alerting::Event>& events) {

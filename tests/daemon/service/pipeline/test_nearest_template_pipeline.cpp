@@ -105,6 +105,10 @@ TEST(NearestTemplatePipeline, OneEventPerCopyTheCloserPatternsAndSearchLibraryAg
     const auto metrics = parse_prometheus_text(service::render_metrics(p.metrics_snapshot()));
     const auto it = metrics.find(R"(warpwatch_superseded_total{library="classes"})");
     if (it != metrics.end()) superseded = it->second;
+    // Every held match decided at the end of the replay: the gauge is there, at 0.
+    const auto held = metrics.find("warpwatch_held_matches");
+    ASSERT_NE(held, metrics.end());
+    EXPECT_EQ(held->second, 0.0);
   }
   EXPECT_EQ(matches, 8u) << "both patterns match every copy";
   EXPECT_EQ(superseded, 4.0);

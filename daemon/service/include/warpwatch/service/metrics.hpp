@@ -47,6 +47,8 @@ struct PipelineStats {
   // Matches of exclusive libraries the nearest-template filter superseded, by library
   // (docs/spec.md §5.1).
   std::map<std::string, std::uint64_t, std::less<>> superseded;
+  // Matches the filter holds, waiting for their stream to settle (docs/spec.md §5.1).
+  std::size_t held_matches = 0;
   // Events whose match ended before the arrivals kept (ArrivalLog): not in the latency
   // histogram.
   std::uint64_t untimed_events = 0;
