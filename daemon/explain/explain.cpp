@@ -163,9 +163,15 @@ Explanation warping(const kernels::PatternDef& pattern, const Compared& c, const
     e.note += ", each step fused into the running total: fma(d, d, total)";
   if (arithmetic == Arithmetic::float64)
     e.note += ", rounded to float32 at the end (the costs shown are rounded too)";
-  if (!reproduced)
+  if (!reproduced && stream && e.total < static_cast<float>(*context.distance)) {
+    e.note += "; below the event's distance (" + std::to_string(*context.distance) +
+              "): a report made after this segment began reset cells (docs/spec.md §3.1 rule 1) "
+              "that this path runs through, so the Matcher's path went round them; the segment's "
+              "samples alone cannot say which";
+  } else if (!reproduced) {
     e.note += "; it does not reproduce the event's distance (" + std::to_string(*context.distance) +
               ") in any arithmetic of backend '" + context.backend + "'";
+  }
   return e;
 }
 

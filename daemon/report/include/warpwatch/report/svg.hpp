@@ -41,9 +41,9 @@ struct Chart {
   std::vector<Series> series;
   std::vector<Span> spans;
   std::vector<Rule> rules;
-  std::vector<Segment> segments;  // drawn under the lines, each <line class="segment">
   bool log_y = false;             // y on a log10 axis: values <= 0 are left out
   int width = 760, height = 280;
+  std::vector<Segment> segments = {};  // drawn under the lines, each <line class="segment">
 };
 
 // One <svg> element: the axes with ticks, the spans, the segments, the lines, the rules and a
