@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <iostream>
 #include <map>
 #include <optional>
 #include <random>
@@ -31,8 +30,11 @@ namespace {
 
 // The arithmetic of a backend's events (kernels::reference::Arithmetic): float64 for the
 // reference's window mode, float32 otherwise.
-std::vector<Arithmetic> arithmetic_of(Backend backend, const PatternDef& p) {
-  if (backend == Backend::reference && p.params.mode == Mode::window) return {Arithmetic::float64};
+std::vector<Arithmetic> reference_arithmetic(const PatternDef& p) {
+  if (p.params.mode == Mode::window) return {Arithmetic::float64};
+  return {Arithmetic::float32};
+}
+std::vector<Arithmetic> cpu_arithmetic(const PatternDef&) {
   return {Arithmetic::float32};
 }
 
@@ -40,31 +42,14 @@ const char* backend_name(Backend b) {
   return b == Backend::reference ? "reference" : "cpu";
 }
 
-// Every event of every (metric, mode, backend) over the stream, explained and checked; the
-// threshold lets the profile's `share` through (1: everything). Stream mode is fed a sample
-// at a time, so that an event's segment crossed by the report before it is known.
+// Every event of dtw and dk over the stream on the reference and cpu backends
+// (explain_all_events).
 ExplainedEvents check_all(const StreamData& s, const std::vector<float>& pattern, double share,
                           std::mt19937_64& rng, const std::string& what) {
   ExplainedEvents checked;
-  for (const Metric metric : {Metric::dtw, Metric::dk})
-    for (const ExplainMode& mode : explain_modes()) {
-      PatternDef p = explain_pattern(pattern, s.dims, metric, mode);
-      p.params.threshold = share >= 1.0 ? 1e30 : profile_quantile(s, p, share);
-      for (const Backend backend : {Backend::reference, Backend::cpu}) {
-        auto [events, reported_at] =
-            mode.mode == Mode::stream
-                ? reported_events(backend, s, p)
-                : std::pair{backend_events(backend, s, p, rng), std::vector<std::uint64_t>{}};
-        const std::string name = what + " " + std::string(to_string(metric)) + " " + mode.name +
-                                 " " + backend_name(backend);
-        EXPECT_FALSE(events.empty()) << name;
-        checked += expect_paths_explain(events, s, p, backend_name(backend),
-                                        arithmetic_of(backend, p), name, reported_at);
-      }
-    }
-  std::cout << "[ explain  ] " << what << ": " << checked.events << " events, " << checked.exact
-            << " bit for bit, " << checked.below
-            << " below their distance (crossed by the report before)\n";
+  checked += explain_all_events(Backend::reference, "reference", reference_arithmetic, s, pattern,
+                                share, rng, what);
+  checked += explain_all_events(Backend::cpu, "cpu", cpu_arithmetic, s, pattern, share, rng, what);
   return checked;
 }
 

@@ -24,27 +24,17 @@ using reference::Arithmetic;
 
 namespace {
 
+// The cuda backend's arithmetics: stream mode float32 as the reference; window mode the
+// window kernels' fma cell (one dimension) or the generic kernel's float64.
+std::vector<Arithmetic> cuda_arithmetics(const PatternDef& p) {
+  if (p.params.mode == Mode::stream) return {Arithmetic::float32};
+  if (p.dims == 1) return {Arithmetic::float32_fma, Arithmetic::float64};
+  return {Arithmetic::float64};
+}
+
 ExplainedEvents check_cuda(const StreamData& s, const std::vector<float>& pattern, double share,
                            std::mt19937_64& rng, const std::string& what) {
-  ExplainedEvents checked;
-  for (const Metric metric : {Metric::dtw, Metric::dk})
-    for (const ExplainMode& mode : explain_modes()) {
-      PatternDef p = explain_pattern(pattern, s.dims, metric, mode);
-      p.params.threshold = share >= 1.0 ? 1e30 : profile_quantile(s, p, share);
-      const std::vector<Arithmetic> arithmetics =
-          mode.mode == Mode::stream ? std::vector{Arithmetic::float32}
-          : s.dims == 1             ? std::vector{Arithmetic::float32_fma, Arithmetic::float64}
-                                    : std::vector{Arithmetic::float64};
-      auto [events, reported_at] =
-          mode.mode == Mode::stream
-              ? reported_events(Backend::cuda, s, p)
-              : std::pair{backend_events(Backend::cuda, s, p, rng), std::vector<std::uint64_t>{}};
-      const std::string name =
-          what + " " + std::string(to_string(metric)) + " " + mode.name + " cuda";
-      EXPECT_FALSE(events.empty()) << name;
-      checked += expect_paths_explain(events, s, p, "cuda", arithmetics, name, reported_at);
-    }
-  return checked;
+  return explain_all_events(Backend::cuda, "cuda", cuda_arithmetics, s, pattern, share, rng, what);
 }
 
 TEST(CudaExplain, PathsGiveEachEventsDistanceBitForBitOnRandomAndDenseStreams) {

@@ -10,6 +10,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <iostream>
 #include <limits>
 #include <optional>
 #include <random>
@@ -235,6 +236,36 @@ inline ExplainedEvents expect_paths_explain(
                             << "not give the total in the backend's arithmetic; " << e.note;
   }
   return counted;
+}
+
+// Every event of dtw and dk in each of explain_modes() over the stream on `backend`
+// (Matcher::name() `name`), explained and checked by expect_paths_explain in the arithmetics
+// `arithmetics(pattern)` gives; the threshold lets the profile's `share` through (1:
+// everything). Stream mode is fed a sample at a time, so that the events crossed by the report
+// before them are known. Prints and returns the counts.
+template <class Arithmetics>
+ExplainedEvents explain_all_events(kernels::Backend backend, const std::string& name,
+                                   const Arithmetics& arithmetics, const StreamData& s,
+                                   const std::vector<float>& pattern, double share,
+                                   std::mt19937_64& rng, const std::string& what) {
+  ExplainedEvents checked;
+  for (const kernels::Metric metric : {kernels::Metric::dtw, kernels::Metric::dk})
+    for (const ExplainMode& mode : explain_modes()) {
+      kernels::PatternDef p = explain_pattern(pattern, s.dims, metric, mode);
+      p.params.threshold = share >= 1.0 ? 1e30 : profile_quantile(s, p, share);
+      auto [events, reported_at] =
+          mode.mode == kernels::Mode::stream
+              ? reported_events(backend, s, p)
+              : std::pair{backend_events(backend, s, p, rng), std::vector<std::uint64_t>{}};
+      const std::string at =
+          what + " " + std::string(kernels::to_string(metric)) + " " + mode.name + " " + name;
+      EXPECT_FALSE(events.empty()) << at;
+      checked += expect_paths_explain(events, s, p, name, arithmetics(p), at, reported_at);
+    }
+  std::cout << "[ explain  ] " << what << " " << name << ": " << checked.events << " events, "
+            << checked.exact << " bit for bit, " << checked.below
+            << " below their distance (crossed by the report before)\n";
+  return checked;
 }
 
 }  // namespace warpwatch::testing

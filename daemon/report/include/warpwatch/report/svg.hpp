@@ -41,7 +41,7 @@ struct Chart {
   std::vector<Series> series;
   std::vector<Span> spans;
   std::vector<Rule> rules;
-  bool log_y = false;             // y on a log10 axis: values <= 0 are left out
+  bool log_y = false;  // y on a log10 axis: values <= 0 are left out
   int width = 760, height = 280;
   std::vector<Segment> segments = {};  // drawn under the lines, each <line class="segment">
 };
