@@ -21,6 +21,7 @@ constexpr std::array<std::string_view, 8> kPalette = {"#1f77b4", "#ff7f0e", "#2c
                                                       "#9467bd", "#8c564b", "#e377c2", "#17becf"};
 constexpr std::string_view kSpanColor = "#e4572e";
 constexpr std::string_view kRuleColor = "#444444";
+constexpr std::string_view kSegmentColor = "#888888";
 // The title's line, then the legend's, above the plot.
 constexpr double kLeft = 64, kRight = 16, kTop = 42, kBottom = 42, kTitleY = 15, kLegendY = 32;
 
@@ -155,6 +156,17 @@ void lines(std::string& out, const Chart& c, const Canvas& k,
   }
 }
 
+void segments(std::string& out, const Chart& c, const Canvas& k) {
+  for (const Segment& s : c.segments) {
+    if (!std::isfinite(s.x1) || !std::isfinite(s.x2) || !k.y_drawable(s.y1) || !k.y_drawable(s.y2))
+      continue;
+    const std::string color = s.color.empty() ? std::string(kSegmentColor) : s.color;
+    append(out, "<line class=\"segment\" x1=\"", px(k.sx(s.x1)), "\" y1=\"", px(k.sy(s.y1)),
+           "\" x2=\"", px(k.sx(s.x2)), "\" y2=\"", px(k.sy(s.y2)), "\" stroke=\"", escape(color),
+           "\" stroke-width=\"", px(s.width), "\" stroke-opacity=\"", px(s.opacity), "\"/>");
+  }
+}
+
 void rules(std::string& out, const Chart& c, const Canvas& k) {
   for (const Rule& r : c.rules) {
     const std::string color = r.color.empty() ? std::string(kRuleColor) : r.color;
@@ -210,6 +222,11 @@ std::string svg(const Chart& c) {
       y.add(c.log_y ? std::log10(s.y[i]) : s.y[i]);
     }
   for (const Span& s : c.spans) x.add(s.from), x.add(s.to);
+  for (const Segment& s : c.segments) {
+    x.add(s.x1), x.add(s.x2);
+    for (const double v : {s.y1, s.y2})
+      if (!c.log_y || v > 0) y.add(c.log_y ? std::log10(v) : v);
+  }
   for (const Rule& r : c.rules) {
     if (r.vertical)
       x.add(r.at);
@@ -232,6 +249,7 @@ std::string svg(const Chart& c) {
   append(out, "<title>", escape(c.title), "</title>");
   axes(out, c, k);
   spans(out, c, k);
+  segments(out, c, k);
   std::vector<std::pair<std::string, std::string>> legend;
   lines(out, c, k, legend);
   rules(out, c, k);

@@ -5,50 +5,18 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "common/measure_cells.hpp"
+#include "common/window/window_grouping.hpp"
+#include "reference/spring.hpp"
+#include "reference/tables.hpp"
+#include "warpwatch/kernels/errors.hpp"
 #include "warpwatch/kernels/reference.hpp"
 
 namespace warpwatch::kernels::reference {
 namespace {
-
-constexpr double inf = std::numeric_limits<double>::infinity();
-
-// An (n+1) x (m+1) table, cell (i, j) for 0 <= i <= n, 0 <= j <= m.
-class Table {
- public:
-  Table(std::size_t n, std::size_t m, double fill)
-      : cols_(m + 1), cells_((n + 1) * (m + 1), fill) {}
-  double& operator()(std::size_t i, std::size_t j) { return cells_[i * cols_ + j]; }
-  double operator()(std::size_t i, std::size_t j) const { return cells_[i * cols_ + j]; }
-
- private:
-  std::size_t cols_;
-  std::vector<double> cells_;
-};
-
-double local_cost(const float* x, const float* y, std::size_t dims, Cost cost) {
-  double c = 0.0;
-  for (std::size_t k = 0; k < dims; ++k) {
-    const double diff = static_cast<double>(x[k]) - static_cast<double>(y[k]);
-    c += cost == Cost::sq ? diff * diff : std::fabs(diff);
-  }
-  return c;
-}
-
-// 1-based cell (i, j) of an n x m table lies inside the Sakoe-Chiba band.
-bool in_band(std::size_t i, std::size_t j, std::size_t n, std::size_t m,
-             const std::optional<double>& band) {
-  if (!band) return true;
-  const double centre = static_cast<double>(j) * static_cast<double>(n) / static_cast<double>(m);
-  return std::fabs(static_cast<double>(i) - centre) <= *band;
-}
-
-void check_pair(const SeriesView& a, const SeriesView& b) {
-  if (a.dims != b.dims) throw std::invalid_argument("series have different dimensions");
-  if (a.length == 0 || b.length == 0) throw std::invalid_argument("empty series");
-}
 
 // softmin_gamma of three values, factoring out the smallest (docs/spec.md §4.2).
 double softmin(double x, double y, double z, double gamma) {
@@ -61,59 +29,38 @@ double softmin(double x, double y, double z, double gamma) {
 
 // The table shared by dtw, dk and softdtw (docs/spec.md §4.1, 4.2): D(0,0) = 0, the rest of
 // row and column 0 and every cell outside the band +inf, and
-// D(i,j) = cell(c(a_i, b_j), D(i-1,j), D(i,j-1), D(i-1,j-1)) inside.
-template <typename Cell>
-Table warping_table(const SeriesView& a, const SeriesView& b, Cost cost,
-                    const std::optional<double>& band, Cell cell) {
+// D(i,j) = cell(a_i, b_j, D(i-1,j), D(i,j-1), D(i-1,j-1)) inside, in T.
+template <typename T, typename Cell>
+TableOf<T> warping_table(const SeriesView& a, const SeriesView& b,
+                         const std::optional<double>& band, Cell cell) {
   check_pair(a, b);
   const std::size_t n = a.length, m = b.length;
-  Table d(n, m, inf);
-  d(0, 0) = 0.0;
+  TableOf<T> d(n, m, std::numeric_limits<T>::infinity());
+  d(0, 0) = 0;
   for (std::size_t i = 1; i <= n; ++i)
     for (std::size_t j = 1; j <= m; ++j)
       if (in_band(i, j, n, m, band))
-        d(i, j) = cell(local_cost(a.sample(i - 1), b.sample(j - 1), a.dims, cost), d(i - 1, j),
-                       d(i, j - 1), d(i - 1, j - 1));
+        d(i, j) = cell(a.sample(i - 1), b.sample(j - 1), d(i - 1, j), d(i, j - 1), d(i - 1, j - 1));
   return d;
+}
+
+// The float64 cell of dtw, dk and softdtw: `f` of the local cost and the three predecessors.
+template <typename F>
+auto float64_cell(std::size_t dims, Cost cost, F f) {
+  return [dims, cost, f](const float* x, const float* y, double up, double left, double diag) {
+    return f(local_cost(x, y, dims, cost), up, left, diag);
+  };
 }
 
 Table softdtw_table(const SeriesView& a, const SeriesView& b, Cost cost, double gamma,
                     const std::optional<double>& band) {
   if (!(gamma > 0.0)) throw std::invalid_argument("gamma must be > 0");
-  return warping_table(a, b, cost, band, [gamma](double c, double up, double left, double diag) {
-    return c + softmin(up, left, diag, gamma);
-  });
+  return warping_table<double>(
+      a, b, band,
+      float64_cell(a.dims, cost, [gamma](double c, double up, double left, double diag) {
+        return c + softmin(up, left, diag, gamma);
+      }));
 }
-
-// p-norm of the difference of two samples (docs/spec.md §4.3); `y` null means the zero vector.
-double pnorm_diff(const float* x, const float* y, std::size_t dims, double p) {
-  double s = 0.0;
-  for (std::size_t k = 0; k < dims; ++k) {
-    const double diff =
-        std::fabs(static_cast<double>(x[k]) - (y ? static_cast<double>(y[k]) : 0.0));
-    s += p == 1.0 ? diff : p == 2.0 ? diff * diff : std::pow(diff, p);
-  }
-  return p == 1.0 ? s : p == 2.0 ? std::sqrt(s) : std::pow(s, 1.0 / p);
-}
-
-// The shared cells (common/measure_cells.hpp) in float64: samples read 1-based, the kept
-// row a vector, the band the predicate above.
-struct SampleOf {
-  const SeriesView& s;
-  double operator()(std::size_t i, std::size_t k) const {
-    return static_cast<double>(s.sample(i - 1)[k]);
-  }
-};
-struct VectorRow {
-  std::vector<double> cells;
-  double load(std::size_t j) const { return cells[j]; }
-  void store(std::size_t j, double v) { cells[j] = v; }
-};
-struct BandOf {
-  std::size_t n, m;
-  std::optional<double> band;
-  bool operator()(std::size_t i, std::size_t j) const { return in_band(i, j, n, m, band); }
-};
 
 template <class Cell>
 double measure(const Cell& cell, const SeriesView& a, const SeriesView& b,
@@ -140,40 +87,113 @@ double ed(const SeriesView& a, const SeriesView& b, Cost cost) {
 }
 
 double dtw(const SeriesView& a, const SeriesView& b, Cost cost, std::optional<double> band) {
-  return warping_table(a, b, cost, band, [](double c, double up, double left, double diag) {
-    return c + std::min({up, left, diag});
-  })(a.length, b.length);
+  return warping_table<double>(
+      a, b, band, float64_cell(a.dims, cost, [](double c, double up, double left, double diag) {
+        return c + std::min({up, left, diag});
+      }))(a.length, b.length);
+}
+
+namespace {
+
+// One cell of dtw or dk in an Arithmetic (reference.hpp): the step's local cost, and the
+// cell from the best predecessor. float64 is dtw()'s and dk()'s own; float32 is
+// spring.hpp's (stream mode on every backend; the cpu's windows, whose lane-vectors compute
+// the same operations in the same order); float32_fma is the cuda window kernels' cell
+// (one dimension: fma(d, d, best) for dtw with sq, the rest as float32).
+template <typename T>
+struct PathCell {
+  Metric metric;
+  Cost cost;
+  Arithmetic arithmetic;
+  std::size_t dims;
+
+  T local(const float* x, const float* y) const {
+    if constexpr (std::is_same_v<T, double>)
+      return local_cost(x, y, dims, cost);
+    else
+      return local_cost_f32(x, y, dims, cost);
+  }
+  T operator()(const float* x, const float* y, T best) const {
+    if constexpr (std::is_same_v<T, float>)
+      if (arithmetic == Arithmetic::float32_fma && metric == Metric::dtw && cost == Cost::sq) {
+        const float d = x[0] - y[0];
+        return std::fma(d, d, best);
+      }
+    const T c = local(x, y);
+    return metric == Metric::dtw ? c + best : std::max(c, best);
+  }
+};
+
+template <typename T>
+WarpingPath warping_path_as(const SeriesView& a, const SeriesView& b, Metric metric, Cost cost,
+                            const std::optional<double>& band, Arithmetic arithmetic,
+                            PathTies ties) {
+  const PathCell<T> cell{metric, cost, arithmetic, a.dims};
+  const TableOf<T> d =
+      warping_table<T>(a, b, band, [&](const float* x, const float* y, T up, T left, T diag) {
+        return cell(x, y, std::min({up, left, diag}));
+      });
+  const std::size_t n = a.length, m = b.length;
+  constexpr T inf_t = std::numeric_limits<T>::infinity();
+  WarpingPath out;
+  out.distance = static_cast<double>(d(n, m));
+  if (d(n, m) == inf_t) return out;
+  // Back from (n, m): the predecessor docs/spec.md §3.1 picks, in its order ((t, i-1),
+  // (t-1, i-1), (t-1, i) with t the stream's sample), a later one only when strictly smaller.
+  const bool a_stream = ties == PathTies::a_is_stream;
+  std::size_t i = n, j = m;
+  while (true) {
+    out.steps.push_back(
+        {i - 1, j - 1, static_cast<double>(cell.local(a.sample(i - 1), b.sample(j - 1)))});
+    if (i == 1 && j == 1) break;
+    std::size_t pi = a_stream ? i : i - 1, pj = a_stream ? j - 1 : j;
+    T best = d(pi, pj);
+    if (d(i - 1, j - 1) < best) pi = i - 1, pj = j - 1, best = d(i - 1, j - 1);
+    const std::size_t li = a_stream ? i - 1 : i, lj = a_stream ? j : j - 1;
+    if (d(li, lj) < best) pi = li, pj = lj;
+    i = pi, j = pj;
+  }
+  std::reverse(out.steps.begin(), out.steps.end());
+  // The path's cost accumulated in its order, in the table's arithmetic: D(n, m) again.
+  T total = 0;
+  for (const PathStep& s : out.steps) total = cell(a.sample(s.i), b.sample(s.j), total);
+  WW_ASSERT(total == d(n, m), "a warping path's accumulated cost is its table's distance");
+  return out;
+}
+
+}  // namespace
+
+WarpingPath warping_path(const SeriesView& a, const SeriesView& b, const DistanceParams& params,
+                         Arithmetic arithmetic, PathTies ties) {
+  validate(params);
+  const Metric metric = params.metric;
+  if (metric != Metric::dtw && metric != Metric::dk)
+    throw std::invalid_argument("warping_path: dtw or dk, not " + std::string(to_string(metric)));
+  if (arithmetic == Arithmetic::float32_fma && a.dims != 1)
+    throw std::invalid_argument("warping_path: float32_fma is the cell of one dimension");
+  if (arithmetic == Arithmetic::float64)
+    return warping_path_as<double>(a, b, metric, params.cost, params.band, arithmetic, ties);
+  return warping_path_as<float>(a, b, metric, params.cost, params.band, arithmetic, ties);
 }
 
 std::vector<PathStep> dtw_path(const SeriesView& a, const SeriesView& b, Cost cost,
                                std::optional<double> band) {
-  const auto sum = [](double c, double up, double left, double diag) {
-    return c + std::min({up, left, diag});
-  };
-  const Table d = warping_table(a, b, cost, band, sum);
-  const std::size_t n = a.length, m = b.length;
-  if (d(n, m) == inf) return {};
-  // Back from (n, m): the predecessor docs/spec.md §3.1 picks, in its order (i, j-1),
-  // (i-1, j-1), (i-1, j), a later one only when strictly smaller.
-  std::vector<PathStep> path;
-  std::size_t i = n, j = m;
-  while (true) {
-    path.push_back({i - 1, j - 1, local_cost(a.sample(i - 1), b.sample(j - 1), a.dims, cost)});
-    if (i == 1 && j == 1) break;
-    std::size_t pi = i, pj = j - 1;
-    double best = d(i, j - 1);
-    if (d(i - 1, j - 1) < best) pi = i - 1, pj = j - 1, best = d(i - 1, j - 1);
-    if (d(i - 1, j) < best) pi = i - 1, pj = j;
-    i = pi, j = pj;
-  }
-  std::reverse(path.begin(), path.end());
-  return path;
+  DistanceParams params;
+  params.metric = Metric::dtw;
+  params.cost = cost;
+  params.band = band;
+  return warping_path(a, b, params, Arithmetic::float64, PathTies::a_is_stream).steps;
+}
+
+bool znormalize(std::vector<float>& values, std::size_t dims) {
+  return common::znormalize(values, dims);
 }
 
 double dk(const SeriesView& a, const SeriesView& b, Cost cost, std::optional<double> band) {
-  return warping_table(a, b, cost, band, [](double c, double up, double left, double diag) {
-    return std::max(c, std::min({up, left, diag}));
-  })(a.length, b.length);
+  return warping_table<double>(
+      a, b, band, float64_cell(a.dims, cost, [](double c, double up, double left, double diag) {
+        return std::max(c, std::min({up, left, diag}));
+      }))(a.length, b.length);
 }
 
 double softdtw(const SeriesView& a, const SeriesView& b, Cost cost, double gamma,
@@ -212,39 +232,6 @@ double softdtw_grad(const SeriesView& a, const SeriesView& b, Cost cost, double 
     }
   }
   return r(n, m);
-}
-
-double twed(const SeriesView& a, const SeriesView& b, double nu, double lambda, double p) {
-  check_pair(a, b);
-  DistanceParams params;
-  params.metric = Metric::twed;
-  params.nu = nu;
-  params.lambda = lambda;
-  params.p = p;
-  validate(params);
-  const std::size_t n = a.length, m = b.length, dims = a.dims;
-  // 1-based accessors with the zero sample at time 0 in front (docs/spec.md §4.3).
-  const auto av = [&](std::size_t i) { return i == 0 ? nullptr : a.sample(i - 1); };
-  const auto bv = [&](std::size_t j) { return j == 0 ? nullptr : b.sample(j - 1); };
-  const auto ta = [&](std::size_t i) { return i == 0 ? 0.0 : a.time(i - 1); };
-  const auto tb = [&](std::size_t j) { return j == 0 ? 0.0 : b.time(j - 1); };
-  const auto dist = [&](const float* x, const float* y) {
-    if (!x) std::swap(x, y);
-    return x ? pnorm_diff(x, y, dims, p) : 0.0;
-  };
-  Table d(n, m, inf);
-  d(0, 0) = 0.0;
-  for (std::size_t i = 1; i <= n; ++i) {
-    for (std::size_t j = 1; j <= m; ++j) {
-      double match = d(i - 1, j - 1) + dist(av(i), bv(j)) + nu * std::fabs(ta(i) - tb(j));
-      if (i > 1 && j > 1)
-        match += dist(av(i - 1), bv(j - 1)) + nu * std::fabs(ta(i - 1) - tb(j - 1));
-      const double del_a = d(i - 1, j) + dist(av(i), av(i - 1)) + nu * (ta(i) - ta(i - 1)) + lambda;
-      const double del_b = d(i, j - 1) + dist(bv(j), bv(j - 1)) + nu * (tb(j) - tb(j - 1)) + lambda;
-      d(i, j) = std::min({match, del_a, del_b});
-    }
-  }
-  return d(n, m);
 }
 
 double distance(const SeriesView& a, const SeriesView& b, const DistanceParams& params) {

@@ -41,6 +41,10 @@ FORBIDDEN_LINKS = {
     "warpwatch_learn": [r"^warpwatch_(?!base$|kernels$|project_options$)"] + IO_CLIENTS,
     # The reports' charts and pages (daemon/report/): text in, text out, written whole.
     "warpwatch_report": [r"^warpwatch_(?!files$|project_options$)"] + IO_CLIENTS,
+    # Explanations of events (daemon/explain/): the kernels' paths, the reports' charts and
+    # JSON; nothing of the configuration, ingest, alerting or the service.
+    "warpwatch_explain": [r"^warpwatch_(?!base$|kernels$|report$|files$|project_options$)"]
+    + [c for c in IO_CLIENTS if c != r"nlohmann"],
 }
 
 # Source folder -> the header rooms (`warpwatch/<room>/`) its files may include.
@@ -53,6 +57,7 @@ ALLOWED_INCLUDES = {
     "daemon/plugins": ["base", "kernels", "stream", "config", "alerting", "plugins"],
     "daemon/learn": ["base", "kernels", "learn"],
     "daemon/report": ["files", "report"],
+    "daemon/explain": ["base", "kernels", "report", "explain"],
 }
 # Headers a folder may include outside its rooms: the loggers every daemon component is
 # handed (warpwatch_logging, a library of its own in daemon/service/).

@@ -41,16 +41,6 @@ std::uint32_t bits(double float_value) {
   return std::bit_cast<std::uint32_t>(static_cast<float>(float_value));
 }
 
-StreamData series_of(std::vector<float> values, std::size_t dims) {
-  StreamData s;
-  s.id = "s";
-  s.dims = dims;
-  s.values = std::move(values);
-  for (std::size_t i = 0; i < s.values.size() / dims; ++i)
-    s.ts.push_back(static_cast<std::int64_t>(i) * s.period_ns);
-  return s;
-}
-
 TopWindowsRequest request_of(const StreamData& s, const PatternDef& p, std::size_t k = 0) {
   return {s.def(), s.values, s.ts, p, false, k, nullptr};
 }

@@ -140,6 +140,17 @@ inline StreamData hand_stream(std::vector<float> values, std::int64_t first_ns,
   return s;
 }
 
+// A stream "s" holding `values` (samples x dims), its samples one nominal period apart from 0.
+inline StreamData series_of(std::vector<float> values, std::size_t dims) {
+  StreamData s;
+  s.id = "s";
+  s.dims = dims;
+  s.values = std::move(values);
+  for (std::size_t i = 0; i < s.values.size() / dims; ++i)
+    s.ts.push_back(static_cast<std::int64_t>(i) * s.period_ns);
+  return s;
+}
+
 // The match of `pattern` on samples [start, end] of `s`, with their timestamps.
 inline kernels::RawMatch expected(const StreamData& s, const std::string& pattern, double d,
                                   std::uint64_t start, std::uint64_t end) {

@@ -30,6 +30,12 @@ struct Rule {  // a line across the plot: at an x (vertical) or at a y (horizont
   std::string color;  // "" = dark grey
 };
 
+struct Segment {  // a straight line between two points of the plot (an alignment's pair)
+  double x1 = 0, y1 = 0, x2 = 0, y2 = 0;
+  std::string color;  // "" = grey
+  double opacity = 0.6, width = 0.8;
+};
+
 struct Chart {
   std::string title, x_label, y_label;
   std::vector<Series> series;
@@ -37,9 +43,11 @@ struct Chart {
   std::vector<Rule> rules;
   bool log_y = false;  // y on a log10 axis: values <= 0 are left out
   int width = 760, height = 280;
+  std::vector<Segment> segments = {};  // drawn under the lines, each <line class="segment">
 };
 
-// One <svg> element: the axes with ticks, the spans, the lines, the rules and a legend.
+// One <svg> element: the axes with ticks, the spans, the segments, the lines, the rules and a
+// legend.
 // A chart with nothing finite to draw still gives its frame and title ("no data").
 std::string svg(const Chart& chart);
 
