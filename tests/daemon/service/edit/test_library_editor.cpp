@@ -233,6 +233,28 @@ TEST(LibraryEditor, BadBodiesNameTheField) {
   EXPECT_EQ(d.pipeline.stats().reloads, 1u) << "only the good change was applied";
 }
 
+// A change the configuration takes entry by entry but not as a whole (the library over
+// limits.max_library_bytes): 422 with the reason, nothing changed.
+TEST(LibraryEditor, ChangeRefusedAsAWholeIs422AndChangesNothing) {
+  TempDir dir;
+  const std::string path =
+      dir.write("warpwatch.yaml", "limits: {max_library_bytes: 4096}\n" + config_text());
+  Daemon d(path);
+  Scheduler scheduler(d.pipeline);
+  const service::ChangeResult r =
+      d.editor.put(change("long", "", json{{"values", std::vector<double>(2000, 1.0)}}));
+  EXPECT_EQ(r.status, 422);
+  EXPECT_EQ(r.problem_field, "");
+  EXPECT_NE(r.problem_detail.find("over limits.max_library_bytes (4096)"), std::string::npos)
+      << r.problem_detail;
+  EXPECT_EQ(d.editor.get("shapes", "long").status, 404);
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/state/overlay/libraries.json"));
+  scheduler.stop();
+  d.pipeline.shutdown();
+  EXPECT_EQ(d.pipeline.stats().reloads, 0u);
+  EXPECT_EQ(d.pipeline.config().live.libraries.at(0).patterns.size(), 1u);
+}
+
 // Without state.dir, changes are refused (403): nothing would keep them.
 TEST(LibraryEditor, ChangesNeedStateDir) {
   TempDir dir;
