@@ -43,7 +43,7 @@ void print_diff(std::ostream& out, const std::string& before, const std::string&
   while (i < n || j < m) {
     if (i < n && j < m && a[i] == b[j]) {
       ++i, ++j;
-    } else if (j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j])) {
+    } else if (j < m && (i == n || lcs[i][j + 1] > lcs[i + 1][j])) {
       out << "+" << b[j++] << "\n";
     } else {
       out << "-" << a[i++] << "\n";
