@@ -295,6 +295,7 @@ std::vector<OptionInfo> daemon_options() {
        .default_yaml = "\"\"",
        .help = "folder of `checkpoint.bin`: the matching state, written every `checkpoint_ms` "
                "and at shutdown (instead of reporting pending candidates), restored at start; "
+               "and of `overlay/`, the runtime changes of libraries (operations.md 4.1); "
                "\"\" = off",
        .set = [](T& t, const V& v) { t.config->state_dir = v.text; }},
       {.name = "state.checkpoint_ms",

@@ -23,6 +23,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   learn.argv.assign(argv, argv + argc);
   BenchCommand bench;
   CheckConfigCommand check_config;
+  OverlayCommand overlay;
   ReplayCommand replay;
   TailCommand tail;
   LoadCommand load;
@@ -37,6 +38,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       {add_bench_command(app, bench), [&] { return run_bench(bench, out, err); }},
       {add_check_config_command(app, check_config),
        [&] { return run_check_config(check_config, out, err); }},
+      {add_overlay_command(app, overlay), [&] { return run_overlay_fold(overlay, out, err); }},
       {add_replay_command(app, replay), [&] { return run_replay(replay, out, err); }},
       {add_tail_command(app, tail), [&] { return run_tail(tail, out, err); }},
       {add_load_command(app, load), [&] { return run_load(load, out, err); }},

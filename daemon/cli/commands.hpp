@@ -119,10 +119,21 @@ int run_bench_e2e(const BenchE2eCommand& cmd, std::ostream& out, std::ostream& e
 struct CheckConfigCommand {
   std::string path;
   bool reference = false;  // print the configuration reference instead
+  std::string state_dir;   // the overlay's state directory; "" = the file's state.dir
 };
 CLI::App* add_check_config_command(CLI::App& app, CheckConfigCommand& cmd);
 // Exit status 1 on a bad configuration, printed as file:line:column: message on `err`.
 int run_check_config(const CheckConfigCommand& cmd, std::ostream& out, std::ostream& err);
+
+// `warpwatch overlay fold`: the runtime changes of libraries (the overlay of a state
+// directory) written into the configuration file, and the overlay cleared.
+struct OverlayCommand {
+  std::string config_path;
+  std::string state_dir;  // "" = the file's state.dir
+  bool dry_run = false;   // print the changes and the diff, write nothing
+};
+CLI::App* add_overlay_command(CLI::App& app, OverlayCommand& cmd);
+int run_overlay_fold(const OverlayCommand& cmd, std::ostream& out, std::ostream& err);
 
 struct ReplayCommand {
   SeriesInputOptions input;

@@ -12,6 +12,8 @@
 #include "warpwatch/config/daemon_config.hpp"
 #include "warpwatch/kernels/errors.hpp"
 #include "warpwatch/plugins/registry.hpp"
+#include "warpwatch/service/library_editor.hpp"
+#include "warpwatch/service/library_overlay.hpp"
 #include "warpwatch/service/logging.hpp"
 #include "warpwatch/service/pipeline.hpp"
 #include "warpwatch/service/service_notifier.hpp"
@@ -79,11 +81,14 @@ int run_daemon(int argc, const char* const* argv, std::ostream& out, std::ostrea
   apply_log_level(log, log_level, config::LiveConfig{}.log_level);
   ServiceNotifier systemd(log);
   std::unique_ptr<Pipeline> pipeline;
+  std::unique_ptr<LibraryEditor> editor;  // the runtime changes of libraries
   try {
-    config::DaemonConfig config = plugins::load_daemon_config(config_path);
+    // The file with the runtime changes of its libraries on top (the overlay of state.dir).
+    config::DaemonConfig config = load_with_overlay(config_path);
     config::check_cuda_devices(config);
     apply_log_level(log, log_level, config.live.log_level);
     pipeline = std::make_unique<Pipeline>(std::move(config), log);
+    editor = std::make_unique<LibraryEditor>(*pipeline, config_path, log);
   } catch (const std::exception& e) {
     log->critical("{}", e.what());
     systemd.status(std::string("failed to start: ") + e.what());
@@ -107,7 +112,7 @@ int run_daemon(int argc, const char* const* argv, std::ostream& out, std::ostrea
       if (reload_signal) {
         reload_signal = 0;
         systemd.reloading();
-        const bool applied = pipeline->reload(config_path);
+        const bool applied = editor->reload();  // the file, the overlay kept on top
         apply_log_level(log, log_level, pipeline->config().live.log_level);
         systemd.ready(status_line(*pipeline) +
                       (applied ? "" : " (last reload refused: see the log)"));

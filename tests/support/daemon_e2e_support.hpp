@@ -188,6 +188,18 @@ struct Received {
   nlohmann::json event;
 };
 
+// "stream/pattern [start,end]" of each event, sorted: what a test expects of them.
+inline std::vector<std::string> event_spans(const std::vector<Received>& events) {
+  std::vector<std::string> out;
+  for (const auto& e : events)
+    out.push_back(e.event.at("stream").get<std::string>() + "/" +
+                  e.event.at("pattern").get<std::string>() + " [" +
+                  std::to_string(e.event.at("start_index").get<int>()) + "," +
+                  std::to_string(e.event.at("end_index").get<int>()) + "]");
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 // A SUB subscriber of everything, read without blocking from the test thread.
 class Subscriber {
  public:

@@ -11,7 +11,9 @@
 #include "commands.hpp"
 #include "warpwatch/config/daemon_config.hpp"
 #include "warpwatch/config/options.hpp"
+#include "warpwatch/config/yaml_file.hpp"
 #include "warpwatch/plugins/registry.hpp"
+#include "warpwatch/service/library_overlay.hpp"
 
 namespace warpwatch::cli {
 namespace {
@@ -121,6 +123,9 @@ CLI::App* add_check_config_command(CLI::App& app, CheckConfigCommand& cmd) {
                          "are printed (file:line:column: warning: message) and exit 0, the first "
                          "error exits 1 (file:line:column: message)");
   sub->add_option("FILE", cmd.path, "the YAML configuration");
+  sub->add_option("--state-dir", cmd.state_dir,
+                  "the state directory whose overlay (runtime changes of libraries) is shown and "
+                  "validated with the file (default: the file's state.dir)");
   sub->add_flag("--reference", cmd.reference,
                 "print the configuration reference (every option, its type, default and "
                 "range) as a markdown table");
@@ -138,10 +143,29 @@ int run_check_config(const CheckConfigCommand& cmd, std::ostream& out, std::ostr
     return 1;
   }
   try {
-    const config::DaemonConfig config = plugins::load_daemon_config(cmd.path);
+    // The file alone first (its errors name file:line:column), then with the overlay of
+    // the state directory on top, as warpwatchd runs it.
+    const std::string text = config::read_config_text(cmd.path);
+    const config::DaemonConfig file = plugins::parse_daemon_config(text, cmd.path);
+    const std::string state_dir = cmd.state_dir.empty() ? file.state_dir : cmd.state_dir;
+    const service::Overlay overlay = service::read_overlay(state_dir);
+    const config::DaemonConfig config =
+        overlay.empty() ? file : service::merge_overlay(text, cmd.path, overlay);
     config::check_cuda_devices(config);
     for (const config::ConfigWarning& w : config.warnings) err << w.text() << "\n";
     print_summary(config, out);
+    if (state_dir.empty()) {
+      out << "overlay: none (no state.dir)\n";
+    } else if (overlay.empty()) {
+      out << "overlay: none in " << service::overlay_path(state_dir).string() << "\n";
+    } else {
+      const auto lines = service::describe_overlay(overlay, file.live.libraries);
+      print_list(out, ("overlay " + service::overlay_path(state_dir).string()).c_str(), lines,
+                 [&](const std::string& line) { out << line; });
+    }
+  } catch (const service::OverlayError& e) {
+    err << "warpwatch check-config: the overlay: " << e.what() << "\n";
+    return 1;
   } catch (const config::ConfigError& e) {
     err << e.what() << "\n";  // file:line:column: message, as editors and compilers say it
     return 1;

@@ -24,6 +24,7 @@
 #include "warpwatch/base/stream_id.hpp"
 #include "warpwatch/kernels/errors.hpp"
 #include "warpwatch/plugins/registry.hpp"
+#include "warpwatch/service/library_overlay.hpp"
 #include "warpwatch/service/pipeline.hpp"
 
 namespace warpwatch::service {
@@ -81,6 +82,7 @@ void log_changes(const Logger& log, const config::LiveChanges& changes) {
 
 bool Pipeline::refuse_reload(std::string_view why) {
   log_->error("reload refused, keeping the running configuration: {}", why);
+  last_refusal_ = why;
   const std::lock_guard lock(stats_mu_);
   ++stats_.reloads_refused;
   return false;
@@ -89,7 +91,9 @@ bool Pipeline::refuse_reload(std::string_view why) {
 bool Pipeline::reload(const std::string& path) {
   config::DaemonConfig next;
   try {
-    next = plugins::load_daemon_config(path);
+    // The runtime changes of libraries (the overlay of state.dir) stay on top of the file.
+    next = offline_ || config_.state_dir.empty() ? plugins::load_daemon_config(path)
+                                                 : load_with_overlay(path, config_.state_dir);
   } catch (const std::exception& e) {
     return refuse_reload(e.what());
   }

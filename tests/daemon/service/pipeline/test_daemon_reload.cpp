@@ -43,17 +43,6 @@ const std::string kAfter = config(
     "    - {id: new, dims: 1, period_ms: 10}\n",
     "      - {id: blip2, values: [[5, 5], [-5, -5]]}\n");
 
-std::vector<std::string> describe(const std::vector<Received>& events) {
-  std::vector<std::string> out;
-  for (const auto& e : events)
-    out.push_back(e.event.at("stream").get<std::string>() + "/" +
-                  e.event.at("pattern").get<std::string>() + " [" +
-                  std::to_string(e.event.at("start_index").get<int>()) + "," +
-                  std::to_string(e.event.at("end_index").get<int>()) + "]");
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 TEST(DaemonReload, StreamChangesTakeEffectAndUnchangedStreamsKeepState) {
   TempDir dir;
   const std::string path = dir.write("warpwatch.yaml", kBefore);
@@ -93,7 +82,7 @@ TEST(DaemonReload, StreamChangesTakeEffectAndUnchangedStreamsKeepState) {
       << log.joined();
   pipeline.shutdown();
   sub.wait_for(6, 200ms);  // nothing more is due: the shutdown flush has no candidates left
-  EXPECT_EQ(describe(sub.events),
+  EXPECT_EQ(event_spans(sub.events),
             (std::vector<std::string>{"gone/blip [1,2]", "grow/blip [1,2]", "grow/blip2 [1,2]",
                                       "keep/blip [2,3]", "new/blip [1,2]"}));
   const auto ingest = pipeline.registry().snapshot();
@@ -317,7 +306,7 @@ TEST(DaemonReload, ConfigurationThatCannotApplyIsRefusedBeforeAnythingChanges) {
   ASSERT_TRUE(step_until(
       pipeline, [&] { return !sub.events.empty(); }, 5000ms, &sub))
       << log.joined();
-  EXPECT_EQ(describe(sub.events), std::vector<std::string>{"gone/blip [1,2]"});
+  EXPECT_EQ(event_spans(sub.events), std::vector<std::string>{"gone/blip [1,2]"});
   ASSERT_TRUE(pipeline.reload(after)) << log.joined();
   EXPECT_EQ(pipeline.stats().reloads, 1u);
   EXPECT_EQ(pipeline.registry().find("grow")->dims, 2u);

@@ -97,6 +97,15 @@ class Pipeline {
   // The same with a configuration already loaded (reload(path) loads the file, a refusal
   // of the file counted as above).
   bool reload(config::DaemonConfig next);
+  // A reload refused before it reached the pipeline (its caller could not make the
+  // configuration: LibraryEditor::reload): logged and counted as reload() refuses; false.
+  bool refuse_reload(std::string_view why);
+  // Why the last refused reload was refused ("" before any): for a caller on the
+  // scheduler's thread that needs to say it (the library editor's answer).
+  const std::string& last_reload_refusal() const { return last_refusal_; }
+  // Work other threads hand the scheduler's thread (served in step() and while stopping;
+  // scheduler_requests.hpp): the Kafka sources' cuts, the library editor's changes.
+  SchedulerRequests& scheduler_requests() { return requests_; }
   // Every replay source has sent its whole file and its samples were matched.
   bool replays_done() const;
   // The ingest queues, for a caller that feeds samples itself (offline: a backtest's
@@ -195,7 +204,6 @@ class Pipeline {
   void reload_patterns(const std::vector<config::Library>& wanted,
                        const std::vector<config::Library>& other,
                        std::vector<kernels::RawMatch>& flushed);
-  bool refuse_reload(std::string_view why);  // logs and counts a refused reload: false
   void add_patterns(const std::vector<config::Library>& libraries);
   // Where a batch of matches comes from: a batch collected from the Matcher (its events
   // are timed from their last sample's arrival), or a flush at the end of some input (they
@@ -273,6 +281,7 @@ class Pipeline {
   // outlive the sources (declared before them).
   SchedulerRequests requests_{nullptr};
   std::vector<std::unique_ptr<KafkaChangelog>> changelogs_;
+  std::string last_refusal_;  // the scheduler's thread only
   // Each `ingest:` entry's source with the plugin that made it (its metrics, its shutdown).
   struct RunningSource {
     const plugins::SourcePlugin* plugin;
