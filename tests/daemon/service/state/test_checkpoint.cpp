@@ -140,9 +140,12 @@ TEST(CheckpointFormat, RefusesDamagedForeignAndNewerInput) {
     flipped[good.size() - 3] ^= 0x10;
     EXPECT_NE(refusal(flipped, is_file).find("checksum mismatch"), std::string::npos);
     std::string newer = good;
-    newer[4] = 2;  // version 2
-    EXPECT_NE(refusal(newer, is_file).find("unsupported version 2 (this reader knows 1)"),
-              std::string::npos);
+    newer[4] = is_file ? 3 : 2;  // files are version 2 with the event store's section
+    EXPECT_NE(refusal(newer, is_file)
+                  .find(is_file ? "unsupported version 3 (this reader knows 1 to 2)"
+                                : "unsupported version 2 (this reader knows 1)"),
+              std::string::npos)
+        << refusal(newer, is_file);
     EXPECT_NE(refusal("GIF89a and then some more bytes", is_file).find("bad magic"),
               std::string::npos);
   }
