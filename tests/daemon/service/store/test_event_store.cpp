@@ -489,7 +489,7 @@ TEST(EventStore, ReadersOnAnotherThreadWhileRoundsRun) {
   std::atomic<std::size_t> reads{0}, bad{0};
   std::thread reader([&] {
     const auto deadline = Clock::now() + scaled(20s);
-    while (!done && Clock::now() < deadline) {
+    do {  // at least once, however soon the rounds end
       service::EventFilter f;
       f.stream = "s";
       const auto events = o.p.event_store().list(f);
@@ -506,13 +506,16 @@ TEST(EventStore, ReadersOnAnotherThreadWhileRoundsRun) {
           if (h->times_ns[i] <= h->times_ns[i - 1]) ++bad;
       (void)o.p.metrics_snapshot();
       ++reads;
-    }
+    } while (!done && Clock::now() < deadline);
   });
+  const auto started = Clock::now();  // the reader first, so that it reads during the rounds
+  while (reads == 0 && Clock::now() - started < scaled(5s)) std::this_thread::yield();
   o.feed(s, 0, s.values.size(), 7);  // many rounds
+  const std::size_t during = reads;
   done = true;
   reader.join();
   o.p.shutdown();
-  EXPECT_GT(reads.load(), 0u);
+  EXPECT_GT(during, 0u);
   EXPECT_EQ(bad.load(), 0u);
   EXPECT_EQ(o.p.event_store().size(), 5u);
   EXPECT_EQ(o.p.event_store().evicted(), starts.size() - 5);
