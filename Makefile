@@ -145,7 +145,8 @@ ASAN_CTEST_ARGS := -LE 'gpu|install'
 # metrics server, the warpwatchd process), the alerting sinks and publisher, and
 # tests/stream (ingest hub, ZeroMQ, MQTT, Influx and replay sources, and the decoders
 # they run).
-TSAN_SERVICE_SUITES := ArrivalLog|CurveAuth|DaemonE2e|DaemonReload|DaemonSinks|InfluxIngest|\
+TSAN_SERVICE_SUITES := ArrivalLog|CurveAuth|DaemonE2e|DaemonReload|DaemonSinks|EventStore|\
+  EventStoreState|InfluxIngest|RecentHistory|\
   LibraryLimit|Logging|Metrics|PipelineBackend|PipelineLimits|PipelineMqtt|ServiceNotifier|\
   Warpwatchd[A-Za-z]*
 TSAN_ALERTING_SUITES := AlertmanagerSink|WebhookSink|SinkPayload|Publisher|EventJson

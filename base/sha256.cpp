@@ -15,4 +15,16 @@ std::array<std::uint8_t, 32> sha256(std::string_view bytes) {
   return digest;
 }
 
+std::string sha256_hex(std::string_view bytes, std::size_t digest_bytes) {
+  const auto digest = sha256(bytes);
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(2 * digest_bytes);
+  for (std::size_t i = 0; i < digest_bytes && i < digest.size(); ++i) {
+    out.push_back(hex[digest[i] >> 4]);
+    out.push_back(hex[digest[i] & 0xf]);
+  }
+  return out;
+}
+
 }  // namespace warpwatch::stream

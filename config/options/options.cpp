@@ -305,6 +305,69 @@ std::vector<OptionInfo> daemon_options() {
        .min = 0,
        .max = 86400000,
        .set = [](T& t, const V& v) { t.config->checkpoint_interval = milliseconds(v.integer); }},
+      {.name = "event_store",
+       .type = OT::section,
+       .help = "the last events published, each with the samples it matched and its pattern "
+               "as matched (for the API; kept in the checkpoint with `state.dir`); the oldest "
+               "go first when either bound is reached"},
+      {.name = "event_store.max_events",
+       .type = OT::integer,
+       .default_yaml = "10000",
+       .help = "events kept at most; 0 = off",
+       .min = 0,
+       .max = 10'000'000,
+       .set =
+           [](T& t, const V& v) {
+             t.config->event_store.max_events = static_cast<std::size_t>(v.integer);
+           }},
+      {.name = "event_store.max_bytes",
+       .type = OT::integer,
+       .default_yaml = "67108864",
+       .help = "bytes of events kept at most (each event's strings, segment and pattern "
+               "counted); 0 = off",
+       .min = 0,
+       .max = std::int64_t{1} << 40,
+       .set =
+           [](T& t, const V& v) {
+             t.config->event_store.max_bytes = static_cast<std::size_t>(v.integer);
+           }},
+      {.name = "event_store.context_samples",
+       .type = OT::integer,
+       .default_yaml = "256",
+       .help = "samples kept before and after a match: max(8, its length / 2), at most this "
+               "many; what the history holds when the event is published (the samples after "
+               "it that arrive later are not added)",
+       .min = 0,
+       .max = 1 << 20,
+       .set =
+           [](T& t, const V& v) {
+             t.config->event_store.context_samples = static_cast<std::size_t>(v.integer);
+           }},
+      {.name = "history",
+       .type = OT::section,
+       .help = "each stream's last samples, as matched (for the API and the events' segments)"},
+      {.name = "history.samples_per_stream",
+       .type = OT::integer,
+       .default_yaml = "4096",
+       .help = "samples kept per stream; at least the longest pattern and twice the context "
+               "for whole segments; 0 = off (events then have no segment)",
+       .min = 0,
+       .max = 1 << 24,
+       .set =
+           [](T& t, const V& v) {
+             t.config->history.samples_per_stream = static_cast<std::size_t>(v.integer);
+           }},
+      {.name = "history.max_bytes",
+       .type = OT::integer,
+       .default_yaml = "268435456",
+       .help = "bytes of history of all streams together; it wins: with many streams each "
+               "keeps fewer than `samples_per_stream`; 0 = off",
+       .min = 0,
+       .max = std::int64_t{1} << 40,
+       .set =
+           [](T& t, const V& v) {
+             t.config->history.max_bytes = static_cast<std::size_t>(v.integer);
+           }},
   };
 }
 

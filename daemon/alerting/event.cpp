@@ -18,15 +18,7 @@ std::string event_id(std::string_view stream, std::string_view pattern, std::uin
   input.append(pattern);
   stream::store_le(input, start_index, 8);
   stream::store_le(input, end_index, 8);
-  const auto digest = stream::sha256(input);
-  static constexpr char hex[] = "0123456789abcdef";
-  std::string id;
-  id.reserve(32);
-  for (std::size_t i = 0; i < 16; ++i) {
-    id.push_back(hex[digest[i] >> 4]);
-    id.push_back(hex[digest[i] & 0xf]);
-  }
-  return id;
+  return stream::sha256_hex(input, 16);
 }
 
 std::string to_json(const Event& event) {

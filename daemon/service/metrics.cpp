@@ -71,6 +71,19 @@ void backlog_families(Families& f, const stream::Backlog& b, const MemoryReading
   f.gauge("memory_budget_bytes", "limits.memory_budget_bytes").add(d(memory.budget_bytes));
 }
 
+void store_families(Families& f, const StoreReading& store) {
+  f.gauge("event_store_events", "Events kept for the API (event_store.max_events)")
+      .add(d(store.events));
+  f.gauge("event_store_bytes", "Bytes of the events kept (event_store.max_bytes)")
+      .add(d(store.event_bytes));
+  f.counter("event_store_evicted_total", "Events the store let go for newer ones (its bounds)")
+      .add(d(store.evicted));
+  f.gauge("history_streams", "Streams with recent samples kept (history)")
+      .add(d(store.history_streams));
+  f.gauge("history_bytes", "Bytes of the streams' recent samples kept (history.max_bytes)")
+      .add(d(store.history_bytes));
+}
+
 void pipeline_families(Families& f, const PipelineStats& p) {
   f.counter("batches_total", "Batches matched").add(d(p.batches));
   f.counter("batch_samples_total", "Samples matched").add(d(p.samples));
@@ -197,6 +210,7 @@ std::string render_metrics(const MetricsSnapshot& snapshot) {
   backlog_families(f, snapshot.backlog, snapshot.memory);
   f.append(snapshot.sources);
   pipeline_families(f, snapshot.pipeline);
+  store_families(f, snapshot.store);
   f.histogram("round_duration_seconds",
               "Scheduler rounds that had work: taking the samples, matching, rules and "
               "publishing",

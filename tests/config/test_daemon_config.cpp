@@ -86,6 +86,12 @@ const ErrorCase error_cases[] = {
     // out of range
     {"integer_out_of_range", "scheduler:\n  tick_ms: 0\n", 2, 12,
      "'scheduler.tick_ms' must be 1 to 60000, got 0"},
+    {"event_store_out_of_range", "event_store:\n  context_samples: 2000000\n", 2, 20,
+     "'event_store.context_samples' must be 0 to 1048576, got 2000000"},
+    {"history_negative", "history: {samples_per_stream: -1}\n", 1, 31,
+     "'history.samples_per_stream' must be 0 to 16777216, got -1"},
+    {"history_unknown_key", "history:\n  samples: 10\n", 2, 3,
+     "unknown key 'samples' in 'history'"},
     {"dims_out_of_range", "streams:\n  declared:\n    - {id: a, dims: 65}\n", 3, 21,
      "'streams.declared[].dims' must be 1 to 64, got 65"},
     {"number_out_of_range", "libraries:\n  - name: l\n    defaults: {threshold: 1, gamma: 0}\n", 3,
@@ -579,6 +585,29 @@ TEST(DaemonConfig, EmptyFileGivesTheDefaultsAndTheImplicitRule) {
   EXPECT_EQ(c.live.rules[0].severity, Severity::info);
   EXPECT_EQ(c.publish_endpoint, "tcp://127.0.0.1:5556");
   EXPECT_FALSE(c.events_file);
+}
+
+TEST(DaemonConfig, EventStoreAndHistoryKeysAreReadAndDefaultSanely) {
+  const fs::path dir = test_dir();
+  const DaemonConfig defaults =
+      warpwatch::plugins::load_daemon_config(write_file(dir / "warpwatch.yaml", "# nothing\n"));
+  EXPECT_EQ(defaults.event_store.max_events, 10000u);
+  EXPECT_EQ(defaults.event_store.max_bytes, std::size_t{64} << 20);
+  EXPECT_EQ(defaults.event_store.context_samples, 256u);
+  EXPECT_EQ(defaults.history.samples_per_stream, 4096u);
+  EXPECT_EQ(defaults.history.max_bytes, std::size_t{256} << 20);
+  const DaemonConfig c = warpwatch::plugins::load_daemon_config(
+      write_file(dir / "warpwatch.yaml",
+                 "event_store: {max_events: 5, max_bytes: 1000, context_samples: 0}\n"
+                 "history: {samples_per_stream: 0, max_bytes: 99}\n"));
+  EXPECT_EQ(c.event_store.max_events, 5u);
+  EXPECT_EQ(c.event_store.max_bytes, 1000u);
+  EXPECT_EQ(c.event_store.context_samples, 0u);
+  EXPECT_EQ(c.history.samples_per_stream, 0u);
+  EXPECT_EQ(c.history.max_bytes, 99u);
+  // Read at start: a reload names them.
+  EXPECT_EQ(warpwatch::config::startup_options_changed(defaults, c),
+            (std::vector<std::string>{"event_store", "history"}));
 }
 
 TEST(DaemonConfig, LimitsDeriveFromTheBudgetUnlessSet) {

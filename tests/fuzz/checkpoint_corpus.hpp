@@ -57,7 +57,8 @@ inline std::map<std::string, std::string> checkpoint_corpus() {
   const std::vector<kernels::StreamChunk> batch = {{"s", s, t}, {"wide", wide, t}};
   m->process(batch);
   std::map<std::string, std::string> out;
-  service::Checkpoint file{.publisher_sequence = 9, .written_ns = 1, .streams = {}};
+  service::Checkpoint file{
+      .publisher_sequence = 9, .written_ns = 1, .streams = {}, .events = std::nullopt};
   for (const std::string id : {"s", "wide", "idle"}) {
     service::StreamRecord r;
     r.matcher = m->export_stream(id);

@@ -287,6 +287,7 @@ void Pipeline::publish(std::vector<kernels::RawMatch> matches, alerting::RuleEng
       shared.push_back(std::make_shared<const alerting::Event>(std::move(event)));
     for (auto& sink : sinks_) sink->offer(shared);
     for (alerting::EventSink* sink : caller_sinks_) sink->offer(shared);
+    if (events_.enabled()) recorder_.record(shared, patterns_of(shared, matches));
   }
   publish_cpu_ms_ += thread_cpu_ms() - cpu_before;
   publish_ms_ +=
@@ -295,6 +296,32 @@ void Pipeline::publish(std::vector<kernels::RawMatch> matches, alerting::RuleEng
   stats_.events += produced;
   stats_.superseded = nearest_.superseded();
   stats_.held_matches = nearest_.held_count();
+}
+
+std::vector<kernels::PatternRef> Pipeline::patterns_of(
+    const std::vector<alerting::SharedEvent>& events,
+    const std::vector<kernels::RawMatch>& matches) {
+  // Each event's match by (pattern, stream, start, end): the pattern it was matched with
+  // (one publish may hold matches of a pattern's old and new definitions, across a reload).
+  const auto key = [](const kernels::RawMatch* m) {
+    return std::tie(m->pattern_id(), m->stream_id(), m->start_index, m->end_index);
+  };
+  std::vector<const kernels::RawMatch*> sorted;
+  sorted.reserve(matches.size());
+  for (const kernels::RawMatch& m : matches) sorted.push_back(&m);
+  std::sort(
+      sorted.begin(), sorted.end(),
+      [&](const kernels::RawMatch* a, const kernels::RawMatch* b) { return key(a) < key(b); });
+  std::vector<kernels::PatternRef> out;
+  out.reserve(events.size());
+  for (const alerting::SharedEvent& e : events) {
+    const auto wanted = std::tie(e->pattern, e->stream, e->start_index, e->end_index);
+    const auto it =
+        std::lower_bound(sorted.begin(), sorted.end(), wanted,
+                         [&](const kernels::RawMatch* m, const auto& w) { return key(m) < w; });
+    out.push_back(it != sorted.end() && key(*it) == wanted ? (*it)->pattern : nullptr);
+  }
+  return out;
 }
 
 void Pipeline::time_events(const std::vector<alerting::Event>& events) {
@@ -358,7 +385,9 @@ MetricsSnapshot Pipeline::metrics_snapshot() const {
           round_seconds_.Collect(),
           latency_seconds_.Collect(),
           source_families.take(),
-          security_ ? security_->counters() : std::vector<stream::ZapCounters>{}};
+          security_ ? security_->counters() : std::vector<stream::ZapCounters>{},
+          StoreReading{events_.size(), events_.bytes(), events_.evicted(), history_.streams(),
+                       history_.bytes()}};
 }
 
 std::optional<std::string> Pipeline::unhealthy() const {
@@ -431,6 +460,7 @@ void Pipeline::process(stream::IngestBatch batch) {
     }
     arrivals_.record(q.stream->id, batch.arrivals_of(q));
   }
+  history_.append(batch.streams);  // before this round's events are cut from it
   if (!chunks.empty()) {
     const auto began = Clock::now();
     matcher_->submit(chunks);  // the samples are copied out of `batch` here
@@ -449,6 +479,7 @@ void Pipeline::process(stream::IngestBatch batch) {
         arrivals_.forget(id);
       }
     if (!flushed.empty()) publish(std::move(flushed), *rules_);
+    for (const std::string& id : batch.ended) history_.drop(id);  // after its last events
   }
   // The newest batch stays on the device while the next round is taken only when a whole
   // next round is already queued (under load: the next wait returns at once); otherwise it

@@ -128,6 +128,10 @@ bool Pipeline::reload(config::DaemonConfig next) {
     return refuse_reload(e.what());
   }
   if (!flushed.empty()) publish(std::move(flushed), *rules_);  // through the old rules
+  // The samples of streams removed or restarted go after their last events were cut from
+  // them; the events stay stored (published), each with its pattern as matched.
+  for (const std::string& id : streams.removed) history_.drop(id);
+  for (const auto& c : streams.changed) history_.drop(c.after->id);
   rules->carry_cooldowns_from(*rules_);  // rules kept by name keep their cooldowns
   rules->carry_counters_from(*rules_);   // and their /metrics counters
   rules_ = std::move(rules);

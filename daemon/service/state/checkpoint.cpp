@@ -1,4 +1,5 @@
-// The checkpoint formats (checkpoint.hpp). Version 1, all integers little-endian:
+// The checkpoint formats (checkpoint.hpp), all integers little-endian. Records are version 1;
+// files version 2 (version 1 files, without the event store's section, still load):
 //
 // record   "WWSR" u16 version u16 flags(0 or 1) u64 payload bytes u32 crc32(payload) payload
 // payload  str id, u16 dims, i64 nominal period, u64 next index, i64 last ns, u64 first index,
@@ -14,10 +15,11 @@
 //          u64 end, i64 start ns, i64 end ns } (the nearest-template filter's held
 //          matches, docs/spec.md §5.1; a record without any has flags 0, as before them)
 // str      u32 bytes, the bytes
-// file     "WWCK" u16 version u16 flags(0) u64 payload bytes u32 crc32(payload) payload
+// file     "WWCK" u16 version(1 or 2) u16 flags(0) u64 payload bytes u32 crc32(payload) payload
 // payload  u64 publisher sequence, i64 written ns, u64 records, each u64 bytes + a record
 //          (the sequence under the checksum too: a flipped bit there would repeat or skip
-//          sequence numbers silently)
+//          sequence numbers silently); version 2 then: u64 bytes + the event store's
+//          section (opaque here: daemon/service/store/, encode_events)
 //
 // A decoder that accepted anything an encoder would not write could not promise that
 // decoding and encoding again gives the same bytes: flags, kinds and flags-as-bytes other
@@ -43,7 +45,8 @@ using kernels::common::WindowOccurrence;
 
 constexpr std::string_view record_magic = "WWSR";
 constexpr std::string_view file_magic = "WWCK";
-constexpr std::uint16_t format_version = 1;
+constexpr std::uint16_t format_version = 1;  // of records, and of files before version 2
+constexpr std::uint16_t file_version = 2;    // files with the event store's section
 // magic, version, flags, payload bytes, crc
 constexpr std::size_t record_header_bytes = 4 + 2 + 2 + 8 + 4;
 
@@ -219,12 +222,17 @@ class Reader {
 
 // The header of a record or file: magic, version and flags (at most `flags_allowed`,
 // returned); the rest is the caller's.
-std::uint64_t read_preamble(Reader& r, std::string_view magic, std::uint64_t flags_allowed = 0) {
+// The version (format_version up to `newest`) is returned in `version` when asked for.
+std::uint64_t read_preamble(Reader& r, std::string_view magic, std::uint64_t flags_allowed = 0,
+                            std::uint64_t newest = format_version,
+                            std::uint64_t* version_read = nullptr) {
   if (r.take(magic.size(), "magic") != magic) r.fail("bad magic (not a warpwatch checkpoint)");
   const std::uint64_t version = r.u(2, "version");
-  if (version != format_version)
+  if (version < format_version || version > newest)
     r.fail("unsupported version " + std::to_string(version) + " (this reader knows " +
-           std::to_string(format_version) + ")");
+           std::to_string(format_version) +
+           (newest > format_version ? " to " + std::to_string(newest) : std::string()) + ")");
+  if (version_read) *version_read = version;
   const std::uint64_t flags = r.u(2, "flags");
   if (flags > flags_allowed) r.out_of_range("flags", flags);
   return flags;
@@ -338,9 +346,10 @@ StreamRecord read_record_payload(Reader& r, bool with_held) {
   return out;
 }
 
-void write_header(Writer& w, std::string_view magic, std::uint64_t flags = 0) {
+void write_header(Writer& w, std::string_view magic, std::uint64_t flags = 0,
+                  std::uint64_t version = format_version) {
   w.bytes(magic);
-  w.u(format_version, 2);
+  w.u(version, 2);
   w.u(flags, 2);
 }
 
@@ -376,15 +385,20 @@ std::string encode_checkpoint(const Checkpoint& checkpoint) {
     payload.u(bytes.size(), 8);
     payload.bytes(bytes);
   }
+  if (checkpoint.events) {
+    payload.u(checkpoint.events->size(), 8);
+    payload.bytes(*checkpoint.events);
+  }
   Writer w;
-  write_header(w, file_magic);
+  write_header(w, file_magic, 0, checkpoint.events ? file_version : format_version);
   write_checked_payload(w, payload.out());
   return std::move(w.out());
 }
 
 Checkpoint decode_checkpoint(std::string_view bytes) {
   Reader header(bytes, "checkpoint");
-  read_preamble(header, file_magic);
+  std::uint64_t version = 0;
+  read_preamble(header, file_magic, 0, file_version, &version);
   Checkpoint out;
   Reader payload(read_checked_payload(header), "checkpoint");
   out.publisher_sequence = payload.u(8, "publisher sequence");
@@ -397,6 +411,10 @@ Checkpoint decode_checkpoint(std::string_view bytes) {
   for (std::uint64_t k = 0; k < records; ++k) {
     const std::uint64_t size = payload.u(8, "record size");
     out.streams.push_back(decode_stream_record(payload.take(size, "record")));
+  }
+  if (version >= 2) {
+    const std::uint64_t size = payload.u(8, "events size");
+    out.events = std::string(payload.take(size, "events"));
   }
   payload.done();
   return out;

@@ -50,6 +50,7 @@ std::vector<StreamRecord> Pipeline::export_records(std::span<const std::string> 
     hub_->forget_stream(id);
     registry_->forget(id);
     arrivals_.forget(id);
+    history_.drop(id);
   }
   if (release) refresh_stats();
   return out;
@@ -88,6 +89,8 @@ std::vector<std::string> Pipeline::import_streams(std::vector<StreamRecord> reco
     const std::int64_t last =
         s.next_index > 0 ? std::max(s.last_ns, r.validator_last_ns) : r.validator_last_ns;
     if (last != no_timestamp) hub_->continue_after(stream, last);
+    // Its history from the samples the snapshot keeps, at the Matcher's sample indices.
+    history_.reset(id, HistorySamples{s.def.dims, s.first_index, s.times_ns, s.values});
     rules_->restore_cooldowns(id, r.cooldowns);
     restore_held(stream ? stream : matcher_->find_stream(id), r.held);
     for (const auto& fresh : pairs.fresh)
@@ -137,7 +140,8 @@ bool Pipeline::checkpoint() {
       if (!kafka_owned.contains(id)) ids.push_back(std::move(id));
     Checkpoint c{.publisher_sequence = sequence_.last(),
                  .written_ns = stream::wall_clock_ns(),
-                 .streams = export_records(ids, false, false)};
+                 .streams = export_records(ids, false, false),
+                 .events = encode_events(events_.all())};
     const std::string bytes = encode_checkpoint(c);
     write_file_atomically(path, bytes, 0600);  // the matching state: the daemon's own
     const double seconds =
@@ -193,6 +197,16 @@ void Pipeline::restore_checkpoint() {
   sequence_.continue_after(c.publisher_sequence);
   const std::size_t records = c.streams.size();
   const std::vector<std::string> restored = import_streams(std::move(c.streams));
+  if (c.events && events_.enabled()) {
+    try {  // the matching state is restored whatever becomes of the events
+      std::vector<std::shared_ptr<const StoredEvent>> events = decode_events(*c.events);
+      log_->info("state: restored {} stored events", events.size());
+      events_.add(std::move(events));
+    } catch (const std::exception& e) {
+      log_->error("state: the stored events of {} refused ({}); the event store starts empty",
+                  path.string(), e.what());
+    }
+  }
   log_->info(
       "state: restored {} of {} streams from {} (written {} s ago); events go on after "
       "sequence {}",

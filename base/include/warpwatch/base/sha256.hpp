@@ -3,12 +3,16 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace warpwatch::stream {
 
 // Throws std::runtime_error when OpenSSL fails.
 std::array<std::uint8_t, 32> sha256(std::string_view bytes);
+// The first `digest_bytes` (at most 32) of the digest as lower-case hex digits, two a byte.
+std::string sha256_hex(std::string_view bytes, std::size_t digest_bytes = 32);
 
 }  // namespace warpwatch::stream

@@ -211,6 +211,20 @@ struct DaemonConfig {
   // checkpoint.bin ("" = off), and how often it is written (0 = only at shutdown).
   std::string state_dir;
   std::chrono::milliseconds checkpoint_interval{5000};
+  // What the daemon remembers for its API (daemon/service/store/): the last events it
+  // published, each with the samples it matched, and per stream its last samples.
+  struct EventStoreOptions {
+    std::size_t max_events = 10000;                 // 0 = no event kept (the store is off)
+    std::size_t max_bytes = std::size_t{64} << 20;  // 0 = off
+    // Context each side of a match: max(8, length / 2) samples, at most this many (0: none).
+    std::size_t context_samples = 256;
+    friend bool operator==(const EventStoreOptions&, const EventStoreOptions&) = default;
+  } event_store;
+  struct HistoryOptions {
+    std::size_t samples_per_stream = 4096;           // 0 = no history (nor segments)
+    std::size_t max_bytes = std::size_t{256} << 20;  // all streams together: wins
+    friend bool operator==(const HistoryOptions&, const HistoryOptions&) = default;
+  } history;
   std::vector<SinkConfig> sinks;  // alert sinks besides the PUB socket
   CurveConfig curve;
   LiveConfig live;

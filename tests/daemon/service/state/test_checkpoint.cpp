@@ -106,7 +106,8 @@ TEST(CheckpointFormat, RecordRoundTripsToTheSameBytes) {
 
 TEST(CheckpointFormat, FileRoundTripsToTheSameBytes) {
   std::mt19937_64 rng(warpwatch::testing::test_seed());
-  service::Checkpoint c{.publisher_sequence = 42, .written_ns = 17, .streams = {}};
+  service::Checkpoint c{
+      .publisher_sequence = 42, .written_ns = 17, .streams = {}, .events = std::nullopt};
   EXPECT_EQ(service::decode_checkpoint(service::encode_checkpoint(c)), c);  // none
   c.streams = {sample_record(rng, "a", 3), sample_record(rng, "b", 0)};
   const std::string bytes = service::encode_checkpoint(c);
@@ -114,13 +115,25 @@ TEST(CheckpointFormat, FileRoundTripsToTheSameBytes) {
   const service::Checkpoint back = service::decode_checkpoint(bytes);
   EXPECT_EQ(back, c);
   EXPECT_EQ(service::encode_checkpoint(back), bytes);
+  EXPECT_EQ(bytes[4], 1) << "without the event store's section: version 1, as before it";
+  // With it: version 2, the section's bytes as they were (opaque here), also empty.
+  for (const std::string& events : {std::string("\x01\x02 events"), std::string()}) {
+    c.events = events;
+    const std::string v2 = service::encode_checkpoint(c);
+    EXPECT_EQ(v2[4], 2);
+    EXPECT_EQ(service::decode_checkpoint(v2), c);
+    EXPECT_EQ(service::encode_checkpoint(service::decode_checkpoint(v2)), v2);
+    EXPECT_NE(refusal(v2.substr(0, v2.size() - 1), true).find("truncated"), std::string::npos);
+  }
 }
 
 TEST(CheckpointFormat, RefusesEveryTruncation) {
   std::mt19937_64 rng(warpwatch::testing::test_seed());
   const std::string record = service::encode_stream_record(sample_record(rng, "s", 4));
-  const std::string file = service::encode_checkpoint(
-      {.publisher_sequence = 1, .written_ns = 2, .streams = {sample_record(rng, "s", 4)}});
+  const std::string file = service::encode_checkpoint({.publisher_sequence = 1,
+                                                       .written_ns = 2,
+                                                       .streams = {sample_record(rng, "s", 4)},
+                                                       .events = std::nullopt});
   for (std::size_t n = 0; n < record.size(); ++n)
     EXPECT_NE(refusal(record.substr(0, n), false).find("truncated"), std::string::npos) << n;
   for (std::size_t n = 0; n < file.size(); ++n)
@@ -132,17 +145,22 @@ TEST(CheckpointFormat, RefusesEveryTruncation) {
 TEST(CheckpointFormat, RefusesDamagedForeignAndNewerInput) {
   std::mt19937_64 rng(warpwatch::testing::test_seed());
   const std::string record = service::encode_stream_record(sample_record(rng, "s", 4));
-  const std::string file = service::encode_checkpoint(
-      {.publisher_sequence = 1, .written_ns = 2, .streams = {sample_record(rng, "s", 4)}});
+  const std::string file = service::encode_checkpoint({.publisher_sequence = 1,
+                                                       .written_ns = 2,
+                                                       .streams = {sample_record(rng, "s", 4)},
+                                                       .events = std::nullopt});
   for (const bool is_file : {false, true}) {
     const std::string& good = is_file ? file : record;
     std::string flipped = good;
     flipped[good.size() - 3] ^= 0x10;
     EXPECT_NE(refusal(flipped, is_file).find("checksum mismatch"), std::string::npos);
     std::string newer = good;
-    newer[4] = 2;  // version 2
-    EXPECT_NE(refusal(newer, is_file).find("unsupported version 2 (this reader knows 1)"),
-              std::string::npos);
+    newer[4] = is_file ? 3 : 2;  // files are version 2 with the event store's section
+    EXPECT_NE(refusal(newer, is_file)
+                  .find(is_file ? "unsupported version 3 (this reader knows 1 to 2)"
+                                : "unsupported version 2 (this reader knows 1)"),
+              std::string::npos)
+        << refusal(newer, is_file);
     EXPECT_NE(refusal("GIF89a and then some more bytes", is_file).find("bad magic"),
               std::string::npos);
   }

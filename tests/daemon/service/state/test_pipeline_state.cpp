@@ -195,12 +195,12 @@ TEST_F(PipelineState, ARefusedFileIsLoggedMovedAsideAndTheDaemonStartsFresh) {
   const std::string good = checkpoint_bytes();
   std::string corrupt = good, newer = good;
   corrupt[good.size() - 5] ^= 0x01;
-  newer[4] = 2;
+  newer[4] = 3;  // the pipeline writes version 2 (with the event store's section)
   const std::vector<std::pair<std::string, std::string>> cases = {
       {good.substr(0, good.size() / 2), "truncated"},
       {corrupt, "checksum mismatch"},
       {"# not a checkpoint\n", "bad magic"},
-      {newer, "unsupported version 2"}};
+      {newer, "unsupported version 3"}};
   for (const auto& [bytes, reason] : cases) {
     service::write_file_atomically(checkpoint_file(), bytes);
     CapturedLog log;

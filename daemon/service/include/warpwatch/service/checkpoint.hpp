@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -65,11 +66,15 @@ std::string encode_stream_record(const StreamRecord& record);
 StreamRecord decode_stream_record(std::string_view bytes);
 
 // The checkpoint file: header (magic "WWCK", version, the publisher's last sequence, when it
-// was written, how many records, the payload's size and CRC32), then the records.
+// was written, how many records, the payload's size and CRC32), then the records, then
+// (version 2) the event store's section.
 struct Checkpoint {
   std::uint64_t publisher_sequence = 0;  // the last event's sequence number
   std::int64_t written_ns = 0;           // wall clock, ns since the epoch
   std::vector<StreamRecord> streams;
+  // The event store's section (encode_events, event_store.hpp), opaque here: a version-2
+  // file. nullopt: a version-1 file (written before the store), encoded as version 1 again.
+  std::optional<std::string> events;
   friend bool operator==(const Checkpoint&, const Checkpoint&) = default;
 };
 

@@ -74,6 +74,12 @@ std::uint64_t resident_bytes();
 // 10 s in steps of 1, 2.5, 5 (docs/operations.md §7).
 const prometheus::Histogram::BucketBoundaries& seconds_buckets();
 
+// The event store and the recent history (daemon/service/store/).
+struct StoreReading {
+  std::uint64_t events = 0, event_bytes = 0, evicted = 0;
+  std::uint64_t history_streams = 0, history_bytes = 0;
+};
+
 struct MetricsSnapshot {
   std::string instance, backend, version;
   stream::RegistrySnapshot ingest;
@@ -89,6 +95,7 @@ struct MetricsSnapshot {
   // order: after the backlog's.
   std::vector<prometheus::MetricFamily> sources;
   std::vector<stream::ZapCounters> auth;  // CURVE: the ZAP handler's answers per bound socket
+  StoreReading store;
 };
 
 // The /metrics body. Counters end in _total; per-stream rejections are listed for the

@@ -29,10 +29,12 @@
 #include "warpwatch/plugins/source_plugin.hpp"
 #include "warpwatch/service/arrival_log.hpp"
 #include "warpwatch/service/checkpoint.hpp"
+#include "warpwatch/service/event_store.hpp"
 #include "warpwatch/service/kafka_state.hpp"
 #include "warpwatch/service/logging.hpp"
 #include "warpwatch/service/metrics.hpp"
 #include "warpwatch/service/metrics_server.hpp"
+#include "warpwatch/service/recent_history.hpp"
 #include "warpwatch/service/scheduler_requests.hpp"
 #include "warpwatch/service/socket_security.hpp"
 #include "warpwatch/stream/ingest_hub.hpp"
@@ -179,6 +181,11 @@ class Pipeline {
   std::optional<std::string> unready() const;
   // The port /metrics is served on; 0 when metrics.listen is "".
   int metrics_port() const { return metrics_ ? metrics_->port() : 0; }
+  // The last events published, with their segments and patterns (`event_store:`), and each
+  // stream's last samples (`history:`); thread-safe, for the API's threads
+  // (daemon/service/store/).
+  const EventStore& event_store() const { return events_; }
+  const RecentHistory& history() const { return history_; }
 
  private:
   // One round: takes what the hub queued and processes it; a round with work is timed
@@ -228,6 +235,10 @@ class Pipeline {
   // A restored stream's held matches given back to the filter (import_streams), each with
   // the pattern of its id configured now; one whose pattern is gone is logged and dropped.
   void restore_held(const kernels::StreamRef& stream, const std::vector<HeldMatch>& held);
+  // Each event's pattern as matched: that of its match in `matches` (null where none is).
+  static std::vector<kernels::PatternRef> patterns_of(
+      const std::vector<alerting::SharedEvent>& events,
+      const std::vector<kernels::RawMatch>& matches);
   // The detection latency of events just published.
   void time_events(const std::vector<alerting::Event>& events);
   // warpwatch_pattern_matches_total's series: one per pattern of `libraries`, those of
@@ -296,6 +307,13 @@ class Pipeline {
   mutable std::mutex stats_mu_;
   PipelineStats stats_;
   ArrivalLog arrivals_;  // the scheduler's thread only
+  // What the API reads (thread-safe): each stream's last samples, fed every round as the
+  // Matcher is; the events published, their segments cut from history_ (events_recorder_).
+  RecentHistory history_{
+      HistoryLimits{config_.history.samples_per_stream, config_.history.max_bytes}};
+  EventStore events_{
+      EventStoreLimits{config_.event_store.max_events, config_.event_store.max_bytes}};
+  EventRecorder recorder_{events_, history_, config_.event_store.context_samples};
   // Observed by the scheduler's thread, collected by the metrics server's (each has a lock).
   prometheus::Histogram round_seconds_{seconds_buckets()};
   prometheus::Histogram latency_seconds_{seconds_buckets()};
