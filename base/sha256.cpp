@@ -1,5 +1,6 @@
 #include "warpwatch/base/sha256.hpp"
 
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 
 #include <stdexcept>
@@ -13,6 +14,22 @@ std::array<std::uint8_t, 32> sha256(std::string_view bytes) {
       size != digest.size())
     throw std::runtime_error("OpenSSL: SHA-256 failed");
   return digest;
+}
+
+std::string to_hex(std::span<const std::uint8_t> bytes) {
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(2 * bytes.size());
+  for (const std::uint8_t b : bytes) {
+    out += hex[b >> 4];
+    out += hex[b & 0x0f];
+  }
+  return out;
+}
+
+bool equal_in_constant_time(const std::array<std::uint8_t, 32>& a,
+                            const std::array<std::uint8_t, 32>& b) {
+  return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
 }
 
 }  // namespace warpwatch::stream

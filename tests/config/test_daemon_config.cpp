@@ -818,7 +818,7 @@ TEST(DaemonConfig, FullConfigReadsIntoTheExpectedValues) {
   EXPECT_EQ(c.publish_endpoint, "ipc:///tmp/ww.sock");
   EXPECT_EQ(c.send_high_water_mark, 0);
   EXPECT_EQ(c.events_file, (dir / "out" / "events.jsonl").string());
-  EXPECT_EQ(c.metrics_listen, "127.0.0.1:9464");
+  EXPECT_EQ(c.http.listen, "127.0.0.1:9464");
   EXPECT_EQ(c.metrics_stale_after.count(), 750);
   EXPECT_EQ(c.live.log_level, LogLevel::warning);
   EXPECT_EQ(c.drain_grace.count(), 0);

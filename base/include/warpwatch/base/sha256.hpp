@@ -4,11 +4,21 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
+#include <string>
 #include <string_view>
 
 namespace warpwatch::stream {
 
 // Throws std::runtime_error when OpenSSL fails.
 std::array<std::uint8_t, 32> sha256(std::string_view bytes);
+
+// Bytes as lower-case hex, two digits a byte.
+std::string to_hex(std::span<const std::uint8_t> bytes);
+
+// Whether two digests are equal, in a time that does not depend on where they differ
+// (OpenSSL's CRYPTO_memcmp): for secrets (the HTTP API's bearer tokens).
+bool equal_in_constant_time(const std::array<std::uint8_t, 32>& a,
+                            const std::array<std::uint8_t, 32>& b);
 
 }  // namespace warpwatch::stream
