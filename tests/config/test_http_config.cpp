@@ -97,7 +97,7 @@ TEST_F(HttpConfigTest, ErrorsNameFileLineColumn) {
        3, 8, "missing required key 'key_file' in 'http.tls'"},
       {"an unreadable certificate",
        "streams: {auto_create: true}\nhttp:\n  tls: {cert_file: none.pem, key_file: tokens}\n", 3,
-       21, "cannot read"},
+       20, "cannot read"},
       {"an external_url without a scheme",
        "streams: {auto_create: true}\nhttp:\n  external_url: ww.example\n", 3, 17,
        "http.external_url must start with http:// or https://"},

@@ -107,7 +107,7 @@ void print_summary(const config::DaemonConfig& c, std::ostream& out) {
   if (c.http.listen.empty()) {
     out << "http off\n";
   } else {
-    out << "http " << (c.http.tls() ? "https" : "http") << " on " << c.http.listen << ", "
+    out << "http " << c.http.listen << (c.http.tls() ? " (TLS)" : "") << ", "
         << (c.http.tokens.empty()
                 ? std::string("no tokens (loopback: every caller may do everything)")
                 : std::to_string(c.http.tokens.size()) + " token(s) from " + c.http.tokens_file)

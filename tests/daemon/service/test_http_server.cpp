@@ -19,6 +19,7 @@
 #include "log_capture.hpp"
 #include "test_support.hpp"
 #include "warpwatch/base/sha256.hpp"
+#include "warpwatch/plugins/registry.hpp"
 #include "warpwatch/service/api_routes.hpp"
 #include "warpwatch/service/pipeline.hpp"
 
