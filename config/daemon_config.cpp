@@ -262,7 +262,15 @@ std::vector<std::string> startup_options_changed(const DaemonConfig& running,
       {"publish.endpoint", a.publish_endpoint == b.publish_endpoint},
       {"publish.send_hwm", a.send_high_water_mark == b.send_high_water_mark},
       {"publish.events_file", a.events_file == b.events_file},
-      {"metrics.listen", a.metrics_listen == b.metrics_listen},
+      {"http.listen", a.http.listen == b.http.listen},
+      {"http.tls",
+       a.http.tls_cert_file == b.http.tls_cert_file && a.http.tls_key_file == b.http.tls_key_file},
+      {"http.external_url", a.http.external_url == b.http.external_url},
+      {"http.metrics_auth", a.http.metrics_auth == b.http.metrics_auth},
+      {"http.limits", a.http.max_header_bytes == b.http.max_header_bytes &&
+                          a.http.max_body_bytes == b.http.max_body_bytes &&
+                          a.http.timeout == b.http.timeout &&
+                          a.http.max_connections == b.http.max_connections},
       {"metrics.stale_after_ms", a.metrics_stale_after == b.metrics_stale_after},
       {"shutdown.drain_grace_ms", a.drain_grace == b.drain_grace},
       {"state.dir", a.state_dir == b.state_dir},
@@ -348,6 +356,8 @@ DaemonConfig parse_daemon_config(const std::string& text, const std::string& pat
   check_unselected_patterns(config.live, config.warnings);
   config.sinks = read_sinks(top, ctx);
   read_curve(top, config.curve);
+  read_http(top, path, config.http);
+  for (SinkConfig& sink : config.sinks) sink.sink.external_url = config.http.external_url;
   config.ingest = read_ingest(top, ctx, config);
   if (const auto devices = top.find("cuda.devices"); devices != top.end())
     for (const YAML::Node& item : devices->second.node)  // `all` has none

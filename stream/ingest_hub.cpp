@@ -413,6 +413,12 @@ std::size_t IngestHub::queued_samples() const {
   return queued_samples_;
 }
 
+std::size_t IngestHub::queued_samples(std::string_view id) const {
+  const std::lock_guard lock(mu_);
+  const Slot* slot = find_slot_locked(id);
+  return slot ? slot->queue.size() : 0;
+}
+
 IngestHub::Redeclared IngestHub::redeclare(const std::vector<StreamDef>& declared,
                                            const RegistryOptions& options) {
   const std::unique_lock declarations(declarations_mu_);

@@ -251,13 +251,98 @@ std::vector<OptionInfo> daemon_options() {
        .help = "the public keys (one per line, `#` comments) of the clients that `pull` and "
                "`publish` accept; any other is refused, counted and logged; a reload re-reads it",
        .set = [](T& t, const V& v) { t.config->curve.allowed_clients_file = v.text; }},
+      {.name = "http",
+       .type = OT::section,
+       .help = "the daemon's one HTTP server: `/metrics`, `/healthz`, `/readyz` and the API "
+               "`/api/v1/` (docs/api.md, docs/operations.md §9); a reload applies a changed "
+               "tokens file, the rest waits for a restart"},
+      {.name = "http.listen",
+       .type = OT::listen,
+       .default_yaml = "\"\"",
+       .help = "serve HTTP here; \"\" = off. Beyond loopback it needs `tokens_file`. "
+               "`metrics.listen` is another name for it",
+       .set =
+           [](T& t, const V& v) {
+             if (!v.text.empty()) t.config->http.listen = v.text;
+           }},
+      {.name = "http.tokens_file",
+       .type = OT::path,
+       .help = "the API's bearer tokens, lines `NAME ROLE SHA256-HEX` (`warpwatch token` makes "
+               "them; role `read`: every GET, `write`: everything); re-read on reload; unset = "
+               "no token is needed, which only a loopback `listen` allows",
+       .set = [](T& t, const V& v) { t.config->http.tokens_file = v.text; }},
+      {.name = "http.tls",
+       .type = OT::section,
+       .help = "HTTPS: both files, PEM; written, the server speaks TLS only"},
+      {.name = "http.tls.cert_file",
+       .type = OT::path,
+       .help = "the server's certificate chain (PEM)",
+       .set = [](T& t, const V& v) { t.config->http.tls_cert_file = v.text; }},
+      {.name = "http.tls.key_file",
+       .type = OT::path,
+       .help = "the certificate's private key (PEM)",
+       .set = [](T& t, const V& v) { t.config->http.tls_key_file = v.text; }},
+      {.name = "http.external_url",
+       .type = OT::string,
+       .default_yaml = "\"\"",
+       .help = "the server's address as its users reach it (`https://warpwatch.example`): "
+               "events carry links under it (Alertmanager's `generatorURL`, the webhook's and "
+               "Kafka's `explain_url`); \"\" = no links",
+       .allowed = "`http://` or `https://` URL, or `\"\"`",
+       .set = [](T& t, const V& v) { t.config->http.external_url = v.text; }},
+      {.name = "http.metrics_auth",
+       .type = OT::boolean,
+       .default_yaml = "false",
+       .help = "`/metrics`, `/healthz` and `/readyz` need a token too (any role)",
+       .set = [](T& t, const V& v) { t.config->http.metrics_auth = v.boolean; }},
+      {.name = "http.max_header_bytes",
+       .type = OT::integer,
+       .default_yaml = "16384",
+       .help = "a request's line and headers; larger ones are answered 431",
+       .min = 1024,
+       .max = 1 << 20,
+       .set =
+           [](T& t, const V& v) {
+             t.config->http.max_header_bytes = static_cast<std::size_t>(v.integer);
+           }},
+      {.name = "http.max_body_bytes",
+       .type = OT::integer,
+       .default_yaml = "1048576",
+       .help = "a request's body; larger ones are answered 413",
+       .min = 0,
+       .max = 1 << 30,
+       .set =
+           [](T& t, const V& v) {
+             t.config->http.max_body_bytes = static_cast<std::size_t>(v.integer);
+           }},
+      {.name = "http.timeout_ms",
+       .type = OT::integer,
+       .default_yaml = "10000",
+       .help = "time to read a request and to write its answer; an idle keep-alive connection "
+               "is closed after it",
+       .min = 100,
+       .max = 600000,
+       .set = [](T& t, const V& v) { t.config->http.timeout = milliseconds(v.integer); }},
+      {.name = "http.max_connections",
+       .type = OT::integer,
+       .default_yaml = "64",
+       .help = "connections served at once; one more is answered 503 with `Retry-After` and "
+               "closed",
+       .min = 1,
+       .max = 100000,
+       .set =
+           [](T& t, const V& v) {
+             t.config->http.max_connections = static_cast<std::size_t>(v.integer);
+           }},
       {.name = "metrics", .type = OT::section, .help = "monitoring"},
       {.name = "metrics.listen",
        .type = OT::listen,
        .default_yaml = "\"\"",
-       .help = "serve `/metrics` (Prometheus), `/healthz` and `/readyz` over HTTP here; \"\" = "
-               "off",
-       .set = [](T& t, const V& v) { t.config->metrics_listen = v.text; }},
+       .help = "another name for `http.listen` (both written: the same value)",
+       .set =
+           [](T& t, const V& v) {
+             if (!v.text.empty()) t.config->http.listen = v.text;
+           }},
       {.name = "metrics.stale_after_ms",
        .type = OT::integer,
        .default_yaml = "5000",

@@ -21,7 +21,15 @@ std::string event_id(std::string_view stream, std::string_view pattern, std::uin
   return stream::sha256_hex(input, 16);
 }
 
-std::string to_json(const Event& event) {
+std::string explain_url(std::string_view external_url, const Event& event) {
+  if (external_url.empty()) return {};
+  std::string url(external_url);
+  url += "/api/v1/events/";
+  url += event.id;
+  return url;
+}
+
+std::string to_json(const Event& event, std::string_view external_url) {
   // ordered_json keeps the documented key order, which makes `warpwatch tail` and the
   // JSON-lines file readable by eye. The members go straight into the object's vector:
   // an initializer list copies every value once more and a keyed insert searches the keys
@@ -57,6 +65,7 @@ std::string to_json(const Event& event) {
   label_members.reserve(event.labels.size());
   for (const auto& [key, value] : event.labels) add(label_members, key, value);
   members.emplace_back("labels", std::move(labels));
+  if (!external_url.empty()) add(members, "explain_url", explain_url(external_url, event));
   // Invalid UTF-8 (a stream id is bytes off the wire) is replaced, never thrown: one odd
   // id must not stop publishing.
   return j.dump(-1, ' ', false, Json::error_handler_t::replace);

@@ -82,7 +82,7 @@ void KafkaSink::offer(std::span<const SharedEvent> events) {
       unsent_at_stop_.fetch_add(1, std::memory_order_relaxed);
       continue;
     }
-    const std::string value = to_json(*event);
+    const std::string value = to_json(*event, options_.external_url);
     const rd_kafka_resp_err_t err =
         rd_kafka_producev(producer_.get(), RD_KAFKA_V_TOPIC(kafka_.topic.c_str()),
                           RD_KAFKA_V_KEY(event->stream.data(), event->stream.size()),

@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "warpwatch/base/sha256.hpp"
+
 namespace warpwatch::alerting {
 namespace {
 
@@ -15,7 +17,7 @@ std::string number_text(double value) {
   return nlohmann::json(value).dump();  // the digits the event's JSON has
 }
 
-nlohmann::json alert(const Event& e) {
+nlohmann::json alert(const Event& e, std::string_view external_url) {
   using nlohmann::json;
   json labels = json::object();
   labels["stream"] = e.stream;
@@ -25,7 +27,7 @@ nlohmann::json alert(const Event& e) {
   labels["alertname"] = e.rule;
   const std::int64_t resolve_ns =
       std::chrono::duration_cast<std::chrono::nanoseconds>(e.resolve).count();
-  return {
+  nlohmann::json out = {
       {"labels", std::move(labels)},
       {"annotations",
        {{"summary", "pattern '" + e.pattern + "' matched stream '" + e.stream + "' at distance " +
@@ -45,6 +47,8 @@ nlohmann::json alert(const Event& e) {
         {"id", e.id}}},
       {"startsAt", rfc3339(e.detected_ns)},
       {"endsAt", rfc3339(e.detected_ns + resolve_ns)}};
+  if (!external_url.empty()) out["generatorURL"] = explain_url(external_url, e);
+  return out;
 }
 
 }  // namespace
@@ -67,18 +71,18 @@ std::string rfc3339(std::int64_t ns_since_epoch) {
   return std::string(text, n) + "." + std::to_string(1000 + millis).substr(1) + "Z";
 }
 
-std::string alertmanager_body(std::span<const SharedEvent> events) {
+std::string alertmanager_body(std::span<const SharedEvent> events, std::string_view external_url) {
   nlohmann::json alerts = nlohmann::json::array();
-  for (const SharedEvent& e : events) alerts.push_back(alert(*e));
+  for (const SharedEvent& e : events) alerts.push_back(alert(*e, external_url));
   // Invalid UTF-8 is replaced, never thrown, as in the event's own JSON.
   return alerts.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-std::string webhook_body(std::span<const SharedEvent> events) {
+std::string webhook_body(std::span<const SharedEvent> events, std::string_view external_url) {
   std::string body = "{\"events\":[";
   for (std::size_t i = 0; i < events.size(); ++i) {
     if (i > 0) body += ',';
-    body += to_json(*events[i]);
+    body += to_json(*events[i], external_url);
   }
   body += "]}";
   return body;
@@ -90,14 +94,7 @@ std::string hmac_sha256_hex(std::string_view key, std::string_view data) {
   if (!HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
             reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest, &size))
     throw std::runtime_error("HMAC-SHA256 failed (OpenSSL)");
-  static constexpr char hex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(2 * size);
-  for (unsigned int i = 0; i < size; ++i) {
-    out += hex[digest[i] >> 4];
-    out += hex[digest[i] & 0x0f];
-  }
-  return out;
+  return stream::to_hex(std::span<const std::uint8_t>(digest, size));
 }
 
 }  // namespace warpwatch::alerting

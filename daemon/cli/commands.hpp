@@ -214,4 +214,10 @@ struct KeygenCommand {
 CLI::App* add_keygen_command(CLI::App& app, KeygenCommand& cmd);
 int run_keygen(const KeygenCommand& cmd, std::ostream& out, std::ostream& err);
 
+struct TokenCommand {
+  std::string name, role;
+};
+CLI::App* add_token_command(CLI::App& app, TokenCommand& cmd);
+int run_token(const TokenCommand& cmd, std::ostream& out, std::ostream& err);
+
 }  // namespace warpwatch::cli

@@ -83,11 +83,12 @@ IngestFeedback::IngestFeedback(const FeedbackOptions& options, std::set<std::str
   if (url.empty() && !options_.config_path.empty()) {
     plugins::register_builtin_plugins();  // the ingest kinds' options, to read the file
     const config::DaemonConfig daemon = config::load_daemon_config(options_.config_path);
-    if (daemon.metrics_listen.empty()) {
-      why_ = options_.config_path + " serves no /metrics (metrics.listen is not set)";
+    if (daemon.http.listen.empty()) {
+      why_ = options_.config_path +
+             " serves no /metrics (http.listen, or its other name metrics.listen, is not set)";
       return;
     }
-    std::string listen = daemon.metrics_listen;  // a wildcard address: ask loopback
+    std::string listen = daemon.http.listen;  // a wildcard address: ask loopback
     if (listen.starts_with("0.0.0.0:")) listen = "127.0.0.1" + listen.substr(7);
     if (listen.starts_with("[::]:")) listen = "[::1]" + listen.substr(4);
     url = "http://" + listen + "/metrics";

@@ -847,7 +847,7 @@ TEST(DaemonConfig, FullConfigReadsIntoTheExpectedValues) {
   EXPECT_EQ(c.publish_endpoint, "ipc:///tmp/ww.sock");
   EXPECT_EQ(c.send_high_water_mark, 0);
   EXPECT_EQ(c.events_file, (dir / "out" / "events.jsonl").string());
-  EXPECT_EQ(c.metrics_listen, "127.0.0.1:9464");
+  EXPECT_EQ(c.http.listen, "127.0.0.1:9464");
   EXPECT_EQ(c.metrics_stale_after.count(), 750);
   EXPECT_EQ(c.live.log_level, LogLevel::warning);
   EXPECT_EQ(c.drain_grace.count(), 0);
@@ -868,7 +868,8 @@ TEST(CheckConfig, ValidFileExits0WithASummary) {
         "declared streams (2)", "shapes: 4 patterns (dtw/stream 3, twed/window 1)",
         "motion: 2 patterns (dk/stream 1, softdtw/window 1)", "rules (3)",
         "pump-shapes: streams pump-*", "labels site=plant-1,team=ops",
-        "publish tcp://127.0.0.1:5556", "metrics 127.0.0.1:9464",
+        "publish tcp://127.0.0.1:5556",
+        "http 127.0.0.1:9464, no tokens (loopback: every caller may do everything), no links",
         "auto-create on (dims 1, period 10 ms, max 1000)", "sinks (2)",
         "webhook 127.0.0.1:8080: webhook at 127.0.0.1:8080"})
     EXPECT_NE(r.out.find(part), std::string::npos) << part << "\n" << r.out;

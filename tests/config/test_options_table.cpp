@@ -125,7 +125,7 @@ TEST_F(OptionsTable, DefaultsAgreeWithTheHeader) {
   EXPECT_EQ(c.publish_endpoint, header.publish_endpoint);
   EXPECT_EQ(c.send_high_water_mark, header.send_high_water_mark);
   EXPECT_EQ(c.events_file, header.events_file);
-  EXPECT_EQ(c.metrics_listen, header.metrics_listen);
+  EXPECT_EQ(c.http.listen, header.http.listen);
   EXPECT_EQ(c.drain_grace, header.drain_grace);
 
   // The plugins' structs (daemon/plugins/in_<kind>/) hold their defaults.

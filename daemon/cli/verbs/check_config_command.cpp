@@ -105,8 +105,19 @@ void print_summary(const config::DaemonConfig& c, std::ostream& out) {
              [&](const config::SinkConfig& s) { out << plugins::sink_plugin(s.kind).describe(s); });
   out << "publish " << c.publish_endpoint << " (send hwm " << c.send_high_water_mark << ")"
       << (c.events_file ? std::string(", events file ") + *c.events_file : std::string())
-      << ", metrics " << (c.metrics_listen.empty() ? std::string("off") : c.metrics_listen)
       << ", drain grace " << c.drain_grace.count() << " ms\n";
+  if (c.http.listen.empty()) {
+    out << "http off\n";
+  } else {
+    out << "http " << c.http.listen << (c.http.tls() ? " (TLS)" : "") << ", "
+        << (c.http.tokens.empty()
+                ? std::string("no tokens (loopback: every caller may do everything)")
+                : std::to_string(c.http.tokens.size()) + " token(s) from " + c.http.tokens_file)
+        << (c.http.metrics_auth ? ", /metrics behind tokens" : "")
+        << (c.http.external_url.empty() ? std::string(", no links")
+                                        : ", links under " + c.http.external_url)
+        << "\n";
+  }
   if (c.curve.enabled)
     out << "curve on: the daemon's public key " << c.curve.keys.public_key << ", "
         << c.curve.allowed_clients.size() << " client key(s) allowed\n";

@@ -66,7 +66,9 @@ std::unique_ptr<alerting::AlertSink> make(const config::SinkConfig& entry, servi
   std::string base = am.url.target;  // a route prefix, or "/"
   while (base.ends_with('/')) base.pop_back();
   http.target = base + "/api/v2/alerts";
-  http.body = alerting::alertmanager_body;
+  http.body = [url = entry.sink.external_url](std::span<const alerting::SharedEvent> events) {
+    return alerting::alertmanager_body(events, url);
+  };
   return std::make_unique<alerting::HttpSink>(entry.sink, std::move(http), std::move(log));
 }
 

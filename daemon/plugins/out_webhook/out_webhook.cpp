@@ -74,7 +74,9 @@ std::unique_ptr<alerting::AlertSink> make(const config::SinkConfig& entry, servi
   const auto& hook = entry.options_as<WebhookOptions>();
   alerting::HttpSinkOptions http = http_sink_options(hook);
   http.target = hook.url.target;
-  http.body = alerting::webhook_body;
+  http.body = [url = entry.sink.external_url](std::span<const alerting::SharedEvent> events) {
+    return alerting::webhook_body(events, url);
+  };
   http.hmac_secret = hook.hmac_secret;
   http.signature_header = hook.signature_header;
   return std::make_unique<alerting::HttpSink>(entry.sink, std::move(http), std::move(log));

@@ -13,6 +13,7 @@
 #include "warpwatch/kernels/backends.hpp"
 #include "warpwatch/kernels/errors.hpp"
 #include "warpwatch/plugins/registry.hpp"
+#include "warpwatch/service/api_routes.hpp"
 
 namespace warpwatch::service {
 namespace {
@@ -72,7 +73,7 @@ Pipeline::Pipeline(config::DaemonConfig config, Logger log, PipelineOptions opti
       instance_(config_.instance) {
   if (options.offline) {  // nothing of the daemon's outside world: no state, no listener
     config_.state_dir.clear();
-    config_.metrics_listen.clear();
+    config_.http.listen.clear();
   }
   log_config_warnings(log_, config_);
   registry_ = std::make_unique<stream::StreamRegistry>(
@@ -167,14 +168,12 @@ Pipeline::Pipeline(config::DaemonConfig config, Logger log, PipelineOptions opti
     sources_.push_back({&plugin, std::move(made.source)});
   }
   refresh_stats();
-  if (!config_.metrics_listen.empty()) {
-    metrics_ = std::make_unique<MetricsServer>(
-        config_.metrics_listen,
-        MetricsCallbacks{[this] { return render_metrics(metrics_snapshot()); },
-                         [this] { return unhealthy(); }, [this] { return unready(); }},
-        log_);
-    log_->info("serving /metrics, /healthz and /readyz on {} (port {})", config_.metrics_listen,
-               metrics_->port());
+  if (!config_.http.listen.empty()) {
+    http_ = std::make_unique<http::Server>(config_.http, http::daemon_routes(*this), log_);
+    log_->info(
+        "serving HTTP{} on {} (port {}): /metrics, /healthz, /readyz, /api/v1/{}",
+        config_.http.tls() ? "S" : "", config_.http.listen, http_->port(),
+        config_.http.tokens.empty() ? " (no tokens file: every caller may do everything)" : "");
   }
 }
 
@@ -218,6 +217,9 @@ void Pipeline::start() {
 void Pipeline::track_patterns(const std::vector<config::Library>& libraries) {
   std::map<std::string, PatternMatches> tracked;
   const std::lock_guard lock(stats_mu_);
+  stats_.patterns_by_dims.clear();
+  for (const auto& library : libraries)
+    for (const auto& p : library.patterns) ++stats_.patterns_by_dims[p.dims];
   for (const auto& library : libraries)
     for (const auto& p : library.patterns) {
       const auto kept = stats_.pattern_matches.find(p.id);
@@ -388,6 +390,33 @@ MetricsSnapshot Pipeline::metrics_snapshot() const {
           security_ ? security_->counters() : std::vector<stream::ZapCounters>{},
           StoreReading{events_.size(), events_.bytes(), events_.evicted(), history_.streams(),
                        history_.bytes()}};
+}
+
+StreamPage Pipeline::streams_page(std::size_t offset, std::size_t limit, std::string_view q) const {
+  const stream::RegistrySnapshot snapshot = registry_->snapshot();  // by id
+  std::map<std::size_t, std::size_t> patterns_by_dims;
+  {
+    const std::lock_guard lock(stats_mu_);
+    patterns_by_dims = stats_.patterns_by_dims;
+  }
+  StreamPage page;
+  for (const stream::StreamCounters& c : snapshot.streams) {
+    if (!q.empty() && c.stream->id.find(q) == std::string::npos) continue;
+    const std::size_t index = page.total++;
+    if (index < offset || page.streams.size() >= limit) continue;
+    StreamStatus s;
+    s.id = c.stream->id;
+    s.dims = c.stream->dims;
+    s.period_ns = c.stream->nominal_period_ns;
+    s.last_ns = hub_->last_timestamp_ns(s.id);
+    s.samples = c.accepted_samples;
+    s.backlog = hub_->queued_samples(s.id);
+    const auto it = patterns_by_dims.find(s.dims);
+    s.patterns = it == patterns_by_dims.end() ? 0 : it->second;
+    s.declared = c.declared;
+    page.streams.push_back(std::move(s));
+  }
+  return page;
 }
 
 std::optional<std::string> Pipeline::unhealthy() const {

@@ -149,6 +149,11 @@ bool Pipeline::reload(config::DaemonConfig next) {
     log_->warn("reload: '{}' changed in the file; it takes effect when warpwatchd restarts",
                option);
   if (security_) security_->reload(next.curve);  // the allowed CURVE clients: the rest waits
+  if (http_) {  // a changed tokens file applies; listen, TLS and the limits wait
+    http_->set_tokens(next.http.tokens);
+    config_.http.tokens_file = next.http.tokens_file;
+    config_.http.tokens = std::move(next.http.tokens);
+  }
   config_.live = std::move(next.live);
   {
     const std::lock_guard lock(stats_mu_);

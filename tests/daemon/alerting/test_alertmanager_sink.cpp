@@ -49,7 +49,9 @@ Alertmanager alertmanager(const std::string& url) {
   Alertmanager c;
   c.http.url = config::parse_http_url(url, nullptr).value();
   c.http.target = "/api/v2/alerts";
-  c.http.body = alerting::alertmanager_body;
+  c.http.body = [](std::span<const alerting::SharedEvent> e) {
+    return alerting::alertmanager_body(e);
+  };
   c.sink.name = "alertmanager test";
   c.sink.timeout = 2000ms;
   c.sink.backoff = 50ms;

@@ -50,7 +50,7 @@ Webhook webhook(const std::string& url) {
   std::string why;
   c.http.url = config::parse_http_url(url, &why).value();
   c.http.target = c.http.url.target;
-  c.http.body = alerting::webhook_body;
+  c.http.body = [](std::span<const alerting::SharedEvent> e) { return alerting::webhook_body(e); };
   c.http.signature_header = "X-Warpwatch-Signature";
   c.sink.name = "webhook test";
   c.sink.timeout = 2000ms;

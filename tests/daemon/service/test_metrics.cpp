@@ -130,15 +130,15 @@ TEST(Metrics, RendersHistogramsAndPatternCounters) {
 config::DaemonConfig metrics_config() {
   auto c = base_config({"s-a", "s-b"},
                        {make_pattern("blip", {5.0f, -5.0f}, kernels::Mode::stream, 1.0)});
-  c.metrics_listen = "127.0.0.1:0";
+  c.http.listen = "127.0.0.1:0";
   return c;
 }
 
 TEST(Metrics, ScrapeAfterGoodAndBadFramesShowsExactCounters) {
   CapturedLog log;
   service::Pipeline pipeline(metrics_config(), log.logger());
-  ASSERT_GT(pipeline.metrics_port(), 0);
-  EXPECT_EQ(http_get(pipeline.metrics_port(), "/healthz").status, 503) << "not started yet";
+  ASSERT_GT(pipeline.http_port(), 0);
+  EXPECT_EQ(http_get(pipeline.http_port(), "/healthz").status, 503) << "not started yet";
 
   zmq::context_t ctx;
   Producer push(ctx, pipeline.ingest_endpoints().at(0));
@@ -164,7 +164,7 @@ TEST(Metrics, ScrapeAfterGoodAndBadFramesShowsExactCounters) {
       << log.joined();
   pipeline.step();  // the rule's event is published in the batch that matched it
 
-  const HttpResponse scrape = http_get(pipeline.metrics_port(), "/metrics");
+  const HttpResponse scrape = http_get(pipeline.http_port(), "/metrics");
   ASSERT_EQ(scrape.status, 200);
   EXPECT_EQ(scrape.content_type.rfind("text/plain; version=0.0.4", 0), 0u) << scrape.content_type;
   const auto m = parse_prometheus_text(scrape.body);
@@ -213,12 +213,12 @@ TEST(Metrics, ScrapeAfterGoodAndBadFramesShowsExactCounters) {
   EXPECT_EQ(log.count("rejected input on stream 's-b': non_finite_value"), 1u) << log.joined();
   EXPECT_EQ(log.count("rejected input on stream 's-a': wrong_dims"), 1u) << log.joined();
 
-  const HttpResponse health = http_get(pipeline.metrics_port(), "/healthz");
+  const HttpResponse health = http_get(pipeline.http_port(), "/healthz");
   EXPECT_EQ(health.status, 200);
   EXPECT_EQ(health.body, "ok\n");
-  EXPECT_EQ(http_get(pipeline.metrics_port(), "/nothing").status, 404);
+  EXPECT_EQ(http_get(pipeline.http_port(), "/nothing").status, 404);
   pipeline.shutdown();
-  const HttpResponse after = http_get(pipeline.metrics_port(), "/healthz");
+  const HttpResponse after = http_get(pipeline.http_port(), "/healthz");
   EXPECT_EQ(after.status, 503);
   EXPECT_EQ(after.body, "stopped\n");
 }
@@ -243,10 +243,9 @@ TEST(Metrics, DetectionLatencyRoundsAndPatternMatchesAfterAMatch) {
       pipeline, [&] { return pipeline.stats().events == 1; }, 5000ms))
       << log.joined();
   const double since_sent = std::chrono::duration<double>(Clock::now() - sent).count();
-  const auto before_idle =
-      parse_prometheus_text(http_get(pipeline.metrics_port(), "/metrics").body);
+  const auto before_idle = parse_prometheus_text(http_get(pipeline.http_port(), "/metrics").body);
   for (int i = 0; i < 20; ++i) pipeline.step();  // rounds without work are not timed
-  const HttpResponse scrape = http_get(pipeline.metrics_port(), "/metrics");
+  const HttpResponse scrape = http_get(pipeline.http_port(), "/metrics");
   const auto m = parse_prometheus_text(scrape.body);
 
   EXPECT_EQ(m.at(R"(warpwatch_pattern_matches_total{library="shapes",pattern="blip"})"), 1)
@@ -269,15 +268,15 @@ TEST(Metrics, DetectionLatencyRoundsAndPatternMatchesAfterAMatch) {
 TEST(Metrics, ReadyzOnceStartedWithEverySourceBound) {
   CapturedLog log;
   service::Pipeline pipeline(metrics_config(), log.logger());
-  const HttpResponse before = http_get(pipeline.metrics_port(), "/readyz");
+  const HttpResponse before = http_get(pipeline.http_port(), "/readyz");
   EXPECT_EQ(before.status, 503);
   EXPECT_EQ(before.body, "not started\n");
   pipeline.start();
-  const HttpResponse ready = http_get(pipeline.metrics_port(), "/readyz");
+  const HttpResponse ready = http_get(pipeline.http_port(), "/readyz");
   EXPECT_EQ(ready.status, 200);
   EXPECT_EQ(ready.body, "ready\n");
   pipeline.shutdown();
-  const HttpResponse after = http_get(pipeline.metrics_port(), "/readyz");
+  const HttpResponse after = http_get(pipeline.http_port(), "/readyz");
   EXPECT_EQ(after.status, 503);
   EXPECT_EQ(after.body, "stopped\n");
 }
@@ -304,13 +303,13 @@ TEST(Metrics, ReadyzWaitsForASubSourcesPublisher) {
     HttpResponse r;
     const auto deadline = Clock::now() + 5000ms;
     do {
-      r = http_get(pipeline.metrics_port(), "/readyz");
+      r = http_get(pipeline.http_port(), "/readyz");
       if (r.status != status) std::this_thread::sleep_for(20ms);
     } while (r.status != status && Clock::now() < deadline);
     return r;
   };
   for (int i = 0; i < 5; ++i) {  // nothing to connect to: not ready, for as long as that lasts
-    const HttpResponse r = http_get(pipeline.metrics_port(), "/readyz");
+    const HttpResponse r = http_get(pipeline.http_port(), "/readyz");
     EXPECT_EQ(r.status, 503);
     EXPECT_EQ(r.body, "source 'sub " + endpoint + "' not connected\n");
     std::this_thread::sleep_for(50ms);
@@ -335,12 +334,12 @@ TEST(Metrics, HealthzTurnsUnhealthyWhenTheSchedulerStalls) {
   // No step() from here on: the scheduler is "stalled".
   HttpResponse health;
   const auto deadline = Clock::now() + 5000ms;
-  do health = http_get(pipeline.metrics_port(), "/healthz");
+  do health = http_get(pipeline.http_port(), "/healthz");
   while (health.status == 200 && Clock::now() < deadline);
   EXPECT_EQ(health.status, 503);
   EXPECT_EQ(health.body.rfind("scheduler stalled: last round ", 0), 0u) << health.body;
   pipeline.step();
-  EXPECT_EQ(http_get(pipeline.metrics_port(), "/healthz").status, 200);
+  EXPECT_EQ(http_get(pipeline.http_port(), "/healthz").status, 200);
 }
 
 TEST(Metrics, ListenerThatCannotBindNamesTheAddress) {
@@ -348,21 +347,21 @@ TEST(Metrics, ListenerThatCannotBindNamesTheAddress) {
   CapturedLog log;
   service::Pipeline pipeline(first, log.logger());
   auto second = metrics_config();
-  second.metrics_listen = "127.0.0.1:" + std::to_string(pipeline.metrics_port());
+  second.http.listen = "127.0.0.1:" + std::to_string(pipeline.http_port());
   try {
     service::Pipeline clash(second, log.logger());
     FAIL() << "a second listener on the same port must be refused";
   } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find(second.metrics_listen), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(second.http.listen), std::string::npos) << e.what();
   }
 }
 
 TEST(Metrics, OffWhenListenIsEmpty) {
   auto cfg = metrics_config();
-  cfg.metrics_listen = "";
+  cfg.http.listen = "";
   CapturedLog log;
   service::Pipeline pipeline(cfg, log.logger());
-  EXPECT_EQ(pipeline.metrics_port(), 0);
+  EXPECT_EQ(pipeline.http_port(), 0);
 }
 
 }  // namespace

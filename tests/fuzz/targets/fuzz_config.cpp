@@ -158,7 +158,7 @@ void make_local(DaemonConfig& c) {
       sink = plugins::sink_entry(o, sink.sink, sink.where);
     }
   }
-  c.metrics_listen.clear();
+  c.http.listen.clear();
   if (c.events_file) c.events_file = (work_dir() / "events.jsonl").string();
   c.backend = warpwatch::kernels::Backend::cpu;
   c.cpu_threads = 1;

@@ -222,4 +222,8 @@ void check_rule(const Rule& rule, const PresentKeys& keys, const LiveConfig& liv
 // The patterns that no rule of `live` selects.
 void check_unselected_patterns(const LiveConfig& live, std::vector<ConfigWarning>& warnings);
 
+// `http:` after the table read it (http_config.cpp): the alias metrics.listen, the rule that a
+// listener beyond loopback needs tokens, the tokens file, TLS's two files, the external URL.
+void read_http(const PresentKeys& top, const std::string& file, HttpConfig& http);
+
 }  // namespace warpwatch::config

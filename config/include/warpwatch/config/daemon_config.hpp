@@ -2,6 +2,7 @@
 // option table in config/options/options.cpp declares each option once).
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -70,6 +71,38 @@ struct CurveConfig {
   std::vector<std::string> allowed_clients;
 };
 
+// One bearer token of the HTTP API (`http.tokens_file`, a line `NAME ROLE SHA256-HEX`): the
+// token itself is never stored, only its SHA-256.
+enum class TokenRole { read, write };
+struct ApiToken {
+  std::string name;
+  TokenRole role = TokenRole::read;
+  std::array<std::uint8_t, 32> sha256{};  // of the token
+};
+
+// `http:`: the daemon's one HTTP server (daemon/service/http/): /metrics, /healthz, /readyz and
+// the API. `listen` is also `metrics.listen` (an alias). A reload applies a changed tokens file;
+// the rest waits for a restart.
+struct HttpConfig {
+  std::string listen;  // "127.0.0.1:9464"; "" = off
+  std::string tokens_file;
+  std::vector<ApiToken> tokens;             // read from tokens_file (empty without one)
+  std::string tls_cert_file, tls_key_file;  // both or neither: TLS
+  std::string external_url;                 // links in events; "" = none
+  bool metrics_auth = false;                // /metrics, /healthz, /readyz need a token too
+  std::size_t max_header_bytes = 16 * 1024;
+  std::size_t max_body_bytes = 1 << 20;
+  std::chrono::milliseconds timeout{10000};  // to read a request, and to write its answer
+  std::size_t max_connections = 64;          // more are answered 503 (Retry-After) and closed
+  bool tls() const { return !tls_cert_file.empty(); }
+};
+
+// The lines of a tokens file (`NAME ROLE SHA256-HEX`, `#` comments, blank lines); a bad line
+// is a ConfigError at the file's line. Throws ConfigError at `where` when it cannot be read.
+std::vector<ApiToken> read_tokens_file(const std::string& path, const SourceLocation& where);
+// "host:port" whose host is a loopback address (127.0.0.0/8, ::1, localhost).
+bool is_loopback_listen(std::string_view host_port);
+
 // The validated choices of the file, as enums (their names: to_string / parse_*).
 // Least severe messages logged (`log.level`), in spdlog's order.
 enum class LogLevel { trace, debug, info, warning, error, critical, off };
@@ -134,6 +167,7 @@ struct SinkOptions {
   unsigned max_attempts = 5;                // requests per batch before it is given up
   std::chrono::milliseconds backoff{500};   // first retry's wait, doubled after each failure
   std::chrono::milliseconds max_backoff{30000};
+  std::string external_url;  // http.external_url (not a row of the sink's): links in payloads
   friend bool operator==(const SinkOptions&, const SinkOptions&) = default;
 };
 
@@ -204,7 +238,7 @@ struct DaemonConfig {
   std::string publish_endpoint = "tcp://127.0.0.1:5556";  // ZeroMQ PUB bind
   int send_high_water_mark = 10000;        // messages queued per subscriber before drops
   std::optional<std::string> events_file;  // JSON lines, appended
-  std::string metrics_listen;              // "127.0.0.1:9464" serves /metrics; "" = off
+  HttpConfig http;                         // the HTTP server (`http:`, `metrics.listen`)
   std::chrono::milliseconds metrics_stale_after{5000};  // /healthz: 503 after a round this late
   std::chrono::milliseconds drain_grace{2000};          // SIGTERM: time allowed to drain
   // Matching state across restarts (docs/operations.md §4): the folder of

@@ -152,6 +152,7 @@ class IngestHub {
   // the next rounds allocate nothing. Optional; a batch not given back is just freed.
   void recycle(IngestBatch&& batch);
   std::size_t queued_samples() const;
+  std::size_t queued_samples(std::string_view id) const;  // one stream's (0: none, or no such)
 
   // A configuration reload's new stream declarations (StreamRegistry::redeclare), applied
   // between two messages: none is admitted under the old declarations and queued under

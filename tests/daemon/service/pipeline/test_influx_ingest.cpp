@@ -32,7 +32,7 @@ unsigned short port_of(const std::string& endpoint) {
 config::DaemonConfig influx_config() {
   auto c = base_config({"cpu.web-1.usage", "acc.s1"},
                        {make_pattern("blip", {5.0f, -5.0f}, kernels::Mode::stream, 1.0)});
-  c.metrics_listen = "127.0.0.1:0";
+  c.http.listen = "127.0.0.1:0";
   c.ingest.clear();
   plugins::in_influx::InfluxOptions tcp;  // per field, timestamps in ms
   tcp.endpoint = "tcp://127.0.0.1:0";
@@ -86,7 +86,7 @@ TEST(InfluxIngest, TelegrafLinesOverTcpAndUdpAreMatchedAndBadOnesCounted) {
       },
       5000ms, &sub))
       << log.joined();
-  const HttpResponse scrape = http_get(pipeline.metrics_port(), "/metrics");
+  const HttpResponse scrape = http_get(pipeline.http_port(), "/metrics");
   const auto summary = pipeline.shutdown();
   sub.wait_for(2, 3000ms);
 

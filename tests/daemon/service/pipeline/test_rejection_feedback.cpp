@@ -135,7 +135,7 @@ TEST(RejectionFeedback, RawTextOverTcpToAPullSocketIsCountedAndLoggedWithThePeer
 TEST(RejectionFeedback, LineProtocolGarbageNamesItsMeasurementAndAMissingFieldIsMissingField) {
   auto cfg =
       base_config({"cpu.web-1"}, {make_pattern("blip", {5, -5}, kernels::Mode::stream, 1.0)});
-  cfg.metrics_listen = "127.0.0.1:0";
+  cfg.http.listen = "127.0.0.1:0";
   plugins::in_influx::InfluxOptions tcp;
   tcp.endpoint = "tcp://127.0.0.1:0";
   tcp.mapping = {"{measurement}.{tag:host}", {"usage"}, stream::Precision::ns};
@@ -166,7 +166,7 @@ TEST(RejectionFeedback, LineProtocolGarbageNamesItsMeasurementAndAMissingFieldIs
   EXPECT_EQ(logged(log, ", line 2: no field 'usage' in 'cpu,host=web-1 idle=3 2'"), 1u)
       << log.joined();
 
-  const HttpResponse scrape = http_get(pipeline.metrics_port(), "/metrics");
+  const HttpResponse scrape = http_get(pipeline.http_port(), "/metrics");
   const auto m = parse_prometheus_text(scrape.body);
   EXPECT_EQ(m.at(R"(warpwatch_ingest_rejected_total{reason="missing_field"})"), 1) << scrape.body;
   EXPECT_EQ(m.at(R"(warpwatch_ingest_rejected_total{reason="wrong_dims"})"), 0);

@@ -47,7 +47,12 @@ class EventSequence {
   std::uint64_t last_ = 0;
 };
 
-// The JSON payload published for an event (one object, keys as above).
-std::string to_json(const Event& event);
+// The event's page in the daemon's HTTP API under `external_url` (http.external_url):
+// "{external_url}/api/v1/events/{id}"; "" when external_url is "" (no links).
+std::string explain_url(std::string_view external_url, const Event& event);
+
+// The JSON payload published for an event (one object, keys as above); with an external_url
+// (the webhook's and Kafka's payloads) it ends with "explain_url" (explain_url()).
+std::string to_json(const Event& event, std::string_view external_url = {});
 
 }  // namespace warpwatch::alerting

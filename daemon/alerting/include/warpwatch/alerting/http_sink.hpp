@@ -21,6 +21,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <random>
@@ -43,7 +44,7 @@ struct HttpSinkOptions {
   config::HttpUrl url;  // the receiver
   std::string target;   // the request target: the webhook's, or <base>/api/v2/alerts
   // A batch's body (sink_payload.hpp: alertmanager_body, webhook_body).
-  std::string (*body)(std::span<const SharedEvent> events) = nullptr;
+  std::function<std::string(std::span<const SharedEvent> events)> body;
   std::map<std::string, std::string> headers;  // sent with every request
   std::size_t max_batch = 100;                 // events per request, at most
   std::string hmac_secret;                     // "" = unsigned

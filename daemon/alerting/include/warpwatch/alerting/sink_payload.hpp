@@ -24,11 +24,13 @@ std::string rfc3339(std::int64_t ns_since_epoch);
 // stays the rule's name). Annotations: summary, distance, threshold, library, metric, mode,
 // start_index, end_index, match_start, match_end (the match's timestamps), detected,
 // instance, sequence, id (Event::id). startsAt: the detection time; endsAt: that plus the rule's
-// resolve.
-std::string alertmanager_body(std::span<const SharedEvent> events);
+// resolve. generatorURL: explain_url(external_url, event), with an external_url only.
+std::string alertmanager_body(std::span<const SharedEvent> events,
+                              std::string_view external_url = {});
 
-// The webhook's body: {"events": [...]}, each event the JSON object `publish` sends.
-std::string webhook_body(std::span<const SharedEvent> events);
+// The webhook's body: {"events": [...]}, each event the JSON object `publish` sends, with its
+// explain_url when external_url is not "".
+std::string webhook_body(std::span<const SharedEvent> events, std::string_view external_url = {});
 
 // HMAC-SHA256 of `data` under `key` (OpenSSL), as lower-case hex.
 std::string hmac_sha256_hex(std::string_view key, std::string_view data);

@@ -44,6 +44,8 @@ struct PipelineStats {
   std::uint64_t unmatched_at_shutdown = 0;  // accepted, not matched within the grace
   // By pattern id, every pattern configured now (a reload drops the ones it removes).
   std::map<std::string, PatternMatches> pattern_matches;
+  // Patterns configured now by their dims: a stream's pairs are those of its dims.
+  std::map<std::size_t, std::size_t> patterns_by_dims;
   // Matches of exclusive libraries the nearest-template filter superseded, by library
   // (docs/spec.md §5.1).
   std::map<std::string, std::uint64_t, std::less<>> superseded;

@@ -30,10 +30,10 @@
 #include "warpwatch/service/arrival_log.hpp"
 #include "warpwatch/service/checkpoint.hpp"
 #include "warpwatch/service/event_store.hpp"
+#include "warpwatch/service/http_server.hpp"
 #include "warpwatch/service/kafka_state.hpp"
 #include "warpwatch/service/logging.hpp"
 #include "warpwatch/service/metrics.hpp"
-#include "warpwatch/service/metrics_server.hpp"
 #include "warpwatch/service/recent_history.hpp"
 #include "warpwatch/service/scheduler_requests.hpp"
 #include "warpwatch/service/socket_security.hpp"
@@ -68,6 +68,22 @@ struct PipelineOptions {
   // Offline: each stream's samples of a round, as they go to the Matcher (a backtest's report
   // draws them). Null: none.
   std::function<void(const stream::QueuedSamples&)> on_samples;
+};
+
+// One stream as GET /api/v1/streams lists it (Pipeline::streams_page).
+struct StreamStatus {
+  std::string id;
+  std::size_t dims = 1;
+  std::int64_t period_ns = 0;           // the nominal period (declared, or auto-created's)
+  std::optional<std::int64_t> last_ns;  // the last accepted sample's time; none yet
+  std::uint64_t samples = 0;            // accepted samples
+  std::uint64_t backlog = 0;            // samples queued in the hub, not matched yet
+  std::size_t patterns = 0;             // the stream's pairs: the patterns of its dims
+  bool declared = false;                // or auto-created
+};
+struct StreamPage {
+  std::vector<StreamStatus> streams;  // by id, from `offset`
+  std::size_t total = 0;              // the streams that pass the filter
 };
 
 class Pipeline {
@@ -179,8 +195,11 @@ class Pipeline {
   // then), it is started and not shut down, and every ingest source is connected
   // (Source::connected); otherwise why not, naming the sources that are not.
   std::optional<std::string> unready() const;
-  // The port /metrics is served on; 0 when metrics.listen is "".
-  int metrics_port() const { return metrics_ ? metrics_->port() : 0; }
+  // The port the HTTP server listens on; 0 when http.listen is "".
+  int http_port() const { return http_ ? http_->port() : 0; }
+  // At most `limit` streams by id from `offset` among those whose id contains `q` ("" = all),
+  // and how many pass; thread-safe (the HTTP server's threads call it).
+  StreamPage streams_page(std::size_t offset, std::size_t limit, std::string_view q) const;
   // The last events published, with their segments and patterns (`event_store:`), and each
   // stream's last samples (`history:`); thread-safe, for the API's threads
   // (daemon/service/store/).
@@ -321,7 +340,7 @@ class Pipeline {
   std::atomic<std::int64_t> last_round_ns_{0};  // steady clock
   std::atomic<bool> stopped_{false};
   std::chrono::steady_clock::time_point next_checkpoint_;  // state.checkpoint_ms's next
-  std::unique_ptr<MetricsServer> metrics_;  // last: stops serving before the rest goes
+  std::unique_ptr<http::Server> http_;  // last: stops serving before the rest goes
 };
 
 }  // namespace warpwatch::service
