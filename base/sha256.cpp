@@ -30,7 +30,8 @@ std::string to_hex(std::span<const std::uint8_t> bytes) {
 
 std::string sha256_hex(std::string_view bytes, std::size_t digest_bytes) {
   const auto digest = sha256(bytes);
-  return to_hex(std::span<const std::uint8_t>(digest.data(), std::min(digest_bytes, digest.size())));
+  return to_hex(
+      std::span<const std::uint8_t>(digest.data(), std::min(digest_bytes, digest.size())));
 }
 
 bool equal_in_constant_time(const std::array<std::uint8_t, 32>& a,
