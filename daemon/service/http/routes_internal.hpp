@@ -22,8 +22,11 @@ inline Response text(int status, std::string body, std::string content_type) {
   return r;
 }
 
+// Strings from the caller (a path's id, a library change's who and names) that are not UTF-8
+// come out with U+FFFD for their bad bytes, rather than failing the answer.
 inline Response json(const nlohmann::json& body, int status = 200) {
-  return text(status, body.dump(), "application/json");
+  return text(status, body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+              "application/json");
 }
 
 // GET /api/v1/events, /events/{id}, /events/{id}/plot.svg, /streams/{id}/samples

@@ -222,6 +222,13 @@ TEST_F(HttpApiRoutes, PutWithIfMatchIsMatchedAndAStaleETagIs409AndAReadTokenIs40
   EXPECT_EQ(events["events"][0].at("start_index"), 9) << events.dump();
   EXPECT_EQ(events["events"][0].at("distance"), 0.0);
 
+  // A name that is not UTF-8 (%FF decoded) is quoted with U+FFFD, not a failed answer.
+  const HttpReply bad = request(port, "GET", "/api/v1/libraries/%FF/patterns/x", read_token);
+  EXPECT_EQ(bad.status, 404) << bad.body;
+  EXPECT_NE(json::parse(bad.body).at("detail").get<std::string>().find("\xEF\xBF\xBD"),
+            std::string::npos)
+      << bad.body;
+
   const json changes = get_json(port, "/api/v1/changes").at("changes");
   ASSERT_GE(changes.size(), 1u);
   EXPECT_EQ(changes.at(0).at("who"), "writer") << changes.dump();
