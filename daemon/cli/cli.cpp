@@ -29,6 +29,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   LoadCommand load;
   KeygenCommand keygen;
   TokenCommand token;
+  ExplainCommand explain;
   BacktestCommand backtest;
   // Each verb: its subcommand and how to run it once parsed.
   const std::vector<std::pair<CLI::App*, std::function<int()>>> verbs = {
@@ -45,6 +46,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       {add_load_command(app, load), [&] { return run_load(load, out, err); }},
       {add_keygen_command(app, keygen), [&] { return run_keygen(keygen, out, err); }},
       {add_token_command(app, token), [&] { return run_token(token, out, err); }},
+      {add_explain_command(app, explain), [&] { return run_explain(explain, out, err); }},
       {add_backtest_command(app, backtest), [&] { return run_backtest(backtest, out, err); }}};
   try {
     app.parse(argc, argv);

@@ -81,14 +81,15 @@ int run_daemon(int argc, const char* const* argv, std::ostream& out, std::ostrea
   apply_log_level(log, log_level, config::LiveConfig{}.log_level);
   ServiceNotifier systemd(log);
   std::unique_ptr<Pipeline> pipeline;
-  std::unique_ptr<LibraryEditor> editor;  // the runtime changes of libraries
+  std::shared_ptr<LibraryEditor> editor;  // the runtime changes of libraries
   try {
     // The file with the runtime changes of its libraries on top (the overlay of state.dir).
     config::DaemonConfig config = load_with_overlay(config_path);
     config::check_cuda_devices(config);
     apply_log_level(log, log_level, config.live.log_level);
     pipeline = std::make_unique<Pipeline>(std::move(config), log);
-    editor = std::make_unique<LibraryEditor>(*pipeline, config_path, log);
+    editor = std::make_shared<LibraryEditor>(*pipeline, config_path, log);
+    pipeline->set_library_editor(editor);  // the API's /api/v1/libraries routes
   } catch (const std::exception& e) {
     log->critical("{}", e.what());
     systemd.status(std::string("failed to start: ") + e.what());

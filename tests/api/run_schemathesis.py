@@ -80,7 +80,19 @@ def main():
                     "streams: {auto_create: true}\n"
                     "ingest:\n  - pull: tcp://127.0.0.1:*\n"
                     "publish: {endpoint: 'tcp://127.0.0.1:*'}\n"
+                    # A library and a state.dir: the library routes answer more than 404/403.
+                    "state: {dir: state, checkpoint_ms: 0}\n"
+                    "libraries:\n  - name: shapes\n"
+                    "    defaults: {metric: dtw, mode: stream, threshold: 1}\n"
+                    "    patterns:\n      - {id: blip, values: [5, -5]}\n"
                     "http:\n  listen: 127.0.0.1:%d\n  tokens_file: tokens\n" % port)
+        # A change of a pattern that exists without If-Match is 428 (Precondition Required):
+        # a schema cannot say "required when the pattern exists", so 428 is accepted for
+        # schema-valid requests as 409 (a stale ETag) is by default.
+        with open(os.path.join(tmp, "schemathesis.toml"), "w") as f:
+            f.write("[checks.positive_data_acceptance]\n"
+                    "expected-statuses = [\"2xx\", \"3xx\", \"401\", \"403\", \"404\", "
+                    "\"409\", \"428\", \"429\", \"5xx\"]\n")
         log = open(os.path.join(tmp, "warpwatchd.log"), "w")
         daemon = subprocess.Popen([warpwatchd, "-c", os.path.join(tmp, "warpwatch.yaml")],
                                   stdout=log, stderr=subprocess.STDOUT)

@@ -143,8 +143,9 @@ std::optional<HttpResponse> http_get(int port, const std::string& target,
   return http_get("127.0.0.1", port, target, timeout);
 }
 
-std::optional<HttpResponse> http_get(const std::string& host, int port, const std::string& target,
-                                     std::chrono::milliseconds timeout, std::string* why) {
+std::optional<HttpResponse> http_get(
+    const std::string& host, int port, const std::string& target, std::chrono::milliseconds timeout,
+    std::string* why, const std::vector<std::pair<std::string, std::string>>& headers) {
   namespace beast = boost::beast;
   namespace http = beast::http;
   using boost::asio::ip::tcp;
@@ -157,6 +158,7 @@ std::optional<HttpResponse> http_get(const std::string& host, int port, const st
     http::request<http::empty_body> request{http::verb::get, target, 11};
     request.set(http::field::host, host);
     request.set(http::field::connection, "close");
+    for (const auto& [name, value] : headers) request.set(name, value);
     // Asynchronous under the hood so that the stream's deadline applies to every step.
     beast::error_code error;
     http::async_write(stream, request, [&](beast::error_code ec, std::size_t) { error = ec; });

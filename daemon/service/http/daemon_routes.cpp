@@ -2,6 +2,7 @@
 // and the API (docs/api.md). Add a route here and to openapi.json.
 #include <nlohmann/json.hpp>
 
+#include "routes_internal.hpp"
 #include "warpwatch/service/api_routes.hpp"
 #include "warpwatch/service/pipeline.hpp"
 
@@ -13,22 +14,10 @@ constexpr const char* metrics_content_type = "text/plain; version=0.0.4; charset
 
 constexpr std::int64_t streams_default_limit = 100, streams_max_limit = 1000;
 
-Response text(int status, std::string body, std::string content_type) {
-  Response r;
-  r.status = status;
-  r.content_type = std::move(content_type);
-  r.body = std::move(body);
-  return r;
-}
-
 // 200 with `fine`, or 503 with the reason.
 Response state(const std::optional<std::string>& why_not, const char* fine) {
   return text(why_not ? 503 : 200, (why_not ? *why_not : std::string(fine)) + "\n",
               "text/plain; charset=utf-8");
-}
-
-Response json(const nlohmann::json& body) {
-  return text(200, body.dump(), "application/json");
 }
 
 nlohmann::json to_json(const StreamStatus& s) {
@@ -76,6 +65,8 @@ Router daemon_routes(const Pipeline& pipeline) {
                  {"total", page.total},
                  {"next_offset", next < page.total ? nlohmann::json(next) : nlohmann::json()}});
   });
+  add_event_routes(router, pipeline, pipeline.config().http.external_url);
+  add_library_routes(router, pipeline);
   return router;
 }
 

@@ -91,7 +91,8 @@ Response problem(int status, std::string_view detail, std::string_view field) {
   Response r;
   r.status = status;
   r.content_type = "application/problem+json";
-  r.body = body.dump();
+  // A detail quoting a path or body that is not UTF-8 (the caller's bytes): U+FFFD for them.
+  r.body = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   return r;
 }
 

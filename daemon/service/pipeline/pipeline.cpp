@@ -186,6 +186,16 @@ Pipeline::~Pipeline() {
   }
 }
 
+void Pipeline::set_library_editor(std::shared_ptr<LibraryEditor> editor) {
+  const std::lock_guard lock(editor_mu_);
+  editor_ = std::move(editor);
+}
+
+std::shared_ptr<LibraryEditor> Pipeline::library_editor() const {
+  const std::lock_guard lock(editor_mu_);
+  return editor_;
+}
+
 void Pipeline::add_patterns(const std::vector<config::Library>& libraries) {
   for (const auto& library : libraries)
     for (const auto& pattern : library.patterns) matcher_->add_pattern(pattern);

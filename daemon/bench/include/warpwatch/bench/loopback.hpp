@@ -65,9 +65,12 @@ struct HttpResponse {
 // `timeout`.
 std::optional<HttpResponse> http_get(int port, const std::string& target,
                                      std::chrono::milliseconds timeout);
-// The same of http://host:port/target (a name or an address); `why` says what failed.
-std::optional<HttpResponse> http_get(const std::string& host, int port, const std::string& target,
-                                     std::chrono::milliseconds timeout, std::string* why = nullptr);
+// The same of http://host:port/target (a name or an address), with `headers` besides Host
+// (`warpwatch explain`'s Authorization); `why` says what failed. Plain HTTP only.
+std::optional<HttpResponse> http_get(
+    const std::string& host, int port, const std::string& target, std::chrono::milliseconds timeout,
+    std::string* why = nullptr,
+    const std::vector<std::pair<std::string, std::string>>& headers = {});
 
 // Prometheus text format: "name{labels}" -> value, comment lines and unreadable values
 // skipped.

@@ -43,6 +43,8 @@
 
 namespace warpwatch::service {
 
+class LibraryEditor;  // library_editor.hpp: it holds the Pipeline
+
 // What `backend: auto` is told of the work (kernels/backends.hpp): the declared streams'
 // pairs with every library's patterns of their dims, and cpu_threads; the pairs are unknown
 // when streams are auto-created. The backend is chosen once, at start: a reload keeps it
@@ -205,6 +207,10 @@ class Pipeline {
   // (daemon/service/store/).
   const EventStore& event_store() const { return events_; }
   const RecentHistory& history() const { return history_; }
+  // The runtime changes of libraries the API's /api/v1/libraries routes make (warpwatchd's
+  // editor, set once it is built; none: those routes answer 503); thread-safe.
+  void set_library_editor(std::shared_ptr<LibraryEditor> editor);
+  std::shared_ptr<LibraryEditor> library_editor() const;
 
  private:
   // One round: takes what the hub queued and processes it; a round with work is timed
@@ -340,7 +346,9 @@ class Pipeline {
   std::atomic<std::int64_t> last_round_ns_{0};  // steady clock
   std::atomic<bool> stopped_{false};
   std::chrono::steady_clock::time_point next_checkpoint_;  // state.checkpoint_ms's next
-  std::unique_ptr<http::Server> http_;  // last: stops serving before the rest goes
+  mutable std::mutex editor_mu_;
+  std::shared_ptr<LibraryEditor> editor_;  // set_library_editor's
+  std::unique_ptr<http::Server> http_;     // last: stops serving before the rest goes
 };
 
 }  // namespace warpwatch::service

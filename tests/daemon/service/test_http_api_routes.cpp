@@ -1,0 +1,262 @@
+// The API's event, sample and library routes (daemon/service/http/event_routes.cpp,
+// library_routes.cpp) over a real Pipeline with its scheduler on its own thread, fed over its
+// PULL socket, its LibraryEditor as warpwatchd wires it, and `warpwatch explain` against it;
+// real sockets on 127.0.0.1 throughout.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <bit>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "cli_test_support.hpp"
+#include "daemon_e2e_support.hpp"
+#include "http/http_request.hpp"
+#include "log_capture.hpp"
+#include "test_support.hpp"
+#include "warpwatch/base/sha256.hpp"
+#include "warpwatch/files/files.hpp"
+#include "warpwatch/service/library_editor.hpp"
+
+namespace {
+
+using namespace warpwatch;
+using namespace warpwatch::testing;
+using nlohmann::json;
+
+constexpr const char* read_token = "read-token-0123456789";
+constexpr const char* write_token = "write-token-9876543210";
+
+std::string token_line(const char* name, const char* role, const char* secret) {
+  return std::string(name) + " " + role + " " + stream::to_hex(stream::sha256(secret)) + "\n";
+}
+
+// One stream, the library `shapes` with `blip` [5, -5] (dtw, stream mode, threshold 1),
+// state.dir for the editor, the HTTP server on a free port with a read and a write token.
+std::string config_text() {
+  return "instance: wire\nbackend: cpu\ncpu_threads: 1\nscheduler: {tick_ms: 5}\n"
+         "ingest:\n  - pull: \"tcp://127.0.0.1:*\"\n"
+         "streams:\n  declared:\n    - {id: s1, dims: 1, period_ms: 10}\n"
+         "state: {dir: state, checkpoint_ms: 0}\n"
+         "libraries:\n  - name: shapes\n    defaults: {metric: dtw, mode: stream, threshold: 1}\n"
+         "    patterns:\n      - {id: blip, values: [5, -5]}\n"
+         "publish: {endpoint: \"tcp://127.0.0.1:*\"}\n"
+         "http:\n  listen: 127.0.0.1:0\n  tokens_file: tokens\n"
+         "  external_url: http://ww.example\n";
+}
+
+// warpwatchd's wiring: the Pipeline, its editor handed to it, the scheduler's loop on its
+// own thread (the editor's changes are served there).
+struct Daemon {
+  explicit Daemon(const std::string& path)
+      : pipeline(service::load_with_overlay(path), log.logger()),
+        editor(std::make_shared<service::LibraryEditor>(pipeline, path, log.logger())),
+        push(ctx, pipeline.ingest_endpoints().at(0)) {
+    pipeline.set_library_editor(editor);
+    pipeline.start();
+    scheduler = std::jthread([this](const std::stop_token& stop) {
+      while (!stop.stop_requested()) pipeline.step();
+    });
+  }
+  ~Daemon() {
+    scheduler.request_stop();
+    scheduler.join();
+  }
+  int port() const { return pipeline.http_port(); }
+  // Waits (bounded) until the store holds `n` events.
+  bool wait_for_events(std::size_t n) {
+    const auto deadline = Clock::now() + scaled(5000ms);
+    while (Clock::now() < deadline) {
+      if (pipeline.event_store().size() >= n) return true;
+      std::this_thread::sleep_for(10ms);
+    }
+    return false;
+  }
+  CapturedLog log;
+  service::Pipeline pipeline;
+  std::shared_ptr<service::LibraryEditor> editor;
+  zmq::context_t ctx;
+  Producer push;
+  std::jthread scheduler;
+};
+
+HttpReply request(int port, std::string method, std::string target, const char* bearer,
+                  std::string body = {}, std::string if_match = {}) {
+  HttpCall c;
+  c.method = std::move(method);
+  c.target = std::move(target);
+  c.headers["Authorization"] = std::string("Bearer ") + bearer;
+  if (!body.empty()) {
+    c.headers["Content-Type"] = "application/json";
+    c.body = std::move(body);
+  }
+  if (!if_match.empty()) c.headers["If-Match"] = std::move(if_match);
+  return http_call(port, c);
+}
+
+json get_json(int port, const std::string& target) {
+  const HttpReply r = request(port, "GET", target, read_token);
+  EXPECT_EQ(r.status, 200) << target << ": " << r.body;
+  EXPECT_EQ(r.headers.count("content-type") ? r.headers.at("content-type") : "",
+            "application/json");
+  return json::parse(r.body);
+}
+
+// The problem's field, asserting the status.
+std::string problem_field(const HttpReply& r, int status) {
+  EXPECT_EQ(r.status, status) << r.body;
+  EXPECT_EQ(r.headers.count("content-type") ? r.headers.at("content-type") : "",
+            "application/problem+json");
+  return json::parse(r.body).value("field", "");
+}
+
+class HttpApiRoutes : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_.write("tokens", token_line("reader", "read", read_token) +
+                             token_line("writer", "write", write_token));
+    path_ = dir_.write("warpwatch.yaml", config_text());
+    d_ = std::make_unique<Daemon>(path_);
+    // A blip near [5, -5] (not exact: the distance is not 0) at samples 2 and 3.
+    d_->push.send("s1",
+                  stream::encode_frame(samples_at(0, {0, 0, 5.25f, -4.5f, 0, 0, 0, 0}), false));
+    ASSERT_TRUE(d_->wait_for_events(1)) << d_->log.joined();
+  }
+  TempDir dir_;
+  std::string path_;
+  std::unique_ptr<Daemon> d_;
+};
+
+TEST_F(HttpApiRoutes, EventsListTheEventAndItsExplanationTotalIsItsDistance) {
+  const int port = d_->port();
+  const json list = get_json(port, "/api/v1/events?stream=s1&library=shapes");
+  ASSERT_EQ(list.at("events").size(), 1u) << list.dump();
+  const json& e = list["events"][0];
+  EXPECT_EQ(e.at("pattern"), "blip");
+  EXPECT_EQ(e.at("start_index"), 2);
+  EXPECT_EQ(e.at("end_index"), 3);
+  EXPECT_FALSE(e.contains("segment")) << "the list leaves the segments out";
+  const std::string id = e.at("id");
+  EXPECT_EQ(e.at("explain_url"), "http://ww.example/api/v1/events/" + id);
+  EXPECT_EQ(get_json(port, "/api/v1/events?pattern=other").at("events").size(), 0u);
+  EXPECT_EQ(
+      get_json(port, "/api/v1/events?since=" + std::to_string(e.at("end_ns").get<std::int64_t>()))
+          .at("events")
+          .size(),
+      0u)
+      << "since is exclusive, on end_ns";
+
+  const json one = get_json(port, "/api/v1/events/" + id);
+  EXPECT_EQ(one.at("segment").at("first_index"), 0);
+  EXPECT_EQ(one.at("pattern").at("id"), "blip");
+  EXPECT_EQ(one.at("threshold"), 1.0);
+  const json& x = one.at("explanation");
+  EXPECT_EQ(x.at("kind"), "path");
+  ASSERT_EQ(x.at("steps").size(), 2u) << x.dump();
+  EXPECT_EQ(x["steps"][0][0], 2);
+  EXPECT_EQ(x["steps"][1][1], 2);
+  const double distance = one.at("distance");
+  EXPECT_GT(distance, 0.0);
+  EXPECT_EQ(std::bit_cast<std::uint32_t>(x.at("total").get<float>()),
+            std::bit_cast<std::uint32_t>(static_cast<float>(distance)))
+      << x.at("total") << " vs " << distance;
+
+  const HttpReply svg = request(port, "GET", "/api/v1/events/" + id + "/plot.svg", read_token);
+  EXPECT_EQ(svg.status, 200);
+  EXPECT_EQ(svg.headers.at("content-type"), "image/svg+xml");
+  EXPECT_NE(svg.body.find("<svg"), std::string::npos) << svg.body.substr(0, 200);
+  EXPECT_NE(svg.body.find("</svg>"), std::string::npos);
+
+  EXPECT_EQ(problem_field(request(port, "GET", "/api/v1/events/nope", read_token), 404), "id");
+  EXPECT_EQ(problem_field(request(port, "GET", "/api/v1/events?limit=1001", read_token), 400),
+            "limit");
+  EXPECT_EQ(problem_field(request(port, "GET", "/api/v1/events?since=soon", read_token), 400),
+            "since");
+}
+
+TEST_F(HttpApiRoutes, SamplesOfAStreamSinceATime) {
+  const int port = d_->port();
+  const json all = get_json(port, "/api/v1/streams/s1/samples");
+  EXPECT_EQ(all.at("first_index"), 0);
+  EXPECT_EQ(all.at("times_ns").size(), 8u);
+  EXPECT_EQ(all.at("values")[2][0], 5.25);
+  const json later = get_json(
+      port, "/api/v1/streams/s1/samples?limit=2&since=" + std::to_string(kT0 + 4 * kPeriod));
+  EXPECT_EQ(later.at("first_index"), 5) << later.dump();
+  EXPECT_EQ(later.at("times_ns").size(), 2u);
+  EXPECT_EQ(problem_field(request(port, "GET", "/api/v1/streams/nope/samples", read_token), 404),
+            "id");
+  EXPECT_EQ(
+      problem_field(request(port, "GET", "/api/v1/streams/s1/samples?limit=0", read_token), 400),
+      "limit");
+}
+
+TEST_F(HttpApiRoutes, PutWithIfMatchIsMatchedAndAStaleETagIs409AndAReadTokenIs403) {
+  const int port = d_->port();
+  const std::string target = "/api/v1/libraries/shapes/patterns/blip";
+  const json libraries = get_json(port, "/api/v1/libraries");
+  EXPECT_EQ(libraries.at("libraries").at(0).at("patterns").at(0).at("id"), "blip");
+  const HttpReply got = request(port, "GET", target, read_token);
+  ASSERT_EQ(got.status, 200) << got.body;
+  const std::string etag = got.headers.at("etag");
+  EXPECT_FALSE(etag.empty());
+
+  const std::string body = R"({"values": [9, -9, 9]})";
+  EXPECT_EQ(request(port, "PUT", target, read_token, body, etag).status, 403);
+  EXPECT_EQ(problem_field(request(port, "PUT", target, write_token, "{nope", etag), 400), "body");
+  const HttpReply put = request(port, "PUT", target, write_token, body, etag);
+  ASSERT_EQ(put.status, 200) << put.body;
+  EXPECT_NE(put.headers.at("etag"), etag) << "a new definition, a new ETag";
+  EXPECT_EQ(json::parse(put.body).at("origin"), "overlay");
+  const HttpReply stale = request(port, "PUT", target, write_token, R"({"values": [1, 2]})", etag);
+  EXPECT_EQ(stale.status, 409) << stale.body;
+
+  // The pattern as put is matched from then on: an occurrence of [9, -9, 9] is reported.
+  d_->push.send("s1", stream::encode_frame(samples_at(8, {0, 9, -9, 9, 0, 0, 0, 0}), false));
+  ASSERT_TRUE(d_->wait_for_events(2)) << d_->log.joined();
+  const json events = get_json(port, "/api/v1/events?pattern=blip&limit=1");
+  ASSERT_EQ(events.at("events").size(), 1u);
+  EXPECT_EQ(events["events"][0].at("start_index"), 9) << events.dump();
+  EXPECT_EQ(events["events"][0].at("distance"), 0.0);
+
+  // A name that is not UTF-8 (%FF decoded) is quoted with U+FFFD, not a failed answer.
+  const HttpReply bad = request(port, "GET", "/api/v1/libraries/%FF/patterns/x", read_token);
+  EXPECT_EQ(bad.status, 404) << bad.body;
+  EXPECT_NE(json::parse(bad.body).at("detail").get<std::string>().find("\xEF\xBF\xBD"),
+            std::string::npos)
+      << bad.body;
+
+  const json changes = get_json(port, "/api/v1/changes").at("changes");
+  ASSERT_GE(changes.size(), 1u);
+  EXPECT_EQ(changes.at(0).at("who"), "writer") << changes.dump();
+}
+
+TEST_F(HttpApiRoutes, WarpwatchExplainPrintsThePathAndWritesThePlot) {
+  const int port = d_->port();
+  const json list = get_json(port, "/api/v1/events");
+  ASSERT_EQ(list.at("events").size(), 1u);
+  const std::string id = list["events"][0].at("id");
+  const std::string token_file = dir_.write("token", std::string(read_token) + "\n");
+  const std::string plot = dir_.path() + "/plot.svg";
+  const std::string url = "http://127.0.0.1:" + std::to_string(port);
+  const CliResult r =
+      run_cli({"explain", id, "--url", url, "--token-file", token_file, "-o", plot});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("event " + id), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("threshold 1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("explanation: path, 2 steps"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  total "), std::string::npos) << r.out;
+  EXPECT_NE(files::read_whole_file(plot).find("<svg"), std::string::npos);
+
+  const CliResult unknown = run_cli({"explain", "nope", "--url", url, "--token-file", token_file});
+  EXPECT_EQ(unknown.status, 1);
+  EXPECT_NE(unknown.err.find("404 no stored event 'nope'"), std::string::npos) << unknown.err;
+  const CliResult tls = run_cli({"explain", id, "--url", "https://127.0.0.1:1"});
+  EXPECT_EQ(tls.status, 2);
+  EXPECT_NE(tls.err.find("https is not supported"), std::string::npos) << tls.err;
+}
+
+}  // namespace
