@@ -38,7 +38,7 @@ DEB_PACKAGES := cmake g++ make pkg-config \
   libsystemd-dev prometheus-cpp-dev libfftw3-dev libssl-dev clang-format \
   prometheus-alertmanager systemd procps dpkg-dev file help2man \
   libmosquitto-dev mosquitto openssl python3-influxdb librdkafka-dev \
-  zlib1g-dev
+  zlib1g-dev python3-venv
 
 CMAKE_FLAGS := -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DWARPWATCH_CUDA=$(WARPWATCH_CUDA) \
   -DWARPWATCH_WERROR=$(WERROR)
