@@ -56,8 +56,10 @@ class SeriesFeed {
   const std::string& origin() const { return origin_; }
   std::size_t dims() const { return dims_; }
   std::size_t length() const { return length_; }
-  // The next at most `n` samples (empty once all were handed out). A part that turns out
-  // bad (a truncated file, a value out of range) throws std::runtime_error naming the file.
+  // The next `n` samples, fewer at the end (empty once all were handed out); a .npy part
+  // read ahead keeps the size asked the time before, so an ask that changes size takes
+  // effect one part later. A part that turns out bad (a truncated file, a value out of
+  // range) throws std::runtime_error naming the file.
   stream::Samples next(std::size_t n);
 
  private:
