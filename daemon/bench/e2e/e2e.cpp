@@ -323,6 +323,38 @@ class PointRun {
       }
       generating = false;
     });
+    // The API client (api_poll_hz), on a thread of its own while the generator runs.
+    std::thread poller;
+    struct StopPoller {  // an exception below: the poller stops and is joined
+      std::atomic<bool>& polling;
+      std::thread& t;
+      ~StopPoller() {
+        polling = false;
+        if (t.joinable()) t.join();
+      }
+    } stop_poller{generating, poller};
+    if (o_.api_poll_hz > 0)
+      poller = std::thread([&] {
+        const auto period = ms(1.0 / o_.api_poll_hz);
+        auto next = Steady::now();
+        while (generating) {
+          auto t0 = Steady::now();
+          const auto list = http_get(metrics_port_, "/api/v1/events?limit=100", milliseconds(5000));
+          run_.api_events_ms.push_back(seconds_between(t0, Steady::now()) * 1e3);
+          if (!list || list->status != 200) ++run_.api_failures;
+          const auto at = list ? list->body.find("\"id\":\"") : std::string::npos;
+          if (at != std::string::npos) {
+            const std::string id = list->body.substr(at + 6, list->body.find('"', at + 6) - at - 6);
+            t0 = Steady::now();
+            const auto plot =
+                http_get(metrics_port_, "/api/v1/events/" + id + "/plot.svg", milliseconds(5000));
+            run_.api_plot_ms.push_back(seconds_between(t0, Steady::now()) * 1e3);
+            if (!plot || plot->status != 200) ++run_.api_failures;
+          }
+          next += period;
+          std::this_thread::sleep_until(next);
+        }
+      });
     auto next_sample = gen_start;
     while (generating) {
       std::this_thread::sleep_for(milliseconds(10));
@@ -332,6 +364,15 @@ class PointRun {
       }
     }
     sender.join();
+    if (poller.joinable()) poller.join();
+    if (o_.api_poll_hz > 0) {
+      const auto ev = percentiles(run_.api_events_ms), pl = percentiles(run_.api_plot_ms);
+      log_ << "e2e: " << label << ": API at " << o_.api_poll_hz
+           << " Hz: GET /api/v1/events?limit=100 p50 " << ev.p50 << " ms, p99 " << ev.p99
+           << " ms, max " << ev.max << " ms (" << ev.count << "); plot.svg p50 " << pl.p50
+           << " ms, p99 " << pl.p99 << " ms, max " << pl.max << " ms (" << pl.count << "); "
+           << run_.api_failures << " answers not 200\n";
+    }
     run_.bench_process_cpu_s = process_cpu_seconds() - process_cpu0;
     if (!generator_error.empty()) throw std::runtime_error("generator: " + generator_error);
     const auto gen_end = Steady::now();

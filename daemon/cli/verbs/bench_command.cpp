@@ -79,6 +79,10 @@ CLI::App* add_bench_e2e_command(CLI::App& bench, BenchE2eCommand& cmd) {
   sub->add_option("--exit-timeout-s", o.exit_timeout_s,
                   "after SIGTERM, how long to wait for the daemon to exit (then SIGKILL)")
       ->capture_default_str();
+  sub->add_option("--api-poll-hz", o.api_poll_hz,
+                  "while sending: GET /api/v1/events?limit=100 and the newest event's plot.svg "
+                  "this many times a second, each answer timed (p50/p99 on stderr); 0 = off")
+      ->check(CLI::NonNegativeNumber);
   sub->add_option("--scrape-s", o.scrape_interval_s,
                   "interval of the /metrics and /proc readings kept in the JSON, seconds")
       ->capture_default_str();

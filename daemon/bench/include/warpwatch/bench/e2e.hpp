@@ -58,6 +58,10 @@ struct E2eOptions {
   double settle_timeout_s = 120.0;  // after the generator stops, until all is accounted
   double exit_timeout_s = 120.0;    // after SIGTERM, until the daemon exits (then SIGKILL)
   double scrape_interval_s = 0.25;  // /metrics, /proc while running
+  // The API under load (issue 38's targets): while the generator runs, a client polls
+  // GET /api/v1/events?limit=100 and the newest event's plot.svg this many times a second
+  // (0: no client), timing each answer.
+  double api_poll_hz = 0.0;
   bool overload = false;   // SIGTERM as soon as the generator stops; mismatches are reported
                            // but do not fail the run
   bool check_plan = true;  // check the planted data with the reference before the sweep
@@ -109,7 +113,10 @@ struct E2eRun {
   double daemon_peak_rss_bytes = 0;              // VmHWM before SIGTERM
   double daemon_maxrss_bytes = 0;                // the child's rusage at exit
   double exit_s = 0;                             // SIGTERM to exit
-  int exit_status = -1;                          // the exit code; -1 when killed by a signal
+  // api_poll_hz: each answer's time, ms (events list; plot.svg), and answers not 200.
+  std::vector<double> api_events_ms, api_plot_ms;
+  std::uint64_t api_failures = 0;
+  int exit_status = -1;  // the exit code; -1 when killed by a signal
   int exit_signal = 0;
   bool killed = false;  // still running exit_timeout_s after SIGTERM: SIGKILLed
   // Reconciliation.
