@@ -280,7 +280,11 @@ class PointRun {
     const std::string stderr_path = (dir_ / "warpwatchd.log").string();
     const auto spawned = Steady::now();
     ChildProcess daemon(o_.daemon, {"--config", config_path}, stderr_path);
-    const auto daemon_log = [&] { return "\n" + file_tail(stderr_path, 2000); };
+    const auto daemon_log = [&] {  // (appended: GCC 12's -Wrestrict on "\n" + string)
+      std::string text = "\n";
+      text += file_tail(stderr_path, 2000);
+      return text;
+    };
     for (;;) {
       if (!daemon.running()) throw std::runtime_error("warpwatchd exited at start" + daemon_log());
       const auto r = http_get(metrics_port_, "/healthz", milliseconds(1000));
@@ -342,12 +346,19 @@ class PointRun {
           const auto list = http_get(metrics_port_, "/api/v1/events?limit=100", milliseconds(5000));
           run_.api_events_ms.push_back(seconds_between(t0, Steady::now()) * 1e3);
           if (!list || list->status != 200) ++run_.api_failures;
-          const auto at = list ? list->body.find("\"id\":\"") : std::string::npos;
-          if (at != std::string::npos) {
-            const std::string id = list->body.substr(at + 6, list->body.find('"', at + 6) - at - 6);
+          // The newest event's plot (the list is newest first).
+          std::string id;
+          if (list && list->status == 200) {
+            const auto events = nlohmann::json::parse(list->body, nullptr, false);
+            if (events.contains("events") && !events["events"].empty())
+              id = events["events"][0].value("id", "");
+          }
+          if (!id.empty()) {
+            std::string target = "/api/v1/events/";  // (appended: GCC 12's -Wrestrict)
+            target += id;
+            target += "/plot.svg";
             t0 = Steady::now();
-            const auto plot =
-                http_get(metrics_port_, "/api/v1/events/" + id + "/plot.svg", milliseconds(5000));
+            const auto plot = http_get(metrics_port_, target, milliseconds(5000));
             run_.api_plot_ms.push_back(seconds_between(t0, Steady::now()) * 1e3);
             if (!plot || plot->status != 200) ++run_.api_failures;
           }

@@ -350,7 +350,7 @@ int run_learn(const LearnCommand& cmd, std::ostream& out, std::ostream& err) {
     for (std::size_t o = 0; o < in.classes.size(); ++o) {
       if (o == k) continue;
       const auto& other = in.classes[o];
-      if (cmd.negatives_apart || other.examples.size() == 1)
+      if (cmd.negatives_apart)
         for (std::size_t i = 0; i < other.examples.size(); ++i)
           negatives.push_back(as_negative(other.names[i], other.examples[i], {}, cmd.period_s));
       else

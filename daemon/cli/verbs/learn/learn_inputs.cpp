@@ -261,10 +261,7 @@ LearnInputs read_learn_inputs(const LearnCommand& cmd, std::ostream& err) {
       in.negatives.push_back(as_negative(s.name, series_of(s), s.times, cmd.period_s));
       in.negative_files.push_back(path);
     }
-    if (untimed.size() == 1) {
-      in.negatives.push_back(as_negative(untimed_names.front(), untimed.front(), {}, cmd.period_s));
-      in.negative_files.push_back(path);
-    } else if (!untimed.empty()) {
+    if (!untimed.empty()) {
       in.negatives.push_back(end_to_end(untimed, untimed_names, cmd.period_s));
       in.negative_files.push_back(path);
     }

@@ -39,7 +39,7 @@ learn::Negative as_negative(const std::string& name, const learn::Series& s,
 
 // Series without timestamps laid end to end, in their order, as one negative (as a stream
 // carries them one after another: windows across their boundaries are scored too), named
-// "first .. last (k series end to end)".
+// "first .. last (k series end to end)"; one series is itself (its name, no joins).
 learn::Negative end_to_end(std::span<const learn::Series> series,
                            std::span<const std::string> names, double period_s);
 
