@@ -498,8 +498,7 @@ TEST_F(HttpJobRoutes, BacktestEqualsTheMatcherOverTheSameSamplesAndTakesAThresho
   bad["values"][3] = json::array({1.0, 2.0});  // a row of 2 in a pattern of 1 dim
   EXPECT_EQ(problem_field(post("/api/v1/backtest", {{"pattern", bad}}), 400).rfind("pattern.", 0),
             0u);
-  EXPECT_EQ(problem_field(post("/api/v1/backtest", {{"pattern", pattern}, {"id", "blip"}}), 400),
-            "id");
+  EXPECT_EQ(problem_field(post("/api/v1/backtest", {{"id", "blip"}}), 400), "library");
 }
 
 TEST_F(HttpJobRoutes, ASecondJobOfAKindWhileOneRunsIs429WithRetryAfter) {
