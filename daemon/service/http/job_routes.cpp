@@ -501,6 +501,9 @@ Response backtest_route(const Pipeline& p, const Request& r) {
   };
   std::vector<std::pair<const StreamStatus*, std::string>> streams;
   for (const auto& [id, field] : asked) {
+    if (std::any_of(streams.begin(), streams.end(),
+                    [&id = id](const auto& taken) { return taken.first->id == id; }))
+      continue;  // named twice: run once
     const StreamStatus* s = status_of(id);
     if (!s) throw Problem(404, "no stream '" + id + "'", field);
     if (s->dims != pattern.dims)

@@ -471,12 +471,19 @@ TEST_F(HttpJobRoutes, BacktestEqualsTheMatcherOverTheSameSamplesAndTakesAThresho
   EXPECT_LT(more.at("total").get<std::size_t>(), expected.size());
   EXPECT_GT(more.at("total").get<std::size_t>(), 0u);
   EXPECT_EQ(more.at("threshold"), narrower.params.threshold);
-  EXPECT_EQ(
+  EXPECT_EQ(json::parse(post("/api/v1/backtest", {{"stream", "s1"},  // named twice: run once
+                                                  {"streams", json::array({"s1", "s1"})},
+                                                  {"pattern", pattern},
+                                                  {"threshold", 0}})
+                            .body)
+                .at("total"),
+            0);
+  const json twice =
       json::parse(post("/api/v1/backtest",
-                       {{"streams", json::array({"s1"})}, {"pattern", pattern}, {"threshold", 0}})
-                      .body)
-          .at("total"),
-      0);
+                       {{"stream", "s1"}, {"streams", json::array({"s1"})}, {"pattern", pattern}})
+                      .body);
+  EXPECT_EQ(twice.at("total"), expected.size()) << "s1 named twice is run once";
+  EXPECT_EQ(twice.at("samples"), kHistory);
   // A time range: the planted ones before sample 400 only (those at 100 and 350).
   const json early = json::parse(
       post("/api/v1/backtest", {{"stream", "s1"}, {"pattern", pattern}, {"to", time_of(399)}})
