@@ -491,9 +491,10 @@ TEST(LibraryEditor, ChangesUnderLoadApplyWithinARoundAndReconcileTheCounters) {
   }
   std::sort(expected.begin(), expected.end());
   EXPECT_EQ(event_spans(d.sub.events), expected);
-  for (const auto& e : d.sub.events)
-    if (e.event.at("pattern") == "blip")
-      EXPECT_EQ(e.event.at("threshold").get<double>(),
-                e.event.at("start_index").get<std::uint64_t>() >= set_from ? 2.0 : 1.0)
-          << e.event.dump();
+  for (const auto& e : d.sub.events) {
+    if (e.event.at("pattern") != "blip") continue;
+    EXPECT_EQ(e.event.at("threshold").get<double>(),
+              e.event.at("start_index").get<std::uint64_t>() >= set_from ? 2.0 : 1.0)
+        << e.event.dump();
+  }
 }
