@@ -86,6 +86,7 @@ void store_families(Families& f, const StoreReading& store) {
 
 void pipeline_families(Families& f, const PipelineStats& p) {
   f.counter("batches_total", "Batches matched").add(d(p.batches));
+  f.counter("rounds_total", "Scheduler rounds run, with samples or without").add(d(p.rounds));
   f.counter("batch_samples_total", "Samples matched").add(d(p.samples));
   f.counter("matches_total", "Raw matches, before the alert rules").add(d(p.matches));
   f.counter("events_total", "Events the alert rules produced").add(d(p.events));
@@ -134,6 +135,11 @@ void pipeline_families(Families& f, const PipelineStats& p) {
   f.counter("pattern_matches_total", "Raw matches per configured pattern, before the rules");
   for (const auto& [pattern, c] : p.pattern_matches)
     f.add(d(c.matches), {{"library", c.library}, {"pattern", pattern}});
+  f.counter("pattern_samples_total",
+            "Samples matched per configured pattern (by all its definitions since configured): "
+            "the samples accepted of the streams of its dims since then");
+  for (const auto& [pattern, c] : p.pattern_matches)
+    f.add(d(c.samples), {{"library", c.library}, {"pattern", pattern}});
   f.counter("superseded_total",
             "Matches of exclusive libraries dropped for a closer overlapping match of another "
             "pattern of the library (nearest template)");

@@ -18,9 +18,13 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <ostream>
+#include <set>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 #include <tuple>
@@ -36,6 +40,19 @@ using Steady = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
 constexpr const char* probe_stream = "warpwatch-bench-probe";
+constexpr const char* library_name = "load";
+// --api-put-at's new pattern: shape0's values under another id (its events are shape0's
+// planted spans from its application on).
+constexpr const char* put_pattern = "bench-put";
+
+// --api-put-at's threshold change: the pattern (shape1, or shape0 with one pattern) and its new
+// threshold (1% above the library's: every planted copy still matches).
+const LoadPattern& changed_pattern(const std::vector<LoadPattern>& patterns) {
+  return patterns.size() > 1 ? patterns[1] : patterns[0];
+}
+double changed_threshold(double threshold) {
+  return threshold * 1.01;
+}
 
 double seconds_between(Steady::time_point a, Steady::time_point b) {
   return std::chrono::duration<double>(b - a).count();
@@ -76,8 +93,8 @@ LoadOptions load_options(const E2eOptions& o, const Setup& setup, std::size_t st
 // The daemon's configuration: the template (or nothing) with the bench's endpoints,
 // backend and pattern library written over it.
 std::string daemon_config(const E2eOptions& o, const Setup& setup, const std::string& backend,
-                          std::size_t streams, int ingest_port, int publish_port,
-                          int metrics_port) {
+                          std::size_t streams, int ingest_port, int publish_port, int metrics_port,
+                          const std::string& state_dir) {
   YAML::Node root = o.config_template.empty() ? YAML::Node(YAML::NodeType::Map)
                                               : YAML::LoadFile(o.config_template);
   if (!root.IsMap()) throw std::invalid_argument(o.config_template + ": not a YAML map");
@@ -106,9 +123,13 @@ std::string daemon_config(const E2eOptions& o, const Setup& setup, const std::st
     root["shutdown"]["drain_grace_ms"] = *o.drain_grace_ms;
   else if (!(read["shutdown"] && read["shutdown"]["drain_grace_ms"]))
     root["shutdown"]["drain_grace_ms"] = 60000;
+  if (!state_dir.empty()) {  // library changes over the API persist there (they need it)
+    root["state"]["dir"] = state_dir;
+    root["state"]["checkpoint_ms"] = 0;
+  }
   root.remove("rules");  // the implicit rule: one event per match
   YAML::Node library;
-  library["name"] = "load";
+  library["name"] = library_name;
   const kernels::MatchParams& params = setup.params;
   library["defaults"]["metric"] = std::string(kernels::to_string(params.distance.metric));
   library["defaults"]["mode"] = std::string(kernels::to_string(params.mode));
@@ -151,6 +172,7 @@ struct ReceivedEvent {
   std::string stream, pattern;
   std::uint64_t start = 0, end = 0;
   std::int64_t detected_ns = 0, received_ns = 0;
+  double threshold = 0;
 };
 
 // A SUB socket on a thread of its own, keeping every event with the time it arrived.
@@ -204,6 +226,7 @@ class EventListener {
           e.start = j.at("start_index").get<std::uint64_t>();
           e.end = j.at("end_index").get<std::uint64_t>();
           e.detected_ns = j.at("detected_ns").get<std::int64_t>();
+          e.threshold = j.value("threshold", 0.0);
           e.received_ns = now;
           if (e.stream == probe_stream) ++probe_events_;
           std::lock_guard lock(mutex_);
@@ -271,8 +294,9 @@ class PointRun {
     ports();
     const std::string config_path = (dir_ / "warpwatchd.yaml").string();
     {
-      std::ofstream(config_path) << daemon_config(o_, setup_, run_.backend, run_.streams,
-                                                  ingest_port_, publish_port_, metrics_port_);
+      std::ofstream(config_path) << daemon_config(
+          o_, setup_, run_.backend, run_.streams, ingest_port_, publish_port_, metrics_port_,
+          o_.api_put_at_s ? (dir_ / "state").string() : std::string());
     }
     const LoadGenerator generator(load_options(o_, setup_, run_.streams, run_.frame));
     run_.target_samples_per_s = o_.rate * static_cast<double>(run_.streams);
@@ -366,6 +390,10 @@ class PointRun {
           std::this_thread::sleep_until(next);
         }
       });
+    // The library change (api_put_at_s), on a thread of its own.
+    std::thread putter;
+    const Join join_putter{putter};
+    if (o_.api_put_at_s) putter = std::thread([&] { put_changes(gen_start, generating); });
     auto next_sample = gen_start;
     while (generating) {
       std::this_thread::sleep_for(milliseconds(10));
@@ -376,6 +404,8 @@ class PointRun {
     }
     sender.join();
     if (poller.joinable()) poller.join();
+    if (putter.joinable()) putter.join();
+    if (!put_error_.empty()) run_.problems.push_back(put_error_);
     if (o_.api_poll_hz > 0) {
       const auto ev = percentiles(run_.api_events_ms), pl = percentiles(run_.api_plot_ms);
       log_ << "e2e: " << label << ": API at " << o_.api_poll_hz
@@ -398,6 +428,8 @@ class PointRun {
     settle(daemon, gen_start, daemon_log);
     const double sent = static_cast<double>(run_.load.samples + run_.probe_samples);
     run_.unaccounted_samples = sent - run_.accepted - run_.rejected_total;
+    if (!run_.puts.empty()) read_changes();
+    check_counters();
     run_.sustained_samples_per_s =
         run_.measured_s > 0 ? (run_.matched - matched0) / run_.measured_s : 0.0;
 
@@ -441,6 +473,136 @@ class PointRun {
   }
 
  private:
+  // api_put_at_s: at that time (while the generator sends), the changes, each PUT timed.
+  void put_changes(Steady::time_point gen_start, const std::atomic<bool>& generating) {
+    const auto at = gen_start + ms(*o_.api_put_at_s);
+    while (generating && Steady::now() < at) std::this_thread::sleep_for(milliseconds(5));
+    if (!generating) {
+      put_error_ = "--api-put-at: the generator stopped before it (no change made)";
+      run_.puts.emplace_back();  // status 0: not ok, the run fails
+      run_.puts.back().what = "none";
+      return;
+    }
+    std::string prefix = "/api/v1/libraries/";  // (appended: GCC 12's -Wrestrict)
+    prefix += library_name;
+    prefix += "/patterns/";
+    if (o_.api_put != "pattern") {
+      const std::string path = prefix + changed_pattern(setup_.patterns).name;
+      std::string etag;  // If-Match: the pattern's ETag, from a GET
+      if (const auto got = http_get(metrics_port_, path, milliseconds(5000));
+          got && got->status == 200)
+        etag = nlohmann::json::parse(got->body, nullptr, false).value("etag", "");
+      const nlohmann::json body = {{"threshold", changed_threshold(setup_.params.threshold)}};
+      timed_put(gen_start, "threshold", changed_pattern(setup_.patterns).name, path + "/threshold",
+                body.dump(), etag);
+    }
+    if (o_.api_put != "threshold") {
+      const LoadPattern& p = setup_.patterns.front();
+      nlohmann::json values = nlohmann::json::array();
+      for (std::size_t i = 0; i < p.length(); ++i)
+        values.push_back(
+            std::vector<float>(p.values.begin() + static_cast<std::ptrdiff_t>(i * p.dims),
+                               p.values.begin() + static_cast<std::ptrdiff_t>((i + 1) * p.dims)));
+      timed_put(gen_start, "pattern", put_pattern, prefix + put_pattern,
+                nlohmann::json{{"values", values}}.dump(), "");
+    }
+  }
+
+  void timed_put(Steady::time_point gen_start, const std::string& what, const std::string& pattern,
+                 const std::string& target, const std::string& body, const std::string& etag) {
+    E2ePut put;
+    put.what = what;
+    put.pattern = pattern;
+    const auto sent = Steady::now();
+    put.at_s = seconds_between(gen_start, sent);
+    std::vector<std::pair<std::string, std::string>> headers;
+    if (!etag.empty()) headers.emplace_back("If-Match", etag);
+    std::string why;
+    const auto r = http_request("127.0.0.1", metrics_port_, "PUT", target, body,
+                                milliseconds(20000), &why, headers);
+    put.latency_ms = seconds_between(sent, Steady::now()) * 1e3;
+    put.status = r ? r->status : 0;
+    if (!r || r->status >= 300) {
+      std::string text = "--api-put-at: PUT ";  // (appended: GCC 12's -Wrestrict)
+      text += target;
+      if (r) {
+        text += " answered ";
+        text += std::to_string(r->status);
+        text += ": ";
+        text += r->body;
+      } else {
+        text += " failed: ";
+        text += why;
+      }
+      put_error_ = text;
+    }
+    run_.puts.push_back(std::move(put));
+  }
+
+  // Each change's rounds, from the daemon's history of changes (GET /api/v1/changes).
+  void read_changes() {
+    const auto r = http_get(metrics_port_, "/api/v1/changes", milliseconds(5000));
+    const auto history =
+        r && r->status == 200 ? nlohmann::json::parse(r->body, nullptr, false) : nlohmann::json();
+    for (E2ePut& put : run_.puts) {
+      if (put.status < 200 || put.status >= 300) continue;
+      const std::string what = put.what == "pattern" ? "put" : put.what;
+      bool found = false;
+      if (history.is_object() && history.contains("changes"))
+        for (const auto& c : history["changes"])
+          if (c.value("pattern", "") == put.pattern && c.value("what", "") == what &&
+              c.contains("applied")) {
+            const auto& a = c["applied"];
+            put.round_asked = a.at("round_asked").get<std::uint64_t>();
+            put.round_applied = a.at("round_applied").get<std::uint64_t>();
+            put.rounds_between = a.at("rounds_between").get<std::uint64_t>();
+            put.applied_ns = a.at("time_ns").get<std::int64_t>();
+            put.samples_matched = a.at("samples_matched").get<double>();
+            found = true;
+            break;
+          }
+      if (!found)
+        run_.problems.push_back("--api-put-at: no applied change of " + put.pattern +
+                                " in GET /api/v1/changes");
+    }
+  }
+
+  const E2ePut* applied_put(const std::string& what) const {
+    for (const E2ePut& p : run_.puts)
+      if (p.what == what && p.applied_ns != 0) return &p;
+    return nullptr;
+  }
+
+  // At the end: each pattern's samples matched (by every definition it had) against the samples
+  // accepted since it was configured: all of them for the library's patterns (every stream has
+  // their dims), those after its application for the one put. One line each; a mismatch fails.
+  void check_counters() {
+    if (run_.pattern_samples.empty()) return;  // a daemon without warpwatch_pattern_samples_total
+    const auto check = [&](const std::string& pattern, double want, const std::string& what) {
+      const auto it = run_.pattern_samples.find(pattern);
+      const double got = it == run_.pattern_samples.end() ? -1 : it->second;
+      const bool ok = got == want;
+      std::ostringstream line;
+      line << std::fixed << std::setprecision(0) << (ok ? "ok: " : "FAIL: ") << pattern
+           << " matched " << got << (ok ? " == " : " != ") << what << " " << want;
+      run_.counter_checks.push_back(line.str());
+      if (!ok) {
+        run_.counters_reconciled = false;
+        run_.problems.push_back("counters: " + line.str());
+      }
+    };
+    for (const LoadPattern& p : setup_.patterns) check(p.name, run_.accepted, "accepted");
+    if (const E2ePut* put = applied_put("pattern"))
+      check(put_pattern, run_.accepted - put->samples_matched, "accepted after its application");
+    std::ostringstream sent;
+    sent << std::fixed << std::setprecision(0) << "e2e: counters: sent "
+         << static_cast<double>(run_.load.samples + run_.probe_samples) << " == accepted "
+         << run_.accepted << " + rejected " << run_.rejected_total << ": "
+         << (run_.unaccounted_samples == 0 ? "ok" : "FAIL") << "\n";
+    log_ << sent.str();
+    for (const auto& line : run_.counter_checks) log_ << "e2e: counters: " << line << "\n";
+  }
+
   void ports() {
     ingest_port_ = free_loopback_port();  // three distinct ports, reserved (loopback.hpp)
     publish_port_ = free_loopback_port();
@@ -513,6 +675,7 @@ class PointRun {
     run_.windows_evaluated = m.windows_evaluated;
     run_.flat_windows = m.flat_windows;
     run_.windows_pruned = m.windows_pruned;
+    run_.pattern_samples = m.pattern_samples;
     if (m.backlog_samples)
       run_.backlog_samples_max = std::max(run_.backlog_samples_max.value_or(0), *m.backlog_samples);
     if (m.backlog_oldest_age_s)
@@ -590,12 +753,58 @@ class PointRun {
     const auto problem = [&](std::string text) {
       if (run_.problems.size() < 12) run_.problems.push_back(std::move(text));
     };
+    // api_put_at_s's changes: the new pattern's events are the copied shape's planted spans
+    // (seen_put), each stream's from some occurrence on; the changed pattern's, old threshold
+    // then new, an occurrence cut by the change allowed missing (one a stream, between them).
+    E2ePut* threshold_put = nullptr;
+    E2ePut* pattern_put = nullptr;
+    for (E2ePut& p : run_.puts)
+      if (p.applied_ns != 0) (p.what == "threshold" ? threshold_put : pattern_put) = &p;
+    const std::string changed = changed_pattern(lo.patterns).name;
+    const double new_threshold = changed_threshold(setup_.params.threshold);
+    std::vector<std::uint32_t> seen_put(occurrences.size(), 0);
+    std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> cut;  // last old end, first new
+    const auto after_change = [](E2ePut& put, const ReceivedEvent& e) {
+      if (e.detected_ns < put.applied_ns) {
+        ++put.new_before;
+        return;
+      }
+      ++put.new_after;
+      const double ms = static_cast<double>(e.detected_ns - put.applied_ns) * 1e-6;
+      if (!put.first_new_event_ms || ms < *put.first_new_event_ms) put.first_new_event_ms = ms;
+    };
     for (const auto& e : events) {
       if (e.stream == probe_stream) {
         ++run_.probe_events;
         continue;
       }
       if (e.received_ns >= term_ns) ++run_.events_after_sigterm;
+      if (pattern_put && e.pattern == put_pattern) {
+        const auto it = index.find({e.stream, lo.patterns.front().name, e.start, e.end});
+        if (it == index.end()) {
+          ++run_.unexpected;
+          problem("unexpected event " + e.stream + "/" + e.pattern + " [" +
+                  std::to_string(e.start) + ", " + std::to_string(e.end) + "]");
+        } else if (++seen_put[it->second] > 1) {
+          ++run_.duplicated;
+          problem("reported again: " + e.stream + "/" + e.pattern + " [" + std::to_string(e.start) +
+                  ", " + std::to_string(e.end) + "]");
+        } else {
+          after_change(*pattern_put, e);
+        }
+        continue;
+      }
+      if (threshold_put && e.pattern == changed) {
+        auto& [last_old_end, first_new_start] =
+            cut.try_emplace(e.stream, 0, std::numeric_limits<std::uint64_t>::max()).first->second;
+        if (std::abs(e.threshold - new_threshold) <= 1e-9 * new_threshold) {
+          after_change(*threshold_put, e);
+          first_new_start = std::min(first_new_start, e.start);
+        } else {
+          if (e.detected_ns >= threshold_put->applied_ns) ++threshold_put->old_after;
+          last_old_end = std::max(last_old_end, e.end);
+        }
+      }
       const auto it = index.find({e.stream, e.pattern, e.start, e.end});
       if (it == index.end()) {
         ++run_.unexpected;
@@ -615,7 +824,40 @@ class PointRun {
       }
     }
     run_.planted = occurrences.size();
-    for (std::size_t i = 0; i < occurrences.size(); ++i) {
+    std::map<std::string, bool> put_reporting;  // the new pattern began reporting the stream
+    std::set<std::string> cut_streams;
+    // With state.dir (api_put_at_s) the shutdown checkpoints the pending candidates instead of
+    // reporting them (docs/spec.md §3.1): a stream's last occurrence may be one.
+    std::map<std::size_t, std::size_t> last_of_stream;
+    for (std::size_t i = 0; i < occurrences.size(); ++i) last_of_stream[occurrences[i].stream] = i;
+    for (std::size_t i = 0; i < occurrences.size(); ++i) {  // (in send order: by index a stream)
+      const auto& p = occurrences[i];
+      const std::string stream = generator.stream_id(p.stream);
+      if (o_.api_put_at_s && last_of_stream[p.stream] == i && seen[i] == 0 &&
+          (p.pattern != 0 || !pattern_put || seen_put[i] == 0)) {
+        ++run_.pending_at_exit;
+        continue;
+      }
+      if (pattern_put && p.pattern == 0) {
+        bool& reporting = put_reporting[stream];
+        if (seen_put[i] > 0) {
+          reporting = true;
+        } else if (reporting) {
+          ++run_.missing;
+          problem("not reported by the new pattern after it applied: " + stream + "/" +
+                  put_pattern + " [" + std::to_string(p.start_index) + ", " +
+                  std::to_string(p.end_index) + "]");
+        }
+      }
+      if (seen[i] == 0 && threshold_put && lo.patterns[p.pattern].name == changed) {
+        const auto c = cut.find(stream);
+        const bool between =
+            c == cut.end() || (p.start_index > c->second.first && p.end_index < c->second.second);
+        if (between && cut_streams.insert(stream).second) {
+          ++run_.boundary_missed;  // its samples straddled the change: old pair, then fresh
+          continue;
+        }
+      }
       if (seen[i] == 1) ++run_.found_once;
       if (seen[i] > 1) ++run_.duplicated;
       if (seen[i] == 0) {
@@ -643,6 +885,7 @@ class PointRun {
   std::ostream& log_;
   E2eRun& run_;
   int ingest_port_ = 0, publish_port_ = 0, metrics_port_ = 0;
+  std::string put_error_;  // the putter thread's; read once it is joined
 };
 
 std::filesystem::path make_work_dir(const E2eOptions& o, bool& remove) {
@@ -680,9 +923,16 @@ Percentiles percentiles(std::vector<double> values) {
   return p;
 }
 
+bool E2ePut::ok() const {
+  return status >= 200 && status < 300 && applied_ns != 0 && new_before == 0 && old_after == 0 &&
+         new_after > 0;
+}
+
 bool E2eRun::reconciled() const {
   return error.empty() && unaccounted_samples == 0 && missing == 0 && duplicated == 0 &&
-         unexpected == 0 && events_dropped == 0 && matched >= accepted && settled != "timeout";
+         unexpected == 0 && events_dropped == 0 && matched >= accepted && settled != "timeout" &&
+         counters_reconciled &&
+         std::all_of(puts.begin(), puts.end(), [](const E2ePut& p) { return p.ok(); });
 }
 
 bool E2eRun::ok(bool overload) const {

@@ -32,6 +32,32 @@ json optional_number(const std::optional<double>& v) {
   return v ? json(*v) : json(nullptr);
 }
 
+json puts_json(const E2eRun& r) {
+  json puts = json::array();
+  for (const E2ePut& p : r.puts)
+    puts.push_back({{"what", p.what},
+                    {"pattern", p.pattern},
+                    {"status", p.status},
+                    {"at_s", p.at_s},
+                    {"latency_ms", p.latency_ms},
+                    {"round_asked", p.round_asked},
+                    {"round_applied", p.round_applied},
+                    {"rounds_between", p.rounds_between},
+                    {"applied_ns", p.applied_ns},
+                    {"samples_matched_before", p.samples_matched},
+                    {"new_definition_events_before", p.new_before},
+                    {"new_definition_events_after", p.new_after},
+                    {"old_definition_events_after", p.old_after},
+                    {"first_new_event_ms", optional_number(p.first_new_event_ms)},
+                    {"ok", p.ok()}});
+  return {{"changes", puts},
+          {"counters_ok", r.counters_reconciled},
+          {"pattern_samples", r.pattern_samples},
+          {"counter_checks", r.counter_checks},
+          {"boundary_missed", r.boundary_missed},
+          {"pending_at_exit", r.pending_at_exit}};
+}
+
 json run_json(const E2eRun& r, bool overload) {
   json rejected = json::object();
   for (const auto& [reason, n] : r.rejected) rejected[reason] = n;
@@ -118,6 +144,7 @@ json run_json(const E2eRun& r, bool overload) {
         {"probe_events", r.probe_events},
         {"events_after_sigterm", r.events_after_sigterm},
         {"problems", r.problems}}},
+      {"api_put", puts_json(r)},
       {"series", series},
   };
 }
@@ -231,9 +258,37 @@ void print_e2e_table(const E2eReport& report, std::ostream& out) {
         << static_cast<std::uint64_t>(r.rejected_total) << std::setw(8) << fixed(r.exit_s, 2)
         << "  " << (r.ok(report.options.overload) ? "yes" : "NO") << "\n";
   }
-  for (const auto& r : report.runs)
-    for (const auto& p : r.problems)
-      out << r.backend << ", " << r.streams << " streams, frame " << r.frame << ": " << p << "\n";
+  for (const auto& r : report.runs) {
+    const std::string label =
+        r.backend + ", " + std::to_string(r.streams) + " streams, frame " + std::to_string(r.frame);
+    for (const E2ePut& p : r.puts) {
+      out << label << ": PUT " << p.what << " " << p.pattern << ": " << p.status << " in "
+          << fixed(p.latency_ms, 1) << " ms, sent at " << fixed(p.at_s, 2)
+          << " s; applied in round " << p.round_applied << ", arrived in round " << p.round_asked
+          << ": " << p.rounds_between << " round(s) between ("
+          << (p.rounds_between <= 1 ? "within one round" : "LATER")
+          << "); events of the new definition " << p.new_before << " before, " << p.new_after
+          << " after";
+      if (p.first_new_event_ms)
+        out << " (the first " << fixed(*p.first_new_event_ms, 1) << " ms after)";
+      out << "; of the old after: " << p.old_after << "  " << (p.ok() ? "ok" : "FAIL") << "\n";
+    }
+    if (!r.counter_checks.empty()) {
+      out << label << ": counters " << (r.counters_reconciled ? "reconciled" : "NOT RECONCILED")
+          << ": sent " << fixed(static_cast<double>(r.load.samples + r.probe_samples), 0)
+          << " = accepted " << fixed(r.accepted, 0) << " + rejected " << fixed(r.rejected_total, 0)
+          << (r.unaccounted_samples == 0 ? " (ok)" : " (FAIL)") << "\n";
+      for (const auto& c : r.counter_checks) out << label << ":   " << c << "\n";
+      if (r.boundary_missed > 0)
+        out << label << ":   " << r.boundary_missed
+            << " occurrence(s) of the changed pattern straddled the change (not reported)\n";
+      if (r.pending_at_exit > 0)
+        out << label << ":   " << r.pending_at_exit
+            << " stream(s)' last occurrence pending at SIGTERM, kept in the checkpoint "
+               "(state.dir) instead of reported\n";
+    }
+    for (const auto& p : r.problems) out << label << ": " << p << "\n";
+  }
 }
 
 E2eReport e2e_report_from_json(const std::string& json_text) {

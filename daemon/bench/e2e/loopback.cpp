@@ -146,6 +146,13 @@ std::optional<HttpResponse> http_get(int port, const std::string& target,
 std::optional<HttpResponse> http_get(
     const std::string& host, int port, const std::string& target, std::chrono::milliseconds timeout,
     std::string* why, const std::vector<std::pair<std::string, std::string>>& headers) {
+  return http_request(host, port, "GET", target, "", timeout, why, headers);
+}
+
+std::optional<HttpResponse> http_request(
+    const std::string& host, int port, const std::string& method, const std::string& target,
+    const std::string& body, std::chrono::milliseconds timeout, std::string* why,
+    const std::vector<std::pair<std::string, std::string>>& headers) {
   namespace beast = boost::beast;
   namespace http = beast::http;
   using boost::asio::ip::tcp;
@@ -155,10 +162,13 @@ std::optional<HttpResponse> http_get(
     stream.expires_after(timeout);
     tcp::resolver resolver(io);
     stream.connect(resolver.resolve(host, std::to_string(port)));
-    http::request<http::empty_body> request{http::verb::get, target, 11};
+    http::request<http::string_body> request{http::string_to_verb(method), target, 11};
     request.set(http::field::host, host);
     request.set(http::field::connection, "close");
+    if (!body.empty()) request.set(http::field::content_type, "application/json");
     for (const auto& [name, value] : headers) request.set(name, value);
+    request.body() = body;
+    request.prepare_payload();
     // Asynchronous under the hood so that the stream's deadline applies to every step.
     beast::error_code error;
     http::async_write(stream, request, [&](beast::error_code ec, std::size_t) { error = ec; });
@@ -214,6 +224,8 @@ DaemonMetrics parse_metrics(const std::string& text) {
     };
     if (name == "warpwatch_ingest_accepted_samples_total") m.accepted = value;
     if (name == "warpwatch_batch_samples_total") m.matched = value;
+    if (name == "warpwatch_rounds_total") m.rounds = value;
+    if (name == "warpwatch_pattern_samples_total") m.pattern_samples[label("pattern")] = value;
     if (name == "warpwatch_ingest_messages_total") m.messages = value;
     if (name == "warpwatch_events_total") m.events_total = value;
     if (name == "warpwatch_events_published_total") m.events_published += value;

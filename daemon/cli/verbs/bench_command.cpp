@@ -83,6 +83,16 @@ CLI::App* add_bench_e2e_command(CLI::App& bench, BenchE2eCommand& cmd) {
                   "while sending: GET /api/v1/events?limit=100 and the newest event's plot.svg "
                   "this many times a second, each answer timed (p50/p99 on stderr); 0 = off")
       ->check(CLI::NonNegativeNumber);
+  sub->add_option("--api-put-at", o.api_put_at_s,
+                  "SECONDS after sending starts: PUT a library change over the API (If-Match "
+                  "from a GET; state.dir is set): its latency, the rounds until it applied, "
+                  "the events before and after it and the counters reconciled across it")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--api-put-change", o.api_put,
+                  "what --api-put-at changes: threshold (shape1's, 1% up), pattern (a new "
+                  "one, bench-put, with shape0's values) or both")
+      ->check(CLI::IsMember({"threshold", "pattern", "both"}))
+      ->capture_default_str();
   sub->add_option("--scrape-s", o.scrape_interval_s,
                   "interval of the /metrics and /proc readings kept in the JSON, seconds")
       ->capture_default_str();

@@ -10,6 +10,7 @@
 #include <functional>
 
 #include "warpwatch/base/sha256.hpp"
+#include "warpwatch/base/timestamps.hpp"
 #include "warpwatch/config/config_reader.hpp"
 #include "warpwatch/config/yaml_file.hpp"
 #include "warpwatch/plugins/registry.hpp"
@@ -248,6 +249,8 @@ ChangeResult LibraryEditor::change(const PatternChange& c, OverlayChange::Kind k
   std::string refused;
   config::DaemonConfig merged;
   bool applied = false;
+  AppliedAt at;
+  at.round_asked = pipeline_.rounds();
   const std::function<void()> work = [&] {
     std::string text;
     {
@@ -264,7 +267,13 @@ ChangeResult LibraryEditor::change(const PatternChange& c, OverlayChange::Kind k
       return;
     }
     applied = pipeline_.reload(merged);
-    if (!applied) refused = pipeline_.last_reload_refusal();
+    if (!applied) {
+      refused = pipeline_.last_reload_refusal();
+      return;
+    }
+    at.round_applied = pipeline_.rounds();
+    at.time_ns = stream::wall_clock_ns();
+    at.samples_matched = pipeline_.stats().samples;
   };
   ChangeResult result;
   bool served = false;
@@ -299,6 +308,7 @@ ChangeResult LibraryEditor::change(const PatternChange& c, OverlayChange::Kind k
     overlay_ = std::move(next);
     libraries_ = merged.live.libraries;
     result.status = kind == OverlayChange::Kind::remove ? 204 : existed ? 200 : 201;
+    result.applied = at;
     if (const kernels::PatternDef* p = find_pattern(libraries_, c.library, c.pattern)) {
       result.etag = etag_of(*p);
       result.body = pattern_json(*p, true);
@@ -381,6 +391,12 @@ void LibraryEditor::record(const PatternChange& c, std::string_view what,
                 {"old_etag", old_etag},
                 {"new_etag", result.etag}};
   if (!ok) entry["detail"] = result.problem_detail;
+  if (const auto& at = result.applied)
+    entry["applied"] = {{"round_asked", at->round_asked},
+                        {"round_applied", at->round_applied},
+                        {"rounds_between", at->round_applied - at->round_asked},
+                        {"time_ns", at->time_ns},
+                        {"samples_matched", at->samples_matched}};
   history_.push_front(std::move(entry));
   while (history_.size() > options_.history) history_.pop_back();
 }

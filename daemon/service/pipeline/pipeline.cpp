@@ -233,8 +233,11 @@ void Pipeline::track_patterns(const std::vector<config::Library>& libraries) {
   for (const auto& library : libraries)
     for (const auto& p : library.patterns) {
       const auto kept = stats_.pattern_matches.find(p.id);
-      const std::uint64_t matches = kept == stats_.pattern_matches.end() ? 0 : kept->second.matches;
-      tracked[p.id] = {library.name, matches};
+      PatternMatches entry;
+      if (kept != stats_.pattern_matches.end()) entry = kept->second;
+      entry.library = library.name;
+      entry.dims = p.dims;
+      tracked[p.id] = std::move(entry);
     }
   stats_.pattern_matches = std::move(tracked);
 }
@@ -246,9 +249,11 @@ std::vector<kernels::RawMatch> Pipeline::take(std::vector<kernels::RawMatch> raw
     for (const kernels::RawMatch& m : raw) {
       // A pattern a reload removed still owes its flushed matches; the next
       // track_patterns() drops it.
-      const auto it =
-          stats_.pattern_matches.try_emplace(m.pattern_id(), PatternMatches{m.pattern->library, 0})
-              .first;
+      const auto [it, added] = stats_.pattern_matches.try_emplace(m.pattern_id());
+      if (added) {
+        it->second.library = m.pattern->library;
+        it->second.dims = m.pattern->dims;
+      }
       ++it->second.matches;
     }
   }
@@ -357,6 +362,7 @@ void Pipeline::refresh_stats() {
     rules.emplace_back(rules_->rules()[r].name, rules_->counters()[r]);
   const std::lock_guard lock(stats_mu_);
   stats_.matcher = matcher;
+  stats_.rounds = rounds_;
   stats_.rules = std::move(rules);
   stats_.streams = matcher_->stream_count();
   stats_.patterns = matcher_->pattern_count();
@@ -450,6 +456,7 @@ std::optional<std::string> Pipeline::unready() const {
 }
 
 void Pipeline::run_batch() {
+  ++rounds_;
   const auto began = std::chrono::steady_clock::now();
   const bool collects = !in_flight_.empty();  // a batch left running in the round before
   stream::IngestBatch batch = hub_->take(batch_samples_);
@@ -488,8 +495,10 @@ void Pipeline::process(stream::IngestBatch batch) {
   }
   std::vector<kernels::StreamChunk> chunks;
   chunks.reserve(batch.streams.size());
+  std::map<std::size_t, std::uint64_t> samples_by_dims;  // each pattern's: those of its dims
   for (const stream::QueuedSamples& q : batch.streams) {
     chunks.push_back({q.stream->id, q.values, q.times_ns});
+    samples_by_dims[q.stream->dims] += q.times_ns.size();
     if (offline_ && !q.times_ns.empty()) {
       MatchedSpan& span = spans_[q.stream->id];
       if (span.samples == 0) span.first_ns = q.times_ns.front();
@@ -504,6 +513,13 @@ void Pipeline::process(stream::IngestBatch batch) {
     const auto began = Clock::now();
     matcher_->submit(chunks);  // the samples are copied out of `batch` here
     in_flight_.push_back({batch.samples, began});
+    {
+      const std::lock_guard lock(stats_mu_);
+      for (auto& [id, p] : stats_.pattern_matches) {
+        const auto it = samples_by_dims.find(p.dims);
+        if (it != samples_by_dims.end()) p.samples += it->second;
+      }
+    }
     submit_ms = ms_since(began);
     follow_running_backend();
   }

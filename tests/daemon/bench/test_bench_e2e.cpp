@@ -108,6 +108,60 @@ TEST(BenchE2e, TinySweepReconcilesEveryPlantedOccurrence) {
   EXPECT_NE(r.out.find("found/planted"), std::string::npos) << r.out;
 }
 
+// --api-put-at (issue 38): mid-run, a threshold changed and a pattern put over the API. Each
+// PUT answered 2xx and found applied in the daemon's history; the events of the new
+// definitions after it only, some of them; the counters reconciled: every pattern's samples
+// matched == samples accepted (the new pattern's: those after its application), printed.
+TEST(BenchE2e, ApiPutMidRunAppliesAndTheCountersReconcile) {
+  TempDir dir;
+  const std::string json_path = dir.file("e2e.json");
+  const auto r = run_tiny_e2e({"--streams", "4", "--frame", "10", "--duration-s", "3", "--rate",
+                               "5000", "--api-put-at", "1", "--json", json_path});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  const json run = read_json(json_path).at("runs").at(0);
+  SCOPED_TRACE(run.dump(1).substr(0, 6000));
+  EXPECT_TRUE(run.at("ok").get<bool>());
+  const json& put = run.at("api_put");
+  ASSERT_EQ(put.at("changes").size(), 2u);
+  const json& threshold = put.at("changes")[0];
+  const json& pattern = put.at("changes")[1];
+  EXPECT_EQ(threshold.at("what"), "threshold");
+  EXPECT_EQ(threshold.at("pattern"), "shape1");
+  EXPECT_EQ(threshold.at("status"), 200);
+  EXPECT_EQ(pattern.at("what"), "pattern");
+  EXPECT_EQ(pattern.at("pattern"), "bench-put");
+  EXPECT_EQ(pattern.at("status"), 201);
+  for (const json* c : {&threshold, &pattern}) {
+    EXPECT_TRUE(c->at("ok").get<bool>());
+    EXPECT_EQ(
+        c->at("rounds_between").get<std::uint64_t>(),
+        c->at("round_applied").get<std::uint64_t>() - c->at("round_asked").get<std::uint64_t>());
+    EXPECT_GT(c->at("round_applied").get<std::uint64_t>(), 0u);
+    EXPECT_EQ(c->at("new_definition_events_before").get<std::uint64_t>(), 0u);
+    EXPECT_GT(c->at("new_definition_events_after").get<std::uint64_t>(), 0u);
+    EXPECT_EQ(c->at("old_definition_events_after").get<std::uint64_t>(), 0u);
+  }
+  EXPECT_TRUE(put.at("counters_ok").get<bool>());
+  const double accepted = run.at("daemon").at("accepted_samples").get<double>();
+  for (const char* shape : {"shape0", "shape1", "shape2", "shape3"})
+    EXPECT_EQ(put.at("pattern_samples").at(shape).get<double>(), accepted) << shape;
+  EXPECT_EQ(put.at("pattern_samples").at("bench-put").get<double>(),
+            accepted - pattern.at("samples_matched_before").get<double>());
+  EXPECT_GT(pattern.at("samples_matched_before").get<double>(), 0.0);
+  EXPECT_LT(pattern.at("samples_matched_before").get<double>(), accepted);
+  const json& rec = run.at("reconciliation");
+  EXPECT_EQ(rec.at("found_once").get<std::uint64_t>() +
+                put.at("boundary_missed").get<std::uint64_t>() +
+                put.at("pending_at_exit").get<std::uint64_t>(),
+            rec.at("planted").get<std::uint64_t>());
+  EXPECT_LE(put.at("pending_at_exit").get<std::uint64_t>(), 4u) << "one a stream at most";
+  EXPECT_EQ(rec.at("unexpected").get<std::uint64_t>(), 0u);
+  EXPECT_EQ(rec.at("duplicated").get<std::uint64_t>(), 0u);
+  EXPECT_NE(r.out.find("counters reconciled: sent "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ok: bench-put matched "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("PUT threshold shape1: 200 in "), std::string::npos) << r.out;
+}
+
 // Text payloads, a configuration template (its rules dropped, its scheduler kept), a
 // bound in samples.
 TEST(BenchE2e, TextAndATemplateReconcile) {

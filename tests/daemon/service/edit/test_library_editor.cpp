@@ -404,3 +404,97 @@ TEST(LibraryEditor, CheckConfigShowsTheOverlayAndFoldWritesItIntoTheFile) {
 }
 
 }  // namespace
+
+// Issue 38: a threshold changed and a pattern put while a stream is fed at a known rate
+// (frames of 10 samples, each with a blip at 2-3 and a spike at 6-8, one frame every 2 ms from
+// a thread of its own), the scheduler stepping on its own thread. Across both changes the
+// counters reconcile (every sample accepted; blip, which existed before and after, matched
+// every accepted sample once, by its old definition and then its new one; the new spike
+// every sample accepted after it applied), each change applied within one round of its
+// arrival (the rounds the history measured), and the events follow the definitions: every
+// blip once with the threshold in effect at its samples, a spike for every frame after the
+// put and none before.
+TEST(LibraryEditor, ChangesUnderLoadApplyWithinARoundAndReconcileTheCounters) {
+  TempDir dir;
+  Daemon d(dir.write("warpwatch.yaml", config_text()));
+  Scheduler scheduler(d.pipeline);
+  constexpr std::size_t frame = 10, before = 10, during = 20, frames = before + during;
+  const auto frame_at = [&](std::size_t k) {
+    return stream::encode_frame(samples_at(k * frame, {0, 0, 5, -5, 0, 0, 9, -9, 9, 0}), false);
+  };
+  for (std::size_t k = 0; k < before; ++k) d.push.send("s1", frame_at(k));
+  ASSERT_TRUE(wait_until([&] { return d.pipeline.stats().samples == before * frame; }, d.sub))
+      << d.log.joined();
+  std::thread feeder([&] {  // the socket is the feeder's alone from here on
+    for (std::size_t k = before; k < frames; ++k) {
+      d.push.send("s1", frame_at(k));
+      std::this_thread::sleep_for(2ms);
+    }
+  });
+  auto threshold = change("blip", d.editor.get("shapes", "blip").etag);
+  threshold.threshold = 2.0;
+  const service::ChangeResult set = d.editor.set_threshold(threshold);
+  const service::ChangeResult put =
+      d.editor.put(change("spike", "", json{{"values", {9, -9, 9}}, {"threshold", 1.0}}));
+  feeder.join();
+  ASSERT_EQ(set.status, 200) << set.problem_detail;
+  ASSERT_EQ(put.status, 201) << put.problem_detail;
+  ASSERT_TRUE(wait_until([&] { return d.pipeline.stats().samples == frames * frame; }, d.sub))
+      << d.log.joined();
+  scheduler.stop();
+  const service::PipelineSummary summary = d.pipeline.shutdown();
+  d.sub.wait_for(1000, 300ms);  // what the shutdown published (bounded; no more is expected)
+
+  // The rounds, as measured: the history's entries, newest first.
+  const json history = d.editor.history().at("changes");
+  ASSERT_EQ(history.size(), 2u) << history.dump();
+  const json& put_at = history.at(0).at("applied");
+  const json& set_at = history.at(1).at("applied");
+  for (const json* at : {&put_at, &set_at}) {
+    EXPECT_LE(at->at("rounds_between").get<std::uint64_t>(), 1u) << at->dump();
+    EXPECT_EQ(
+        at->at("round_applied").get<std::uint64_t>() - at->at("round_asked").get<std::uint64_t>(),
+        at->at("rounds_between").get<std::uint64_t>());
+  }
+  ASSERT_TRUE(put.applied && set.applied);
+  EXPECT_EQ(put_at.at("samples_matched").get<std::uint64_t>(), put.applied->samples_matched);
+  // Samples matched by the old definitions: a whole number of frames (the reload matched
+  // everything accepted before it first), at least those matched before the feeder began.
+  const std::uint64_t set_from = set.applied->samples_matched,
+                      put_from = put.applied->samples_matched;
+  EXPECT_GE(set_from, before * frame);
+  EXPECT_GE(put_from, set_from);
+  EXPECT_LE(put_from, frames * frame);
+  EXPECT_EQ(set_from % frame, 0u);
+  EXPECT_EQ(put_from % frame, 0u);
+
+  // The counters: sent = accepted + rejected; each pattern's samples.
+  const stream::RegistrySnapshot registry = d.pipeline.registry().snapshot();
+  EXPECT_EQ(registry.accepted_samples, frames * frame);
+  EXPECT_EQ(registry.rejected.total(), 0u);
+  EXPECT_EQ(summary.samples, frames * frame) << "every accepted sample matched once";
+  const auto patterns = d.pipeline.stats().pattern_matches;
+  EXPECT_EQ(patterns.at("blip").samples, frames * frame)
+      << "blip existed before and after: every sample of s1, old definition then new";
+  EXPECT_EQ(patterns.at("spike").samples, frames * frame - put_from)
+      << "the new pattern: every sample accepted after it applied";
+
+  // The events: each blip once, with the threshold in effect at its samples; a spike for
+  // each frame from the put on, none before.
+  std::vector<std::string> expected;
+  for (std::size_t k = 0; k < frames; ++k) {
+    expected.push_back("s1/blip [" + std::to_string(k * frame + 2) + "," +
+                       std::to_string(k * frame + 3) + "]");
+    if (k * frame >= put_from)
+      expected.push_back("s1/spike [" + std::to_string(k * frame + 6) + "," +
+                         std::to_string(k * frame + 8) + "]");
+  }
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(event_spans(d.sub.events), expected);
+  for (const auto& e : d.sub.events) {
+    if (e.event.at("pattern") != "blip") continue;
+    EXPECT_EQ(e.event.at("threshold").get<double>(),
+              e.event.at("start_index").get<std::uint64_t>() >= set_from ? 2.0 : 1.0)
+        << e.event.dump();
+  }
+}

@@ -62,10 +62,18 @@ struct E2eOptions {
   // GET /api/v1/events?limit=100 and the newest event's plot.svg this many times a second
   // (0: no client), timing each answer.
   double api_poll_hz = 0.0;
-  bool overload = false;   // SIGTERM as soon as the generator stops; mismatches are reported
-                           // but do not fail the run
-  bool check_plan = true;  // check the planted data with the reference before the sweep
-  std::string work_dir;    // keep configurations and daemon logs here; "" = a temp dir
+  // A library change over the API mid-run (issue 38): this many seconds after the generator
+  // starts, the client PUTs (If-Match from a GET) a new threshold of one pattern (shape1, or
+  // shape0 with one pattern; 1% above the library's), a new pattern (`bench-put`: shape0's
+  // values), or both; state.dir is then set (changes need it). Measured: each PUT's latency,
+  // the rounds between its arrival and its application (the daemon's history), the events
+  // before and after it, and the reconciled counters across it (E2ePut, E2eRun).
+  std::optional<double> api_put_at_s;
+  std::string api_put = "both";  // threshold | pattern | both
+  bool overload = false;         // SIGTERM as soon as the generator stops; mismatches are reported
+                                 // but do not fail the run
+  bool check_plan = true;        // check the planted data with the reference before the sweep
+  std::string work_dir;          // keep configurations and daemon logs here; "" = a temp dir
 };
 
 struct Percentiles {
@@ -73,6 +81,30 @@ struct Percentiles {
   double p50 = 0, p99 = 0, max = 0, mean = 0;
 };
 Percentiles percentiles(std::vector<double> values);
+
+// One library change of api_put_at_s, measured.
+struct E2ePut {
+  std::string what;       // threshold | pattern
+  std::string pattern;    // the pattern changed or added
+  int status = 0;         // the PUT's answer (200 / 201; else the change failed)
+  double at_s = 0;        // sent, since the generator started
+  double latency_ms = 0;  // request to answer
+  // From GET /api/v1/changes (the daemon's history): the rounds begun before the PUT reached
+  // the scheduler and before it applied, their difference (0: the first round to begin after
+  // it arrived matched with the new definition), when it applied, and the samples the daemon
+  // had matched then (every later one is matched with the new definition).
+  std::uint64_t round_asked = 0, round_applied = 0, rounds_between = 0;
+  std::int64_t applied_ns = 0;
+  double samples_matched = 0;
+  // The events of the new definition (the new threshold, the new pattern): detected before it
+  // applied (must be 0), after it; the old threshold's detected after it (must be 0); and the
+  // first event of the new definition, ms after it applied.
+  std::uint64_t new_before = 0, new_after = 0, old_after = 0;
+  std::optional<double> first_new_event_ms;
+  // Answered 2xx, found applied in the history, no event of the new definition before it nor
+  // of the old after it, and some of the new after it.
+  bool ok() const;
+};
 
 // One scrape of the daemon during a run.
 struct E2eSample {
@@ -116,6 +148,17 @@ struct E2eRun {
   // api_poll_hz: each answer's time, ms (events list; plot.svg), and answers not 200.
   std::vector<double> api_events_ms, api_plot_ms;
   std::uint64_t api_failures = 0;
+  // api_put_at_s: the changes, and the counters reconciled across them at the end (each
+  // pattern's samples matched, warpwatch_pattern_samples_total, against the samples accepted
+  // since it was configured): one line each, "ok" or "FAIL".
+  std::vector<E2ePut> puts;
+  std::map<std::string, double> pattern_samples;
+  std::vector<std::string> counter_checks;
+  bool counters_reconciled = true;
+  std::uint64_t boundary_missed = 0;  // occurrences of a changed pattern cut by the change
+  // api_put_at_s sets state.dir, whose shutdown checkpoints pending candidates instead of
+  // reporting them: streams' last occurrences not reported, not counted missing.
+  std::uint64_t pending_at_exit = 0;
   int exit_status = -1;  // the exit code; -1 when killed by a signal
   int exit_signal = 0;
   bool killed = false;  // still running exit_timeout_s after SIGTERM: SIGKILLed
@@ -181,6 +224,8 @@ struct DaemonMetrics {
   // those the cpu backend's lower bounds pruned, by stage (lb_kim, ..., abandoned).
   double windows_evaluated = 0, flat_windows = 0;
   std::map<std::string, double> windows_pruned;
+  std::map<std::string, double> pattern_samples;  // warpwatch_pattern_samples_total by pattern
+  double rounds = 0;                              // warpwatch_rounds_total
 };
 DaemonMetrics parse_metrics(const std::string& prometheus_text);
 

@@ -71,6 +71,12 @@ std::optional<HttpResponse> http_get(
     const std::string& host, int port, const std::string& target, std::chrono::milliseconds timeout,
     std::string* why = nullptr,
     const std::vector<std::pair<std::string, std::string>>& headers = {});
+// Any method (GET, PUT, ...) with a body (sent as application/json when not empty): what
+// both http_get's are.
+std::optional<HttpResponse> http_request(
+    const std::string& host, int port, const std::string& method, const std::string& target,
+    const std::string& body, std::chrono::milliseconds timeout, std::string* why = nullptr,
+    const std::vector<std::pair<std::string, std::string>>& headers = {});
 
 // Prometheus text format: "name{labels}" -> value, comment lines and unreadable values
 // skipped.

@@ -37,8 +37,21 @@ struct PatternChange {
 //   changes refused (no state.dir), 409 a stale If-Match (a lost update), 422 the reload
 //   refused the change (problem_detail says why), 428 If-Match missing, 503 the scheduler
 //   did not take the change in time.
+// When an applied change took effect, in the scheduler's rounds (Pipeline::rounds()): the
+// rounds begun before it was handed to the scheduler and before it applied. rounds_between =
+// applied - asked: the rounds that began after the change arrived and still matched with the
+// old definitions (0: the first round to begin after it arrived matched with the new ones).
+// The reload matches everything accepted before it with the old definitions first: each
+// sample accepted after `samples_matched` is matched with the new ones.
+struct AppliedAt {
+  std::uint64_t round_asked = 0, round_applied = 0;
+  std::int64_t time_ns = 0;           // wall clock, once applied (events after it: new definitions)
+  std::uint64_t samples_matched = 0;  // the daemon's samples matched when it applied
+};
+
 struct ChangeResult {
   int status = 200;
+  std::optional<AppliedAt> applied;  // a change applied (2xx of put, remove, set_threshold)
   std::string etag;  // the pattern's (quoted, as the ETag header has it); "" when none
   std::string problem_field, problem_detail;
   nlohmann::json body;  // the pattern (get, put, set_threshold) or the libraries
@@ -78,7 +91,8 @@ class LibraryEditor {
   Candidate candidate(std::string_view library, std::string_view id,
                       const nlohmann::json& definition) const;
   // The last changes (at most options.history), newest first: time, who, what, library,
-  // pattern, status, old and new ETag.
+  // pattern, status, old and new ETag, and for an applied one `applied` (AppliedAt: round_asked,
+  // round_applied, rounds_between, time_ns, samples_matched).
   nlohmann::json history() const;
 
   // SIGHUP, on the scheduler's thread: the file read again, the overlay on top, the

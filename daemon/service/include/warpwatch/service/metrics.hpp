@@ -24,15 +24,22 @@
 
 namespace warpwatch::service {
 
-// Raw matches of one configured pattern (warpwatch_pattern_matches_total).
+// Raw matches of one configured pattern (warpwatch_pattern_matches_total), and the samples
+// submitted to the Matcher for it (warpwatch_pattern_samples_total): each round's samples of
+// the streams of its dims (every one is paired with it), by every definition the id had since
+// it was configured (a changed definition's pairs start fresh; the count goes on), so that
+// across a change it equals the samples accepted of those streams since then.
 struct PatternMatches {
   std::string library;
   std::uint64_t matches = 0;
+  std::uint64_t samples = 0;
+  std::size_t dims = 1;
 };
 
 // The scheduler's side, copied out after every round (Pipeline::stats()).
 struct PipelineStats {
   std::uint64_t batches = 0;                // batches matched (rounds with new samples)
+  std::uint64_t rounds = 0;                 // scheduler rounds run, with work or without
   std::uint64_t samples = 0;                // samples matched
   std::uint64_t matches = 0;                // raw matches, before the rules
   std::uint64_t events = 0;                 // events the rules produced

@@ -183,6 +183,10 @@ class Pipeline {
   // the checkpoint's to begin with).
   std::uint64_t last_sequence() const { return sequence_.last(); }
   std::string backend_name() const { return std::string(matcher_->name()); }
+  // Scheduler rounds run so far (step(), run_queued()'s rounds, the shutdown's), with work or
+  // without; thread-safe. A library change records the round it was asked in and the one it
+  // was applied in (LibraryEditor::history).
+  std::uint64_t rounds() const { return rounds_.load(); }
 
   // Monitoring; thread-safe (the metrics server calls them from its own threads).
   PipelineStats stats() const;
@@ -344,6 +348,7 @@ class Pipeline {
   prometheus::Histogram latency_seconds_{seconds_buckets()};
   std::atomic<bool> running_{false};
   std::atomic<std::int64_t> last_round_ns_{0};  // steady clock
+  std::atomic<std::uint64_t> rounds_{0};        // run_batch() calls
   std::atomic<bool> stopped_{false};
   std::chrono::steady_clock::time_point next_checkpoint_;  // state.checkpoint_ms's next
   mutable std::mutex editor_mu_;
