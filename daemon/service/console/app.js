@@ -22,7 +22,7 @@ function el(tag, attrs = {}, ...children) {
   return e;
 }
 const fmt = (x, digits = 3) => (x === null || x === undefined || Number.isNaN(x)) ? '–'
-  : Math.abs(x) >= 1000 ? Math.round(x).toLocaleString('en') : Number(x).toPrecision(digits);
+  : Math.abs(x) >= 1000 || Number.isInteger(x) ? Math.round(x).toLocaleString('en') : Number(x).toPrecision(digits);
 const nsDate = (ns) => new Date(Number(ns) / 1e6);
 const when = (ns) => nsDate(ns).toISOString().replace('T', ' ').replace('Z', '');
 const enc = encodeURIComponent;
@@ -144,19 +144,26 @@ function render() {
 }
 window.addEventListener('hashchange', () => { render(); main.focus(); });
 
-// The series' colours, and a legend of classes (app.css) rather than dygraphs' own, whose
-// inline style attributes the Content Security Policy refuses.
+// The series' colours, and a legend of the console's own under each chart (classes of
+// app.css): dygraphs' legend plugin writes inline style attributes, which the Content
+// Security Policy refuses, so it is left out.
 const COLORS = ['#1f5fbf', '#d9480f', '#2b8a3e', '#7048e8', '#c2255c', '#0b7285'];
-function legend(data) {
-  const parts = data.series.map((s, i) => s.isVisible ? `<span class="lg lg-${i % COLORS.length}">` +
-    `${s.labelHTML}${data.x === null || data.x === undefined ? '' : ': ' + (s.yHTML ?? '–')}</span>` : '');
-  return (data.x === null || data.x === undefined ? '' : data.xHTML + ' ') + parts.join(' ');
-}
+if (window.Dygraph) Dygraph.PLUGINS = Dygraph.PLUGINS.filter((p) => p !== Dygraph.Plugins.Legend);
 function chart(div, data, opts) {
+  const legend = el('div', { class: 'legend', 'aria-live': 'off' });
+  div.after(legend);
+  const names = (g) => g.getLabels().slice(1).map((l, i) =>
+    el('span', { class: 'lg lg-' + (i % COLORS.length), text: l }));
   const g = new Dygraph(div, data, Object.assign({
-    legend: 'always', legendFormatter: legend, colors: COLORS, connectSeparatedPoints: true,
-    axes: { x: { axisLabelWidth: 70 } },
+    colors: COLORS, connectSeparatedPoints: true, axes: { x: { axisLabelWidth: 70 } },
+    highlightCallback: (ev, x, points) => legend.replaceChildren(
+      el('span', { class: 'lg', text: typeof x === 'number' && x > 1e11 ? new Date(x).toISOString() : String(x) }),
+      ...points.map((p) => el('span', { class: 'lg lg-' + ((g.getLabels().indexOf(p.name) - 1) % COLORS.length),
+                                        text: `${p.name}: ${fmt(p.yval, 4)}` }))),
+    unhighlightCallback: () => legend.replaceChildren(...names(g)),
+    drawCallback: (graph, first) => { if (first) legend.replaceChildren(...names(graph)); },
   }, opts));
+  pageCleanup.push(() => legend.remove());
   pageCleanup.push(() => g.destroy());
   return g;
 }
@@ -294,8 +301,10 @@ async function streamsPage(_, query) {
       }
     }).catch(showError);
     for (const r of rows) {
-      if (!r.s.samples) continue;
-      get(`streams/${enc(r.s.id)}/samples?limit=120`, { signal }).then((h) => {
+      if (!r.s.samples || r.s.last_ns === null) continue;
+      // The newest 120 samples (the route answers the oldest after `since`).
+      const since = r.s.last_ns - 120 * r.s.period_ns;
+      get(`streams/${enc(r.s.id)}/samples?since=${since}&limit=120`, { signal }).then((h) => {
         if (mine === generation) sparkline(r.canvas, h.values.map((v) => v[0]));
       }).catch((e) => { if (e.status !== 404) showError(e); });
     }
@@ -387,16 +396,24 @@ async function streamPage(id) {
     .catch(showError));
 
   const evTable = $('#stream-events');
+  const KEEP = 4000;  // samples charted: the newest
+  let lastNs = null, dims = 1;
   every(2000, async () => {
-    const h = await get(`streams/${enc(id)}/samples?limit=4000`).catch((e) => {
-      if (e.status === 404) return null;
-      throw e;
-    });
+    // All the history first, then what came after the last sample charted.
+    const h = await get(`streams/${enc(id)}/samples?limit=100000` + (lastNs === null ? '' : `&since=${lastNs}`))
+      .catch((e) => {
+        if (e.status === 404) return null;
+        throw e;
+      });
     events = (await get(`events?stream=${enc(id)}&limit=100`)).events;
     if (!h) { div.textContent = 'No samples held for this stream (unknown, or history off).'; return; }
-    rows = h.times_ns.map((t, i) => [nsDate(t), ...h.values[i]]);
+    dims = h.dims;
+    // (ns beyond 2^53 lose their last bits in JavaScript: a sample may come again)
+    h.times_ns.forEach((t, i) => { if (lastNs === null || t > lastNs) rows.push([nsDate(t), ...h.values[i]]); });
+    if (rows.length > KEEP) rows = rows.slice(rows.length - KEEP);
+    if (h.times_ns.length) lastNs = h.times_ns[h.times_ns.length - 1];
     if (!rows.length) { div.textContent = 'No samples yet.'; return; }
-    const labels = ['time', ...h.values[0].map((_, d) => h.dims > 1 ? 'value ' + d : 'value')];
+    const labels = ['time', ...rows[0].slice(1).map((_, d) => dims > 1 ? 'value ' + d : 'value')];
     if (!g) {
       div.textContent = '';
       g = chart(div, rows, { labels, underlayCallback: underlay, interactionModel: interaction });
@@ -499,7 +516,8 @@ async function eventPage(id) {
   const e = await get('events/' + enc(id));
   const x = e.explanation || {};
   const seg = e.segment;
-  main.append(el('h1', { text: `Event ${e.id}: ${e.stream} / ${e.library} / ${e.pattern}` }));
+  const patternId = typeof e.pattern === 'object' ? e.pattern.id : e.pattern;  // the detail holds it whole
+  main.append(el('h1', { text: `Event ${e.id}: ${e.stream} / ${e.library} / ${patternId}` }));
   const ratio = e.threshold > 0 ? e.distance / e.threshold : 0;
   main.append(el('div', { class: 'panel' },
     el('p', {}, `${when(e.start_ns)} – ${when(e.end_ns)}, samples ${e.start_index}–${e.end_index}, `,
@@ -516,8 +534,10 @@ async function eventPage(id) {
     const dims = seg.dims, first = seg.first_index;
     const aligned = new Map();  // stream index -> pattern rows mapped there
     for (const [i, j] of steps) {
+      const row = e.pattern.values[j - 1];  // rows are 1-based; 0 is erp's gap: no row
+      if (!row) continue;
       if (!aligned.has(i)) aligned.set(i, []);
-      aligned.get(i).push(e.pattern.values[j]);
+      aligned.get(i).push(row);
     }
     const data = seg.times_ns.map((t, k) => {
       const rowsHere = aligned.get(first + k);
