@@ -420,8 +420,9 @@ std::vector<OptionInfo> daemon_options() {
        .type = OT::integer,
        .default_yaml = "256",
        .help = "samples kept before and after a match: max(8, its length / 2), at most this "
-               "many; what the history holds when the event is published (the samples after "
-               "it that arrive later are not added)",
+               "many (before a stream-mode match at least 4 pattern lengths); what the history "
+               "holds when the event is published (the samples after it that arrive later are "
+               "not added)",
        .min = 0,
        .max = 1 << 20,
        .set =

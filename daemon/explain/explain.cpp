@@ -48,6 +48,10 @@ std::vector<Arithmetic> window_arithmetics(const std::string& backend, std::size
 // The matched samples as the Matcher compared them, and the pattern likewise.
 struct Compared {
   std::vector<float> segment, pattern;
+  // Stream mode: the samples held from the first to the segment's end, and how many of them
+  // come before the segment (SPRING's replay, docs/spec.md §7).
+  std::vector<float> stored;
+  std::size_t stored_before = 0;
   std::uint64_t start = 0;
   std::size_t offset = 0;  // the segment's sample where they start
   bool flat = false;
@@ -83,6 +87,11 @@ Compared compared(const kernels::PatternDef& pattern, std::span<const float> seg
                    segment.begin() + static_cast<std::ptrdiff_t>(from + count * dims));
   c.pattern = pattern.values;
   const kernels::MatchParams& p = pattern.params;
+  if (p.mode == kernels::Mode::stream && from > 0) {
+    c.stored.assign(segment.begin(),
+                    segment.begin() + static_cast<std::ptrdiff_t>(from + count * dims));
+    c.stored_before = from / dims;
+  }
   if (p.mode == kernels::Mode::window) {
     const std::size_t w = p.window ? p.window : pattern.length();
     if (count != w)
@@ -133,6 +142,27 @@ Explanation warping(const kernels::PatternDef& pattern, const Compared& c, const
       }
     }
   }
+  // Stream mode: a report made after the segment began may have reset cells the segment's own
+  // optimum runs through (docs/spec.md §7). SPRING replayed over the samples held before the
+  // segment, reports and resets included, follows the Matcher's path when its table is the
+  // Matcher's; the distance it reproduces is the check.
+  std::uint64_t replayed_from = 0;
+  bool replayed = false;
+  if (stream && !reproduced && c.stored_before > 0) {
+    const std::size_t end = c.stored_before + c.segment.size() / pattern.dims - 1;
+    ref::SpringPath replay =
+        ref::spring_path(view(c.pattern, pattern.dims), view(c.stored, pattern.dims), params.metric,
+                         params.cost, pattern.params.threshold, end);
+    if (replay.start == c.stored_before &&
+        static_cast<float>(replay.distance) == static_cast<float>(*context.distance)) {
+      path.steps.clear();
+      for (const ref::PathStep& s : replay.steps)
+        path.steps.push_back({s.i, s.j - c.stored_before, s.cost});
+      path.distance = replay.distance;
+      reproduced = replayed = true;
+      replayed_from = c.start - c.stored_before;
+    }
+  }
   if (path.steps.empty()) return none("no alignment fits the band (the distance is +inf)");
   const bool dtw = params.metric == Metric::dtw;
   Explanation e;
@@ -148,9 +178,18 @@ Explanation warping(const kernels::PatternDef& pattern, const Compared& c, const
   e.total = arithmetic == Arithmetic::float64       ? static_cast<float>(total64)
             : arithmetic == Arithmetic::float32_fma ? static_cast<float>(path.distance)
                                                     : total32;
-  e.note = std::string(dtw ? "dtw" : "dk") +
-           "'s optimal path of the whole-series recurrence on the " +
-           (stream ? "segment" : "window");
+  if (replayed) {
+    e.note = std::string(dtw ? "dtw" : "dk") +
+             "'s path as SPRING followed it: SPRING replayed from sample ";
+    e.note += std::to_string(replayed_from);
+    e.note +=
+        " (docs/spec.md §3.1, its reports and resets included), because a report made after "
+        "this segment began reset cells its own optimum runs through";
+  } else {
+    e.note = std::string(dtw ? "dtw" : "dk") +
+             "'s optimal path of the whole-series recurrence on the " +
+             (stream ? "segment" : "window");
+  }
   if (!stream && pattern.params.normalize == kernels::Normalize::znorm)
     e.note += " (z-normalized as matched, and the pattern too)";
   e.note +=
@@ -166,8 +205,9 @@ Explanation warping(const kernels::PatternDef& pattern, const Compared& c, const
   if (!reproduced && stream && e.total < static_cast<float>(*context.distance)) {
     e.note += "; below the event's distance (" + std::to_string(*context.distance) +
               "): a report made after this segment began reset cells (docs/spec.md §3.1 rule 1) "
-              "that this path runs through, so the Matcher's path went round them; the segment's "
-              "samples alone cannot say which";
+              "that this path runs through, so the Matcher's path went round them; SPRING "
+              "replayed over the samples held before the segment did not reproduce the "
+              "Matcher's table (a path was live before them)";
   } else if (!reproduced) {
     e.note += "; it does not reproduce the event's distance (" + std::to_string(*context.distance) +
               ") in any arithmetic of backend '" + context.backend + "'";

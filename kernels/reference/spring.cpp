@@ -6,6 +6,7 @@
 
 #include "common/low32_index.hpp"
 #include "warpwatch/kernels/errors.hpp"
+#include "warpwatch/kernels/reference.hpp"
 
 namespace warpwatch::kernels::reference {
 
@@ -23,7 +24,8 @@ SpringPair::SpringPair(const float* pattern, std::size_t m, std::size_t dims, Me
   WW_ASSERT(measure_info(metric).stream, "SpringPair: a measure without stream mode");
 }
 
-std::optional<SpringReport> SpringPair::step(const float* sample, std::uint64_t index) {
+std::optional<SpringReport> SpringPair::step(const float* sample, std::uint64_t index,
+                                             std::uint8_t* moves) {
   // Predecessors of cell i: up = (t, i-1), diag = (t-1, i-1), left = (t-1, i).
   // Boundary: D(t, 0) = 0 with S = t, and D(t-1, 0) = 0 (it never wins a tie with up).
   float up_d = 0.0f, diag_d = 0.0f;
@@ -33,14 +35,18 @@ std::optional<SpringReport> SpringPair::step(const float* sample, std::uint64_t 
     const std::uint64_t left_s = s_[i];
     float best_d = up_d;
     std::uint64_t best_s = up_s;
+    std::uint8_t move = 0;
     if (diag_d < best_d) {
       best_d = diag_d;
       best_s = diag_s;
+      move = 1;
     }
     if (left_d < best_d) {
       best_d = left_d;
       best_s = left_s;
+      move = 2;
     }
+    if (moves) moves[i] = move;
     const float c = local_cost_f32(sample, pattern_ + i * dims_, dims_, cost_);
     const float d = metric_ == Metric::dtw ? c + best_d : std::max(c, best_d);
     d_[i] = d;
@@ -107,6 +113,32 @@ void SpringPair::import_state(const common::SpringLaneState& in, std::uint64_t n
   d_min_ = in.d_min;
   t_s_ = unwrap(in.t_s);
   t_e_ = unwrap(in.t_e);
+}
+
+SpringPath spring_path(const SeriesView& pattern, const SeriesView& stream, Metric metric,
+                       Cost cost, double threshold, std::size_t end) {
+  const std::size_t m = pattern.length, dims = pattern.dims;
+  WW_ASSERT(stream.dims == dims && end < stream.length && m > 0,
+            "spring_path: the pattern's dims, a sample of the stream");
+  SpringPair spring(pattern.values, m, dims, metric, cost, threshold);
+  std::vector<std::uint8_t> moves((end + 1) * m);  // each column's chosen predecessors
+  for (std::size_t j = 0; j <= end; ++j) spring.step(stream.sample(j), j, moves.data() + j * m);
+  SpringPath out;
+  out.distance = spring.last_distance();
+  out.start = spring.last_start();
+  if (out.distance == std::numeric_limits<float>::infinity()) return out;
+  // Back from (end, m) along the moves the columns chose, to the boundary (t, 0).
+  std::size_t i = m - 1, j = end;
+  while (true) {
+    out.steps.push_back({i, j, local_cost_f32(stream.sample(j), pattern.sample(i), dims, cost)});
+    const std::uint8_t move = moves[j * m + i];
+    if (move == 0 && i == 0) break;
+    if (move != 2) --i;
+    if (move != 0) --j;
+  }
+  std::reverse(out.steps.begin(), out.steps.end());
+  WW_ASSERT(out.steps.front().j == out.start, "spring_path: the path ends at S(end, m)");
+  return out;
 }
 
 }  // namespace warpwatch::kernels::reference

@@ -29,8 +29,11 @@ class SpringPair {
              double threshold);
 
   // Computes the column of the sample with 0-based `index` and applies the reporting
-  // rules; returns the candidate that this column proves final, if any.
-  std::optional<SpringReport> step(const float* sample, std::uint64_t index);
+  // rules; returns the candidate that this column proves final, if any. With `moves` (m
+  // bytes), each cell's chosen predecessor is written there: 0 (t, i-1) (for i = 1 the
+  // boundary: the path starts here), 1 (t-1, i-1), 2 (t-1, i).
+  std::optional<SpringReport> step(const float* sample, std::uint64_t index,
+                                   std::uint8_t* moves = nullptr);
   // End of input: the pending candidate, if it qualifies (docs/spec.md §3.1 flush).
   std::optional<SpringReport> flush();
 

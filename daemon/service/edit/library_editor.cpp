@@ -310,6 +310,54 @@ ChangeResult LibraryEditor::change(const PatternChange& c, OverlayChange::Kind k
   return result;
 }
 
+std::optional<kernels::PatternDef> LibraryEditor::pattern(std::string_view library,
+                                                          std::string_view id) const {
+  const std::lock_guard lock(mu_);
+  const kernels::PatternDef* p = find_pattern(libraries_, library, id);
+  return p ? std::optional(*p) : std::nullopt;
+}
+
+LibraryEditor::Candidate LibraryEditor::candidate(std::string_view library, std::string_view id,
+                                                  const json& definition) const {
+  Candidate out;
+  Overlay next;
+  std::string text;
+  {
+    const std::lock_guard lock(mu_);
+    if (!has_library(libraries_, library)) {
+      out.problem = problem(404, "library", cat("no library ", named(library)));
+      return out;
+    }
+    next = overlay_;
+    text = text_;
+  }
+  if (!definition.is_object()) {
+    out.problem = problem(400, "", "the pattern must be a JSON object: a PUT body");
+    return out;
+  }
+  if (definition.contains("file")) {
+    out.problem =
+        problem(400, "file", "'file' is not taken over the API: give the pattern's 'values'");
+    return out;
+  }
+  OverlayChange put;
+  put.entry = definition;
+  next.libraries[std::string(library)][std::string(id)] = std::move(put);
+  try {
+    const config::DaemonConfig merged = merge_overlay(text, config_path_, next);
+    if (const kernels::PatternDef* p = find_pattern(merged.live.libraries, library, id))
+      out.pattern = *p;
+    else
+      out.problem = problem(400, "", "the configuration did not take the pattern");
+  } catch (const OverlayError& e) {
+    out.problem = problem(400, e.library == library && e.pattern == id ? e.field : "",
+                          e.library == library && e.pattern == id ? e.detail : e.what());
+  } catch (const std::exception& e) {
+    out.problem = problem(422, "", cat("the configuration cannot be read: ", e.what()));
+  }
+  return out;
+}
+
 void LibraryEditor::record(const PatternChange& c, std::string_view what,
                            const ChangeResult& result, const std::string& old_etag) {
   const bool ok = result.status < 300;

@@ -108,6 +108,7 @@ Router daemon_routes(const Pipeline& pipeline) {
   add_event_routes(router, pipeline, pipeline.config().http.external_url);
   add_library_routes(router, pipeline);
   add_console_routes(router, !pipeline.config().http.tokens_file.empty());
+  add_job_routes(router, pipeline);
   return router;
 }
 

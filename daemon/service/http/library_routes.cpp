@@ -39,16 +39,6 @@ PatternChange change_of(const Request& r) {
   return change;
 }
 
-nlohmann::json body_of(const Request& r) {
-  try {
-    nlohmann::json body = nlohmann::json::parse(r.body);
-    if (!body.is_object()) throw Problem(400, "the body must be a JSON object", "body");
-    return body;
-  } catch (const nlohmann::json::parse_error& e) {
-    throw Problem(400, std::string("the body is not JSON: ") + e.what(), "body");
-  }
-}
-
 }  // namespace
 
 void add_library_routes(Router& router, const Pipeline& pipeline) {

@@ -29,6 +29,17 @@ inline Response json(const nlohmann::json& body, int status = 200) {
               "application/json");
 }
 
+// A request's body as a JSON object, or a Problem (400, field `body`).
+inline nlohmann::json body_of(const Request& r) {
+  try {
+    nlohmann::json body = nlohmann::json::parse(r.body);
+    if (!body.is_object()) throw Problem(400, "the body must be a JSON object", "body");
+    return body;
+  } catch (const nlohmann::json::parse_error& e) {
+    throw Problem(400, std::string("the body is not JSON: ") + e.what(), "body");
+  }
+}
+
 // GET /api/v1/events, /events/{id}, /events/{id}/plot.svg, /streams/{id}/samples
 // (event_routes.cpp); `external_url` (http.external_url, "" = none) makes the events'
 // explain_url.
@@ -42,5 +53,9 @@ void add_library_routes(Router& router, const Pipeline& pipeline);
 // GET /, /app.js, ...: the console's embedded files, and /console.json (whether the page
 // must ask for a token: `tokens_required`) (../console/console_routes.cpp).
 void add_console_routes(Router& router, bool tokens_required);
+
+// POST /api/v1/learn and /api/v1/backtest (job_routes.cpp): bounded, one of each at a time
+// (api_routes.hpp's JobSlots).
+void add_job_routes(Router& router, const Pipeline& pipeline);
 
 }  // namespace warpwatch::service::http

@@ -23,8 +23,9 @@ namespace bhttp = beast::http;
 namespace ssl = asio::ssl;
 using tcp = asio::ip::tcp;
 
-// The server's threads: a scrape, a probe and an API call are answered at once.
-constexpr int server_threads = 2;
+// The server's threads: a scrape, a probe and an API call are answered at once, also while
+// a POST /api/v1/learn and a /backtest (one of each at most, job_routes.cpp) hold one each.
+constexpr int server_threads = 4;
 
 }  // namespace
 

@@ -1,11 +1,14 @@
 #include "warpwatch/service/event_store.hpp"
 
+#include "warpwatch/explain/explain.hpp"
+
 #include <algorithm>
 #include <map>
 #include <mutex>
 #include <stdexcept>
 
 #include "warpwatch/base/sha256.hpp"
+#include "warpwatch/explain/explain.hpp"
 #include "warpwatch/kernels/matcher.hpp"
 #include "warpwatch/kernels/params.hpp"
 #include "warpwatch/service/recent_history.hpp"
@@ -324,7 +327,12 @@ void EventRecorder::record(const std::vector<alerting::SharedEvent>& events,
     s->pattern_version = version_of(patterns[k]);
     s->dims = patterns[k]->dims;
     const std::size_t context = context_for(e.end_index - e.start_index + 1);
-    const std::uint64_t from = e.start_index >= context ? e.start_index - context : 0;
+    // Stream mode holds more before the match: SPRING's replay reaches back that far when a
+    // later report reset cells of the match's path (docs/spec.md §7).
+    std::uint64_t before = context;
+    if (patterns[k]->params.mode == kernels::Mode::stream)
+      before = std::max(before, explain::stream_samples_before(patterns[k]->length()));
+    const std::uint64_t from = e.start_index >= before ? e.start_index - before : 0;
     if (auto segment = history_.range(e.stream, from, e.end_index + context)) {
       s->dims = segment->dims;
       s->first_index = segment->first_index;

@@ -96,22 +96,6 @@ inline std::vector<kernels::RawMatch> backend_events(kernels::Backend backend, c
   return feed(*matcher, {s}, Partition::random_sizes, rng);
 }
 
-// The same events, fed one sample at a time, with the index of the sample whose column
-// reported each (the stream's length: at the flush).
-inline std::pair<std::vector<kernels::RawMatch>, std::vector<std::uint64_t>> reported_events(
-    kernels::Backend backend, const StreamData& s, const kernels::PatternDef& p) {
-  auto matcher = kernels::make_matcher(backend);
-  matcher->add_pattern(p);
-  matcher->add_stream(s.def());
-  std::vector<kernels::RawMatch> events;
-  std::vector<std::uint64_t> at;
-  for (auto& [index, match] : feed_one_by_one(*matcher, s)) {
-    events.push_back(std::move(match));
-    at.push_back(index);
-  }
-  return {std::move(events), std::move(at)};
-}
-
 // The q-quantile of a pattern's finite profile (docs/spec.md §3.3) over the stream: a
 // threshold that lets about that share of the places through.
 inline double profile_quantile(const StreamData& s, const kernels::PatternDef& p, double q) {
@@ -124,14 +108,14 @@ inline double profile_quantile(const StreamData& s, const kernels::PatternDef& p
   return d[std::min(d.size() - 1, static_cast<std::size_t>(q * static_cast<double>(d.size())))];
 }
 
-// How many events expect_paths_explain checked, how many of them bit for bit, and how many
-// (crossed by the report before) below their distance.
+// How many events expect_paths_explain checked, how many of them bit for bit, and how many of
+// those SPRING's replay explained (crossed by a report made after they began).
 struct ExplainedEvents {
-  std::size_t events = 0, exact = 0, below = 0;
+  std::size_t events = 0, exact = 0, replayed = 0;
   ExplainedEvents& operator+=(const ExplainedEvents& o) {
     events += o.events;
     exact += o.exact;
-    below += o.below;
+    replayed += o.replayed;
     return *this;
   }
 };
@@ -141,14 +125,13 @@ struct ExplainedEvents {
 // (1,0), (0,1) or (1,1) and inside the band, and every step's cost recomputed here from the
 // samples and accumulated in path order (a sum for dtw, a max for dk) giving the total, in one
 // of `arithmetics` (kernels::reference::Arithmetic: what the backend may have computed the
-// event's cells in). Stream mode, with `reported_at` (reported_events): an event whose
-// segment began at or before the sample that reported the event before it may have had its
-// distance raised by that report's reset (docs/spec.md §7): its total is at or below the
-// distance, and the note says why when below; the rest are bit for bit.
+// event's cells in). Each is explained from the samples an event store holds: `before` of
+// them before the segment (explain::stream_samples_before in stream mode, where SPRING's
+// replay needs them), up to the stream's end after it.
 inline ExplainedEvents expect_paths_explain(
     const std::vector<kernels::RawMatch>& events, const StreamData& s, const kernels::PatternDef& p,
     const std::string& backend, const std::vector<kernels::reference::Arithmetic>& arithmetics,
-    const std::string& what, const std::vector<std::uint64_t>& reported_at = {}) {
+    const std::string& what) {
   using kernels::reference::Arithmetic;
   const std::size_t dims = p.dims, m = p.length();
   const bool window = p.params.mode == kernels::Mode::window;
@@ -159,28 +142,23 @@ inline ExplainedEvents expect_paths_explain(
   ExplainedEvents counted;
   for (std::size_t n = 0; n < events.size(); ++n) {
     const kernels::RawMatch& ev = events[n];
-    const bool crossed =
-        !window && n > 0 && n - 1 < reported_at.size() && reported_at[n - 1] >= ev.start_index;
+    const std::uint64_t before = window ? 8 : explain::stream_samples_before(m);
     ++counted.events;
     explain::Context context;
     context.backend = backend;
     context.distance = ev.distance;
+    const std::uint64_t first = ev.start_index >= before ? ev.start_index - before : 0;
+    const std::vector<float> held(s.values.begin() + static_cast<std::ptrdiff_t>(first * dims),
+                                  s.values.end());
     const explain::Explanation e =
-        explain::explain(p, s.values, 0, ev.start_index, ev.end_index, context);
+        explain::explain(p, held, first, ev.start_index, ev.end_index, context);
     const std::string at = what + " event " + describe(ev);
     EXPECT_EQ(e.kind, "path") << at << ": " << e.note;
     if (e.kind != "path" || e.steps.empty()) continue;
-    if (crossed) {
-      EXPECT_LE(e.total, static_cast<float>(ev.distance)) << at << ": " << e.note;
-      if (e.total < static_cast<float>(ev.distance)) {
-        ++counted.below;
-        EXPECT_NE(e.note.find("reset cells"), std::string::npos) << at << ": " << e.note;
-      }
-    } else {
-      EXPECT_EQ(float_bits(e.total), float_bits(ev.distance))
-          << at << ": total " << e.total << " note " << e.note;
-      counted.exact += float_bits(e.total) == float_bits(ev.distance);
-    }
+    EXPECT_EQ(float_bits(e.total), float_bits(ev.distance))
+        << at << ": total " << e.total << " note " << e.note;
+    counted.exact += float_bits(e.total) == float_bits(ev.distance);
+    counted.replayed += e.note.find("SPRING replayed") != std::string::npos;
     EXPECT_EQ(e.steps.front().stream_index, ev.start_index) << at;
     EXPECT_EQ(e.steps.front().pattern_row, 1u) << at;
     EXPECT_EQ(e.steps.back().stream_index, ev.end_index) << at;
@@ -241,8 +219,7 @@ inline ExplainedEvents expect_paths_explain(
 // Every event of dtw and dk in each of explain_modes() over the stream on `backend`
 // (Matcher::name() `name`), explained and checked by expect_paths_explain in the arithmetics
 // `arithmetics(pattern)` gives; the threshold lets the profile's `share` through (1:
-// everything). Stream mode is fed a sample at a time, so that the events crossed by the report
-// before them are known. Prints and returns the counts.
+// everything), fed in random chunks. Prints and returns the counts.
 template <class Arithmetics>
 ExplainedEvents explain_all_events(kernels::Backend backend, const std::string& name,
                                    const Arithmetics& arithmetics, const StreamData& s,
@@ -253,18 +230,15 @@ ExplainedEvents explain_all_events(kernels::Backend backend, const std::string& 
     for (const ExplainMode& mode : explain_modes()) {
       kernels::PatternDef p = explain_pattern(pattern, s.dims, metric, mode);
       p.params.threshold = share >= 1.0 ? 1e30 : profile_quantile(s, p, share);
-      auto [events, reported_at] =
-          mode.mode == kernels::Mode::stream
-              ? reported_events(backend, s, p)
-              : std::pair{backend_events(backend, s, p, rng), std::vector<std::uint64_t>{}};
+      const auto events = backend_events(backend, s, p, rng);
       const std::string at =
           what + " " + std::string(kernels::to_string(metric)) + " " + mode.name + " " + name;
       EXPECT_FALSE(events.empty()) << at;
-      checked += expect_paths_explain(events, s, p, name, arithmetics(p), at, reported_at);
+      checked += expect_paths_explain(events, s, p, name, arithmetics(p), at);
     }
   std::cout << "[ explain  ] " << what << " " << name << ": " << checked.events << " events, "
-            << checked.exact << " bit for bit, " << checked.below
-            << " below their distance (crossed by the report before)\n";
+            << checked.exact << " bit for bit, " << checked.replayed
+            << " of them by SPRING's replay (crossed by a later report)\n";
   return checked;
 }
 

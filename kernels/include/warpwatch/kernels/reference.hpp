@@ -68,6 +68,23 @@ struct WarpingPath {
 WarpingPath warping_path(const SeriesView& a, const SeriesView& b, const DistanceParams& params,
                          Arithmetic arithmetic, PathTies ties);
 
+// docs/spec.md §7, stream mode: SPRING (docs/spec.md §3.1, float32, its reports and resets
+// included) run over `stream` from a fresh state (no live cell before its first sample) with
+// the pattern `pattern`, `metric` (dtw or dk), `cost` and `threshold`, up to the column of the
+// stream's sample `end` (0-based in the view); then the path that cell (end, m)'s start
+// pointer followed, back to its start: steps (pattern row i, stream sample j, local cost) in
+// path order, `distance` D(end, m) and `start` S(end, m) as the column left them (after its
+// resets: +inf when the cell was reset). The Matcher's own path when the replay's table is
+// the Matcher's, which holds when no cell was live (D <= eps) and no candidate pending at
+// the column before the view's first sample; the caller checks the distance it reproduces.
+struct SpringPath {
+  std::vector<PathStep> steps;  // empty when D(end, m) is +inf
+  double distance = 0.0;        // D(end, m) in float32
+  std::size_t start = 0;        // S(end, m), 0-based in the view
+};
+SpringPath spring_path(const SeriesView& pattern, const SeriesView& stream, Metric metric,
+                       Cost cost, double threshold, std::size_t end);
+
 // docs/spec.md §3.2's znorm: `values` (samples of `dims` components, row-major) normalized
 // per component as window mode normalizes a window and its pattern, to the bit (population
 // mean and standard deviation in float64, rounded to float32). False, `values` untouched,

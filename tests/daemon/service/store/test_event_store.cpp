@@ -91,15 +91,17 @@ std::vector<std::uint64_t> sequences(const std::vector<Stored>& events) {
   return out;
 }
 
-// The segment is exactly the samples fed at its indices, and covers [start - c, end].
-void expect_segment_of(const service::StoredEvent& e, const Series& fed, std::size_t context) {
+// The segment is exactly the samples fed at its indices, and covers [start - before, end],
+// at most `after` samples beyond.
+void expect_segment_of(const service::StoredEvent& e, const Series& fed, std::size_t before,
+                       std::size_t after) {
   SCOPED_TRACE("event " + std::to_string(e.event.sequence) + " [" +
                std::to_string(e.event.start_index) + ", " + std::to_string(e.event.end_index) +
                "]");
-  EXPECT_EQ(e.first_index, e.event.start_index - context);
+  EXPECT_EQ(e.first_index, e.event.start_index - before);
   ASSERT_EQ(e.segment.size(), e.segment_times_ns.size() * e.dims);
   ASSERT_GE(e.first_index + e.segment_times_ns.size(), e.event.end_index + 1);
-  EXPECT_LE(e.first_index + e.segment_times_ns.size(), e.event.end_index + context + 1);
+  EXPECT_LE(e.first_index + e.segment_times_ns.size(), e.event.end_index + after + 1);
   EXPECT_FALSE(e.segment_partial);
   for (std::size_t i = 0; i < e.segment_times_ns.size(); ++i) {
     EXPECT_EQ(e.segment[i], fed.values.at(e.first_index + i)) << i;
@@ -122,7 +124,9 @@ TEST(EventStore, SegmentHoldsTheMatchedSamplesAndTheContextAndThePatternAsMatche
   for (const Stored& e : events) {
     EXPECT_EQ(e->event.start_index, 50 + 100 * (e->event.sequence - 1));
     EXPECT_EQ(e->event.end_index, e->event.start_index + 9);
-    expect_segment_of(*e, s, 8);  // max(8, 10 / 2), under context_samples 256
+    // After: max(8, 10 / 2) under context_samples 256; before a stream-mode match 4 pattern
+    // lengths (SPRING's replay, docs/spec.md §7).
+    expect_segment_of(*e, s, 40, 8);
     EXPECT_EQ(e->pattern->values, ramp().values);
     EXPECT_EQ(e->pattern->params, ramp().params);
     EXPECT_EQ(e->pattern_version, version);
@@ -136,10 +140,10 @@ TEST(EventStore, SegmentHoldsTheMatchedSamplesAndTheContextAndThePatternAsMatche
   EXPECT_EQ(brief.at("id"), first->event.id);
   EXPECT_FALSE(brief.contains("segment"));
   const nlohmann::json full = service::to_json(*first, true);
-  EXPECT_EQ(full.at("segment").at("first_index"), 42);
-  EXPECT_EQ(full.at("segment").at("values").at(8), std::vector<float>{0.0f});
-  EXPECT_EQ(full.at("segment").at("values").at(17), std::vector<float>{9.0f});
-  EXPECT_EQ(full.at("segment").at("times_ns").at(0), s.times[42]);
+  EXPECT_EQ(full.at("segment").at("first_index"), 10);
+  EXPECT_EQ(full.at("segment").at("values").at(40), std::vector<float>{0.0f});
+  EXPECT_EQ(full.at("segment").at("values").at(49), std::vector<float>{9.0f});
+  EXPECT_EQ(full.at("segment").at("times_ns").at(0), s.times[10]);
   EXPECT_EQ(full.at("pattern").at("id"), "ramp");
   EXPECT_EQ(full.at("pattern").at("library"), "shapes");
   EXPECT_EQ(full.at("pattern").at("version"), version);
@@ -438,8 +442,8 @@ TEST_F(EventStoreState, ARestartKeepsTheStoredEventsAndTheHistoryGoesOnAtTheSame
   ASSERT_EQ(events.size(), 4u) << log_.joined();
   EXPECT_EQ(events[0]->event.start_index, 350u);
   EXPECT_EQ(events[1]->event.start_index, 250u);
-  expect_segment_of(*events[0], series_, 8);
-  expect_segment_of(*events[1], series_, 8);
+  expect_segment_of(*events[0], series_, 40, 8);
+  expect_segment_of(*events[1], series_, 40, 8);
   const auto h = p.history().samples("s", std::nullopt, 1000);
   ASSERT_TRUE(h.has_value());
   EXPECT_EQ(h->first_index + h->count(), 400u);
@@ -471,7 +475,7 @@ TEST_F(EventStoreState, AVersionOneCheckpointStillLoads) {
   const auto events = all_events(p);
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0]->event.sequence, 3u);
-  expect_segment_of(*events[0], series_, 8);
+  expect_segment_of(*events[0], series_, 40, 8);
 }
 
 // Readers on another thread (the API's) while the scheduler's rounds add events and samples.

@@ -43,6 +43,13 @@ struct Context {
   std::int64_t nominal_period_ns = 0;
 };
 
+// Stream mode: the samples to hold before a segment (4 pattern lengths) so that SPRING's
+// replay (docs/spec.md §7) can follow the Matcher's path when a report made after the segment
+// began reset cells of it; the explanation checks the distance it reproduces.
+constexpr std::uint64_t stream_samples_before(std::size_t pattern_length) {
+  return 4 * static_cast<std::uint64_t>(pattern_length);
+}
+
 // The explanation of a match from stored samples: `segment` holds the stream's samples
 // from stream index `first_index` (row-major, pattern.dims values a sample), covering at least
 // [start_index, end_index]; params/pattern as the Matcher had them. Never on the matching path.

@@ -66,6 +66,17 @@ class LibraryEditor {
   ChangeResult put(const PatternChange& change);            // PUT .../patterns/{id}
   ChangeResult remove(const PatternChange& change);         // DELETE .../patterns/{id}
   ChangeResult set_threshold(const PatternChange& change);  // PUT .../patterns/{id}/threshold
+  // POST /api/v1/backtest: a pattern in effect (a copy); nullopt when there is none.
+  std::optional<kernels::PatternDef> pattern(std::string_view library, std::string_view id) const;
+  // A PUT body checked as PUT checks it (the configuration loader's own checks, the library's
+  // defaults filling the rest), without applying anything: the pattern (its id `id`), or a
+  // problem: 404 no such library, 400 naming the field.
+  struct Candidate {
+    std::optional<kernels::PatternDef> pattern;
+    ChangeResult problem;
+  };
+  Candidate candidate(std::string_view library, std::string_view id,
+                      const nlohmann::json& definition) const;
   // The last changes (at most options.history), newest first: time, who, what, library,
   // pattern, status, old and new ETag.
   nlohmann::json history() const;
