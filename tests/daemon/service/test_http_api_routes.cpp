@@ -330,258 +330,258 @@ TEST_F(HttpApiRoutes, StatusCountsTheSamplesRoundsAndEvents) {
   HttpCall anonymous;
   anonymous.target = "/api/v1/status";
   EXPECT_EQ(problem_field(http_call(port, anonymous), 401), "Authorization");
-  // ---- POST /api/v1/learn and /api/v1/backtest (job_routes.cpp)
+}
 
-  constexpr std::size_t kShape = 20;  // samples of the planted shape
-  constexpr std::size_t kPlanted[] = {100, 350, 600, 850, 1100};
-  constexpr std::size_t kHistory = 1400;  // samples sent before learning
-  constexpr std::size_t kNext = 1500;     // where the next occurrence goes
+// ---- POST /api/v1/learn and /api/v1/backtest (job_routes.cpp)
 
-  float shape_at(std::size_t i) {  // a bump of height 3
-    return 3.0f * static_cast<float>(std::sin(3.14159265358979 * static_cast<double>(i) /
-                                              static_cast<double>(kShape - 1)));
+constexpr std::size_t kShape = 20;  // samples of the planted shape
+constexpr std::size_t kPlanted[] = {100, 350, 600, 850, 1100};
+constexpr std::size_t kHistory = 1400;  // samples sent before learning
+constexpr std::size_t kNext = 1500;     // where the next occurrence goes
+
+float shape_at(std::size_t i) {  // a bump of height 3
+  return 3.0f * static_cast<float>(std::sin(3.14159265358979 * static_cast<double>(i) /
+                                            static_cast<double>(kShape - 1)));
+}
+
+std::int64_t time_of(std::size_t index) {
+  return kT0 + static_cast<std::int64_t>(index) * kPeriod;
+}
+
+// Samples [first, first + n) of s1: small noise, the shape at the planted places (with
+// noise) and, from kNext on, at kNext (without).
+std::vector<float> planted(std::size_t first, std::size_t n) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> noise(-0.05f, 0.05f);
+  std::vector<float> all(first + n);
+  for (float& x : all) x = noise(rng);
+  for (const std::size_t at : kPlanted)
+    for (std::size_t i = 0; i < kShape && at + i < all.size(); ++i) all[at + i] += shape_at(i);
+  for (std::size_t i = 0; i < kShape && kNext + i < all.size(); ++i) all[kNext + i] = shape_at(i);
+  return {all.begin() + static_cast<std::ptrdiff_t>(first), all.end()};
+}
+
+json range_json(std::size_t at) {
+  return {{"stream", "s1"}, {"from", time_of(at)}, {"to", time_of(at + kShape - 1)}};
+}
+
+json learn_body() {
+  json examples = json::array();
+  for (const std::size_t at : kPlanted) examples.push_back(range_json(at));
+  return {{"examples", examples}};
+}
+
+class HttpJobRoutes : public DaemonTest {
+ protected:
+  void SetUp() override {
+    start();
+    send(0, kHistory);
   }
-
-  std::int64_t time_of(std::size_t index) {
-    return kT0 + static_cast<std::int64_t>(index) * kPeriod;
-  }
-
-  // Samples [first, first + n) of s1: small noise, the shape at the planted places (with
-  // noise) and, from kNext on, at kNext (without).
-  std::vector<float> planted(std::size_t first, std::size_t n) {
-    std::mt19937 rng(7);
-    std::uniform_real_distribution<float> noise(-0.05f, 0.05f);
-    std::vector<float> all(first + n);
-    for (float& x : all) x = noise(rng);
-    for (const std::size_t at : kPlanted)
-      for (std::size_t i = 0; i < kShape && at + i < all.size(); ++i) all[at + i] += shape_at(i);
-    for (std::size_t i = 0; i < kShape && kNext + i < all.size(); ++i) all[kNext + i] = shape_at(i);
-    return {all.begin() + static_cast<std::ptrdiff_t>(first), all.end()};
-  }
-
-  json range_json(std::size_t at) {
-    return {{"stream", "s1"}, {"from", time_of(at)}, {"to", time_of(at + kShape - 1)}};
-  }
-
-  json learn_body() {
-    json examples = json::array();
-    for (const std::size_t at : kPlanted) examples.push_back(range_json(at));
-    return {{"examples", examples}};
-  }
-
-  class HttpJobRoutes : public DaemonTest {
-   protected:
-    void SetUp() override {
-      start();
-      send(0, kHistory);
+  // Samples [first, first + n) sent in frames of 200, then waited for (bounded) in history.
+  void send(std::size_t first, std::size_t n) {
+    const std::vector<float> values = planted(first, n);
+    for (std::size_t at = 0; at < n; at += 200) {
+      const std::size_t k = std::min<std::size_t>(200, n - at);
+      d_->push.send("s1", stream::encode_frame(
+                              samples_at(first + at, {values.begin() + static_cast<long>(at),
+                                                      values.begin() + static_cast<long>(at + k)}),
+                              false));
     }
-    // Samples [first, first + n) sent in frames of 200, then waited for (bounded) in history.
-    void send(std::size_t first, std::size_t n) {
-      const std::vector<float> values = planted(first, n);
-      for (std::size_t at = 0; at < n; at += 200) {
-        const std::size_t k = std::min<std::size_t>(200, n - at);
-        d_->push.send("s1",
-                      stream::encode_frame(
-                          samples_at(first + at, {values.begin() + static_cast<long>(at),
-                                                  values.begin() + static_cast<long>(at + k)}),
-                          false));
-      }
-      const auto deadline = Clock::now() + scaled(5000ms);
-      while (Clock::now() < deadline) {
-        const auto h = d_->pipeline.history().samples("s1", std::nullopt, 100000);
-        if (h && h->first_index + h->count() >= first + n) return;
-        std::this_thread::sleep_for(10ms);
-      }
-      FAIL() << "the history did not reach sample " << first + n << "\n" << d_->log.joined();
-    }
-    HttpReply post(const std::string& route, const json& body, const char* token = write_token) {
-      return request(d_->port(), "POST", route, token, body.dump());
-    }
-    // The Matcher (cpu backend) over s1's whole history with `pattern`, fed in one chunk:
-    // what the backtest must equal.
-    std::vector<kernels::RawMatch> matcher_over_history(const kernels::PatternDef& pattern) {
-      const auto h = d_->pipeline.history().samples("s1", std::nullopt, 100000);
-      EXPECT_TRUE(h && h->first_index == 0);
-      auto m = kernels::make_matcher(kernels::Backend::cpu);
-      m->add_pattern(pattern);
-      m->add_stream(kernels::StreamDef{"s1", 1, kPeriod});
-      const kernels::StreamChunk chunk{"s1", h->values, h->times_ns};
-      auto out = m->process({&chunk, 1});
-      for (auto& r : m->remove_stream("s1")) out.push_back(std::move(r));
-      return out;
-    }
-  };
-
-  TEST_F(HttpJobRoutes, LearntPatternPutThroughTheApiReportsTheNextOccurrence) {
-    const auto started = Clock::now();
-    const HttpReply r = post("/api/v1/learn", learn_body());
-    ASSERT_EQ(r.status, 200) << r.body;
-    const json learnt = json::parse(r.body);
-    EXPECT_EQ(learnt.at("examples"), 5);
-    EXPECT_GT(learnt.at("negative_samples").get<std::size_t>(), kHistory - 5 * kShape - 200)
-        << "the history outside the examples";
-    EXPECT_LE(learnt.at("negative_samples").get<std::size_t>(), kHistory - 5 * kShape);
-    ASSERT_FALSE(learnt.at("table").empty());
-    const json& chosen = learnt["table"][learnt.at("chosen_row").get<std::size_t>()];
-    EXPECT_EQ(chosen.at("threshold"), learnt.at("threshold"));
-    EXPECT_EQ(chosen.at("recall"), 1.0) << learnt.dump();
-    EXPECT_EQ(chosen.at("false_alarms"), 0) << learnt.dump();
-    const json& pattern = learnt.at("pattern");
-    EXPECT_EQ(pattern.at("threshold"), learnt.at("threshold"));
-    EXPECT_EQ(pattern.at("values").size(), kShape);
-    EXPECT_EQ(pattern.at("mode"), learnt.at("settings").at("mode"));
-    EXPECT_LT(learnt.at("seconds").get<double>(),
-              std::chrono::duration<double>(Clock::now() - started).count() + 0.001);
-
-    // Put as it is, then the next occurrence (at kNext) is an event of it.
-    const HttpReply put = request(d_->port(), "PUT", "/api/v1/libraries/shapes/patterns/learnt",
-                                  write_token, pattern.dump());
-    ASSERT_EQ(put.status, 201) << put.body;
-    send(kHistory, 200);
     const auto deadline = Clock::now() + scaled(5000ms);
-    json found;
-    while (Clock::now() < deadline && found.is_null()) {
-      const json list = get_json(d_->port(), "/api/v1/events?pattern=learnt");
-      for (const json& e : list.at("events"))
-        if (e.at("start_index").get<std::size_t>() + 5 >= kNext &&
-            e.at("end_index").get<std::size_t>() <= kNext + kShape + 5)
-          found = e;
+    while (Clock::now() < deadline) {
+      const auto h = d_->pipeline.history().samples("s1", std::nullopt, 100000);
+      if (h && h->first_index + h->count() >= first + n) return;
       std::this_thread::sleep_for(10ms);
     }
-    ASSERT_FALSE(found.is_null()) << get_json(d_->port(), "/api/v1/events").dump();
-    EXPECT_LE(found.at("distance").get<double>(), learnt.at("threshold").get<double>());
+    FAIL() << "the history did not reach sample " << first + n << "\n" << d_->log.joined();
+  }
+  HttpReply post(const std::string& route, const json& body, const char* token = write_token) {
+    return request(d_->port(), "POST", route, token, body.dump());
+  }
+  // The Matcher (cpu backend) over s1's whole history with `pattern`, fed in one chunk:
+  // what the backtest must equal.
+  std::vector<kernels::RawMatch> matcher_over_history(const kernels::PatternDef& pattern) {
+    const auto h = d_->pipeline.history().samples("s1", std::nullopt, 100000);
+    EXPECT_TRUE(h && h->first_index == 0);
+    auto m = kernels::make_matcher(kernels::Backend::cpu);
+    m->add_pattern(pattern);
+    m->add_stream(kernels::StreamDef{"s1", 1, kPeriod});
+    const kernels::StreamChunk chunk{"s1", h->values, h->times_ns};
+    auto out = m->process({&chunk, 1});
+    for (auto& r : m->remove_stream("s1")) out.push_back(std::move(r));
+    return out;
+  }
+};
+
+TEST_F(HttpJobRoutes, LearntPatternPutThroughTheApiReportsTheNextOccurrence) {
+  const auto started = Clock::now();
+  const HttpReply r = post("/api/v1/learn", learn_body());
+  ASSERT_EQ(r.status, 200) << r.body;
+  const json learnt = json::parse(r.body);
+  EXPECT_EQ(learnt.at("examples"), 5);
+  EXPECT_GT(learnt.at("negative_samples").get<std::size_t>(), kHistory - 5 * kShape - 200)
+      << "the history outside the examples";
+  EXPECT_LE(learnt.at("negative_samples").get<std::size_t>(), kHistory - 5 * kShape);
+  ASSERT_FALSE(learnt.at("table").empty());
+  const json& chosen = learnt["table"][learnt.at("chosen_row").get<std::size_t>()];
+  EXPECT_EQ(chosen.at("threshold"), learnt.at("threshold"));
+  EXPECT_EQ(chosen.at("recall"), 1.0) << learnt.dump();
+  EXPECT_EQ(chosen.at("false_alarms"), 0) << learnt.dump();
+  const json& pattern = learnt.at("pattern");
+  EXPECT_EQ(pattern.at("threshold"), learnt.at("threshold"));
+  EXPECT_EQ(pattern.at("values").size(), kShape);
+  EXPECT_EQ(pattern.at("mode"), learnt.at("settings").at("mode"));
+  EXPECT_LT(learnt.at("seconds").get<double>(),
+            std::chrono::duration<double>(Clock::now() - started).count() + 0.001);
+
+  // Put as it is, then the next occurrence (at kNext) is an event of it.
+  const HttpReply put = request(d_->port(), "PUT", "/api/v1/libraries/shapes/patterns/learnt",
+                                write_token, pattern.dump());
+  ASSERT_EQ(put.status, 201) << put.body;
+  send(kHistory, 200);
+  const auto deadline = Clock::now() + scaled(5000ms);
+  json found;
+  while (Clock::now() < deadline && found.is_null()) {
+    const json list = get_json(d_->port(), "/api/v1/events?pattern=learnt");
+    for (const json& e : list.at("events"))
+      if (e.at("start_index").get<std::size_t>() + 5 >= kNext &&
+          e.at("end_index").get<std::size_t>() <= kNext + kShape + 5)
+        found = e;
+    std::this_thread::sleep_for(10ms);
+  }
+  ASSERT_FALSE(found.is_null()) << get_json(d_->port(), "/api/v1/events").dump();
+  EXPECT_LE(found.at("distance").get<double>(), learnt.at("threshold").get<double>());
+}
+
+TEST_F(HttpJobRoutes, LearnNamesTheFieldOfABadBodyAnUnknownStreamAndTooFewSamples) {
+  json body = learn_body();
+  body["examples"][1].erase("to");
+  EXPECT_EQ(problem_field(post("/api/v1/learn", body), 400), "examples[1].to");
+  body = learn_body();
+  body["examples"][2]["to"] = time_of(1);
+  EXPECT_EQ(problem_field(post("/api/v1/learn", body), 400), "examples[2].to") << "before from";
+  body = learn_body();
+  body["nope"] = 1;
+  EXPECT_EQ(problem_field(post("/api/v1/learn", body), 400), "nope");
+  body = learn_body();
+  body["target"] = {{"recall", 2}};
+  EXPECT_EQ(problem_field(post("/api/v1/learn", body), 400), "target.recall");
+  body = learn_body();
+  body["mode"] = "stream";
+  body["znorm"] = true;
+  EXPECT_EQ(problem_field(post("/api/v1/learn", body), 400), "znorm");
+  EXPECT_EQ(problem_field(request(d_->port(), "POST", "/api/v1/learn", write_token, "[1]"), 400),
+            "body");
+  body = learn_body();
+  body["examples"][3]["stream"] = "nope";
+  EXPECT_EQ(problem_field(post("/api/v1/learn", body), 404), "examples[3].stream");
+  body = learn_body();
+  body["examples"][0]["to"] = time_of(kPlanted[0] + 1);  // 2 samples
+  EXPECT_EQ(problem_field(post("/api/v1/learn", body), 422), "examples[0].to");
+  body = learn_body();
+  body["negatives"] = json::array({range_json(10)});
+  body["negatives"][0]["to"] = time_of(12);  // fewer than an example
+  EXPECT_EQ(problem_field(post("/api/v1/learn", body), 422), "negatives[0].to");
+  EXPECT_EQ(problem_field(post("/api/v1/learn", learn_body(), read_token), 403), "Authorization");
+}
+
+TEST_F(HttpJobRoutes, BacktestEqualsTheMatcherOverTheSameSamplesAndTakesAThreshold) {
+  const HttpReply r = post("/api/v1/learn", learn_body());
+  ASSERT_EQ(r.status, 200) << r.body;
+  const json pattern = json::parse(r.body).at("pattern");
+  // A candidate (read token: the backtest changes nothing), over every stream by default.
+  const HttpReply bt = post("/api/v1/backtest", {{"pattern", pattern}}, read_token);
+  ASSERT_EQ(bt.status, 200) << bt.body;
+  const json got = json::parse(bt.body);
+  const auto def = d_->editor->candidate("shapes", "candidate", pattern);
+  ASSERT_TRUE(def.pattern) << def.problem.problem_detail;
+  const auto expected = matcher_over_history(*def.pattern);
+  ASSERT_EQ(got.at("total"), expected.size()) << got.dump();
+  ASSERT_GE(expected.size(), 5u) << "the planted occurrences at least";
+  EXPECT_EQ(got.at("samples"), kHistory);
+  EXPECT_EQ(got.at("from_ns"), time_of(0));
+  EXPECT_EQ(got.at("to_ns"), time_of(kHistory - 1));
+  const json& events = got.at("events");
+  ASSERT_EQ(events.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {  // newest first
+    const json& e = events[expected.size() - 1 - i];
+    EXPECT_EQ(e.at("stream"), "s1");
+    EXPECT_EQ(e.at("start_index"), expected[i].start_index);
+    EXPECT_EQ(e.at("end_index"), expected[i].end_index);
+    EXPECT_EQ(e.at("start_ns"), expected[i].start_ns);
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(e.at("distance").get<double>()),
+              std::bit_cast<std::uint64_t>(expected[i].distance))
+        << e.at("distance") << " vs " << expected[i].distance;
   }
 
-  TEST_F(HttpJobRoutes, LearnNamesTheFieldOfABadBodyAnUnknownStreamAndTooFewSamples) {
-    json body = learn_body();
-    body["examples"][1].erase("to");
-    EXPECT_EQ(problem_field(post("/api/v1/learn", body), 400), "examples[1].to");
-    body = learn_body();
-    body["examples"][2]["to"] = time_of(1);
-    EXPECT_EQ(problem_field(post("/api/v1/learn", body), 400), "examples[2].to") << "before from";
-    body = learn_body();
-    body["nope"] = 1;
-    EXPECT_EQ(problem_field(post("/api/v1/learn", body), 400), "nope");
-    body = learn_body();
-    body["target"] = {{"recall", 2}};
-    EXPECT_EQ(problem_field(post("/api/v1/learn", body), 400), "target.recall");
-    body = learn_body();
-    body["mode"] = "stream";
-    body["znorm"] = true;
-    EXPECT_EQ(problem_field(post("/api/v1/learn", body), 400), "znorm");
-    EXPECT_EQ(problem_field(request(d_->port(), "POST", "/api/v1/learn", write_token, "[1]"), 400),
-              "body");
-    body = learn_body();
-    body["examples"][3]["stream"] = "nope";
-    EXPECT_EQ(problem_field(post("/api/v1/learn", body), 404), "examples[3].stream");
-    body = learn_body();
-    body["examples"][0]["to"] = time_of(kPlanted[0] + 1);  // 2 samples
-    EXPECT_EQ(problem_field(post("/api/v1/learn", body), 422), "examples[0].to");
-    body = learn_body();
-    body["negatives"] = json::array({range_json(10)});
-    body["negatives"][0]["to"] = time_of(12);  // fewer than an example
-    EXPECT_EQ(problem_field(post("/api/v1/learn", body), 422), "negatives[0].to");
-    EXPECT_EQ(problem_field(post("/api/v1/learn", learn_body(), read_token), 403), "Authorization");
-  }
+  // A threshold override: the Matcher's count with that threshold (the planted ones' middle
+  // distance: some of them only); 0 finds nothing here.
+  std::vector<double> distances;
+  for (const auto& m : expected) distances.push_back(m.distance);
+  std::sort(distances.begin(), distances.end());
+  kernels::PatternDef narrower = *def.pattern;
+  narrower.params.threshold = distances[distances.size() / 2];
+  const json more = json::parse(
+      post("/api/v1/backtest",
+           {{"stream", "s1"}, {"pattern", pattern}, {"threshold", narrower.params.threshold}})
+          .body);
+  EXPECT_EQ(more.at("total"), matcher_over_history(narrower).size());
+  EXPECT_LT(more.at("total").get<std::size_t>(), expected.size());
+  EXPECT_GT(more.at("total").get<std::size_t>(), 0u);
+  EXPECT_EQ(more.at("threshold"), narrower.params.threshold);
+  EXPECT_EQ(json::parse(post("/api/v1/backtest", {{"stream", "s1"},  // named twice: run once
+                                                  {"streams", json::array({"s1", "s1"})},
+                                                  {"pattern", pattern},
+                                                  {"threshold", 0}})
+                            .body)
+                .at("total"),
+            0);
+  const json twice =
+      json::parse(post("/api/v1/backtest",
+                       {{"stream", "s1"}, {"streams", json::array({"s1"})}, {"pattern", pattern}})
+                      .body);
+  EXPECT_EQ(twice.at("total"), expected.size()) << "s1 named twice is run once";
+  EXPECT_EQ(twice.at("samples"), kHistory);
+  // A time range: the planted ones before sample 400 only (those at 100 and 350).
+  const json early = json::parse(
+      post("/api/v1/backtest", {{"stream", "s1"}, {"pattern", pattern}, {"to", time_of(399)}})
+          .body);
+  EXPECT_EQ(early.at("to_ns"), time_of(399));
+  EXPECT_EQ(early.at("samples"), 400);
+  for (const json& e : early.at("events")) EXPECT_LE(e.at("end_index").get<std::size_t>(), 399u);
 
-  TEST_F(HttpJobRoutes, BacktestEqualsTheMatcherOverTheSameSamplesAndTakesAThreshold) {
-    const HttpReply r = post("/api/v1/learn", learn_body());
-    ASSERT_EQ(r.status, 200) << r.body;
-    const json pattern = json::parse(r.body).at("pattern");
-    // A candidate (read token: the backtest changes nothing), over every stream by default.
-    const HttpReply bt = post("/api/v1/backtest", {{"pattern", pattern}}, read_token);
-    ASSERT_EQ(bt.status, 200) << bt.body;
-    const json got = json::parse(bt.body);
-    const auto def = d_->editor->candidate("shapes", "candidate", pattern);
-    ASSERT_TRUE(def.pattern) << def.problem.problem_detail;
-    const auto expected = matcher_over_history(*def.pattern);
-    ASSERT_EQ(got.at("total"), expected.size()) << got.dump();
-    ASSERT_GE(expected.size(), 5u) << "the planted occurrences at least";
-    EXPECT_EQ(got.at("samples"), kHistory);
-    EXPECT_EQ(got.at("from_ns"), time_of(0));
-    EXPECT_EQ(got.at("to_ns"), time_of(kHistory - 1));
-    const json& events = got.at("events");
-    ASSERT_EQ(events.size(), expected.size());
-    for (std::size_t i = 0; i < expected.size(); ++i) {  // newest first
-      const json& e = events[expected.size() - 1 - i];
-      EXPECT_EQ(e.at("stream"), "s1");
-      EXPECT_EQ(e.at("start_index"), expected[i].start_index);
-      EXPECT_EQ(e.at("end_index"), expected[i].end_index);
-      EXPECT_EQ(e.at("start_ns"), expected[i].start_ns);
-      EXPECT_EQ(std::bit_cast<std::uint64_t>(e.at("distance").get<double>()),
-                std::bit_cast<std::uint64_t>(expected[i].distance))
-          << e.at("distance") << " vs " << expected[i].distance;
-    }
+  // A pattern in effect by library and id.
+  const json blip = json::parse(
+      post("/api/v1/backtest", {{"stream", "s1"}, {"library", "shapes"}, {"id", "blip"}}).body);
+  EXPECT_EQ(blip.at("total"), matcher_over_history(*d_->editor->pattern("shapes", "blip")).size());
+  EXPECT_EQ(problem_field(post("/api/v1/backtest", {{"library", "shapes"}, {"id", "nope"}}), 404),
+            "id");
+  EXPECT_EQ(
+      problem_field(post("/api/v1/backtest", {{"stream", "nope"}, {"pattern", pattern}}), 404),
+      "stream");
+  json bad = pattern;
+  bad["values"][3] = json::array({1.0, 2.0});  // a row of 2 in a pattern of 1 dim
+  EXPECT_EQ(problem_field(post("/api/v1/backtest", {{"pattern", bad}}), 400).rfind("pattern.", 0),
+            0u);
+  EXPECT_EQ(problem_field(post("/api/v1/backtest", {{"id", "blip"}}), 400), "library");
+}
 
-    // A threshold override: the Matcher's count with that threshold (the planted ones' middle
-    // distance: some of them only); 0 finds nothing here.
-    std::vector<double> distances;
-    for (const auto& m : expected) distances.push_back(m.distance);
-    std::sort(distances.begin(), distances.end());
-    kernels::PatternDef narrower = *def.pattern;
-    narrower.params.threshold = distances[distances.size() / 2];
-    const json more = json::parse(
-        post("/api/v1/backtest",
-             {{"stream", "s1"}, {"pattern", pattern}, {"threshold", narrower.params.threshold}})
-            .body);
-    EXPECT_EQ(more.at("total"), matcher_over_history(narrower).size());
-    EXPECT_LT(more.at("total").get<std::size_t>(), expected.size());
-    EXPECT_GT(more.at("total").get<std::size_t>(), 0u);
-    EXPECT_EQ(more.at("threshold"), narrower.params.threshold);
-    EXPECT_EQ(json::parse(post("/api/v1/backtest", {{"stream", "s1"},  // named twice: run once
-                                                    {"streams", json::array({"s1", "s1"})},
-                                                    {"pattern", pattern},
-                                                    {"threshold", 0}})
-                              .body)
-                  .at("total"),
-              0);
-    const json twice =
-        json::parse(post("/api/v1/backtest",
-                         {{"stream", "s1"}, {"streams", json::array({"s1"})}, {"pattern", pattern}})
-                        .body);
-    EXPECT_EQ(twice.at("total"), expected.size()) << "s1 named twice is run once";
-    EXPECT_EQ(twice.at("samples"), kHistory);
-    // A time range: the planted ones before sample 400 only (those at 100 and 350).
-    const json early = json::parse(
-        post("/api/v1/backtest", {{"stream", "s1"}, {"pattern", pattern}, {"to", time_of(399)}})
-            .body);
-    EXPECT_EQ(early.at("to_ns"), time_of(399));
-    EXPECT_EQ(early.at("samples"), 400);
-    for (const json& e : early.at("events")) EXPECT_LE(e.at("end_index").get<std::size_t>(), 399u);
-
-    // A pattern in effect by library and id.
-    const json blip = json::parse(
-        post("/api/v1/backtest", {{"stream", "s1"}, {"library", "shapes"}, {"id", "blip"}}).body);
-    EXPECT_EQ(blip.at("total"),
-              matcher_over_history(*d_->editor->pattern("shapes", "blip")).size());
-    EXPECT_EQ(problem_field(post("/api/v1/backtest", {{"library", "shapes"}, {"id", "nope"}}), 404),
-              "id");
-    EXPECT_EQ(
-        problem_field(post("/api/v1/backtest", {{"stream", "nope"}, {"pattern", pattern}}), 404),
-        "stream");
-    json bad = pattern;
-    bad["values"][3] = json::array({1.0, 2.0});  // a row of 2 in a pattern of 1 dim
-    EXPECT_EQ(problem_field(post("/api/v1/backtest", {{"pattern", bad}}), 400).rfind("pattern.", 0),
-              0u);
-    EXPECT_EQ(problem_field(post("/api/v1/backtest", {{"id", "blip"}}), 400), "library");
-  }
-
-  TEST_F(HttpJobRoutes, ASecondJobOfAKindWhileOneRunsIs429WithRetryAfter) {
-    const json body = {{"library", "shapes"}, {"id", "blip"}};
-    {
-      const std::lock_guard running(service::http::job_slots().backtest);  // one runs
-      const HttpReply busy = post("/api/v1/backtest", body);
-      EXPECT_EQ(busy.status, 429) << busy.body;
-      EXPECT_EQ(busy.headers.count("retry-after"), 1u);
-      const HttpReply learn =
-          post("/api/v1/learn", json{{"examples", json::array({range_json(100)})}});
-      EXPECT_EQ(learn.status, 200) << "a learn is another kind: it runs. " << learn.body;
-    }
-    EXPECT_EQ(post("/api/v1/backtest", body).status, 200);
-    const std::lock_guard running(service::http::job_slots().learn);
-    const HttpReply busy = post("/api/v1/learn", learn_body());
+TEST_F(HttpJobRoutes, ASecondJobOfAKindWhileOneRunsIs429WithRetryAfter) {
+  const json body = {{"library", "shapes"}, {"id", "blip"}};
+  {
+    const std::lock_guard running(service::http::job_slots().backtest);  // one runs
+    const HttpReply busy = post("/api/v1/backtest", body);
     EXPECT_EQ(busy.status, 429) << busy.body;
-    EXPECT_EQ(busy.headers.at("retry-after"), "5");
+    EXPECT_EQ(busy.headers.count("retry-after"), 1u);
+    const HttpReply learn =
+        post("/api/v1/learn", json{{"examples", json::array({range_json(100)})}});
+    EXPECT_EQ(learn.status, 200) << "a learn is another kind: it runs. " << learn.body;
   }
+  EXPECT_EQ(post("/api/v1/backtest", body).status, 200);
+  const std::lock_guard running(service::http::job_slots().learn);
+  const HttpReply busy = post("/api/v1/learn", learn_body());
+  EXPECT_EQ(busy.status, 429) << busy.body;
+  EXPECT_EQ(busy.headers.at("retry-after"), "5");
+}
 
 }  // namespace
