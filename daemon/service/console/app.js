@@ -469,6 +469,7 @@ async function learnFlow(stream, examples, out) {
     el('p', {}, `Learnt from ${learnt.examples} example(s), ${fmt(learnt.negative_samples)} negative samples: `,
       el('strong', { text: `${learnt.pattern.values.length} samples, threshold ${fmt(learnt.threshold, 4)}` }),
       ` (${learnt.settings ? [learnt.settings.metric, learnt.settings.mode].filter(Boolean).join(', ') : ''})`),
+    learnt.why ? el('p', { class: 'muted', text: learnt.why }) : null,
     el('div', { class: 'table-wrap' }, table), fires,
     el('div', { class: 'toolbar' }, el('label', { for: 'pat-name', text: 'Pattern name' }), name,
       el('label', { for: 'pat-lib', text: 'Library' }), lib, libs, deploy),
