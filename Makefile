@@ -1,7 +1,7 @@
 # The README's commands. CMake does the building; this file only strings steps together.
 #   make deps   install the Debian packages the build needs (apt-get; sudo when not root)
 #   make build  configure and build in $(BUILD_DIR)
-#   make test   deps + build + ctest
+#   make test   deps (with the browser test's chromium, chromium-driver, python3-selenium) + build + ctest
 #   make clean  remove $(BUILD_DIR)
 #   make demo   deps + build, then run warpwatchd on the demo and print its events
 #   make package  deps + build, then the Debian package $(BUILD_DIR)/warpwatch_<version>_<arch>.deb
@@ -38,7 +38,12 @@ DEB_PACKAGES := cmake g++ make pkg-config \
   libsystemd-dev prometheus-cpp-dev libfftw3-dev libssl-dev clang-format \
   prometheus-alertmanager systemd procps dpkg-dev file help2man \
   libmosquitto-dev mosquitto openssl python3-influxdb librdkafka-dev \
-  zlib1g-dev python3-venv
+  zlib1g-dev python3-venv libjs-dygraphs
+
+# libjs-dygraphs (above) is built into warpwatchd: the console's charts (daemon/service/console/).
+# The console's browser test (tests/console/) drives Debian's chromium with selenium: `make
+# test` (CI's path) installs these with the rest, in the one apt-get install of `deps`.
+BROWSER_DEB_PACKAGES := chromium chromium-driver python3-selenium
 
 CMAKE_FLAGS := -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DWARPWATCH_CUDA=$(WARPWATCH_CUDA) \
   -DWARPWATCH_WERROR=$(WERROR)
@@ -88,6 +93,7 @@ configure:
 build: deps configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
+test: DEB_PACKAGES += $(BROWSER_DEB_PACKAGES)
 test: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
 

@@ -24,7 +24,7 @@ std::string event_id(std::string_view stream, std::string_view pattern, std::uin
 std::string explain_url(std::string_view external_url, const Event& event) {
   if (external_url.empty()) return {};
   std::string url(external_url);
-  url += "/api/v1/events/";
+  url += "/#/events/";
   url += event.id;
   return url;
 }

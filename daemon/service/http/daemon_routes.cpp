@@ -2,7 +2,10 @@
 // and the API (docs/api.md). Add a route here and to openapi.json.
 #include <nlohmann/json.hpp>
 
+#include <chrono>
+
 #include "routes_internal.hpp"
+#include "warpwatch/kernels/backends.hpp"
 #include "warpwatch/service/api_routes.hpp"
 #include "warpwatch/service/pipeline.hpp"
 
@@ -32,6 +35,40 @@ nlohmann::json to_json(const StreamStatus& s) {
                         {"declared", s.declared}};
   if (s.last_ns) out["last_ns"] = *s.last_ns;
   return out;
+}
+
+// GET /api/v1/status: the daemon's counters for the console's overview (the page computes
+// rates from two answers); `cuda` asked once, when the routes are made.
+nlohmann::json status_of(const Pipeline& p, const kernels::CudaStatus& cuda,
+                         std::chrono::steady_clock::time_point started) {
+  const MetricsSnapshot m = p.metrics_snapshot();
+  nlohmann::json sinks = nlohmann::json::array();
+  for (const alerting::SinkCounters& s : m.sinks)
+    sinks.push_back({{"name", s.name},
+                     {"queued", s.queued},
+                     {"sent", s.sent},
+                     {"dropped", s.dropped},
+                     {"failed", s.failed + s.rejected}});
+  const auto now = std::chrono::system_clock::now().time_since_epoch();
+  const std::chrono::duration<double> up = std::chrono::steady_clock::now() - started;
+  return {{"version", m.version},
+          {"instance", m.instance},
+          {"backend", m.backend},
+          {"cuda",
+           {{"compiled", cuda.compiled}, {"devices", cuda.device_count}, {"detail", cuda.detail}}},
+          {"time_ns", std::chrono::duration_cast<std::chrono::nanoseconds>(now).count()},
+          {"uptime_seconds", up.count()},
+          {"streams", m.pipeline.streams},
+          {"patterns", m.pipeline.patterns},
+          {"samples_in", m.ingest.accepted_samples},
+          {"samples_rejected", m.ingest.rejected.total()},
+          {"samples_matched", m.pipeline.samples},
+          {"backlog_samples", m.backlog.samples},
+          {"rounds", m.pipeline.batches},
+          {"matches", m.pipeline.matches},
+          {"events", m.pipeline.events},
+          {"events_published", m.publisher.published},
+          {"sinks", std::move(sinks)}};
 }
 
 }  // namespace
@@ -65,8 +102,12 @@ Router daemon_routes(const Pipeline& pipeline) {
                  {"total", page.total},
                  {"next_offset", next < page.total ? nlohmann::json(next) : nlohmann::json()}});
   });
+  router.add("GET", "/api/v1/status",
+             [p, cuda = kernels::cuda_status(), started = std::chrono::steady_clock::now()](
+                 const Request&) { return json(status_of(*p, cuda, started)); });
   add_event_routes(router, pipeline, pipeline.config().http.external_url);
   add_library_routes(router, pipeline);
+  add_console_routes(router, !pipeline.config().http.tokens_file.empty());
   add_job_routes(router, pipeline);
   return router;
 }

@@ -215,7 +215,8 @@ Response Server::handle(Request& request) const {
   }
   // Without a tokens file (which config allows on loopback only) every caller may do
   // everything; with one, every route but the open ones needs a token.
-  if (!tokens_.empty() && (match.access != Access::open || config_.metrics_auth)) {
+  if (!tokens_.empty() && match.access != Access::page &&
+      (match.access != Access::open || config_.metrics_auth)) {
     const auto it = request.headers.find("authorization");
     std::optional<Identity> who;
     constexpr std::string_view bearer = "Bearer ";

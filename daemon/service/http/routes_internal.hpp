@@ -50,6 +50,10 @@ void add_event_routes(Router& router, const Pipeline& pipeline, std::string exte
 // LibraryEditor (503 while it has none).
 void add_library_routes(Router& router, const Pipeline& pipeline);
 
+// GET /, /app.js, ...: the console's embedded files, and /console.json (whether the page
+// must ask for a token: `tokens_required`) (../console/console_routes.cpp).
+void add_console_routes(Router& router, bool tokens_required);
+
 // POST /api/v1/learn and /api/v1/backtest (job_routes.cpp): bounded, one of each at a time
 // (api_routes.hpp's JobSlots).
 void add_job_routes(Router& router, const Pipeline& pipeline);

@@ -1,6 +1,6 @@
-// Links to an event in the daemon's HTTP API (http.external_url): Alertmanager's generatorURL,
-// the webhook's and Kafka's explain_url (daemon/alerting/event.cpp, sink_payload.cpp); none
-// without an external_url.
+// Links to an event's page in the daemon's console (http.external_url): Alertmanager's
+// generatorURL, the webhook's and Kafka's explain_url (daemon/alerting/event.cpp,
+// sink_payload.cpp); none without an external_url.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -17,7 +17,7 @@ using namespace warpwatch::testing;
 TEST(EventLinks, PresentWithAnExternalUrlAndAbsentWithout) {
   const auto event = std::make_shared<const alerting::Event>(sample_event("hot", "pump-1"));
   const std::vector<alerting::SharedEvent> events{event};
-  const std::string url = "https://ww.example/api/v1/events/" + event->id;
+  const std::string url = "https://ww.example/#/events/" + event->id;
   ASSERT_EQ(event->id.size(), 32u);
 
   const auto alerts =

@@ -155,7 +155,7 @@ TEST_F(HttpApiRoutes, EventsListTheEventAndItsExplanationTotalIsItsDistance) {
   EXPECT_EQ(e.at("end_index"), 3);
   EXPECT_FALSE(e.contains("segment")) << "the list leaves the segments out";
   const std::string id = e.at("id");
-  EXPECT_EQ(e.at("explain_url"), "http://ww.example/api/v1/events/" + id);
+  EXPECT_EQ(e.at("explain_url"), "http://ww.example/#/events/" + id);
   EXPECT_EQ(get_json(port, "/api/v1/events?pattern=other").at("events").size(), 0u);
   EXPECT_EQ(
       get_json(port, "/api/v1/events?since=" + std::to_string(e.at("end_ns").get<std::int64_t>()))
@@ -272,6 +272,64 @@ TEST_F(HttpApiRoutes, WarpwatchExplainPrintsThePathAndWritesThePlot) {
   const CliResult tls = run_cli({"explain", id, "--url", "https://127.0.0.1:1"});
   EXPECT_EQ(tls.status, 2);
   EXPECT_NE(tls.err.find("https is not supported"), std::string::npos) << tls.err;
+}
+
+// The console (daemon/service/console/): its files need no token (the page asks for one),
+// carry a Content Security Policy of this origin only and an ETag that revalidates to 304.
+TEST_F(HttpApiRoutes, ConsoleFilesAreServedWithoutATokenWithCspAndEtag) {
+  const int port = d_->port();
+  HttpCall page;
+  page.target = "/";
+  const HttpReply index = http_call(port, page);
+  ASSERT_EQ(index.status, 200) << index.body;
+  EXPECT_EQ(index.headers.at("content-type"), "text/html; charset=utf-8");
+  EXPECT_NE(index.body.find("<script src=\"app.js\" defer></script>"), std::string::npos);
+  const std::string csp = index.headers.at("content-security-policy");
+  EXPECT_NE(csp.find("default-src 'none'"), std::string::npos) << csp;
+  EXPECT_NE(csp.find("script-src 'self';"), std::string::npos) << csp;
+  EXPECT_EQ(csp.find("unsafe"), std::string::npos) << csp;
+  const std::string etag = index.headers.at("etag");
+  EXPECT_EQ(etag.size(), 18u) << etag;
+
+  page.headers["If-None-Match"] = etag;
+  const HttpReply again = http_call(port, page);
+  EXPECT_EQ(again.status, 304);
+  EXPECT_EQ(again.body, "");
+
+  HttpCall js;
+  js.target = "/dygraph.min.js";
+  const HttpReply dygraphs = http_call(port, js);
+  ASSERT_EQ(dygraphs.status, 200);
+  EXPECT_EQ(dygraphs.headers.at("content-type"), "text/javascript; charset=utf-8");
+  EXPECT_EQ(dygraphs.body.rfind("/*! @license", 0), 0u);
+  EXPECT_NE(dygraphs.headers.at("etag"), etag);
+
+  HttpCall console;
+  console.target = "/console.json";
+  EXPECT_EQ(json::parse(http_call(port, console).body), json({{"tokens_required", true}}));
+}
+
+// GET /api/v1/status: the counters of the one stream fed in SetUp (8 samples, one event).
+TEST_F(HttpApiRoutes, StatusCountsTheSamplesRoundsAndEvents) {
+  const int port = d_->port();
+  const json s = get_json(port, "/api/v1/status");
+  EXPECT_EQ(s.at("samples_in"), 8) << s.dump();
+  EXPECT_EQ(s.at("samples_rejected"), 0);
+  EXPECT_EQ(s.at("events"), 1);
+  EXPECT_GE(s.at("samples_matched").get<int>(), 4);
+  EXPECT_GE(s.at("rounds").get<int>(), 1);
+  EXPECT_EQ(s.at("backend"), "cpu");
+  EXPECT_EQ(s.at("instance"), "wire");
+  EXPECT_EQ(s.at("streams"), 1);
+  EXPECT_EQ(s.at("patterns"), 1);
+  EXPECT_EQ(s.at("sinks"), json::array());
+  EXPECT_GT(s.at("time_ns").get<std::int64_t>(), 0);
+  EXPECT_GE(s.at("uptime_seconds").get<double>(), 0.0);
+  EXPECT_TRUE(s.at("cuda").contains("devices"));
+
+  HttpCall anonymous;
+  anonymous.target = "/api/v1/status";
+  EXPECT_EQ(problem_field(http_call(port, anonymous), 401), "Authorization");
 }
 
 // ---- POST /api/v1/learn and /api/v1/backtest (job_routes.cpp)

@@ -47,8 +47,8 @@ class EventSequence {
   std::uint64_t last_ = 0;
 };
 
-// The event's page in the daemon's HTTP API under `external_url` (http.external_url):
-// "{external_url}/api/v1/events/{id}"; "" when external_url is "" (no links).
+// The event's page in the console (daemon/service/console/; its JSON: /api/v1/events/{id}):
+// "{external_url}/#/events/{id}" (http.external_url); "" when external_url is "" (no links).
 std::string explain_url(std::string_view external_url, const Event& event);
 
 // The JSON payload published for an event (one object, keys as above); with an external_url

@@ -70,6 +70,7 @@ enum class Access {
   open,   // no token (or `http.metrics_auth`: any token) — /metrics, /healthz, /readyz
   read,   // a token of either role
   write,  // a write token
+  page,   // never a token, even with `http.metrics_auth`: the console's static files
 };
 
 using Handler = std::function<Response(const Request&)>;
