@@ -11,15 +11,17 @@ std::string HttpUrl::authority() const {
   return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
 }
 
-std::optional<HttpUrl> parse_http_url(std::string_view text, std::string* why) {
+std::optional<HttpUrl> parse_http_url(std::string_view text, std::string* why, bool https_allowed) {
   const auto fail = [&](const char* reason) -> std::optional<HttpUrl> {
     if (why) *why = reason;
     return std::nullopt;
   };
-  constexpr std::string_view scheme = "http://";
-  if (text.starts_with("https://"))
+  const bool tls = text.starts_with("https://");
+  if (tls && !https_allowed)
     return fail("must be an http:// URL: alert sinks speak plain HTTP, not https");
-  if (!text.starts_with(scheme)) return fail("must start with http://");
+  const std::string_view scheme = tls ? "https://" : "http://";
+  if (!text.starts_with(scheme))
+    return fail(https_allowed ? "must start with http:// or https://" : "must start with http://");
   // Bytes outside printable ASCII would be sent as they are in the request line.
   if (std::any_of(text.begin(), text.end(), [](char c) {
         const auto u = static_cast<unsigned char>(c);
@@ -34,6 +36,8 @@ std::optional<HttpUrl> parse_http_url(std::string_view text, std::string* why) {
     return fail("must not hold user:password@ (send credentials with `headers`)");
 
   HttpUrl url;
+  url.tls = tls;
+  if (tls) url.port = 443;
   std::string_view host = authority, port;
   if (authority.starts_with('[')) {  // [v6]:port
     const std::size_t close = authority.find(']');

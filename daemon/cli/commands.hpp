@@ -221,7 +221,7 @@ CLI::App* add_token_command(CLI::App& app, TokenCommand& cmd);
 int run_token(const TokenCommand& cmd, std::ostream& out, std::ostream& err);
 
 struct ExplainCommand {
-  std::string id, url, token_file, plot;
+  std::string id, url, token_file, ca_file, plot;
 };
 CLI::App* add_explain_command(CLI::App& app, ExplainCommand& cmd);
 int run_explain(const ExplainCommand& cmd, std::ostream& out, std::ostream& err);

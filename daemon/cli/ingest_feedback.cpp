@@ -1,6 +1,7 @@
 #include "ingest_feedback.hpp"
 
 #include <chrono>
+#include <cstdlib>
 #include <stdexcept>
 #include <thread>
 
@@ -47,8 +48,9 @@ std::string streams_phrase(const std::set<std::string>& streams) {
 
 void add_feedback_options(CLI::App& sub, FeedbackOptions& o) {
   sub.add_option("--metrics", o.metrics_url,
-                 "the daemon's /metrics (http://HOST:PORT/metrics): read before and after "
-                 "sending, to say what the daemon accepted and rejected");
+                 "the daemon's /metrics (http://HOST:PORT/metrics, or https://): read before "
+                 "and after sending, to say what the daemon accepted and rejected "
+                 "($WARPWATCH_TOKEN is sent as its bearer token when set)");
   sub.add_option("--config", o.config_path,
                  "the daemon's configuration: --metrics defaults to its metrics.listen")
       ->check(CLI::ExistingFile);
@@ -91,15 +93,18 @@ IngestFeedback::IngestFeedback(const FeedbackOptions& options, std::set<std::str
     std::string listen = daemon.http.listen;  // a wildcard address: ask loopback
     if (listen.starts_with("0.0.0.0:")) listen = "127.0.0.1" + listen.substr(7);
     if (listen.starts_with("[::]:")) listen = "[::1]" + listen.substr(4);
-    url = "http://" + listen + "/metrics";
+    url = (daemon.http.tls() ? "https://" : "http://") + listen + "/metrics";
+    tls_.ca_file = daemon.http.tls_cert_file;  // trusted as the daemon's own
   }
+  if (const char* token = std::getenv("WARPWATCH_TOKEN")) token_ = token;
   if (url.empty()) {
     why_ = "name the daemon's /metrics with --metrics URL or its configuration with --config";
     return;
   }
   std::string bad;
-  const auto parsed = config::parse_http_url(url, &bad);
+  const auto parsed = config::parse_http_url(url, &bad, true);
   if (!parsed) throw std::runtime_error("--metrics: " + bad);
+  tls_.on = parsed->tls;
   host_ = parsed->host;
   port_ = parsed->port;
   target_ = parsed->target;
@@ -107,15 +112,20 @@ IngestFeedback::IngestFeedback(const FeedbackOptions& options, std::set<std::str
 }
 
 std::optional<IngestCounters> IngestFeedback::read(std::string* why) const {
+  std::vector<std::pair<std::string, std::string>> headers;
+  if (!token_.empty()) headers.emplace_back("Authorization", "Bearer " + token_);
   const auto response =
-      bench::http_get(host_, port_, target_, std::chrono::milliseconds(2000), why);
-  const std::string url = "http://" + host_ + ":" + std::to_string(port_) + target_;
+      bench::http_get(host_, port_, target_, std::chrono::milliseconds(2000), why, headers, tls_);
+  const std::string url =
+      (tls_.on ? "https://" : "http://") + host_ + ":" + std::to_string(port_) + target_;
   if (!response) {
     *why = url + ": " + (why->empty() ? "no answer" : *why);
     return std::nullopt;
   }
   if (response->status != 200) {
     *why = url + ": HTTP status " + std::to_string(response->status);
+    if (response->status == 401 || response->status == 403)
+      *why += " (behind http.metrics_auth: set WARPWATCH_TOKEN to a token of the daemon's)";
     return std::nullopt;
   }
   if (response->body.find("warpwatch_ingest_rejected_total") == std::string::npos) {

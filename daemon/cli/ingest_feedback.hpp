@@ -11,6 +11,8 @@
 #include <set>
 #include <string>
 
+#include "warpwatch/bench/loopback.hpp"
+
 namespace warpwatch::cli {
 
 // Exit statuses of the producer verbs (docs/cli.md §6.1).
@@ -52,6 +54,8 @@ class IngestFeedback {
   std::set<std::string> streams_;
   std::string host_, target_;  // of the metrics URL; host_ "" = none named
   int port_ = 0;
+  bench::HttpTls tls_;  // https: the daemon's http.tls (its certificate trusted)
+  std::string token_;   // $WARPWATCH_TOKEN: /metrics behind http.metrics_auth
   std::optional<IngestCounters> before_;
   std::string why_;  // why before_ is missing
 };

@@ -18,8 +18,10 @@
 #include "warpwatch/bench/loopback.hpp"
 
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 
 #include "warpwatch/bench/e2e.hpp"
 
@@ -145,23 +147,43 @@ std::optional<HttpResponse> http_get(int port, const std::string& target,
 
 std::optional<HttpResponse> http_get(
     const std::string& host, int port, const std::string& target, std::chrono::milliseconds timeout,
-    std::string* why, const std::vector<std::pair<std::string, std::string>>& headers) {
-  return http_request(host, port, "GET", target, "", timeout, why, headers);
+    std::string* why, const std::vector<std::pair<std::string, std::string>>& headers,
+    const HttpTls& tls) {
+  return http_request(host, port, "GET", target, "", timeout, why, headers, tls);
 }
+
+namespace {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+
+// One request and its answer over a connected stream (plain or TLS), asynchronous under the
+// hood so that the stream's deadline applies to every step; false with `error` set on failure.
+template <class Stream>
+bool exchange(boost::asio::io_context& io, Stream& stream,
+              const http::request<http::string_body>& request,
+              http::response<http::string_body>& response, beast::error_code& error) {
+  http::async_write(stream, request, [&](beast::error_code ec, std::size_t) { error = ec; });
+  io.run();
+  if (error) return false;
+  io.restart();
+  beast::flat_buffer buffer;
+  http::async_read(stream, buffer, response,
+                   [&](beast::error_code ec, std::size_t) { error = ec; });
+  io.run();
+  return !error;
+}
+
+}  // namespace
 
 std::optional<HttpResponse> http_request(
     const std::string& host, int port, const std::string& method, const std::string& target,
     const std::string& body, std::chrono::milliseconds timeout, std::string* why,
-    const std::vector<std::pair<std::string, std::string>>& headers) {
-  namespace beast = boost::beast;
-  namespace http = beast::http;
+    const std::vector<std::pair<std::string, std::string>>& headers, const HttpTls& tls) {
   using boost::asio::ip::tcp;
+  namespace ssl = boost::asio::ssl;
   try {
     boost::asio::io_context io;
-    beast::tcp_stream stream(io);
-    stream.expires_after(timeout);
-    tcp::resolver resolver(io);
-    stream.connect(resolver.resolve(host, std::to_string(port)));
     http::request<http::string_body> request{http::string_to_verb(method), target, 11};
     request.set(http::field::host, host);
     request.set(http::field::connection, "close");
@@ -169,27 +191,43 @@ std::optional<HttpResponse> http_request(
     for (const auto& [name, value] : headers) request.set(name, value);
     request.body() = body;
     request.prepare_payload();
-    // Asynchronous under the hood so that the stream's deadline applies to every step.
-    beast::error_code error;
-    http::async_write(stream, request, [&](beast::error_code ec, std::size_t) { error = ec; });
-    io.run();
-    if (error) {
-      if (why) *why = error.message();
-      return std::nullopt;
-    }
-    io.restart();
-    beast::flat_buffer buffer;
     http::response<http::string_body> response;
-    http::async_read(stream, buffer, response,
-                     [&](beast::error_code ec, std::size_t) { error = ec; });
-    io.run();
-    if (error) {
+    beast::error_code error;
+    tcp::resolver resolver(io);
+    const auto endpoints = resolver.resolve(host, std::to_string(port));
+    bool ok = false;
+    if (tls.on) {
+      ssl::context context(ssl::context::tls_client);
+      context.set_default_verify_paths();
+      if (!tls.ca_file.empty()) context.load_verify_file(tls.ca_file);
+      context.set_verify_mode(ssl::verify_peer);
+      context.set_verify_callback(ssl::host_name_verification(host));
+      beast::ssl_stream<beast::tcp_stream> stream(io, context);
+      if (!SSL_set_tlsext_host_name(stream.native_handle(), host.c_str()))
+        throw std::runtime_error("TLS: the server name " + host + " cannot be sent");
+      beast::get_lowest_layer(stream).expires_after(timeout);
+      beast::get_lowest_layer(stream).connect(endpoints);
+      stream.async_handshake(ssl::stream_base::client, [&](beast::error_code ec) { error = ec; });
+      io.run();
+      if (error) {
+        if (why) *why = "TLS handshake: " + error.message();
+        return std::nullopt;
+      }
+      io.restart();
+      ok = exchange(io, stream, request, response, error);
+    } else {
+      beast::tcp_stream stream(io);
+      stream.expires_after(timeout);
+      stream.connect(endpoints);
+      ok = exchange(io, stream, request, response, error);
+    }
+    if (!ok) {
       if (why) *why = error.message();
       return std::nullopt;
     }
     return HttpResponse{static_cast<int>(response.result_int()),
                         std::string(response[http::field::content_type]), response.body()};
-  } catch (const std::exception& e) {  // refused, reset: nothing answered
+  } catch (const std::exception& e) {  // refused, reset, an unreadable CA file: no answer
     if (why) *why = e.what();
     return std::nullopt;
   }

@@ -1,4 +1,5 @@
-// `warpwatch explain ID --url URL`: an event of a running warpwatchd, from its HTTP API
+// `warpwatch explain ID --url URL`: an event of a running warpwatchd, from its HTTP API (http
+// or https)
 // (GET /api/v1/events/{id}): the event, its threshold and how its segment aligned with its
 // pattern (the path's first and last steps, the total); -o writes the plot (plot.svg).
 #include <nlohmann/json.hpp>
@@ -32,24 +33,33 @@ std::string token_of(const ExplainCommand& cmd) {
   return token;
 }
 
+// The daemon's API as the command reaches it.
+struct Api {
+  config::HttpUrl url;
+  std::string token;
+  bench::HttpTls tls;
+};
+
 // GET {url}{path}: the answer's body; a non-200 answer throws with its problem's detail.
-std::string get(const config::HttpUrl& url, const std::string& path, const std::string& token) {
-  std::string target = url.target;
+std::string get(const Api& api, const std::string& path) {
+  std::string target = api.url.target;
   if (!target.ends_with('/')) target += '/';
   target += path;
   std::vector<std::pair<std::string, std::string>> headers;
-  if (!token.empty()) headers.emplace_back("Authorization", "Bearer " + token);
+  if (!api.token.empty()) headers.emplace_back("Authorization", "Bearer " + api.token);
   std::string why;
-  const auto r = bench::http_get(url.host, url.port, target, request_timeout, &why, headers);
-  if (!r) throw std::runtime_error("GET " + url.authority() + target + ": " + why);
+  const auto r =
+      bench::http_get(api.url.host, api.url.port, target, request_timeout, &why, headers, api.tls);
+  const std::string where =
+      std::string(api.url.tls ? "https://" : "http://") + api.url.authority() + target;
+  if (!r) throw std::runtime_error("GET " + where + ": " + why);
   if (r->status != 200) {
     std::string detail = r->body;
     try {
       detail = nlohmann::json::parse(r->body).at("detail").get<std::string>();
     } catch (const nlohmann::json::exception&) {
     }
-    throw std::runtime_error("GET " + url.authority() + target + ": " + std::to_string(r->status) +
-                             " " + detail);
+    throw std::runtime_error("GET " + where + ": " + std::to_string(r->status) + " " + detail);
   }
   return r->body;
 }
@@ -102,7 +112,13 @@ CLI::App* add_explain_command(CLI::App& app, ExplainCommand& cmd) {
       "show an event of a running warpwatchd (its HTTP API): the event, its threshold and how its "
       "segment aligned with its pattern (docs/spec.md §7)");
   sub->add_option("id", cmd.id, "the event's id")->required();
-  sub->add_option("--url", cmd.url, "warpwatchd's HTTP server: http://HOST:PORT")->required();
+  sub->add_option("--url", cmd.url,
+                  "warpwatchd's HTTP server: http://HOST:PORT or https://HOST:PORT")
+      ->required();
+  sub->add_option("--ca-file", cmd.ca_file,
+                  "https: trust this certificate (PEM: the daemon's own self-signed one, or its "
+                  "CA) besides the system's")
+      ->check(CLI::ExistingFile);
   sub->add_option("--token-file", cmd.token_file,
                   "a file holding the bearer token (default: $WARPWATCH_TOKEN, or none)");
   sub->add_option("-o,--output", cmd.plot, "write the event's plot (SVG) to this file");
@@ -110,23 +126,21 @@ CLI::App* add_explain_command(CLI::App& app, ExplainCommand& cmd) {
 }
 
 int run_explain(const ExplainCommand& cmd, std::ostream& out, std::ostream& err) {
-  if (cmd.url.starts_with("https://")) {
-    err << "warpwatch explain: --url " << cmd.url
-        << ": https is not supported yet (the client speaks plain HTTP): use an http:// listen "
-           "address of warpwatchd, or a local tunnel to its TLS port\n";
-    return 2;
-  }
   std::string why;
-  const auto url = config::parse_http_url(cmd.url, &why);
+  const auto url = config::parse_http_url(cmd.url, &why, true);
   if (!url) {
     err << "warpwatch explain: --url " << cmd.url << ": " << why << "\n";
     return 2;
   }
-  const std::string token = token_of(cmd);
+  if (!cmd.ca_file.empty() && !url->tls) {
+    err << "warpwatch explain: --ca-file is for an https:// --url\n";
+    return 2;
+  }
+  const Api api{*url, token_of(cmd), {url->tls, cmd.ca_file}};
   const std::string path = "api/v1/events/" + cmd.id;
-  print_event(out, nlohmann::json::parse(get(*url, path, token)));
+  print_event(out, nlohmann::json::parse(get(api, path)));
   if (!cmd.plot.empty()) {
-    files::write_file_atomically(cmd.plot, get(*url, path + "/plot.svg", token));
+    files::write_file_atomically(cmd.plot, get(api, path + "/plot.svg"));
     out << "plot written to " << cmd.plot << "\n";
   }
   return 0;

@@ -269,9 +269,18 @@ TEST_F(HttpApiRoutes, WarpwatchExplainPrintsThePathAndWritesThePlot) {
   const CliResult unknown = run_cli({"explain", "nope", "--url", url, "--token-file", token_file});
   EXPECT_EQ(unknown.status, 1);
   EXPECT_NE(unknown.err.find("404 no stored event 'nope'"), std::string::npos) << unknown.err;
+  // https is spoken (tests/daemon/service/test_http_server.cpp): nothing listens on port 1.
   const CliResult tls = run_cli({"explain", id, "--url", "https://127.0.0.1:1"});
-  EXPECT_EQ(tls.status, 2);
-  EXPECT_NE(tls.err.find("https is not supported"), std::string::npos) << tls.err;
+  EXPECT_EQ(tls.status, 1);
+  EXPECT_NE(tls.err.find("GET https://127.0.0.1:1/api/v1/events/" + id), std::string::npos)
+      << tls.err;
+  const CliResult ca_over_http = run_cli({"explain", id, "--url", url, "--ca-file", token_file});
+  EXPECT_EQ(ca_over_http.status, 2);
+  EXPECT_NE(ca_over_http.err.find("--ca-file is for an https:// --url"), std::string::npos)
+      << ca_over_http.err;
+  const CliResult ftp = run_cli({"explain", id, "--url", "ftp://127.0.0.1:1"});
+  EXPECT_EQ(ftp.status, 2);
+  EXPECT_NE(ftp.err.find("must start with http:// or https://"), std::string::npos) << ftp.err;
 }
 
 // The console (daemon/service/console/): its files need no token (the page asks for one),

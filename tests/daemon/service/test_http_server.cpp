@@ -19,6 +19,7 @@
 #include "log_capture.hpp"
 #include "test_support.hpp"
 #include "warpwatch/base/sha256.hpp"
+#include "warpwatch/bench/loopback.hpp"
 #include "warpwatch/plugins/registry.hpp"
 #include "warpwatch/service/api_routes.hpp"
 #include "warpwatch/service/pipeline.hpp"
@@ -236,6 +237,44 @@ TEST(HttpServer, ServesTlsWithASelfSignedCertificateAndRefusesPlainHttp) {
     EXPECT_NE(std::string(e.what()).find("http.tls.key_file '" + cert + "'"), std::string::npos)
         << e.what();
   }
+}
+
+// The CLI's client (bench::http_request: `warpwatch explain`, the ingest feedback) over TLS:
+// it verifies the chain against the CA file given and the host against the certificate.
+TEST(HttpServer, TheCliClientSpeaksTlsAndVerifiesTheCertificateAndTheHost) {
+  TempDir dir;
+  const std::string cert = dir.path() + "/cert.pem", key = dir.path() + "/key.pem";
+  const std::string make =
+      "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 "
+      "-subj /CN=warpwatchd -addext subjectAltName=IP:127.0.0.1 -keyout " +
+      key + " -out " + cert + " >/dev/null 2>&1";
+  ASSERT_EQ(std::system(make.c_str()), 0) << make;
+  CapturedLog log;
+  config::HttpConfig c = http_config();
+  c.tls_cert_file = cert;
+  c.tls_key_file = key;
+  http::Server server(c, test_routes(), log.logger());
+  const std::vector<std::pair<std::string, std::string>> auth = {
+      {"Authorization", std::string("Bearer ") + read_token}};
+  const auto timeout = std::chrono::milliseconds(5000);
+  std::string why;
+  const auto ok = bench::http_get("127.0.0.1", server.port(), "/r", timeout, &why, auth,
+                                  bench::HttpTls{true, cert});
+  ASSERT_TRUE(ok) << why;
+  EXPECT_EQ(ok->status, 200);
+  EXPECT_EQ(nlohmann::json::parse(ok->body).at("who"), "reader");
+  // Not trusted (the system's store only): refused in the handshake.
+  why.clear();
+  EXPECT_FALSE(bench::http_get("127.0.0.1", server.port(), "/r", timeout, &why, auth,
+                               bench::HttpTls{true, ""}));
+  EXPECT_NE(why.find("TLS handshake"), std::string::npos) << why;
+  // Trusted, but not for this name: the certificate names 127.0.0.1 only.
+  why.clear();
+  EXPECT_FALSE(bench::http_get("localhost", server.port(), "/r", timeout, &why, auth,
+                               bench::HttpTls{true, cert}));
+  EXPECT_NE(why.find("TLS handshake"), std::string::npos) << why;
+  // Plain HTTP to the TLS port: no answer.
+  EXPECT_FALSE(bench::http_get("127.0.0.1", server.port(), "/r", timeout, &why, auth));
 }
 
 // ---- the daemon's routes over a real Pipeline

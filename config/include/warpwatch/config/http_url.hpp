@@ -14,15 +14,18 @@ struct HttpUrl {
   std::uint16_t port = 80;   // 80 when the URL names none
   std::string target = "/";  // path and query as the request line sends them
   bool has_query = false;    // target holds a '?'
+  bool tls = false;          // https:// (where the caller allows it; port 443 by default)
 
   // "host:port" ("[::1]:9093"): the Host header and what logs and /metrics name.
   std::string authority() const;
   friend bool operator==(const HttpUrl&, const HttpUrl&) = default;
 };
 
-// `http://host[:port][/path][?query]`. nullopt, with the reason in `why`, for anything else:
-// another scheme (https is not supported), user:password@, a #fragment, whitespace or
+// `http://host[:port][/path][?query]` (and `https://` with `https_allowed`: the CLI's
+// clients of the daemon's API; the alert sinks speak plain HTTP). nullopt, with the reason in
+// `why`, for anything else: another scheme, user:password@, a #fragment, whitespace or
 // control characters, an empty host, a port outside 1 to 65535.
-std::optional<HttpUrl> parse_http_url(std::string_view text, std::string* why);
+std::optional<HttpUrl> parse_http_url(std::string_view text, std::string* why,
+                                      bool https_allowed = false);
 
 }  // namespace warpwatch::config

@@ -65,18 +65,25 @@ struct HttpResponse {
 // `timeout`.
 std::optional<HttpResponse> http_get(int port, const std::string& target,
                                      std::chrono::milliseconds timeout);
-// The same of http://host:port/target (a name or an address), with `headers` besides Host
-// (`warpwatch explain`'s Authorization); `why` says what failed. Plain HTTP only.
+// HTTPS: the server's certificate is verified (chain and host name or address) against the
+// system's trust store and, when given, `ca_file` (PEM: a private CA, or the daemon's own
+// self-signed certificate).
+struct HttpTls {
+  bool on = false;
+  std::string ca_file;
+};
+// The same of http://host:port/target (a name or an address; https with `tls.on`), with
+// `headers` besides Host (`warpwatch explain`'s Authorization); `why` says what failed.
 std::optional<HttpResponse> http_get(
     const std::string& host, int port, const std::string& target, std::chrono::milliseconds timeout,
     std::string* why = nullptr,
-    const std::vector<std::pair<std::string, std::string>>& headers = {});
+    const std::vector<std::pair<std::string, std::string>>& headers = {}, const HttpTls& tls = {});
 // Any method (GET, PUT, ...) with a body (sent as application/json when not empty): what
 // both http_get's are.
 std::optional<HttpResponse> http_request(
     const std::string& host, int port, const std::string& method, const std::string& target,
     const std::string& body, std::chrono::milliseconds timeout, std::string* why = nullptr,
-    const std::vector<std::pair<std::string, std::string>>& headers = {});
+    const std::vector<std::pair<std::string, std::string>>& headers = {}, const HttpTls& tls = {});
 
 // Prometheus text format: "name{labels}" -> value, comment lines and unreadable values
 // skipped.
