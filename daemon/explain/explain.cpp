@@ -152,8 +152,8 @@ Explanation warping(const kernels::PatternDef& pattern, const Compared& c, const
     const std::size_t end = c.stored_before + c.segment.size() / pattern.dims - 1;
     ref::SpringPath replay =
         ref::spring_path(view(c.pattern, pattern.dims), view(c.stored, pattern.dims), params.metric,
-                         params.cost, pattern.params.threshold, end);
-    if (replay.start == c.stored_before &&
+                         params.cost, pattern.params.threshold, c.stored_before, end);
+    if (replay.start == c.stored_before && !replay.steps.empty() &&
         static_cast<float>(replay.distance) == static_cast<float>(*context.distance)) {
       path.steps.clear();
       for (const ref::PathStep& s : replay.steps)

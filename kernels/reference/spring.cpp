@@ -116,22 +116,24 @@ void SpringPair::import_state(const common::SpringLaneState& in, std::uint64_t n
 }
 
 SpringPath spring_path(const SeriesView& pattern, const SeriesView& stream, Metric metric,
-                       Cost cost, double threshold, std::size_t end) {
+                       Cost cost, double threshold, std::size_t from, std::size_t end) {
   const std::size_t m = pattern.length, dims = pattern.dims;
-  WW_ASSERT(stream.dims == dims && end < stream.length && m > 0,
-            "spring_path: the pattern's dims, a sample of the stream");
+  WW_ASSERT(stream.dims == dims && from <= end && end < stream.length && m > 0,
+            "spring_path: the pattern's dims, samples of the stream");
   SpringPair spring(pattern.values, m, dims, metric, cost, threshold);
-  std::vector<std::uint8_t> moves((end + 1) * m);  // each column's chosen predecessors
-  for (std::size_t j = 0; j <= end; ++j) spring.step(stream.sample(j), j, moves.data() + j * m);
+  // The chosen predecessors of the columns from `from` on (a path starting there stays there).
+  std::vector<std::uint8_t> moves((end - from + 1) * m);
+  for (std::size_t j = 0; j <= end; ++j)
+    spring.step(stream.sample(j), j, j >= from ? moves.data() + (j - from) * m : nullptr);
   SpringPath out;
   out.distance = spring.last_distance();
   out.start = spring.last_start();
-  if (out.distance == std::numeric_limits<float>::infinity()) return out;
+  if (out.distance == std::numeric_limits<float>::infinity() || out.start < from) return out;
   // Back from (end, m) along the moves the columns chose, to the boundary (t, 0).
   std::size_t i = m - 1, j = end;
   while (true) {
     out.steps.push_back({i, j, local_cost_f32(stream.sample(j), pattern.sample(i), dims, cost)});
-    const std::uint8_t move = moves[j * m + i];
+    const std::uint8_t move = moves[(j - from) * m + i];
     if (move == 0 && i == 0) break;
     if (move != 2) --i;
     if (move != 0) --j;

@@ -74,16 +74,18 @@ WarpingPath warping_path(const SeriesView& a, const SeriesView& b, const Distanc
 // stream's sample `end` (0-based in the view); then the path that cell (end, m)'s start
 // pointer followed, back to its start: steps (pattern row i, stream sample j, local cost) in
 // path order, `distance` D(end, m) and `start` S(end, m) as the column left them (after its
-// resets: +inf when the cell was reset). The Matcher's own path when the replay's table is
-// the Matcher's, which holds when no cell was live (D <= eps) and no candidate pending at
-// the column before the view's first sample; the caller checks the distance it reproduces.
+// resets: +inf when the cell was reset). Only a path starting at or after `from` is followed
+// (the predecessors kept: (end - from + 1) x m bytes); steps empty otherwise. The Matcher's own
+// path when the replay's table is the Matcher's, which holds when no cell was live (D <= eps) and
+// no candidate pending at the column before the view's first sample; the caller checks the distance
+// it reproduces.
 struct SpringPath {
-  std::vector<PathStep> steps;  // empty when D(end, m) is +inf
+  std::vector<PathStep> steps;  // empty when D(end, m) is +inf or S(end, m) < from
   double distance = 0.0;        // D(end, m) in float32
   std::size_t start = 0;        // S(end, m), 0-based in the view
 };
 SpringPath spring_path(const SeriesView& pattern, const SeriesView& stream, Metric metric,
-                       Cost cost, double threshold, std::size_t end);
+                       Cost cost, double threshold, std::size_t from, std::size_t end);
 
 // docs/spec.md §3.2's znorm: `values` (samples of `dims` components, row-major) normalized
 // per component as window mode normalizes a window and its pattern, to the bit (population
