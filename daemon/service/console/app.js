@@ -269,7 +269,8 @@ async function streamsPage(_, query) {
     if (controller) controller.abort();
     controller = new AbortController();
     const { signal } = controller;
-    const page = await get(`streams?q=${enc(q)}&offset=${offset}&limit=${PAGE}`, { signal });
+    // The page's sparklines come in the same answer (`recent`): one request a keystroke.
+    const page = await get(`streams?q=${enc(q)}&offset=${offset}&limit=${PAGE}&recent=120`, { signal });
     if (mine !== generation) return;
     const rows = page.streams.map((s) => {
       const canvas = el('canvas', { class: 'spark', role: 'img', 'aria-label': 'recent samples of ' + s.id });
@@ -291,7 +292,7 @@ async function streamsPage(_, query) {
       (page.total ? `, ${offset + 1}–${offset + rows.length}` : '');
     prev.disabled = offset === 0;
     next.disabled = page.next_offset === null;
-    // The slower parts after the table is shown: last events, then the sparklines.
+    // The slower part after the table is shown: the last events.
     lastEventByStream().then((m) => {
       if (mine !== generation) return;
       for (const r of rows) {
@@ -300,14 +301,7 @@ async function streamsPage(_, query) {
           : el('span', { class: 'muted', text: '–' }));
       }
     }).catch(showError);
-    for (const r of rows) {
-      if (!r.s.samples || r.s.last_ns === null) continue;
-      // The newest 120 samples (the route answers the oldest after `since`).
-      const since = r.s.last_ns - 120 * r.s.period_ns;
-      get(`streams/${enc(r.s.id)}/samples?since=${since}&limit=120`, { signal }).then((h) => {
-        if (mine === generation) sparkline(r.canvas, h.values.map((v) => v[0]));
-      }).catch((e) => { if (e.status !== 404) showError(e); });
-    }
+    for (const r of rows) if (r.s.recent && r.s.recent.length) sparkline(r.canvas, r.s.recent);
   }
   input.addEventListener('input', () => {
     q = input.value;

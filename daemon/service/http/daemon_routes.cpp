@@ -3,11 +3,13 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <vector>
 
 #include "routes_internal.hpp"
 #include "warpwatch/kernels/backends.hpp"
 #include "warpwatch/service/api_routes.hpp"
 #include "warpwatch/service/pipeline.hpp"
+#include "warpwatch/service/recent_history.hpp"
 
 namespace warpwatch::service::http {
 namespace {
@@ -16,6 +18,7 @@ namespace {
 constexpr const char* metrics_content_type = "text/plain; version=0.0.4; charset=utf-8";
 
 constexpr std::int64_t streams_default_limit = 100, streams_max_limit = 1000;
+constexpr std::int64_t streams_max_recent = 1000;
 
 // 200 with `fine`, or 503 with the reason.
 Response state(const std::optional<std::string>& why_not, const char* fine) {
@@ -94,9 +97,20 @@ Router daemon_routes(const Pipeline& pipeline) {
         r.query_integer("offset", 0, 0, std::numeric_limits<std::int32_t>::max()));
     const auto limit = static_cast<std::size_t>(
         r.query_integer("limit", streams_default_limit, 1, streams_max_limit));
+    const auto recent =
+        static_cast<std::size_t>(r.query_integer("recent", 0, 0, streams_max_recent));
     const StreamPage page = p->streams_page(offset, limit, r.query_text("q"));
     nlohmann::json streams = nlohmann::json::array();
-    for (const StreamStatus& s : page.streams) streams.push_back(to_json(s));
+    for (const StreamStatus& s : page.streams) {
+      nlohmann::json j = to_json(s);
+      if (recent > 0) {  // the newest samples' first components: a sparkline each
+        std::vector<float> firsts;
+        if (const auto h = p->history().newest(s.id, recent))
+          for (std::size_t i = 0; i < h->count(); ++i) firsts.push_back(h->values[i * h->dims]);
+        j["recent"] = std::move(firsts);
+      }
+      streams.push_back(std::move(j));
+    }
     const std::size_t next = offset + page.streams.size();
     return json({{"streams", std::move(streams)},
                  {"total", page.total},

@@ -186,6 +186,19 @@ std::optional<HistorySamples> RecentHistory::range(std::string_view stream, std:
   return out;
 }
 
+std::optional<HistorySamples> RecentHistory::newest(std::string_view stream, std::size_t n) const {
+  const std::shared_lock lock(mu_);
+  const auto it = rings_.find(stream);
+  if (it == rings_.end() || it->second.count() == 0 || n == 0) return std::nullopt;
+  const Ring& ring = it->second;
+  const std::size_t take = std::min(n, ring.count());
+  HistorySamples out;
+  out.dims = ring.dims;
+  out.first_index = ring.next_index - take;
+  ring.copy(ring.count() - take, take, out);
+  return out;
+}
+
 std::size_t RecentHistory::bytes() const {
   const std::shared_lock lock(mu_);
   return bytes_;

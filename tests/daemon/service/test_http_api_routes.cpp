@@ -207,6 +207,16 @@ TEST_F(HttpApiRoutes, SamplesOfAStreamSinceATime) {
   EXPECT_EQ(
       problem_field(request(port, "GET", "/api/v1/streams/s1/samples?limit=0", read_token), 400),
       "limit");
+  // The streams list with each stream's newest samples (the console's sparklines).
+  const json page = get_json(port, "/api/v1/streams?recent=3");
+  ASSERT_EQ(page.at("streams").size(), 1u) << page.dump();
+  EXPECT_EQ(page["streams"][0].at("recent"), (std::vector<float>{0, 0, 0})) << page.dump();
+  const json more = get_json(port, "/api/v1/streams?recent=1000");
+  ASSERT_EQ(more["streams"][0].at("recent").size(), 8u) << more.dump();
+  EXPECT_EQ(more["streams"][0]["recent"][3], -4.5);
+  EXPECT_FALSE(get_json(port, "/api/v1/streams")["streams"][0].contains("recent"));
+  EXPECT_EQ(problem_field(request(port, "GET", "/api/v1/streams?recent=1001", read_token), 400),
+            "recent");
 }
 
 TEST_F(HttpApiRoutes, PutWithIfMatchIsMatchedAndAStaleETagIs409AndAReadTokenIs403) {

@@ -70,6 +70,8 @@ class RecentHistory {
   // none of them is.
   std::optional<HistorySamples> range(std::string_view stream, std::uint64_t from,
                                       std::uint64_t to) const;
+  // The stream's newest `n` kept samples, oldest first; nullopt for a stream it has none of.
+  std::optional<HistorySamples> newest(std::string_view stream, std::size_t n) const;
   std::size_t bytes() const;    // allocated for samples, all streams
   std::size_t streams() const;  // streams with a history
 
