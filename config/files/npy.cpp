@@ -243,18 +243,22 @@ double npy_element(const char* p, std::size_t item_bytes) {
              : static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(read_le(p, 4))));
 }
 
+void check_npy_data_bytes(const NpyHeader& h, std::uint64_t data_bytes, const std::string& path) {
+  const std::uint64_t need = h.count * h.item_bytes;
+  if (data_bytes < need)
+    throw ConfigError({path, 0, 0}, "truncated data: shape " + shape_text(h.shape) + " of '" +
+                                        (h.item_bytes == 8 ? "<f8" : "<f4") + "' needs " +
+                                        std::to_string(need) + " bytes, the file has " +
+                                        std::to_string(data_bytes));
+}
+
 NpyArray parse_npy(std::string_view bytes, const std::string& path) {
   const NpyHeader h = parse_npy_header(bytes, path);
   NpyArray array;
   array.shape = h.shape;
   array.item_bytes = h.item_bytes;
+  check_npy_data_bytes(h, bytes.size() - h.data_offset, path);
   const std::size_t need = h.count * h.item_bytes;
-  const std::size_t have = bytes.size() - h.data_offset;
-  if (have < need)
-    throw ConfigError({path, 0, 0}, "truncated data: shape " + shape_text(h.shape) + " of '" +
-                                        (h.item_bytes == 8 ? "<f8" : "<f4") + "' needs " +
-                                        std::to_string(need) + " bytes, the file has " +
-                                        std::to_string(have));
   // Bytes past the end are ignored, as numpy.load does.
   array.data.resize(h.count);
   const char* p = bytes.data() + h.data_offset;

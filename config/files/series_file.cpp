@@ -475,12 +475,6 @@ std::vector<LoadedSeries> load_npy(std::string_view bytes, const std::string& pa
   return out;
 }
 
-std::string lower_extension(const fs::path& p) {
-  std::string ext = p.extension().string();
-  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return ext;
-}
-
 void check_options(const std::string& path, const SeriesFileOptions& options) {
   const SourceLocation where{path, 0, 0};
   if (!(options.time_scale > 0) || !std::isfinite(options.time_scale))
@@ -499,6 +493,12 @@ std::string os_reason(int error) {
 }
 
 }  // namespace
+
+std::string lower_extension(const std::filesystem::path& path) {
+  std::string ext = path.extension().string();
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ext;
+}
 
 bool is_whole_number(std::string_view field) {
   double v = 0;
@@ -633,12 +633,9 @@ SeriesReader::SeriesReader(const std::string& path, const SeriesFileOptions& opt
         options_.time_column.reset();
       }
       const std::uint64_t size = fs::file_size(path, ec);
-      if (!ec && size < npy->header.data_offset + npy->header.count * npy->header.item_bytes)
-        throw ConfigError(where, "truncated data: the header's shape needs " +
-                                     std::to_string(npy->header.count * npy->header.item_bytes) +
-                                     " bytes, the file has " +
-                                     std::to_string(size - std::min<std::uint64_t>(
-                                                               size, npy->header.data_offset)));
+      if (!ec)
+        check_npy_data_bytes(npy->header,
+                             size - std::min<std::uint64_t>(size, npy->header.data_offset), path);
       name_ = p.stem().string();
       dims_ = npy->value_columns.size();
       length_ = rows;

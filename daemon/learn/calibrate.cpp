@@ -251,14 +251,14 @@ std::vector<ThresholdRow> threshold_table(const Series& tmpl, std::span<const do
 
 Choice choose_threshold(std::span<const ThresholdRow> table, const Target& target,
                         bool have_negatives) {
-  if (table.empty()) throw std::runtime_error("no threshold to choose from (no finite score)");
+  if (table.empty()) throw NoThreshold("no threshold to choose from (no finite score)");
   if (target.recall) {
     for (std::size_t r = 0; r < table.size(); ++r)
       if (table[r].recall >= *target.recall)
         return {r, "--target-recall " + fixed(*target.recall, 3) +
                        ": the smallest threshold that finds that share of the positives"};
-    throw std::runtime_error("no threshold reaches --target-recall " + fixed(*target.recall, 3) +
-                             ": the best reachable recall is " + fixed(table.back().recall, 3));
+    throw NoThreshold("no threshold reaches --target-recall " + fixed(*target.recall, 3) +
+                      ": the best reachable recall is " + fixed(table.back().recall, 3));
   }
   if (target.false_per_hour) {
     std::optional<std::size_t> best;
@@ -269,10 +269,10 @@ Choice choose_threshold(std::span<const ThresholdRow> table, const Target& targe
                          ": the largest threshold (the best recall) within that false-alarm rate"};
     double least = inf;
     for (const auto& row : table) least = std::min(least, row.false_per_hour);
-    throw std::runtime_error("no threshold stays within --max-false-per-hour " +
-                             fixed(*target.false_per_hour, 3) +
-                             ": the fewest false alarms per hour reachable is " + fixed(least, 3) +
-                             " (give more or cleaner positives, or a larger F)");
+    throw NoThreshold("no threshold stays within --max-false-per-hour " +
+                      fixed(*target.false_per_hour, 3) +
+                      ": the fewest false alarms per hour reachable is " + fixed(least, 3) +
+                      " (give more or cleaner positives, or a larger F)");
   }
   if (!have_negatives) {
     for (std::size_t r = 0; r < table.size(); ++r)

@@ -299,7 +299,7 @@ TEST(SeriesReader, BadFilesAreErrorsNamingThem) {
   const auto short_file = dir.write(
       "short.npy", npy_file(1, dict("<f4", "(10,)"), f4_bytes({1, 2, 3, 4, 5, 6, 7, 8, 9})));
   expect_error([&] { SeriesReader r(short_file); }, short_file,
-               "truncated data: the header's shape needs 40 bytes, the file has 36");
+               "truncated data: shape (10,) of '<f4' needs 40 bytes, the file has 36");
   // Times that stop increasing across two parts: the part that holds the fault says where.
   const auto back = dir.write(
       "back.npy", npy_file(1, dict("<f8", "(4, 2)"), f8_bytes({0, 1, 1, 2, 2, 3, 1.5, 4})));

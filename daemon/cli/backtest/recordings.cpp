@@ -138,10 +138,7 @@ SeriesFeed load_series(const Recording& recording, const SeriesInputOptions& inp
     throw std::runtime_error("recording " + in_quotes(recording.path) + " holds no samples");
   const config::StreamDecl* decl = declared(config, recording.stream);
   const std::int64_t period_ns = decl ? decl->def.nominal_period_ns : config.live.auto_period_ns;
-  std::string extension = std::filesystem::path(recording.path).extension().string();
-  std::transform(extension.begin(), extension.end(), extension.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (extension == ".npy") {  // read in parts
+  if (config::lower_extension(recording.path) == ".npy") {  // read in parts
     std::unique_ptr<config::SeriesReader> reader;
     try {
       reader = std::make_unique<config::SeriesReader>(recording.path, series_file_options(input));

@@ -1,10 +1,11 @@
 // `warpwatch token`: a new bearer token for warpwatchd's HTTP API (docs/operations.md §9): the
 // token on stdout, the tokens file's line (its SHA-256, never the token) on stderr.
-#include <sys/random.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
 
+#include <algorithm>
 #include <array>
-#include <cerrno>
-#include <cstring>
 #include <ostream>
 #include <stdexcept>
 
@@ -14,36 +15,21 @@
 namespace warpwatch::cli {
 namespace {
 
-// 32 bytes from the kernel's CSPRNG (getrandom(2), which waits until it is seeded).
-std::array<std::uint8_t, 32> random_bytes() {
-  std::array<std::uint8_t, 32> bytes{};
-  std::size_t got = 0;
-  while (got < bytes.size()) {
-    const ssize_t n = ::getrandom(bytes.data() + got, bytes.size() - got, 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw std::runtime_error(std::string("getrandom: ") + std::strerror(errno));
-    got += static_cast<std::size_t>(n);
-  }
-  return bytes;
-}
-
-// RFC 4648 base64url without padding: 43 characters for 32 bytes.
-std::string base64url(std::span<const std::uint8_t> bytes) {
-  static constexpr char alphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  std::string out;
-  std::uint32_t bits = 0;
-  int held = 0;
-  for (const std::uint8_t b : bytes) {
-    bits = (bits << 8) | b;
-    held += 8;
-    while (held >= 6) {
-      held -= 6;
-      out += alphabet[(bits >> held) & 0x3f];
-    }
-  }
-  if (held > 0) out += alphabet[(bits << (6 - held)) & 0x3f];
-  return out;
+// 32 bytes from OpenSSL's CSPRNG (RAND_bytes, seeded from the kernel's) in RFC 4648 base64url
+// without padding: 43 characters.
+std::string new_token() {
+  std::array<unsigned char, 32> bytes{};
+  if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1)
+    throw std::runtime_error("OpenSSL: RAND_bytes failed");
+  std::array<unsigned char, 4 * ((bytes.size() + 2) / 3) + 1> text{};  // and the NUL
+  const int n = EVP_EncodeBlock(text.data(), bytes.data(), static_cast<int>(bytes.size()));
+  OPENSSL_cleanse(bytes.data(), bytes.size());
+  std::string token(reinterpret_cast<const char*>(text.data()), static_cast<std::size_t>(n));
+  OPENSSL_cleanse(text.data(), text.size());
+  while (!token.empty() && token.back() == '=') token.pop_back();
+  std::replace(token.begin(), token.end(), '+', '-');
+  std::replace(token.begin(), token.end(), '/', '_');
+  return token;
 }
 
 }  // namespace
@@ -67,7 +53,7 @@ CLI::App* add_token_command(CLI::App& app, TokenCommand& cmd) {
 }
 
 int run_token(const TokenCommand& cmd, std::ostream& out, std::ostream& err) {
-  const std::string token = base64url(random_bytes());
+  const std::string token = new_token();
   out << token << "\n";
   err << cmd.name << " " << cmd.role << " " << stream::to_hex(stream::sha256(token)) << "\n";
   return 0;

@@ -297,7 +297,7 @@ Response learn_route(const Pipeline& p, const Request& r) {
   if (!lock.owns_lock()) return busy("learn");
   const auto started = Clock::now();
   const Deadline deadline{started + job_time_limit, "the learn"};
-  options.between_phases = [&deadline] { deadline.check(); };
+  options.after_phase = [&deadline](learn::Phase, const learn::Fit&) { deadline.check(); };
 
   std::vector<learn::Series> series;
   std::optional<std::size_t> dims;

@@ -36,6 +36,20 @@ TEST(TokenCli, PrintsATokenAndItsTokensFileLine) {
   EXPECT_NE(run_cli({"token", "grafana", "--role", "read"}).out, r.out);
 }
 
+// The url-safe alphabet of RFC 4648 §5, without padding: 20 tokens (860 characters, of which
+// '-' or '_' are each 1 in 64: none at all has odds of about 1e-12) all match it, and '-' or
+// '_' turns up, where plain base64 would write '+' or '/'.
+TEST(TokenCli, TokensAreBase64UrlWithoutPadding) {
+  bool url_safe_seen = false;
+  for (int k = 0; k < 20; ++k) {
+    const CliResult r = run_cli({"token", "ci", "--role", "write"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    ASSERT_TRUE(std::regex_match(r.out, std::regex("[A-Za-z0-9_-]{43}\n"))) << r.out;
+    url_safe_seen = url_safe_seen || r.out.find_first_of("-_") != std::string::npos;
+  }
+  EXPECT_TRUE(url_safe_seen) << "no '-' or '_' in 860 base64url characters";
+}
+
 TEST(TokenCli, RefusesAnUnknownRoleAndANameWithSpaces) {
   const CliResult role = run_cli({"token", "ci", "--role", "admin"});
   EXPECT_NE(role.status, 0);

@@ -51,7 +51,7 @@ TEST(LearnCalibrate, TableByHand) {
   try {
     learn::choose_threshold(table, {std::nullopt, 10.0}, true);
     FAIL() << "a false-alarm rate no threshold meets was accepted";
-  } catch (const std::runtime_error& e) {
+  } catch (const learn::NoThreshold& e) {
     EXPECT_NE(std::string(e.what()).find("the fewest false alarms per hour reachable is 36.000"),
               std::string::npos)
         << e.what();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -30,6 +31,11 @@ NpyHeader parse_npy_header(std::string_view bytes, const std::string& path);
 // The bytes `parse_npy_header` needs: the preamble's header length read from the first 12
 // bytes (fewer: 12).
 std::size_t npy_header_bytes(std::string_view first_bytes);
+// A ConfigError naming the file when `data_bytes` (what the file holds after its header) is
+// fewer than the header's shape needs: "truncated data: shape (2, 3) of '<f4' needs 24 bytes,
+// the file has 16" (parse_npy's check, and SeriesReader's before it reads a part).
+void check_npy_data_bytes(const NpyHeader& header, std::uint64_t data_bytes,
+                          const std::string& path);
 // One element of the data, little-endian whatever the host, widened to double.
 double npy_element(const char* p, std::size_t item_bytes);
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -101,6 +102,10 @@ class SeriesReader {
   std::size_t dims_ = 1, length_ = 0, read_ = 0;
   std::optional<double> last_time_;
 };
+
+// A path's extension lower-cased (".NPY" -> ".npy", none: ""): what picks a series file's
+// format (".npy" NumPy, else delimited text).
+std::string lower_extension(const std::filesystem::path& path);
 
 // Loads one file: ".npy" (by extension, case-insensitive) as NumPy, anything else as
 // delimited text. Every error is a ConfigError naming the file and, for text, the

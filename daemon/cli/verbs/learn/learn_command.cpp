@@ -13,8 +13,8 @@
 #include "learn_output.hpp"
 #include "learn_report.hpp"
 #include "warpwatch/config/series_file.hpp"
+#include "warpwatch/learn/fit.hpp"
 #include "warpwatch/learn/joint.hpp"
-#include "warpwatch/learn/settings.hpp"
 
 namespace warpwatch::cli {
 namespace {
@@ -126,83 +126,91 @@ LearntPattern learn_class(const LearnCommand& cmd, const LearnInputs& in, const 
     check_band(in, c, medoid_len, probe);
   }
   const std::size_t folds = std::min(cmd.folds, c.examples.size());
+  learn::FitOptions o;
+  o.options = options;
+  o.given = given;
+  o.settings = shared;  // several classes: the first class's (run_learn), not chosen again
+  o.folds = folds;
+  o.target = {cmd.target_recall, cmd.max_false_per_hour};
+  o.backend = cmd.backend == kernels::Backend::automatic ? kernels::Backend::cpu : cmd.backend;
+  std::vector<std::string> why;  // the settings' reasons
   auto t = Phases::clock::now();
-  learn::SettingsChoice choice;
-  if (shared) {
-    choice.settings = *shared;
-    choice.why.push_back("settings: the first class's, " + learn::describe_measure(*shared) +
-                         " (several classes share them, so that their distances over their "
-                         "thresholds compare)");
-  } else {
-    choice = learn::choose_settings(c.examples, negatives, options, given,
-                                    std::min<std::size_t>(folds, 5));
-  }
-  phases.settings += Phases::since(t);
-  const learn::MatchSettings& s = choice.settings;
-  check_band(in, c, medoid_len, s);
-  const auto examples = learn::prepared(c.examples, s);
-  options.band = learn::template_band(s, examples);
-  t = Phases::clock::now();
-  const auto built = learn::build_template(examples, options);
-  phases.templates += Phases::since(t);
-  const std::size_t m = built.series.length();
-  const std::string length_why =
-      "length: " + std::to_string(m) + " — the medoid's (example " + c.names[built.medoid] + ")";
-  std::string objective =
-      "template: " + cmd.template_kind + ", " + std::to_string(built.objective.size() - 1) +
-      " iteration(s), summed " +
-      (options.kind == learn::TemplateKind::softdtw ? "soft-DTW divergence " : "dtw ") +
-      num(built.objective.front(), 6) + " -> " + num(built.objective.back(), 6);
-  for (const auto& line : {length_why, objective}) {
-    err << "  " << line << "\n";
-    header.push_back(id + ": " + line);
-  }
-  for (const auto& line : choice.why) {
-    err << "  " << line << "\n";
-    header.push_back(id + ": " + line);
-  }
-  for (std::size_t i = 0; i < negatives.size(); ++i)
-    if (negatives[i].series.length() < m)
-      throw std::runtime_error(
-          (i < in.negative_files.size() ? in.negative_files[i] : in.positives_file) +
-          ": negative " + negatives[i].name + " has " +
-          std::to_string(negatives[i].series.length()) + " samples, fewer than the template's " +
-          std::to_string(m) + ": give negatives at least as long as the positives");
-  t = Phases::clock::now();
-  const auto scores = learn::held_out_scores(examples, options, s, folds);
-  phases.held_out += Phases::since(t);
-  const auto thresholds = learn::candidate_thresholds(scores);
-  t = Phases::clock::now();
-  const auto backend =
-      cmd.backend == kernels::Backend::automatic ? kernels::Backend::cpu : cmd.backend;
-  const auto table =
-      learn::threshold_table(built.series, scores, negatives, s, thresholds, backend);
-  if (fit) {
-    *fit = {built.series, s, scores, thresholds, {}};
-    fit->background =
-        learn::threshold_table(built.series, scores, in.negatives, s, thresholds, backend);
-  }
-  phases.tables += Phases::since(t);
-  learn::Target target{cmd.target_recall, cmd.max_false_per_hour};
-  learn::Choice chosen;
+  o.after_phase = [&](learn::Phase phase, const learn::Fit& f) {
+    switch (phase) {
+      case learn::Phase::settings:
+        phases.settings += Phases::since(t);
+        why = f.choice.why;
+        if (shared)
+          why = {"settings: the first class's, " + learn::describe_measure(*shared) +
+                 " (several classes share them, so that their distances over their "
+                 "thresholds compare)"};
+        check_band(in, c, medoid_len, f.choice.settings);
+        break;
+      case learn::Phase::templates: {
+        phases.templates += Phases::since(t);
+        const auto& built = f.built;
+        const std::size_t m = built.series.length();
+        const std::string length_why = "length: " + std::to_string(m) +
+                                       " — the medoid's (example " + c.names[built.medoid] + ")";
+        std::string objective =
+            "template: " + cmd.template_kind + ", " + std::to_string(built.objective.size() - 1) +
+            " iteration(s), summed " +
+            (options.kind == learn::TemplateKind::softdtw ? "soft-DTW divergence " : "dtw ") +
+            num(built.objective.front(), 6) + " -> " + num(built.objective.back(), 6);
+        for (const auto& line : {length_why, objective}) {
+          err << "  " << line << "\n";
+          header.push_back(id + ": " + line);
+        }
+        for (const auto& line : why) {
+          err << "  " << line << "\n";
+          header.push_back(id + ": " + line);
+        }
+        for (std::size_t i = 0; i < negatives.size(); ++i)
+          if (negatives[i].series.length() < m)
+            throw std::runtime_error(
+                (i < in.negative_files.size() ? in.negative_files[i] : in.positives_file) +
+                ": negative " + negatives[i].name + " has " +
+                std::to_string(negatives[i].series.length()) +
+                " samples, fewer than the template's " + std::to_string(m) +
+                ": give negatives at least as long as the positives");
+        break;
+      }
+      case learn::Phase::held_out:
+        phases.held_out += Phases::since(t);
+        break;
+      case learn::Phase::table:
+        if (fit) {
+          *fit = {f.built.series, f.choice.settings, f.scores, f.thresholds, {}};
+          fit->background = learn::threshold_table(f.built.series, f.scores, in.negatives,
+                                                   f.choice.settings, f.thresholds, o.backend);
+        }
+        phases.tables += Phases::since(t);
+        break;
+    }
+    t = Phases::clock::now();
+  };
+  learn::Fit f;
   try {
-    chosen = learn::choose_threshold(table, target, !negatives.empty());
-  } catch (const std::exception& e) {
+    f = learn::fit_pattern(c.examples, negatives, o);
+  } catch (const learn::NoThreshold& e) {
     throw std::runtime_error(in.positives_file + ": " + e.what());
   }
+  const learn::MatchSettings& s = f.choice.settings;
+  const auto& table = f.table;
+  const auto& chosen = f.chosen;
   err << "  scores: positives held out in " << folds << " fold(s)"
       << (folds == c.examples.size() ? " (leave-one-out)" : "") << "\n";
   print_table(table, chosen.row, err);
   err << "  threshold: " << num(table[chosen.row].threshold, 6) << " — " << chosen.why << "\n";
   if (page) {
-    *page = {id, examples, built.series, s, scores, {}, table, chosen.row, choice.why};
+    *page = {id, std::move(f.prepared), f.built.series, s, f.scores, {}, table, chosen.row, why};
     for (const auto& n : negatives)
-      for (const double d : learn::best_match_per_series(built.series, n, s))
+      for (const double d : learn::best_match_per_series(f.built.series, n, s))
         page->negative_best.push_back(d);
   }
   header.push_back(id + ": " + row_text(table[chosen.row]));
   header.push_back(id + ": chosen by " + chosen.why);
-  return {id, built.series, s, table[chosen.row].threshold};
+  return {id, f.built.series, s, f.threshold()};
 }
 
 // docs/spec.md §8, several classes: each class's template against every training series

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -103,7 +104,11 @@ struct Choice {
 // --target-recall R: the smallest threshold with recall >= R. --max-false-per-hour F: the
 // largest with false alarms per hour <= F. Default: the best F1 on the given data (ties: the
 // smaller threshold); without negatives, the smallest threshold with recall >= 0.9.
-// std::runtime_error when no row meets the target, saying the best reachable value.
+// NoThreshold when no row meets the target, saying the best reachable value (or the table is
+// empty).
+struct NoThreshold : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 Choice choose_threshold(std::span<const ThresholdRow> table, const Target& target,
                         bool have_negatives);
 
