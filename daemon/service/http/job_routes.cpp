@@ -129,6 +129,14 @@ HistorySamples samples_of(const Pipeline& p, const std::string& stream,
   return *s;
 }
 
+// A range's samples: 404 naming its stream without history (looked up first, so that an
+// unknown stream is a 404 before any cross-field 400), 400 naming `to` before `from`.
+HistorySamples samples_in(const Pipeline& p, const Range& r) {
+  HistorySamples s = samples_of(p, r.stream, r.from, r.to, dot(r.field, "stream"));
+  if (r.to < r.from) throw Problem(400, "is before from", dot(r.field, "to"));
+  return s;
+}
+
 learn::Series series_of(const HistorySamples& s) {
   learn::Series out;
   out.dims = s.dims;
@@ -303,8 +311,7 @@ Response learn_route(const Pipeline& p, const Request& r) {
   std::optional<std::size_t> dims;
   std::size_t longest = 0;
   for (const Range& e : examples) {
-    const HistorySamples s = samples_of(p, e.stream, e.from, e.to, dot(e.field, "stream"));
-    if (e.to < e.from) throw Problem(400, "is before from", dot(e.field, "to"));
+    const HistorySamples s = samples_in(p, e);
     if (s.count() < learn_min_example_samples)
       throw Problem(422,
                     "the range holds " + std::to_string(s.count()) + " sample(s) of the history; " +
@@ -336,8 +343,7 @@ Response learn_route(const Pipeline& p, const Request& r) {
   } else {
     std::size_t total = 0;
     for (const Range& n : negative_ranges) {
-      const HistorySamples s = samples_of(p, n.stream, n.from, n.to, dot(n.field, "stream"));
-      if (n.to < n.from) throw Problem(400, "is before from", dot(n.field, "to"));
+      const HistorySamples s = samples_in(p, n);
       if (s.count() < longest)
         throw Problem(422,
                       "the range holds " + std::to_string(s.count()) +

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -207,18 +208,24 @@ TEST(HttpServer, KeepAliveServesSeveralRequestsOnOneConnection) {
   }
 }
 
+// http_config() serving TLS with a self-signed certificate and its key, made by openssl in
+// `dir`; `names`: the certificate's -subj and any -addext.
+config::HttpConfig tls_config(const TempDir& dir, const std::string& names) {
+  config::HttpConfig c = http_config();
+  c.tls_cert_file = dir.path() + "/cert.pem";
+  c.tls_key_file = dir.path() + "/key.pem";
+  std::string make = "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 ";
+  make.append("-nodes -days 1 ").append(names).append(" -keyout ").append(c.tls_key_file);
+  make.append(" -out ").append(c.tls_cert_file).append(" >/dev/null 2>&1");
+  if (std::system(make.c_str()) != 0) throw std::runtime_error("failed: " + make);
+  return c;
+}
+
 TEST(HttpServer, ServesTlsWithASelfSignedCertificateAndRefusesPlainHttp) {
   TempDir dir;
-  const std::string cert = dir.path() + "/cert.pem", key = dir.path() + "/key.pem";
-  const std::string make =
-      "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 "
-      "-nodes -days 1 -subj /CN=127.0.0.1 -keyout " +
-      key + " -out " + cert + " >/dev/null 2>&1";
-  ASSERT_EQ(std::system(make.c_str()), 0) << make;
   CapturedLog log;
-  config::HttpConfig c = http_config();
-  c.tls_cert_file = cert;
-  c.tls_key_file = key;
+  const config::HttpConfig c = tls_config(dir, "-subj /CN=127.0.0.1");
+  const std::string& cert = c.tls_cert_file;
   http::Server server(c, test_routes(), log.logger());
   HttpCall over_tls = call("GET", "/r", read_token);
   over_tls.tls_ca_file = cert;
@@ -243,16 +250,10 @@ TEST(HttpServer, ServesTlsWithASelfSignedCertificateAndRefusesPlainHttp) {
 // it verifies the chain against the CA file given and the host against the certificate.
 TEST(HttpServer, TheCliClientSpeaksTlsAndVerifiesTheCertificateAndTheHost) {
   TempDir dir;
-  const std::string cert = dir.path() + "/cert.pem", key = dir.path() + "/key.pem";
-  const std::string make =
-      "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 "
-      "-subj /CN=warpwatchd -addext subjectAltName=IP:127.0.0.1 -keyout " +
-      key + " -out " + cert + " >/dev/null 2>&1";
-  ASSERT_EQ(std::system(make.c_str()), 0) << make;
   CapturedLog log;
-  config::HttpConfig c = http_config();
-  c.tls_cert_file = cert;
-  c.tls_key_file = key;
+  const config::HttpConfig c =
+      tls_config(dir, "-subj /CN=warpwatchd -addext subjectAltName=IP:127.0.0.1");
+  const std::string& cert = c.tls_cert_file;
   http::Server server(c, test_routes(), log.logger());
   const std::vector<std::pair<std::string, std::string>> auth = {
       {"Authorization", std::string("Bearer ") + read_token}};
